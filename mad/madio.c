@@ -1,0 +1,336 @@
+/*
+ * MAD port I/O (see madio.h).  IBA 1.4 vol 1, 13.5 (QP0 on VL15); the
+ * user_mad ABI through libibumad (umad_open_port, umad_register,
+ * umad_get_issm_path, umad_send, umad_recv).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <infiniband/umad.h>
+
+#include "mad/madio.h"
+#include "mad/wire.h"
+
+#define RECV_TIMEOUT_MS 50
+#define QUEUE_MAX 65536
+
+struct rx_item {
+	struct rx_item *next;
+	int agent;
+	int status;
+	size_t len;
+	uint8_t mad[WIRE_MAD_SIZE];
+};
+
+struct madio {
+	struct event_base *base;
+	madio_recv_fn recv;
+	void *ctx;
+	char ca_name[UMAD_CA_NAME_LEN];
+	int port_num;
+	int portid;
+	int issm_fd;
+	int agent_smi, agent_dr, agent_sa, agent_perf;
+	int efd;
+	struct event *ev;
+	pthread_t thread;
+	bool thread_started;
+	atomic_bool stop;
+	pthread_mutex_t lock;
+	struct rx_item *head, *tail;
+	size_t q_len;
+	struct madio_stats st;
+	atomic_ulong received, recv_errors, dropped;
+};
+
+static int agent_class(struct madio *io, int agent)
+{
+	if (agent == io->agent_smi)
+		return 0x01;
+	if (agent == io->agent_dr)
+		return 0x81;
+	if (agent == io->agent_sa)
+		return 0x03;
+	if (agent == io->agent_perf)
+		return 0x04;
+	return -1;
+}
+
+static void *madio_thread(void *arg)
+{
+	struct madio *io = arg;
+	size_t usz = umad_size() + WIRE_MAD_SIZE;
+	void *umad = calloc(1, usz);
+
+	if (!umad)
+		return NULL;
+	while (!atomic_load(&io->stop)) {
+		int len = WIRE_MAD_SIZE;
+		int agent = umad_recv(io->portid, umad, &len, RECV_TIMEOUT_MS);
+		if (agent < 0) {
+			if (agent != -ETIMEDOUT && agent != -EINTR && agent != -EAGAIN) {
+				atomic_fetch_add(&io->recv_errors, 1);
+				usleep(10000);
+			}
+			continue;
+		}
+		struct rx_item *it = malloc(sizeof(*it));
+		if (!it) {
+			atomic_fetch_add(&io->dropped, 1);
+			continue;
+		}
+		it->next = NULL;
+		it->agent = agent;
+		it->status = umad_status(umad);
+		it->len = len > WIRE_MAD_SIZE ? WIRE_MAD_SIZE : (len < 0 ? 0 : (size_t)len);
+		memcpy(it->mad, umad_get_mad(umad), it->len);
+		pthread_mutex_lock(&io->lock);
+		if (io->q_len >= QUEUE_MAX) {
+			pthread_mutex_unlock(&io->lock);
+			free(it);
+			atomic_fetch_add(&io->dropped, 1);
+			continue;
+		}
+		if (io->tail)
+			io->tail->next = it;
+		else
+			io->head = it;
+		io->tail = it;
+		io->q_len++;
+		pthread_mutex_unlock(&io->lock);
+		atomic_fetch_add(&io->received, 1);
+		uint64_t one = 1;
+		if (write(io->efd, &one, sizeof(one)) < 0) {
+			/* counter saturated: the loop will drain anyway */
+		}
+	}
+	free(umad);
+	return NULL;
+}
+
+static void madio_drain(evutil_socket_t fd, short what, void *arg)
+{
+	struct madio *io = arg;
+	uint64_t n;
+	struct rx_item *list;
+
+	if (read(io->efd, &n, sizeof(n)) < 0) {
+		/* spurious wake-up */
+	}
+	pthread_mutex_lock(&io->lock);
+	list = io->head;
+	io->head = io->tail = NULL;
+	io->q_len = 0;
+	pthread_mutex_unlock(&io->lock);
+	while (list) {
+		struct rx_item *next = list->next;
+		io->recv(io->ctx, agent_class(io, list->agent), list->status, list->mad, list->len);
+		free(list);
+		list = next;
+	}
+}
+
+static int reg(struct madio *io, int mgmt_class, bool server, char *err, size_t err_len)
+{
+	long methods[16 / sizeof(long)];
+	int agent;
+
+	memset(methods, 0, sizeof(methods));
+	if (server) {
+		/* Get, Set, Trap, TrapRepress, GetTable, ... : everything but responses */
+		for (int m = 1; m < 0x80; m++)
+			methods[m / (8 * sizeof(long))] |= 1L << (m % (8 * sizeof(long)));
+	}
+	agent = umad_register(io->portid, mgmt_class, mgmt_class == 0x03 ? 2 : 1, 0,
+			      server ? methods : NULL);
+	if (agent < 0)
+		snprintf(err, err_len, "cannot register MAD class 0x%02x on %s/%d: %s", mgmt_class,
+			 io->ca_name, io->port_num, strerror(-agent));
+	return agent;
+}
+
+int madio_open(struct event_base *base, const char *ca_name, int port_num, madio_recv_fn recv,
+	       void *ctx, struct madio **ret, char *err, size_t err_len)
+{
+	struct madio *io;
+	char path[256];
+	int r;
+
+	if (umad_init() < 0) {
+		snprintf(err, err_len, "umad_init failed: is ib_umad loaded (or umad2sim preloaded)?");
+		return -ENODEV;
+	}
+	io = calloc(1, sizeof(*io));
+	if (!io)
+		return -ENOMEM;
+	io->base = base;
+	io->recv = recv;
+	io->ctx = ctx;
+	io->issm_fd = -1;
+	io->efd = -1;
+	io->portid = -1;
+	pthread_mutex_init(&io->lock, NULL);
+
+	umad_port_t port;
+	r = umad_get_port(ca_name && *ca_name ? ca_name : NULL, port_num, &port);
+	if (r < 0) {
+		snprintf(err, err_len, "no InfiniBand port %s/%d: %s", ca_name ? ca_name : "(any)",
+			 port_num, strerror(-r));
+		goto fail;
+	}
+	snprintf(io->ca_name, sizeof(io->ca_name), "%s", port.ca_name);
+	io->port_num = port.portnum;
+	umad_release_port(&port);
+
+	io->portid = umad_open_port(io->ca_name, io->port_num);
+	if (io->portid < 0) {
+		r = io->portid;
+		snprintf(err, err_len, "cannot open %s/%d: %s", io->ca_name, io->port_num,
+			 strerror(-r));
+		goto fail;
+	}
+	/* DR first: the SM's own traffic; then LID-routed SMI (traps, SMInfo),
+	 * SA and PerfMgt as servers so any MAD that arrives has an agent. */
+	if ((r = io->agent_dr = reg(io, 0x81, true, err, err_len)) < 0 ||
+	    (r = io->agent_smi = reg(io, 0x01, true, err, err_len)) < 0 ||
+	    (r = io->agent_sa = reg(io, 0x03, true, err, err_len)) < 0 ||
+	    (r = io->agent_perf = reg(io, 0x04, true, err, err_len)) < 0)
+		goto fail;
+	r = umad_get_issm_path(io->ca_name, io->port_num, path, sizeof(path));
+	if (r < 0 || (io->issm_fd = open(path, O_RDWR)) < 0) {
+		r = r < 0 ? r : -errno;
+		snprintf(err, err_len, "cannot set IsSM on %s/%d (%s): %s", io->ca_name,
+			 io->port_num, path, strerror(-r));
+		goto fail;
+	}
+	io->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (io->efd < 0) {
+		r = -errno;
+		snprintf(err, err_len, "eventfd: %s", strerror(errno));
+		goto fail;
+	}
+	io->ev = event_new(base, io->efd, EV_READ | EV_PERSIST, madio_drain, io);
+	if (!io->ev || event_add(io->ev, NULL) < 0) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	r = -pthread_create(&io->thread, NULL, madio_thread, io);
+	if (r < 0) {
+		snprintf(err, err_len, "cannot start the MAD receiver: %s", strerror(-r));
+		goto fail;
+	}
+	io->thread_started = true;
+	*ret = io;
+	return 0;
+fail:
+	madio_close(io);
+	return r < 0 ? r : -EIO;
+}
+
+void madio_close(struct madio *io)
+{
+	if (!io)
+		return;
+	if (io->thread_started) {
+		atomic_store(&io->stop, true);
+		pthread_join(io->thread, NULL);
+	}
+	if (io->ev)
+		event_free(io->ev);
+	if (io->efd >= 0)
+		close(io->efd);
+	if (io->issm_fd >= 0)
+		close(io->issm_fd);
+	if (io->portid >= 0)
+		umad_close_port(io->portid);
+	while (io->head) {
+		struct rx_item *n = io->head->next;
+		free(io->head);
+		io->head = n;
+	}
+	pthread_mutex_destroy(&io->lock);
+	free(io);
+}
+
+static int do_send(struct madio *io, int agent, const uint8_t *mad, size_t len, uint16_t dlid,
+		   uint32_t qp, unsigned timeout_ms)
+{
+	uint8_t umad[512];
+	size_t usz = umad_size();
+	int r;
+
+	if (len > WIRE_MAD_SIZE || usz + len > sizeof(umad))
+		return -EINVAL;
+	memset(umad, 0, usz);
+	memcpy(umad_get_mad(umad), mad, len);
+	if (qp == 0)
+		umad_set_addr(umad, dlid ? dlid : 0xffff, 0, 0, 0);
+	else
+		umad_set_addr(umad, dlid, qp, 0, 0x80010000);
+	r = umad_send(io->portid, agent, umad, len, timeout_ms, 0);
+	if (r < 0) {
+		io->st.send_errors++;
+		return r;
+	}
+	io->st.sent++;
+	return 0;
+}
+
+int madio_send(struct madio *io, const uint8_t *mad, size_t len, unsigned timeout_ms)
+{
+	uint8_t cls;
+
+	if (wire_mad_peek(mad, len, &cls, NULL, NULL) < 0)
+		return -EINVAL;
+	switch (cls) {
+	case 0x81:
+		return do_send(io, io->agent_dr, mad, len, 0xffff, 0, timeout_ms);
+	default:
+		return -EINVAL;
+	}
+}
+
+int madio_send_lid(struct madio *io, int mgmt_class, const uint8_t *mad, size_t len,
+		   uint16_t dlid, uint32_t qp, unsigned timeout_ms)
+{
+	int agent = mgmt_class == 0x01 ? io->agent_smi
+		    : mgmt_class == 0x03 ? io->agent_sa
+		    : mgmt_class == 0x81 ? io->agent_dr
+		    : mgmt_class == 0x04 ? io->agent_perf
+					 : -1;
+	if (agent < 0)
+		return -EINVAL;
+	return do_send(io, agent, mad, len, dlid, qp, timeout_ms);
+}
+
+int madio_port_info(struct madio *io, struct madio_port_info *ret)
+{
+	umad_port_t port;
+	int r = umad_get_port(io->ca_name, io->port_num, &port);
+
+	if (r < 0)
+		return r;
+	memset(ret, 0, sizeof(*ret));
+	snprintf(ret->ca_name, sizeof(ret->ca_name), "%s", port.ca_name);
+	ret->port_num = port.portnum;
+	ret->port_guid = be64toh(port.port_guid);
+	ret->lid = port.base_lid;
+	ret->sm_lid = port.sm_lid;
+	ret->state = port.state;
+	umad_release_port(&port);
+	return 0;
+}
+
+void madio_get_stats(struct madio *io, struct madio_stats *ret)
+{
+	*ret = io->st;
+	ret->received = atomic_load(&io->received);
+	ret->recv_errors = atomic_load(&io->recv_errors);
+	ret->dropped = atomic_load(&io->dropped);
+}

@@ -1,0 +1,188 @@
+/*
+ * The SMP codec: subnet management packets (IBA 1.4 vol 1, 14.2.1: LID-routed
+ * class 0x01 and directed-route class 0x81) and the SM attributes ibsmd uses
+ * (14.2.5: NodeDescription, NodeInfo, SwitchInfo, PortInfo, P_KeyTable,
+ * LinearForwardingTable, SMInfo) between wire bytes and host-order structs.
+ *
+ * Bit layouts come from libibmad's field tables (mad_get_field and friends);
+ * nothing here casts a struct over a buffer.  Decoders check the length first
+ * and return -EBADMSG on anything short or malformed.  No logging.
+ */
+#ifndef IBSMD_WIRE_H
+#define IBSMD_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define WIRE_MAD_SIZE 256
+#define WIRE_SMP_DATA_SIZE 64
+#define WIRE_DR_MAX_HOPS 63
+#define WIRE_PERMISSIVE_LID 0xFFFF
+
+enum wire_class {
+	WIRE_CLASS_SMI = 0x01,
+	WIRE_CLASS_SMI_DR = 0x81,
+	WIRE_CLASS_SA = 0x03,
+	WIRE_CLASS_PERF = 0x04,
+};
+
+enum wire_method {
+	WIRE_GET = 0x01,
+	WIRE_SET = 0x02,
+	WIRE_GET_RESP = 0x81,
+	WIRE_TRAP = 0x05,
+	WIRE_TRAP_REPRESS = 0x07,
+};
+
+enum wire_attr {
+	WIRE_ATTR_NOTICE = 0x0002,
+	WIRE_ATTR_NODE_DESC = 0x0010,
+	WIRE_ATTR_NODE_INFO = 0x0011,
+	WIRE_ATTR_SWITCH_INFO = 0x0012,
+	WIRE_ATTR_PORT_INFO = 0x0015,
+	WIRE_ATTR_PKEY_TABLE = 0x0016,
+	WIRE_ATTR_SL2VL = 0x0017,
+	WIRE_ATTR_VL_ARB = 0x0018,
+	WIRE_ATTR_LFT = 0x0019,
+	WIRE_ATTR_MFT = 0x001B,
+	WIRE_ATTR_SM_INFO = 0x0020,
+};
+
+/* A subnet management packet, header and 64-byte attribute data. */
+struct wire_smp {
+	uint8_t mgmt_class; /* WIRE_CLASS_SMI or WIRE_CLASS_SMI_DR */
+	uint8_t method;
+	uint16_t status; /* 15 bits on DR SMPs (the D bit is `direction`) */
+	bool direction;  /* DR: set on the way back */
+	uint8_t hop_ptr; /* DR only */
+	uint8_t hop_cnt; /* DR only */
+	uint64_t tid;
+	uint16_t attr_id;
+	uint32_t attr_mod;
+	uint64_t mkey;
+	uint16_t dr_slid; /* DR only */
+	uint16_t dr_dlid; /* DR only */
+	uint8_t initial_path[64]; /* DR: [1..hop_cnt] egress ports */
+	uint8_t return_path[64];
+	uint8_t data[WIRE_SMP_DATA_SIZE];
+};
+
+/*
+ * Fill s as a directed-route request from the SM's port along path[1..hops]
+ * (path[0] ignored), permissive DrSLID/DrDLID.  -EINVAL when hops > 63.
+ */
+int wire_smp_init_dr(struct wire_smp *s, uint8_t method, uint16_t attr_id, uint32_t attr_mod,
+		     const uint8_t *path, uint8_t hops);
+/* Fill s as a LID-routed request. */
+void wire_smp_init_lid(struct wire_smp *s, uint8_t method, uint16_t attr_id, uint32_t attr_mod);
+
+/* Encode into buf (len >= WIRE_MAD_SIZE).  Returns WIRE_MAD_SIZE or -ENOSPC/-EINVAL. */
+int wire_smp_encode(const struct wire_smp *s, uint8_t *buf, size_t len);
+/*
+ * Decode an SMP.  -EBADMSG when shorter than a MAD, base version != 1, class
+ * neither SMI nor directed SMI, class version != 1, or a DR hop count/pointer
+ * out of range.
+ */
+int wire_smp_decode(const uint8_t *buf, size_t len, struct wire_smp *ret);
+
+/* Peek at the management class / method / TID of any MAD.  -EBADMSG if short. */
+int wire_mad_peek(const uint8_t *buf, size_t len, uint8_t *ret_class, uint8_t *ret_method,
+		  uint64_t *ret_tid);
+
+/* "0,1,3" -> path/hops (path[0] = 0).  -EINVAL on syntax, range or > 63 hops. */
+int wire_dr_path_parse(const char *s, uint8_t *path, uint8_t *ret_hops);
+/* path/hops -> "0,1,3" into buf; returns buf. */
+char *wire_dr_path_format(const uint8_t *path, uint8_t hops, char *buf, size_t len);
+
+struct wire_nodeinfo {
+	uint8_t base_version;
+	uint8_t class_version;
+	uint8_t node_type;
+	uint8_t nports;
+	uint64_t sys_guid;
+	uint64_t node_guid;
+	uint64_t port_guid;
+	uint16_t partition_cap;
+	uint16_t device_id;
+	uint32_t revision;
+	uint8_t local_port;
+	uint32_t vendor_id;
+};
+int wire_nodeinfo_decode(const uint8_t *data, size_t len, struct wire_nodeinfo *ret);
+int wire_nodeinfo_encode(const struct wire_nodeinfo *ni, uint8_t *data, size_t len);
+
+/* NodeDescription: up to 64 bytes, NUL-terminated, non-printables replaced. */
+int wire_nodedesc_decode(const uint8_t *data, size_t len, char *ret, size_t ret_len);
+int wire_nodedesc_encode(const char *desc, uint8_t *data, size_t len);
+
+struct wire_portinfo {
+	uint64_t mkey;
+	uint64_t gid_prefix;
+	uint16_t lid;
+	uint16_t sm_lid;
+	uint32_t capmask;
+	uint16_t mkey_lease;
+	uint8_t local_port;
+	uint8_t width_enabled, width_supported, width_active;
+	uint8_t speed_supported, speed_active, speed_enabled;
+	uint8_t state;      /* 0 = no change on Set */
+	uint8_t phys_state; /* 0 = no change on Set */
+	uint8_t down_default;
+	uint8_t mkey_protect;
+	uint8_t lmc;
+	uint8_t neighbor_mtu;
+	uint8_t sm_sl;
+	uint8_t vl_cap;
+	uint8_t vl_high_limit;
+	uint8_t vl_arb_high_cap, vl_arb_low_cap;
+	uint8_t mtu_cap;
+	uint8_t vl_stall;
+	uint8_t hoq_life;
+	uint8_t oper_vls;
+	uint8_t part_enf_in, part_enf_out;
+	uint8_t client_reregister;
+	uint8_t subnet_timeout;
+	uint8_t resp_time;
+};
+int wire_portinfo_decode(const uint8_t *data, size_t len, struct wire_portinfo *ret);
+/* Write every field of pi over data (other bits of the image are kept). */
+int wire_portinfo_encode(const struct wire_portinfo *pi, uint8_t *data, size_t len);
+
+struct wire_switchinfo {
+	uint16_t lft_cap;
+	uint16_t rft_cap;
+	uint16_t mft_cap;
+	uint16_t lft_top;
+	uint8_t def_port;
+	uint8_t def_mcast_prim;
+	uint8_t def_mcast_not_prim;
+	uint8_t lifetime;
+	uint8_t port_state_change;
+	uint16_t lids_per_port;
+	uint16_t partition_enf_cap;
+	bool enhanced_port0;
+	uint16_t mft_top;
+};
+int wire_switchinfo_decode(const uint8_t *data, size_t len, struct wire_switchinfo *ret);
+int wire_switchinfo_encode(const struct wire_switchinfo *si, uint8_t *data, size_t len);
+
+/* LinearForwardingTable block: 64 egress ports for LIDs 64*block .. +63. */
+int wire_lft_decode(const uint8_t *data, size_t len, uint8_t ret_ports[64]);
+int wire_lft_encode(const uint8_t ports[64], uint8_t *data, size_t len);
+
+/* P_KeyTable block: 32 P_Keys. */
+int wire_pkey_decode(const uint8_t *data, size_t len, uint16_t ret_keys[32]);
+int wire_pkey_encode(const uint16_t keys[32], uint8_t *data, size_t len);
+
+struct wire_sminfo {
+	uint64_t guid;
+	uint64_t sm_key;
+	uint32_t act_count;
+	uint8_t priority;
+	uint8_t state;
+};
+int wire_sminfo_decode(const uint8_t *data, size_t len, struct wire_sminfo *ret);
+int wire_sminfo_encode(const struct wire_sminfo *si, uint8_t *data, size_t len);
+
+#endif

@@ -1,0 +1,479 @@
+/*
+ * The configuration file and its keys (see conf.h, man/ibsmd.conf.5).
+ *
+ * One table describes every key: its type, bounds, where it lives in struct
+ * sm_conf and whether SIGHUP can change it.  Parsing, overrides, the diff and
+ * the JSON view all walk that table, so a key cannot be half-supported.
+ *
+ * libinih parses one line at a time, so every error carries the line it is
+ * on, and inih's multi-line continuations cannot glue two lines together.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <ini.h>
+
+#include "sm/conf.h"
+
+#define CONF_FILE_MAX (1024 * 1024)
+#define CONF_LINE_MAX (INI_MAX_LINE - 2) /* inih's buffer holds the newline and NUL */
+#define CONF_CHAIN_ENTRIES 8
+
+enum conf_type {
+	CONF_STRING, /* any text that fits */
+	CONF_PATH,   /* absolute path */
+	CONF_NAME,   /* [A-Za-z0-9_.-]*, may be empty */
+	CONF_ENGINE, /* [a-z0-9_-]+ */
+	CONF_CHAIN,  /* comma list of engines */
+	CONF_INT,
+	CONF_U64,
+	CONF_LEVEL,
+};
+
+struct conf_key {
+	const char *name;
+	enum conf_type type;
+	size_t off;
+	size_t size; /* strings: buffer size */
+	long min, max;
+	bool live;
+};
+
+#define STR_KEY(n, t, live) {#n, t, offsetof(struct sm_conf, n), sizeof(((struct sm_conf *)0)->n), 0, 0, live}
+#define INT_KEY(n, lo, hi, live) {#n, CONF_INT, offsetof(struct sm_conf, n), sizeof(int), lo, hi, live}
+
+static const struct conf_key conf_keys[] = {
+	STR_KEY(ca_name, CONF_NAME, false),
+	INT_KEY(port_num, 0, 254, false),
+	STR_KEY(state_dir, CONF_PATH, false),
+	STR_KEY(socket_path, CONF_PATH, false),
+	STR_KEY(socket_group, CONF_NAME, false),
+	STR_KEY(admin_group, CONF_NAME, true),
+	STR_KEY(routing_engine, CONF_ENGINE, true),
+	STR_KEY(routing_chain, CONF_CHAIN, true),
+	INT_KEY(sm_priority, 0, 15, true),
+	INT_KEY(sweep_interval, 0, 86400, true),
+	INT_KEY(mad_window, 1, 1024, true),
+	INT_KEY(mad_timeout_ms, 10, 60000, true),
+	INT_KEY(mad_retries, 0, 20, true),
+	INT_KEY(lmc, 0, 7, false),
+	{"subnet_prefix", CONF_U64, offsetof(struct sm_conf, subnet_prefix), sizeof(uint64_t), 0,
+	 0, false},
+	{"log_level", CONF_LEVEL, offsetof(struct sm_conf, log_level), sizeof(int), 0, 0, true},
+};
+
+#define CONF_NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
+
+static const struct {
+	const char *name;
+	int level;
+} conf_levels[] = {
+	{"error", LOG_ERR},
+	{"warning", LOG_WARNING},
+	{"info", LOG_INFO},
+	{"debug", LOG_DEBUG},
+};
+
+int conf_log_level_from_str(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(conf_levels) / sizeof(conf_levels[0]); i++)
+		if (!strcmp(s, conf_levels[i].name))
+			return conf_levels[i].level;
+	return -1;
+}
+
+const char *conf_log_level_str(int level)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(conf_levels) / sizeof(conf_levels[0]); i++)
+		if (conf_levels[i].level == level)
+			return conf_levels[i].name;
+	return NULL;
+}
+
+void conf_defaults(struct sm_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->port_num = 0;
+	snprintf(c->state_dir, sizeof(c->state_dir), "%s", "/var/lib/ibsmd");
+	snprintf(c->socket_path, sizeof(c->socket_path), "%s", "/run/ibsmd/ibsmd.sock");
+	snprintf(c->routing_engine, sizeof(c->routing_engine), "%s", "minhop");
+	snprintf(c->routing_chain, sizeof(c->routing_chain), "%s", "ftree,updn,minhop");
+	c->sm_priority = 0;
+	c->sweep_interval = 10;
+	c->mad_window = 32;
+	c->mad_timeout_ms = 200;
+	c->mad_retries = 3;
+	c->lmc = 0;
+	c->subnet_prefix = 0xfe80000000000000ULL;
+	c->log_level = LOG_INFO;
+}
+
+static const struct conf_key *conf_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < CONF_NKEYS; i++)
+		if (!strcmp(conf_keys[i].name, name))
+			return &conf_keys[i];
+	return NULL;
+}
+
+bool conf_key_is_live(const char *key)
+{
+	const struct conf_key *k = conf_find(key);
+
+	return k && k->live;
+}
+
+static bool conf_is_engine(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!islower((unsigned char)s[i]) && !isdigit((unsigned char)s[i]) && s[i] != '_' &&
+		    s[i] != '-')
+			return false;
+	return true;
+}
+
+/* Parse value for k into *c.  Returns 0 or -EINVAL with why (no key name). */
+static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const char *value,
+			    char *why, size_t why_len)
+{
+	char *p = (char *)c + k->off;
+	size_t len = strlen(value);
+	const char *s, *comma;
+	unsigned long long u;
+	char *end;
+	long v;
+	int n, lvl;
+	size_t i;
+
+	switch (k->type) {
+	case CONF_PATH:
+		if (len && value[0] != '/') {
+			snprintf(why, why_len, "'%s' is not an absolute path", value);
+			return -EINVAL;
+		}
+		if (!len) {
+			snprintf(why, why_len, "a path is required");
+			return -EINVAL;
+		}
+		/* fall through */
+	case CONF_STRING:
+		if (len >= k->size) {
+			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
+			return -EINVAL;
+		}
+		memcpy(p, value, len + 1);
+		return 0;
+	case CONF_NAME:
+		for (i = 0; i < len; i++) {
+			if (!isalnum((unsigned char)value[i]) && !strchr("_.-", value[i])) {
+				snprintf(why, why_len, "'%s' is not a valid name", value);
+				return -EINVAL;
+			}
+		}
+		if (len >= k->size) {
+			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
+			return -EINVAL;
+		}
+		memcpy(p, value, len + 1);
+		return 0;
+	case CONF_ENGINE:
+		if (!conf_is_engine(value, len)) {
+			snprintf(why, why_len, "'%s' is not a routing engine name", value);
+			return -EINVAL;
+		}
+		if (len >= k->size) {
+			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
+			return -EINVAL;
+		}
+		memcpy(p, value, len + 1);
+		return 0;
+	case CONF_CHAIN:
+		if (len >= k->size) {
+			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
+			return -EINVAL;
+		}
+		if (!len) {
+			snprintf(why, why_len, "at least one routing engine is required");
+			return -EINVAL;
+		}
+		for (s = value, n = 0;; s = comma + 1) {
+			comma = strchr(s, ',');
+			if (!conf_is_engine(s, comma ? (size_t)(comma - s) : strlen(s))) {
+				snprintf(why, why_len,
+					 "'%s' is not a comma-separated list of engine names (e.g. ftree,updn,minhop)",
+					 value);
+				return -EINVAL;
+			}
+			if (++n > CONF_CHAIN_ENTRIES) {
+				snprintf(why, why_len, "more than %d engines", CONF_CHAIN_ENTRIES);
+				return -EINVAL;
+			}
+			if (!comma)
+				break;
+		}
+		memcpy(p, value, len + 1);
+		return 0;
+	case CONF_INT:
+		errno = 0;
+		v = strtol(value, &end, 10);
+		if (!len || *end || errno) {
+			snprintf(why, why_len, "'%s' is not an integer", value);
+			return -EINVAL;
+		}
+		if (v < k->min || v > k->max) {
+			snprintf(why, why_len, "%ld is out of range %ld..%ld", v, k->min, k->max);
+			return -EINVAL;
+		}
+		*(int *)p = (int)v;
+		return 0;
+	case CONF_U64:
+		errno = 0;
+		u = strtoull(value, &end, 16);
+		if (!len || *end || errno || value[0] == '-' || isspace((unsigned char)value[0])) {
+			snprintf(why, why_len, "'%s' is not a 64-bit hex number (e.g. 0xfe80000000000000)",
+				 value);
+			return -EINVAL;
+		}
+		*(uint64_t *)p = u;
+		return 0;
+	case CONF_LEVEL:
+		lvl = conf_log_level_from_str(value);
+		if (lvl < 0) {
+			snprintf(why, why_len, "'%s' is not one of error, warning, info, debug", value);
+			return -EINVAL;
+		}
+		*(int *)p = lvl;
+		return 0;
+	}
+	snprintf(why, why_len, "internal: bad key type");
+	return -EINVAL;
+}
+
+int conf_set(struct sm_conf *c, const char *key, const char *value, char *err, size_t err_len)
+{
+	const struct conf_key *k = conf_find(key);
+	char why[192];
+
+	if (!k) {
+		snprintf(err, err_len, "unknown key '%s'", key);
+		return -EINVAL;
+	}
+	if (conf_parse_value(c, k, value, why, sizeof(why)) < 0) {
+		snprintf(err, err_len, "%s: %s", key, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- the file --------------------------------------------------------- */
+
+struct conf_parse {
+	struct sm_conf *c;
+	bool seen[CONF_NKEYS];
+	int seen_line[CONF_NKEYS];
+	int line;
+	char why[256];
+};
+
+static int conf_ini_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct conf_parse *ps = user;
+	const struct conf_key *k;
+	char why[160];
+	size_t idx;
+
+	if (section && section[0]) {
+		snprintf(ps->why, sizeof(ps->why), "sections are not used ('[%s]')", section);
+		return 0;
+	}
+	k = conf_find(name);
+	if (!k) {
+		snprintf(ps->why, sizeof(ps->why), "unknown key '%s'", name);
+		return 0;
+	}
+	idx = (size_t)(k - conf_keys);
+	if (ps->seen[idx]) {
+		snprintf(ps->why, sizeof(ps->why), "duplicate key '%s' (first set on line %d)",
+			 name, ps->seen_line[idx]);
+		return 0;
+	}
+	if (conf_parse_value(ps->c, k, value, why, sizeof(why)) < 0) {
+		snprintf(ps->why, sizeof(ps->why), "%s: %s%s", name, why,
+			 strchr(value, '#') ? " ('#' comments go on their own line)" : "");
+		return 0;
+	}
+	ps->seen[idx] = true;
+	ps->seen_line[idx] = ps->line;
+	return 1;
+}
+
+int conf_load_string(struct sm_conf *c, const char *name, const char *text, char *err,
+		     size_t err_len)
+{
+	struct conf_parse ps = {.c = c};
+	char buf[INI_MAX_LINE + 8];
+	const char *line, *nl, *p;
+	size_t len;
+	int r;
+
+	for (line = text, ps.line = 1; *line; line = nl + 1, ps.line++) {
+		nl = strchr(line, '\n');
+		len = nl ? (size_t)(nl - line) : strlen(line);
+		if (len > CONF_LINE_MAX) {
+			snprintf(err, err_len, "%s:%d: line longer than %d characters", name, ps.line,
+				 CONF_LINE_MAX);
+			return -EINVAL;
+		}
+		memcpy(buf, line, len);
+		buf[len] = '\0';
+		for (p = buf; isspace((unsigned char)*p); p++)
+			;
+		if (*p == '[') {
+			snprintf(err, err_len, "%s:%d: sections are not used; write 'key = value'",
+				 name, ps.line);
+			return -EINVAL;
+		}
+		ps.why[0] = '\0';
+		r = ini_parse_string(buf, conf_ini_handler, &ps);
+		if (r != 0) {
+			if (ps.why[0])
+				snprintf(err, err_len, "%s:%d: %s", name, ps.line, ps.why);
+			else
+				snprintf(err, err_len, "%s:%d: expected 'key = value'", name,
+					 ps.line);
+			return -EINVAL;
+		}
+		if (!nl)
+			break;
+	}
+	return 0;
+}
+
+int conf_load(struct sm_conf *c, const char *path, char *err, size_t err_len)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f;
+	int r;
+
+	f = fopen(path, "re");
+	if (!f) {
+		r = -errno;
+		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		return r;
+	}
+	text = malloc(CONF_FILE_MAX + 1);
+	if (!text) {
+		r = -ENOMEM;
+		snprintf(err, err_len, "%s: out of memory", path);
+		goto out_close;
+	}
+	n = fread(text, 1, CONF_FILE_MAX + 1, f);
+	if (ferror(f)) {
+		r = -EIO;
+		snprintf(err, err_len, "%s: read error", path);
+		goto out_free;
+	}
+	if (n > CONF_FILE_MAX) {
+		r = -EFBIG;
+		snprintf(err, err_len, "%s: larger than %d bytes", path, CONF_FILE_MAX);
+		goto out_free;
+	}
+	if (memchr(text, '\0', n)) {
+		r = -EINVAL;
+		snprintf(err, err_len, "%s: contains a NUL byte; not a text file", path);
+		goto out_free;
+	}
+	text[n] = '\0';
+	r = conf_load_string(c, path, text, err, err_len);
+out_free:
+	free(text);
+out_close:
+	fclose(f);
+	return r;
+}
+
+/* ---- views ------------------------------------------------------------ */
+
+static json_t *conf_key_json(const struct sm_conf *c, const struct conf_key *k)
+{
+	const char *p = (const char *)c + k->off;
+	char hex[24];
+
+	switch (k->type) {
+	case CONF_STRING:
+	case CONF_PATH:
+	case CONF_NAME:
+	case CONF_ENGINE:
+	case CONF_CHAIN:
+		return json_string(p);
+	case CONF_INT:
+		return json_integer(*(const int *)p);
+	case CONF_U64:
+		snprintf(hex, sizeof(hex), "0x%016" PRIx64, *(const uint64_t *)p);
+		return json_string(hex);
+	case CONF_LEVEL:
+		return json_string(conf_log_level_str(*(const int *)p) ?: "unknown");
+	}
+	return json_null();
+}
+
+json_t *conf_to_json(const struct sm_conf *c)
+{
+	json_t *o = json_object();
+	size_t i;
+
+	if (!o)
+		return NULL;
+	for (i = 0; i < CONF_NKEYS; i++) {
+		if (json_object_set_new(o, conf_keys[i].name, conf_key_json(c, &conf_keys[i]))) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+size_t conf_diff(const struct sm_conf *a, const struct sm_conf *b, const char **ret_keys,
+		 size_t max)
+{
+	const struct conf_key *k;
+	size_t i, n = 0;
+	bool same;
+
+	for (i = 0; i < CONF_NKEYS; i++) {
+		k = &conf_keys[i];
+		switch (k->type) {
+		case CONF_INT:
+		case CONF_LEVEL:
+		case CONF_U64:
+			same = !memcmp((const char *)a + k->off, (const char *)b + k->off, k->size);
+			break;
+		default:
+			same = !strcmp((const char *)a + k->off, (const char *)b + k->off);
+			break;
+		}
+		if (same)
+			continue;
+		if (n < max)
+			ret_keys[n] = k->name;
+		n++;
+	}
+	return n;
+}

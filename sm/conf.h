@@ -1,0 +1,79 @@
+/*
+ * The daemon's configuration: defaults, the config file (key = value, parsed
+ * with libinih), command-line overrides, and the JSON view smctl shows.
+ * Every key is documented in man/ibsmd.conf.5 and etc/ibsmd.conf.
+ *
+ * Pure: no logging, no globals.  Errors come back as text for the caller to
+ * print ("FILE:LINE: what is wrong").
+ */
+#ifndef IBSMD_CONF_H
+#define IBSMD_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#define CONF_NAME_MAX 64   /* CA, group and engine names, with the NUL */
+#define CONF_PATH_MAX 108  /* = sizeof(sun_path): the socket path must fit */
+#define CONF_CHAIN_MAX 128
+
+struct sm_conf {
+	char ca_name[CONF_NAME_MAX];        /* "" = first CA with an active port */
+	int port_num;                       /* 0 = first active port */
+	char state_dir[CONF_PATH_MAX];      /* guid->LID map lives here */
+	char socket_path[CONF_PATH_MAX];    /* control socket */
+	char socket_group[CONF_NAME_MAX];   /* "" = keep the daemon's group */
+	char admin_group[CONF_NAME_MAX];    /* "" = root only */
+	char routing_engine[CONF_NAME_MAX]; /* first engine tried */
+	char routing_chain[CONF_CHAIN_MAX]; /* comma list of fallbacks, in order */
+	int sm_priority;                    /* 0..15 */
+	int sweep_interval;                 /* seconds, 0 = no periodic sweep */
+	int mad_window;                     /* outstanding MADs, 1..1024 */
+	int mad_timeout_ms;                 /* 10..60000 */
+	int mad_retries;                    /* 0..20 */
+	int lmc;                            /* 0..7 */
+	uint64_t subnet_prefix;             /* host order */
+	int log_level;                      /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
+};
+
+/* Every field to its default. */
+void conf_defaults(struct sm_conf *c);
+
+/*
+ * Apply the file at path over *c (call conf_defaults first).  Returns 0, or
+ * -EINVAL with err = "FILE:LINE: what is wrong" (unknown key, bad or
+ * out-of-range value, duplicate key, missing '=', a [section], line too
+ * long), or another -errno with err = "FILE: strerror" when it cannot be read.
+ * *c may be partly updated on failure: load into a scratch copy.
+ */
+int conf_load(struct sm_conf *c, const char *path, char *err, size_t err_len);
+
+/* The same, from a string; name is used in messages in place of FILE. */
+int conf_load_string(struct sm_conf *c, const char *name, const char *text, char *err,
+		     size_t err_len);
+
+/*
+ * Set one key from text (command-line overrides).  Returns 0, or -EINVAL
+ * with err = "KEY: what is wrong" (or "unknown key 'KEY'").
+ */
+int conf_set(struct sm_conf *c, const char *key, const char *value, char *err, size_t err_len);
+
+/* Whether a key takes effect on SIGHUP without a restart.  False for unknown keys. */
+bool conf_key_is_live(const char *key);
+
+/*
+ * Names of the keys whose values differ between a and b, up to max of them
+ * into ret_keys (static strings).  Returns how many differ (may exceed max).
+ */
+size_t conf_diff(const struct sm_conf *a, const struct sm_conf *b, const char **ret_keys,
+		 size_t max);
+
+/* Every key with its value (log_level as its name, subnet_prefix as "0x..."). */
+json_t *conf_to_json(const struct sm_conf *c);
+
+/* "error", "warning", "info", "debug" <-> LOG_* levels; -1 / NULL when unknown. */
+int conf_log_level_from_str(const char *s);
+const char *conf_log_level_str(int level);
+
+#endif

@@ -1,0 +1,346 @@
+/*
+ * Subnet discovery by directed route (see discover.h).
+ *
+ * Every NodeInfo answer names the node (GUID) and the port the SMP entered by.
+ * A new GUID becomes a node: we ask for its description, every PortInfo and,
+ * on a switch, SwitchInfo; every switch port whose physical link is up is then
+ * probed with NodeInfo one hop further.  A GUID seen before only adds a link.
+ * Like OpenSM we walk only through switches; a CA answers for itself.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mad/wire.h"
+#include "sm/discover.h"
+#include "sm/log.h"
+
+enum probe_kind { PROBE_NODEINFO, PROBE_NODEDESC, PROBE_PORTINFO, PROBE_SWITCHINFO };
+
+struct probe {
+	struct discover *d;
+	enum probe_kind kind;
+	uint32_t parent; /* node the SMP leaves from (NodeInfo) */
+	uint8_t parent_port;
+	uint32_t node; /* node being asked (other kinds) */
+	uint8_t port;
+};
+
+struct discover {
+	struct xact_engine *xe;
+	discover_done_fn done;
+	void *arg;
+	struct fabric *f;
+	unsigned pending;
+	struct discover_result res;
+	struct timespec t0;
+	bool aborted;
+	bool finishing;
+};
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1e3 + (t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static void probe_done(void *arg, int status, const struct wire_smp *req,
+		       const struct wire_smp *resp);
+
+static int probe_send(struct discover *d, enum probe_kind kind, const uint8_t *path, uint8_t hops,
+		      uint16_t attr, uint32_t mod, uint32_t parent, uint8_t parent_port,
+		      uint32_t node, uint8_t port)
+{
+	struct wire_smp smp;
+	struct probe *p;
+	int r;
+
+	if (wire_smp_init_dr(&smp, WIRE_GET, attr, mod, path, hops) < 0)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	*p = (struct probe){d, kind, parent, parent_port, node, port};
+	r = xact_submit(d->xe, &smp, probe_done, p);
+	if (r < 0) {
+		free(p);
+		return r;
+	}
+	d->pending++;
+	return 0;
+}
+
+static void node_probe_all(struct discover *d, uint32_t idx)
+{
+	struct node *n = &d->f->nodes[idx];
+
+	probe_send(d, PROBE_NODEDESC, n->dr_path, n->dr_hops, WIRE_ATTR_NODE_DESC, 0, 0, 0, idx, 0);
+	if (!node_is_switch(n))
+		return; /* a CA's ports are asked for through the port each is reached by */
+	probe_send(d, PROBE_SWITCHINFO, n->dr_path, n->dr_hops, WIRE_ATTR_SWITCH_INFO, 0, 0, 0,
+		   idx, 0);
+	for (unsigned p = 0; p <= n->nports; p++)
+		probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO, p, 0, 0,
+			   idx, p);
+}
+
+static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_smp *req,
+			const struct wire_smp *resp)
+{
+	struct wire_nodeinfo ni;
+	uint32_t idx;
+	struct node *n;
+	bool existed;
+	int r;
+
+	if (wire_nodeinfo_decode(resp->data, sizeof(resp->data), &ni) < 0 ||
+	    ni.local_port > ni.nports) {
+		d->res.errors++;
+		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
+				"malformed NodeInfo from DR path of %u hops: ignored", req->hop_cnt);
+		return;
+	}
+	r = fabric_add_node(d->f, ni.node_guid, ni.node_type, ni.nports, &idx);
+	if (r == -ENOMEM) {
+		d->res.errors++;
+		return;
+	}
+	existed = r == -EEXIST;
+	n = &d->f->nodes[idx];
+	if (!existed) {
+		n->sys_guid = ni.sys_guid;
+		n->device_id = ni.device_id;
+		n->vendor_id = ni.vendor_id;
+		n->revision = ni.revision;
+		n->partition_cap = ni.partition_cap;
+		n->dr_hops = req->hop_cnt;
+		memcpy(n->dr_path, req->initial_path, sizeof(n->dr_path));
+		n->entry_port = ni.local_port;
+		if (req->hop_cnt == 0) {
+			d->f->sm_node = idx;
+			d->f->sm_port = node_is_switch(n) ? 0 : ni.local_port;
+		}
+	} else if (n->type != ni.node_type || n->nports != ni.nports) {
+		d->res.errors++;
+		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
+				"node 0x%016llx answers with a different type/port count: ignored",
+				(unsigned long long)ni.node_guid);
+		return;
+	}
+	if (node_is_switch(n))
+		for (unsigned i = 0; i <= n->nports; i++)
+			n->ports[i].guid = ni.port_guid;
+	else if (ni.local_port)
+		n->ports[ni.local_port].guid = ni.port_guid;
+
+	if (req->hop_cnt > 0) {
+		r = fabric_link(d->f, p->parent, p->parent_port, idx, ni.local_port);
+		if (r == -EBUSY) {
+			d->res.link_conflicts++;
+			log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
+					"node 0x%016llx port %u: seen through two different links",
+					(unsigned long long)ni.node_guid, ni.local_port);
+		}
+	}
+	/* a CA (or router) answers PortInfo for the port the SMP came in by */
+	if (!node_is_switch(n) && ni.local_port && !n->ports[ni.local_port].valid)
+		probe_send(d, PROBE_PORTINFO, req->initial_path, req->hop_cnt, WIRE_ATTR_PORT_INFO,
+			   ni.local_port, 0, 0, idx, ni.local_port);
+	if (existed)
+		return;
+	node_probe_all(d, idx);
+	/* the SM runs on a CA: step out through its port */
+	if (req->hop_cnt == 0 && !node_is_switch(n)) {
+		uint8_t path[64] = {0};
+		path[1] = ni.local_port;
+		probe_send(d, PROBE_NODEINFO, path, 1, WIRE_ATTR_NODE_INFO, 0, idx, ni.local_port,
+			   0, 0);
+	}
+}
+
+static void on_portinfo(struct discover *d, struct probe *p, const struct wire_smp *resp)
+{
+	struct wire_portinfo pi;
+	struct node *n = &d->f->nodes[p->node];
+	struct port *port = &n->ports[p->port];
+
+	if (wire_portinfo_decode(resp->data, sizeof(resp->data), &pi) < 0) {
+		d->res.errors++;
+		return;
+	}
+	port->valid = true;
+	memcpy(port->pi, resp->data, sizeof(port->pi));
+	port->lid = pi.lid;
+	port->lmc = pi.lmc;
+	port->state = pi.state;
+	port->phys_state = pi.phys_state;
+	port->width_active = pi.width_active;
+	port->speed_active = pi.speed_active;
+	port->mtu_cap = pi.mtu_cap;
+	port->vl_cap = pi.vl_cap;
+	port->neighbor_mtu = pi.neighbor_mtu;
+	port->oper_vls = pi.oper_vls;
+	if (p->port == 0 && node_is_switch(n)) {
+		/* switch port 0 carries the switch's LID */
+		return;
+	}
+	/* walk on through switch ports with a live link */
+	if (node_is_switch(n) && p->port != 0 && pi.phys_state == PHYS_LINKUP &&
+	    pi.state >= PORT_INIT && !(n->dr_hops > 0 && p->port == n->entry_port) &&
+	    n->dr_hops < FABRIC_DR_MAX_HOPS) {
+		uint8_t path[64];
+		memcpy(path, n->dr_path, sizeof(path));
+		path[n->dr_hops + 1] = p->port;
+		probe_send(d, PROBE_NODEINFO, path, n->dr_hops + 1, WIRE_ATTR_NODE_INFO, 0, p->node,
+			   p->port, 0, 0);
+	}
+}
+
+static void discover_finish(struct discover *d)
+{
+	struct discover_result res = d->res;
+
+	res.fabric = d->f;
+	res.ms = ms_since(&d->t0);
+	d->f = NULL;
+	d->finishing = true;
+	d->done(d->arg, res.fabric->n_nodes ? 0 : -EHOSTUNREACH, &res);
+}
+
+static void probe_done(void *arg, int status, const struct wire_smp *req,
+		       const struct wire_smp *resp)
+{
+	struct probe *p = arg;
+	struct discover *d = p->d;
+
+	d->pending--;
+	if (d->aborted) {
+		free(p);
+		if (!d->pending)
+			free(d);
+		return;
+	}
+	if (status == -ETIMEDOUT) {
+		char path[256];
+		d->res.timeouts++;
+		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
+				"no answer to attr 0x%04x mod %u on DR path %s after retries: "
+				"carrying on without it",
+				req->attr_id, req->attr_mod,
+				wire_dr_path_format(req->initial_path, req->hop_cnt, path,
+						    sizeof(path)));
+	} else if (status < 0) {
+		d->res.errors++;
+		if (status == -EREMOTEIO)
+			log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
+					"attr 0x%04x mod %u: MAD status 0x%04x", req->attr_id,
+					req->attr_mod, resp ? resp->status : 0);
+	} else {
+		switch (p->kind) {
+		case PROBE_NODEINFO:
+			on_nodeinfo(d, p, req, resp);
+			break;
+		case PROBE_NODEDESC:
+			wire_nodedesc_decode(resp->data, sizeof(resp->data),
+					     d->f->nodes[p->node].desc,
+					     sizeof(d->f->nodes[p->node].desc));
+			break;
+		case PROBE_PORTINFO:
+			on_portinfo(d, p, resp);
+			break;
+		case PROBE_SWITCHINFO: {
+			struct wire_switchinfo si;
+			struct node *n = &d->f->nodes[p->node];
+			if (wire_switchinfo_decode(resp->data, sizeof(resp->data), &si) == 0) {
+				n->lft_cap = si.lft_cap;
+				n->lft_top = si.lft_top;
+				n->mft_cap = si.mft_cap;
+				n->enhanced_port0 = si.enhanced_port0;
+				memcpy(n->si, resp->data, sizeof(n->si));
+			} else {
+				d->res.errors++;
+			}
+			break;
+		}
+		}
+	}
+	free(p);
+	if (!d->pending && !d->finishing)
+		discover_finish(d);
+}
+
+int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg,
+		   struct discover **ret)
+{
+	struct discover *d = calloc(1, sizeof(*d));
+	int r;
+
+	if (!d)
+		return -ENOMEM;
+	d->xe = xe;
+	d->done = done;
+	d->arg = arg;
+	d->f = fabric_new();
+	if (!d->f) {
+		free(d);
+		return -ENOMEM;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &d->t0);
+	r = probe_send(d, PROBE_NODEINFO, NULL, 0, WIRE_ATTR_NODE_INFO, 0, 0, 0, 0, 0);
+	if (r < 0) {
+		fabric_free(d->f);
+		free(d);
+		return r;
+	}
+	*ret = d;
+	return 0;
+}
+
+void discover_free(struct discover *d)
+{
+	if (!d)
+		return;
+	fabric_free(d->f);
+	d->f = NULL;
+	if (d->pending && !d->finishing) {
+		/* outstanding probes still point at d: free it when the last one ends */
+		d->aborted = true;
+		return;
+	}
+	free(d);
+}
+
+int discover_port_path(const struct fabric *f, uint32_t node, uint8_t port, uint8_t *ret_path,
+		     uint8_t *ret_hops)
+{
+	const struct node *n, *r;
+	const struct port *p;
+
+	if (node >= f->n_nodes)
+		return -ENOENT;
+	n = &f->nodes[node];
+	if (port > n->nports)
+		return -ENOENT;
+	if (node_is_switch(n) || port == n->entry_port ||
+	    (node == f->sm_node && n->dr_hops == 0 && port == f->sm_port)) {
+		if (node == f->sm_node && !node_is_switch(n) && port != f->sm_port)
+			goto via_link;
+		memcpy(ret_path, n->dr_path, FABRIC_DR_MAX_HOPS + 1);
+		*ret_hops = n->dr_hops;
+		return 0;
+	}
+via_link:
+	p = &n->ports[port];
+	if (!port_is_linked(p))
+		return -ENOENT;
+	r = &f->nodes[p->remote_node];
+	if (!node_is_switch(r) || r->dr_hops >= FABRIC_DR_MAX_HOPS)
+		return -ENOENT;
+	memcpy(ret_path, r->dr_path, FABRIC_DR_MAX_HOPS + 1);
+	ret_path[r->dr_hops + 1] = p->remote_port;
+	*ret_hops = r->dr_hops + 1;
+	return 0;
+}

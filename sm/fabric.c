@@ -1,0 +1,255 @@
+/*
+ * The fabric model: a growable array of nodes, each with its ports, an
+ * open-addressing hash from node GUID to node index, links as (node, port)
+ * pairs on both ends, and the LID map built from the LIDs in the model.
+ * IBA 1.4 vol 1, 14.2.5 (NodeInfo, PortInfo, SwitchInfo) defines the fields.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/fabric.h"
+
+#define FABRIC_MIN_NODES 16
+#define FABRIC_MIN_INDEX 32
+
+static uint32_t fabric_hash(uint64_t guid)
+{
+	/* splitmix64 finaliser: GUIDs differ mostly in their low bits */
+	guid ^= guid >> 30;
+	guid *= 0xbf58476d1ce4e5b9ULL;
+	guid ^= guid >> 27;
+	guid *= 0x94d049bb133111ebULL;
+	guid ^= guid >> 31;
+	return (uint32_t)guid;
+}
+
+struct fabric *fabric_new(void)
+{
+	struct fabric *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->sm_node = FABRIC_NO_NODE;
+	f->subnet_prefix = 0xfe80000000000000ULL;
+	return f;
+}
+
+void fabric_free(struct fabric *f)
+{
+	uint32_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->n_nodes; i++)
+		free(f->nodes[i].ports);
+	free(f->nodes);
+	free(f->guid_index);
+	free(f);
+}
+
+static void fabric_index_insert(uint32_t *index, uint32_t cap, uint64_t guid, uint32_t idx)
+{
+	uint32_t mask = cap - 1;
+	uint32_t h = fabric_hash(guid) & mask;
+
+	while (index[h])
+		h = (h + 1) & mask;
+	index[h] = idx + 1;
+}
+
+static int fabric_index_grow(struct fabric *f)
+{
+	uint32_t cap = f->guid_index_cap ? f->guid_index_cap * 2 : FABRIC_MIN_INDEX;
+	uint32_t *index = calloc(cap, sizeof(*index));
+	uint32_t i;
+
+	if (!index)
+		return -ENOMEM;
+	for (i = 0; i < f->n_nodes; i++)
+		fabric_index_insert(index, cap, f->nodes[i].guid, i);
+	free(f->guid_index);
+	f->guid_index = index;
+	f->guid_index_cap = cap;
+	return 0;
+}
+
+uint32_t fabric_find_guid(const struct fabric *f, uint64_t guid)
+{
+	uint32_t mask, h, slot;
+
+	if (!f || !f->guid_index_cap)
+		return FABRIC_NO_NODE;
+	mask = f->guid_index_cap - 1;
+	for (h = fabric_hash(guid) & mask; (slot = f->guid_index[h]) != 0; h = (h + 1) & mask) {
+		if (f->nodes[slot - 1].guid == guid)
+			return slot - 1;
+	}
+	return FABRIC_NO_NODE;
+}
+
+int fabric_add_node(struct fabric *f, uint64_t guid, uint8_t type, uint8_t nports,
+		    uint32_t *ret_idx)
+{
+	struct node *n;
+	struct port *ports;
+	uint32_t idx;
+	unsigned int i;
+	int err;
+
+	idx = fabric_find_guid(f, guid);
+	if (idx != FABRIC_NO_NODE) {
+		*ret_idx = idx;
+		return -EEXIST;
+	}
+	if (f->n_nodes == FABRIC_NO_NODE - 1)
+		return -ENOMEM;
+	/* keep the index at most half full */
+	if ((uint64_t)(f->n_nodes + 1) * 2 > f->guid_index_cap) {
+		err = fabric_index_grow(f);
+		if (err)
+			return err;
+	}
+	if (f->n_nodes == f->cap_nodes) {
+		uint32_t cap = f->cap_nodes ? f->cap_nodes * 2 : FABRIC_MIN_NODES;
+		struct node *nodes = realloc(f->nodes, (size_t)cap * sizeof(*nodes));
+
+		if (!nodes)
+			return -ENOMEM;
+		f->nodes = nodes;
+		f->cap_nodes = cap;
+	}
+	ports = calloc((size_t)nports + 1, sizeof(*ports));
+	if (!ports)
+		return -ENOMEM;
+	for (i = 0; i <= nports; i++)
+		ports[i].remote_node = FABRIC_NO_NODE;
+
+	idx = f->n_nodes++;
+	n = &f->nodes[idx];
+	memset(n, 0, sizeof(*n));
+	n->guid = guid;
+	n->type = type;
+	n->nports = nports;
+	n->ports = ports;
+	fabric_index_insert(f->guid_index, f->guid_index_cap, guid, idx);
+	*ret_idx = idx;
+	return 0;
+}
+
+int fabric_link(struct fabric *f, uint32_t a, uint8_t pa, uint32_t b, uint8_t pb)
+{
+	struct port *x, *y;
+
+	if (a >= f->n_nodes || b >= f->n_nodes)
+		return -EINVAL;
+	if (pa == 0 || pb == 0 || pa > f->nodes[a].nports || pb > f->nodes[b].nports)
+		return -EINVAL;
+	if (a == b && pa == pb)
+		return -EINVAL;
+	x = &f->nodes[a].ports[pa];
+	y = &f->nodes[b].ports[pb];
+	if (x->remote_node == b && x->remote_port == pb && y->remote_node == a &&
+	    y->remote_port == pa)
+		return 0;
+	if (port_is_linked(x) || port_is_linked(y))
+		return -EBUSY;
+	x->remote_node = b;
+	x->remote_port = pb;
+	y->remote_node = a;
+	y->remote_port = pa;
+	return 0;
+}
+
+int fabric_lid_map(const struct fabric *f, struct lid_map *ret)
+{
+	struct lid_map m = {0};
+	uint32_t max = 0, i, l;
+	unsigned int p;
+	int err = 0;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct node *n = &f->nodes[i];
+
+		for (p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
+			const struct port *pt = &n->ports[p];
+			uint32_t top;
+
+			if (!pt->lid)
+				continue;
+			top = pt->lid + (1u << (pt->lmc & 7)) - 1;
+			if (top > max)
+				max = top;
+		}
+	}
+	if (max > FABRIC_MAX_UCAST_LID)
+		max = FABRIC_MAX_UCAST_LID;
+
+	m.max_lid = (uint16_t)max;
+	m.node = malloc(((size_t)max + 1) * sizeof(*m.node));
+	m.port = calloc((size_t)max + 1, sizeof(*m.port));
+	if (!m.node || !m.port) {
+		fabric_lid_map_clear(&m);
+		return -ENOMEM;
+	}
+	for (l = 0; l <= max; l++)
+		m.node[l] = FABRIC_NO_NODE;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct node *n = &f->nodes[i];
+
+		for (p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
+			const struct port *pt = &n->ports[p];
+			uint32_t top;
+
+			if (!pt->lid)
+				continue;
+			top = pt->lid + (1u << (pt->lmc & 7)) - 1;
+			for (l = pt->lid; l <= top && l <= max; l++) {
+				if (m.node[l] != FABRIC_NO_NODE) {
+					err = -EEXIST;
+					continue;
+				}
+				m.node[l] = i;
+				m.port[l] = (uint8_t)p;
+			}
+		}
+	}
+	*ret = m;
+	return err;
+}
+
+void fabric_lid_map_clear(struct lid_map *m)
+{
+	if (!m)
+		return;
+	free(m->node);
+	free(m->port);
+	m->node = NULL;
+	m->port = NULL;
+	m->max_lid = 0;
+}
+
+uint32_t fabric_count(const struct fabric *f, uint8_t type)
+{
+	uint32_t i, c = 0;
+
+	for (i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i].type == type)
+			c++;
+	return c;
+}
+
+const char *node_type_str(uint8_t type)
+{
+	switch (type) {
+	case NODE_CA:
+		return "CA";
+	case NODE_SWITCH:
+		return "Switch";
+	case NODE_ROUTER:
+		return "Router";
+	default:
+		return "unknown";
+	}
+}

@@ -1,0 +1,152 @@
+/*
+ * The fabric model: every node, port and link the SM knows of, by index.
+ *
+ * A fabric is built by discovery (sm/discover.c) or by the topology parser
+ * (sm/topo.c), then frozen: routing engines and the SA read it through a
+ * const pointer and nothing changes a published snapshot.  Nodes are kept in
+ * an array; links are (node index, port number) pairs on both ends; a GUID
+ * index finds a node by its node GUID.  IBA 1.4 vol 1, ch. 14.2.5 (NodeInfo,
+ * PortInfo, SwitchInfo) gives the meaning of the fields.
+ */
+#ifndef IBSMD_FABRIC_H
+#define IBSMD_FABRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FABRIC_MAX_UCAST_LID 0xBFFF
+#define FABRIC_NO_NODE UINT32_MAX
+#define FABRIC_DR_MAX_HOPS 63
+#define LFT_NO_PORT 0xFF /* LFT entry that drops the packet */
+
+enum node_type {
+	NODE_CA = 1,
+	NODE_SWITCH = 2,
+	NODE_ROUTER = 3,
+};
+
+/* IBA PortState values (PortInfo:PortState). */
+enum port_state {
+	PORT_NOP = 0,
+	PORT_DOWN = 1,
+	PORT_INIT = 2,
+	PORT_ARMED = 3,
+	PORT_ACTIVE = 4,
+};
+
+/* PortInfo:PortPhysicalState, the ones we test for. */
+#define PHYS_POLLING 2
+#define PHYS_LINKUP 5
+
+struct port {
+	uint64_t guid;    /* port GUID; switch ports carry the switch port 0 GUID */
+	uint16_t lid;     /* base LID (CA/router ports, switch port 0) */
+	uint8_t lmc;
+	uint8_t state;    /* enum port_state */
+	uint8_t phys_state;
+	uint8_t width_active, speed_active;
+	uint8_t mtu_cap, vl_cap;     /* as read */
+	uint8_t neighbor_mtu, oper_vls; /* as read, then as set */
+	uint32_t remote_node;         /* FABRIC_NO_NODE when not connected */
+	uint8_t remote_port;
+	bool valid;                   /* PortInfo was read for this port */
+	uint8_t pi[64];               /* PortInfo image as read; Set starts from it */
+};
+
+struct node {
+	uint64_t guid;
+	uint64_t sys_guid;
+	uint8_t type;     /* enum node_type */
+	uint8_t nports;   /* physical ports; ports[] has nports + 1 entries */
+	uint16_t device_id;
+	uint32_t vendor_id;
+	uint32_t revision;
+	uint16_t partition_cap;
+	char desc[65];
+	/* how discovery reached it: directed route from the SM port */
+	uint8_t dr_hops;
+	uint8_t dr_path[FABRIC_DR_MAX_HOPS + 1]; /* dr_path[1..dr_hops] egress ports */
+	uint8_t entry_port;                     /* port the first SMP entered by */
+	/* switches only */
+	uint16_t lft_cap;
+	uint16_t lft_top;
+	uint16_t mft_cap;
+	bool enhanced_port0;
+	uint8_t si[64]; /* SwitchInfo image as read */
+	struct port *ports;
+};
+
+struct fabric {
+	struct node *nodes;
+	uint32_t n_nodes;
+	uint32_t cap_nodes;
+	uint32_t *guid_index; /* open addressing: node index + 1, 0 = empty */
+	uint32_t guid_index_cap;
+	uint32_t sm_node; /* node the SM runs on */
+	uint8_t sm_port;  /* its port number (0 on a switch) */
+	uint64_t subnet_prefix;
+	uint64_t generation;
+};
+
+/* Allocate an empty fabric; NULL on ENOMEM.  fabric_free(NULL) is a no-op. */
+struct fabric *fabric_new(void);
+void fabric_free(struct fabric *f);
+
+/*
+ * Add a node with nports physical ports (ports[0..nports] zeroed, remote
+ * FABRIC_NO_NODE).  Returns its index in *ret_idx.  -EEXIST if the GUID is
+ * already present (*ret_idx then names the existing node), -ENOMEM.
+ */
+int fabric_add_node(struct fabric *f, uint64_t guid, uint8_t type, uint8_t nports,
+		    uint32_t *ret_idx);
+
+/* Node index for a node GUID, or FABRIC_NO_NODE. */
+uint32_t fabric_find_guid(const struct fabric *f, uint64_t guid);
+
+/*
+ * Connect (a, pa) with (b, pb).  -EINVAL on a bad index/port, -EBUSY when one
+ * end is already linked elsewhere.  Linking the same pair twice is a no-op.
+ */
+int fabric_link(struct fabric *f, uint32_t a, uint8_t pa, uint32_t b, uint8_t pb);
+
+static inline bool node_is_switch(const struct node *n)
+{
+	return n->type == NODE_SWITCH;
+}
+
+/* First and last port numbers that carry a LID: 0..0 on switches, 1..n else. */
+static inline uint8_t node_first_lid_port(const struct node *n)
+{
+	return node_is_switch(n) ? 0 : 1;
+}
+static inline uint8_t node_last_lid_port(const struct node *n)
+{
+	return node_is_switch(n) ? 0 : n->nports;
+}
+
+static inline bool port_is_linked(const struct port *p)
+{
+	return p->remote_node != FABRIC_NO_NODE;
+}
+
+/*
+ * A LID map: for each LID 1..max_lid the (node, port) that owns it, LMC
+ * ranges included.  Built from the LIDs in the model; 0 entries are unused.
+ */
+struct lid_map {
+	uint16_t max_lid;
+	uint32_t *node; /* FABRIC_NO_NODE where no port owns the LID */
+	uint8_t *port;
+};
+
+/* -EEXIST when two ports claim one LID (the first one wins in the map). */
+int fabric_lid_map(const struct fabric *f, struct lid_map *ret);
+void fabric_lid_map_clear(struct lid_map *m);
+
+/* Number of nodes of a type. */
+uint32_t fabric_count(const struct fabric *f, uint8_t type);
+
+const char *node_type_str(uint8_t type);
+
+#endif

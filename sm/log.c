@@ -1,0 +1,128 @@
+/*
+ * The daemon's log (see log.h): stderr with a level prefix, or the systemd
+ * journal with PRIORITY, SYSLOG_IDENTIFIER and IBSMD_CATEGORY fields.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <systemd/sd-journal.h>
+
+#include "sm/log.h"
+
+static const char *log_ident = "ibsmd";
+static bool log_journal;
+static int log_levels[LOG_CAT_MAX] = {LOG_INFO, LOG_INFO, LOG_INFO, LOG_INFO, LOG_INFO};
+
+static const char *const cat_names[LOG_CAT_MAX] = {"sweep", "mad", "route", "sa", "ctl"};
+static const char *const level_names[] = {"emerg", "alert", "crit",  "error",
+					  "warning", "notice", "info", "debug"};
+
+void log_init(const char *ident, bool to_journal)
+{
+	if (ident)
+		log_ident = ident;
+	log_journal = to_journal;
+}
+
+void log_set_level(int cat, int level)
+{
+	if (level < LOG_ERR)
+		level = LOG_ERR;
+	if (level > LOG_DEBUG)
+		level = LOG_DEBUG;
+	if (cat < 0) {
+		for (int i = 0; i < LOG_CAT_MAX; i++)
+			log_levels[i] = level;
+	} else if (cat < LOG_CAT_MAX) {
+		log_levels[cat] = level;
+	}
+}
+
+int log_get_level(int cat)
+{
+	return cat >= 0 && cat < LOG_CAT_MAX ? log_levels[cat] : LOG_INFO;
+}
+
+bool log_enabled(int cat, int level)
+{
+	if (level <= LOG_WARNING)
+		return true;
+	return level <= log_get_level(cat);
+}
+
+int log_level_from_str(const char *s)
+{
+	if (!s)
+		return -1;
+	if (!strcasecmp(s, "warn"))
+		return LOG_WARNING;
+	if (!strcasecmp(s, "err"))
+		return LOG_ERR;
+	for (int i = LOG_ERR; i <= LOG_DEBUG; i++)
+		if (!strcasecmp(s, level_names[i]))
+			return i;
+	return -1;
+}
+
+const char *log_level_str(int level)
+{
+	return level >= 0 && level <= LOG_DEBUG ? level_names[level] : "?";
+}
+
+int log_cat_from_str(const char *s)
+{
+	for (int i = 0; s && i < LOG_CAT_MAX; i++)
+		if (!strcasecmp(s, cat_names[i]))
+			return i;
+	return -1;
+}
+
+const char *log_cat_str(int cat)
+{
+	return cat >= 0 && cat < LOG_CAT_MAX ? cat_names[cat] : "?";
+}
+
+void log_msg(int cat, int level, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (!log_enabled(cat, level))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (log_journal) {
+		sd_journal_send("MESSAGE=%s", line, "PRIORITY=%d", level, "SYSLOG_IDENTIFIER=%s",
+				log_ident, "IBSMD_CATEGORY=%s", log_cat_str(cat), NULL);
+		return;
+	}
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	fprintf(stderr, "%02d:%02d:%02d.%03ld %s %s: %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		ts.tv_nsec / 1000000, log_ident, log_level_str(level), line);
+}
+
+bool log_rl_pass(struct log_rl *rl)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (ts.tv_sec - rl->window_start >= 10) {
+		if (rl->suppressed)
+			log_msg(LOG_CAT_SWEEP, LOG_WARNING, "%u similar messages suppressed",
+				rl->suppressed);
+		rl->window_start = ts.tv_sec;
+		rl->count = 0;
+		rl->suppressed = 0;
+	}
+	if (rl->count < 10) {
+		rl->count++;
+		return true;
+	}
+	rl->suppressed++;
+	return false;
+}

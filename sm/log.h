@@ -1,0 +1,55 @@
+/*
+ * The daemon's log: stderr, or the journal with structured fields when
+ * running under systemd.  Only sm/ and ui/ log; mad/ and routing/ return codes.
+ *
+ * Levels follow syslog.  Debug lines sit behind categories that can be turned
+ * on at run time (smctl loglevel).  Remote errors go through log_ratelimited()
+ * so a misbehaving fabric cannot flood the journal.
+ */
+#ifndef IBSMD_LOG_H
+#define IBSMD_LOG_H
+
+#include <stdbool.h>
+#include <syslog.h>
+
+enum log_cat {
+	LOG_CAT_SWEEP,
+	LOG_CAT_MAD,
+	LOG_CAT_ROUTE,
+	LOG_CAT_SA,
+	LOG_CAT_CTL,
+	LOG_CAT_MAX,
+};
+
+void log_init(const char *ident, bool to_journal);
+/* Minimum level printed (LOG_ERR..LOG_DEBUG) for a category, or all if cat < 0. */
+void log_set_level(int cat, int level);
+int log_get_level(int cat);
+bool log_enabled(int cat, int level);
+int log_level_from_str(const char *s);
+const char *log_level_str(int level);
+int log_cat_from_str(const char *s);
+const char *log_cat_str(int cat);
+
+void log_msg(int cat, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* At most `burst` lines per 10 s for this call site; the rest are counted. */
+#define log_ratelimited(cat, level, ...)                                                        \
+	do {                                                                                    \
+		static struct log_rl log_rl_site_;                                              \
+		if (log_rl_pass(&log_rl_site_))                                                 \
+			log_msg(cat, level, __VA_ARGS__);                                       \
+	} while (0)
+
+struct log_rl {
+	long window_start;
+	unsigned count;
+	unsigned suppressed;
+};
+bool log_rl_pass(struct log_rl *rl);
+
+#define log_err(...) log_msg(LOG_CAT_SWEEP, LOG_ERR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_CAT_SWEEP, LOG_WARNING, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_CAT_SWEEP, LOG_INFO, __VA_ARGS__)
+#define log_debug(cat, ...) log_msg(cat, LOG_DEBUG, __VA_ARGS__)
+
+#endif

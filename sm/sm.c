@@ -1,0 +1,117 @@
+/*
+ * The SM object (see sm.h): opens the MAD port, wires received MADs to the
+ * transaction engine, owns the LID database.  IBA 1.4 vol 1, 14.4.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mad/wire.h"
+#include "sm/log.h"
+#include "sm/sm.h"
+
+static void sm_recv(void *ctx, int mgmt_class, int status, const uint8_t *buf, size_t len)
+{
+	struct sm *sm = ctx;
+	uint8_t cls, method;
+	uint64_t tid;
+
+	if (wire_mad_peek(buf, len, &cls, &method, &tid) < 0) {
+		sm->mad_malformed++;
+		log_ratelimited(LOG_CAT_MAD, LOG_WARNING, "dropped a truncated MAD (%zu bytes)",
+				len);
+		return;
+	}
+	if (status) {
+		/* a send that failed (umad2sim: the simulator dropped it) */
+		xact_send_failed(sm->xe, tid);
+		return;
+	}
+	if ((cls == WIRE_CLASS_SMI || cls == WIRE_CLASS_SMI_DR) && (method & 0x80)) {
+		int r = xact_input(sm->xe, buf, len);
+		if (r == -EBADMSG) {
+			sm->mad_malformed++;
+			log_ratelimited(LOG_CAT_MAD, LOG_WARNING,
+					"dropped a malformed SMP response (class 0x%02x, %zu bytes)",
+					cls, len);
+		} else if (r == -ENOENT) {
+			log_msg(LOG_CAT_MAD, LOG_DEBUG, "late or unknown response TID 0x%016llx",
+				(unsigned long long)tid);
+		}
+		return;
+	}
+	sm->mad_unexpected++;
+	log_ratelimited(LOG_CAT_MAD, LOG_NOTICE,
+			"ignored a MAD of class 0x%02x method 0x%02x (agent 0x%02x): not served yet",
+			cls, method, mgmt_class);
+}
+
+static int sm_send(void *ctx, const uint8_t *mad, size_t len, unsigned timeout_ms)
+{
+	struct sm *sm = ctx;
+	return madio_send(sm->io, mad, len, timeout_ms);
+}
+
+int sm_init(struct sm *sm, struct event_base *base, const struct sm_opts *o, char *err,
+	    size_t err_len)
+{
+	struct xact_opts xo = {o->window, o->timeout_ms, o->retries};
+	char lerr[512];
+	int r;
+
+	memset(sm, 0, sizeof(*sm));
+	sm->base = base;
+	sm->opts = *o;
+	sm->state = SM_NOTACTIVE;
+	if (mkdir(o->state_dir, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, err_len, "cannot create state directory %s: %s", o->state_dir,
+			 strerror(errno));
+		return -errno;
+	}
+	snprintf(sm->lid_path, sizeof(sm->lid_path), "%s/guid2lid", o->state_dir);
+	r = lid_db_load(sm->lid_path, &sm->lids, lerr, sizeof(lerr));
+	if (!sm->lids) {
+		snprintf(err, err_len, "out of memory loading %s", sm->lid_path);
+		return -ENOMEM;
+	}
+	if (r < 0)
+		log_warn("%s; rebuilding the LID map from the fabric", lerr);
+	else
+		log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "%u LIDs loaded from %s", lid_db_count(sm->lids),
+			sm->lid_path);
+	r = madio_open(base, o->ca_name, o->port_num, sm_recv, sm, &sm->io, err, err_len);
+	if (r < 0)
+		goto fail;
+	sm->xe = xact_new(base, &xo, sm_send, sm);
+	if (!sm->xe) {
+		snprintf(err, err_len, "cannot create the transaction engine (window %u)",
+			 o->window);
+		r = -EINVAL;
+		goto fail;
+	}
+	return 0;
+fail:
+	sm_fini(sm);
+	return r;
+}
+
+void sm_fini(struct sm *sm)
+{
+	sm->on_sweep = NULL;
+	sweep_abort(sm);
+	xact_free(sm->xe);
+	sm->xe = NULL;
+	madio_close(sm->io);
+	sm->io = NULL;
+	if (sm->sweep_timer)
+		event_free(sm->sweep_timer);
+	sm->sweep_timer = NULL;
+	fabric_free(sm->fabric);
+	routes_free(sm->routes);
+	lid_db_free(sm->lids);
+	sm->fabric = NULL;
+	sm->routes = NULL;
+	sm->lids = NULL;
+}

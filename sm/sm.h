@@ -1,0 +1,95 @@
+/*
+ * The subnet manager object: one per daemon, owned by the event loop.  It
+ * holds the MAD port, the transaction engine, the LID database, the published
+ * fabric snapshot and its routes, and runs sweeps (sm/sweep.c):
+ * discover -> assign LIDs -> route -> program -> activate -> publish.
+ */
+#ifndef IBSMD_SM_H
+#define IBSMD_SM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <event2/event.h>
+
+#include "mad/madio.h"
+#include "mad/xact.h"
+#include "routing/routing.h"
+#include "sm/discover.h"
+#include "sm/fabric.h"
+#include "sm/lid.h"
+
+enum sm_state {
+	SM_NOTACTIVE,
+	SM_DISCOVERING,
+	SM_STANDBY,
+	SM_MASTER,
+};
+
+struct sm_opts {
+	char ca_name[64];
+	int port_num;
+	char state_dir[512];
+	char routing[64];
+	char routing_chain[256];
+	unsigned window;
+	unsigned timeout_ms;
+	unsigned retries;
+	uint8_t lmc;
+	uint8_t priority;
+	uint64_t subnet_prefix;
+	unsigned sweep_interval; /* seconds, 0 = no periodic sweep */
+};
+
+struct sweep_summary {
+	int status;          /* 0 when the subnet came up */
+	char reason[256];    /* why not, one line */
+	uint32_t nodes, switches, cas;
+	uint32_t links, ports_active, ports_linked;
+	uint32_t lids;
+	uint32_t timeouts;
+	uint32_t sets, set_errors;
+	uint32_t lft_blocks;
+	double ms, discover_ms, route_ms;
+	char engine[32];
+};
+
+struct sweep;
+
+typedef void (*sm_sweep_done_fn)(void *arg, const struct sweep_summary *s);
+
+struct sm {
+	struct event_base *base;
+	struct sm_opts opts;
+	struct madio *io;
+	struct xact_engine *xe;
+	struct lid_db *lids;
+	char lid_path[600];
+	enum sm_state state;
+	bool subnet_up;
+	uint64_t sweeps;
+	struct sweep_summary last;
+	/* the published snapshot and its routes; replaced whole after a sweep */
+	struct fabric *fabric;
+	struct routes *routes;
+	struct sweep *cur; /* sweep in progress, or NULL */
+	bool sweep_again;  /* a sweep was asked for while one ran */
+	sm_sweep_done_fn on_sweep;
+	void *on_sweep_arg;
+	uint64_t mad_malformed, mad_unexpected;
+	struct event *sweep_timer;
+};
+
+void sm_opts_defaults(struct sm_opts *o);
+/* Open the port and set up; 0 or -errno with a message in err. */
+int sm_init(struct sm *sm, struct event_base *base, const struct sm_opts *o, char *err,
+	    size_t err_len);
+void sm_fini(struct sm *sm);
+
+/* Start a heavy sweep now (or right after the running one).  0 or -errno. */
+int sweep_start(struct sm *sm);
+/* Abandon the running sweep (shutdown); safe before xact_free. */
+void sweep_abort(struct sm *sm);
+/* Arm the periodic sweep timer per opts.sweep_interval. */
+void sweep_schedule(struct sm *sm);
+
+#endif

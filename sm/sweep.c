@@ -1,0 +1,554 @@
+/*
+ * The heavy sweep (IBA 1.4 vol 1, 14.4 subnet management and 7.2 link states):
+ *   1. discover the subnet by directed route (sm/discover.c);
+ *   2. assign LIDs (sm/lid.c), persisting the guid->LID map;
+ *   3. route with the configured engine (routing/), falling back along the
+ *      chain when an engine refuses the topology;
+ *   4. program: PortInfo (LID, LMC, SM LID, subnet prefix, neighbour MTU,
+ *      operational VLs), P_Key index 0 = 0xFFFF, SwitchInfo LinearFDBTop and
+ *      the LFT blocks that differ from what the switch was last given;
+ *   5. activate: every INIT port with a live link -> ARMED, then -> ACTIVE;
+ *   6. publish the snapshot.
+ * Steps 4 and 5 run as batches of SMPs through the transaction engine; each
+ * batch ends when its last SMP completes.  All SMPs are directed route, so
+ * programming does not depend on the tables being programmed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mad/wire.h"
+#include "sm/lft.h"
+#include "sm/log.h"
+#include "sm/sm.h"
+
+enum op_kind { OP_PORTINFO, OP_PKEY, OP_SWITCHINFO, OP_LFT, OP_ARM, OP_ACTIVATE };
+
+enum sweep_phase { PH_DISCOVER, PH_PROGRAM, PH_ARM, PH_ACTIVATE, PH_DONE };
+
+struct sweep {
+	struct sm *sm;
+	enum sweep_phase phase;
+	struct discover *disc;
+	struct fabric *f;
+	struct routes *routes;
+	unsigned pending;
+	struct sweep_summary sum;
+	struct timespec t0;
+	/* per-switch: LFT programming fully succeeded */
+	bool *lft_ok;
+	bool aborted;
+};
+
+struct sweep_op {
+	struct sweep *sw;
+	enum op_kind kind;
+	uint32_t node;
+	uint8_t port;
+	uint32_t block;
+};
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+void sm_opts_defaults(struct sm_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->state_dir, sizeof(o->state_dir), "%s", LOCALSTATEDIR "/lib/ibsmd");
+	snprintf(o->routing, sizeof(o->routing), "minhop");
+	snprintf(o->routing_chain, sizeof(o->routing_chain), "minhop");
+	o->window = 32;
+	o->timeout_ms = 200;
+	o->retries = 3;
+	o->subnet_prefix = 0xfe80000000000000ULL;
+	o->sweep_interval = 10;
+}
+
+static void sweep_next_phase(struct sweep *sw);
+
+static void sweep_destroy(struct sweep *sw)
+{
+	discover_free(sw->disc);
+	fabric_free(sw->f);
+	routes_free(sw->routes);
+	free(sw->lft_ok);
+	free(sw);
+}
+
+void sweep_abort(struct sm *sm)
+{
+	struct sweep *sw = sm->cur;
+
+	if (!sw)
+		return;
+	sm->cur = NULL;
+	if (sw->disc) {
+		discover_free(sw->disc); /* frees itself once its SMPs are cancelled */
+		sw->disc = NULL;
+	}
+	if (sw->pending)
+		sw->aborted = true; /* the last cancelled SMP frees it */
+	else
+		sweep_destroy(sw);
+}
+
+static void op_done(void *arg, int status, const struct wire_smp *req, const struct wire_smp *resp)
+{
+	struct sweep_op *op = arg;
+	struct sweep *sw = op->sw;
+	struct node *n = &sw->f->nodes[op->node];
+
+	sw->pending--;
+	if (sw->aborted) {
+		free(op);
+		if (!sw->pending)
+			sweep_destroy(sw);
+		return;
+	}
+	if (status < 0) {
+		sw->sum.set_errors++;
+		if (status == -ETIMEDOUT)
+			sw->sum.timeouts++;
+		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
+				"node 0x%016llx \"%s\" port %u: Set attr 0x%04x mod 0x%x failed: %s",
+				(unsigned long long)n->guid, n->desc, op->port, req->attr_id,
+				req->attr_mod, strerror(-status));
+		if (op->kind == OP_LFT && sw->lft_ok)
+			sw->lft_ok[op->node] = false;
+	} else if (op->kind == OP_PORTINFO || op->kind == OP_ARM || op->kind == OP_ACTIVATE) {
+		struct wire_portinfo pi;
+		struct port *p = &n->ports[op->port];
+		if (wire_portinfo_decode(resp->data, sizeof(resp->data), &pi) == 0) {
+			memcpy(p->pi, resp->data, sizeof(p->pi));
+			p->state = pi.state;
+			p->neighbor_mtu = pi.neighbor_mtu;
+			p->oper_vls = pi.oper_vls;
+		}
+	}
+	free(op);
+	if (!sw->pending)
+		sweep_next_phase(sw);
+}
+
+static void op_send(struct sweep *sw, enum op_kind kind, uint32_t node, uint8_t port,
+		    uint32_t block, uint16_t attr, uint32_t mod, const uint8_t data[64])
+{
+	struct sweep_op *op;
+	struct wire_smp smp;
+	uint8_t path[FABRIC_DR_MAX_HOPS + 1];
+	uint8_t hops;
+
+	if (discover_port_path(sw->f, node, port, path, &hops) < 0 ||
+	    wire_smp_init_dr(&smp, WIRE_SET, attr, mod, path, hops) < 0) {
+		sw->sum.set_errors++;
+		return;
+	}
+	memcpy(smp.data, data, sizeof(smp.data));
+	op = calloc(1, sizeof(*op));
+	if (!op) {
+		sw->sum.set_errors++;
+		return;
+	}
+	*op = (struct sweep_op){sw, kind, node, port, block};
+	if (xact_submit(sw->sm->xe, &smp, op_done, op) < 0) {
+		free(op);
+		sw->sum.set_errors++;
+		return;
+	}
+	sw->pending++;
+	sw->sum.sets++;
+}
+
+static bool port_is_up(const struct port *p)
+{
+	return p->valid && p->phys_state == PHYS_LINKUP && p->state >= PORT_INIT;
+}
+
+static uint8_t min8(uint8_t a, uint8_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Program one port's PortInfo when what it holds differs from what we want. */
+static void program_port(struct sweep *sw, uint32_t ni, uint8_t pn)
+{
+	struct fabric *f = sw->f;
+	struct node *n = &f->nodes[ni];
+	struct port *p = &n->ports[pn];
+	struct wire_portinfo cur, want;
+	uint8_t data[64];
+	bool lid_port = pn == 0 || !node_is_switch(n);
+	const struct port *sm_port = &f->nodes[f->sm_node].ports[f->sm_port];
+
+	if (!p->valid || wire_portinfo_decode(p->pi, sizeof(p->pi), &cur) < 0)
+		return;
+	want = cur;
+	if (lid_port) {
+		want.lid = p->lid;
+		want.lmc = p->lmc;
+		want.sm_lid = sm_port->lid;
+		want.gid_prefix = sw->sm->opts.subnet_prefix;
+		want.mkey = 0;
+		want.subnet_timeout = want.subnet_timeout ? want.subnet_timeout : 18;
+	}
+	if (pn != 0 && port_is_linked(p)) {
+		const struct port *rp = &f->nodes[p->remote_node].ports[p->remote_port];
+		if (rp->valid) {
+			want.neighbor_mtu = min8(p->mtu_cap, rp->mtu_cap);
+			/* VLCap and OperationalVLs share an encoding (1: VL0 .. 5: VL0-14) */
+			want.oper_vls = min8(p->vl_cap, rp->vl_cap);
+		}
+	}
+	want.state = PORT_NOP;
+	want.phys_state = 0;
+	cur.state = PORT_NOP;
+	cur.phys_state = 0;
+	/* OperationalVLs may only change while the port is not yet armed */
+	if (p->state > PORT_INIT)
+		want.oper_vls = cur.oper_vls;
+	if (!memcmp(&cur, &want, sizeof(cur)))
+		return;
+	memcpy(data, p->pi, sizeof(data));
+	wire_portinfo_encode(&want, data, sizeof(data));
+	op_send(sw, OP_PORTINFO, ni, pn, 0, WIRE_ATTR_PORT_INFO, pn, data);
+}
+
+static void program_switch(struct sweep *sw, uint32_t ni, const struct fabric *old_f,
+			   const struct routes *old_r)
+{
+	struct node *n = &sw->f->nodes[ni];
+	const uint8_t *lft = sw->routes->lft[ni];
+	const uint8_t *old = NULL;
+	int old_top = -1;
+	int top = sw->routes->max_lid;
+	uint32_t *blocks;
+	size_t nb;
+	struct wire_switchinfo si;
+	uint8_t data[64];
+
+	if (!lft)
+		return;
+	if (top >= n->lft_cap && n->lft_cap)
+		top = n->lft_cap - 1;
+	if (wire_switchinfo_decode(n->si, sizeof(n->si), &si) == 0 &&
+	    (si.lft_top != top || si.port_state_change)) {
+		si.lft_top = top;
+		si.port_state_change = 1; /* writing 1 clears it */
+		memcpy(data, n->si, sizeof(data));
+		wire_switchinfo_encode(&si, data, sizeof(data));
+		op_send(sw, OP_SWITCHINFO, ni, 0, 0, WIRE_ATTR_SWITCH_INFO, 0, data);
+	}
+	if (old_f && old_r) {
+		uint32_t oi = fabric_find_guid(old_f, n->guid);
+		if (oi != FABRIC_NO_NODE && oi < old_r->n_nodes && old_r->lft[oi] &&
+		    old_f->nodes[oi].lft_top == si.lft_top) {
+			old = old_r->lft[oi];
+			old_top = old_r->max_lid;
+		}
+	}
+	blocks = malloc((top / LFT_BLOCK + 1) * sizeof(*blocks));
+	if (!blocks)
+		return;
+	nb = lft_diff(old, old_top, lft, top, blocks);
+	for (size_t i = 0; i < nb; i++) {
+		uint8_t ports[LFT_BLOCK];
+		lft_block(lft, top, blocks[i], ports);
+		wire_lft_encode(ports, data, sizeof(data));
+		op_send(sw, OP_LFT, ni, 0, blocks[i], WIRE_ATTR_LFT, blocks[i], data);
+		sw->sum.lft_blocks++;
+	}
+	free(blocks);
+	n->lft_top = top;
+}
+
+static void phase_program(struct sweep *sw)
+{
+	struct fabric *f = sw->f;
+	const struct fabric *old_f = sw->sm->fabric;
+	const struct routes *old_r = sw->sm->routes;
+
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		struct node *n = &f->nodes[i];
+		for (unsigned pn = node_is_switch(n) ? 0 : 1; pn <= n->nports; pn++) {
+			struct port *p = &n->ports[pn];
+			if (pn != 0 && !port_is_up(p))
+				continue;
+			program_port(sw, i, pn);
+			/* a port coming up gets the default partition at index 0 */
+			if (!node_is_switch(n) && p->state == PORT_INIT) {
+				uint16_t keys[32] = {0xffff};
+				uint8_t data[64];
+				wire_pkey_encode(keys, data, sizeof(data));
+				op_send(sw, OP_PKEY, i, pn, 0, WIRE_ATTR_PKEY_TABLE, 0, data);
+			}
+		}
+		if (node_is_switch(n)) {
+			sw->lft_ok[i] = true;
+			program_switch(sw, i, old_f, old_r);
+		}
+	}
+}
+
+static void phase_state(struct sweep *sw, uint8_t from, uint8_t to, enum op_kind kind)
+{
+	struct fabric *f = sw->f;
+
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		struct node *n = &f->nodes[i];
+		for (unsigned pn = 1; pn <= n->nports; pn++) {
+			struct port *p = &n->ports[pn];
+			struct wire_portinfo pi;
+			uint8_t data[64];
+			if (!port_is_up(p) || p->state != from || !port_is_linked(p))
+				continue;
+			if (wire_portinfo_decode(p->pi, sizeof(p->pi), &pi) < 0)
+				continue;
+			pi.state = to;
+			pi.phys_state = 0;
+			memcpy(data, p->pi, sizeof(data));
+			wire_portinfo_encode(&pi, data, sizeof(data));
+			op_send(sw, kind, i, pn, 0, WIRE_ATTR_PORT_INFO, pn, data);
+		}
+	}
+}
+
+static void sweep_finish(struct sweep *sw)
+{
+	struct sm *sm = sw->sm;
+	struct fabric *f = sw->f;
+	struct sweep_summary *s = &sw->sum;
+
+	s->nodes = f->n_nodes;
+	s->switches = fabric_count(f, NODE_SWITCH);
+	s->cas = fabric_count(f, NODE_CA);
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		struct node *n = &f->nodes[i];
+		for (unsigned pn = 1; pn <= n->nports; pn++) {
+			struct port *p = &n->ports[pn];
+			if (!port_is_linked(p))
+				continue;
+			s->ports_linked++;
+			if (p->state == PORT_ACTIVE)
+				s->ports_active++;
+		}
+	}
+	s->links = s->ports_linked / 2;
+	s->ms = now_ms() - (sw->t0.tv_sec * 1e3 + sw->t0.tv_nsec / 1e6);
+	if (!s->reason[0] && s->ports_active != s->ports_linked)
+		snprintf(s->reason, sizeof(s->reason), "%u of %u linked ports are not ACTIVE",
+			 s->ports_linked - s->ports_active, s->ports_linked);
+	if (!s->reason[0] && s->set_errors)
+		snprintf(s->reason, sizeof(s->reason), "%u SMPs failed while programming",
+			 s->set_errors);
+	s->status = s->reason[0] ? -EIO : 0;
+
+	/* publish: the new snapshot replaces the old one whole */
+	f->generation = sm->fabric ? sm->fabric->generation + 1 : 1;
+	/* a switch whose LFT programming failed must be rewritten next time */
+	for (uint32_t i = 0; i < f->n_nodes; i++)
+		if (sw->lft_ok && !sw->lft_ok[i] && sw->routes->lft[i])
+			f->nodes[i].lft_top = 0xffff;
+	fabric_free(sm->fabric);
+	routes_free(sm->routes);
+	sm->fabric = f;
+	sm->routes = sw->routes;
+	sw->f = NULL;
+	sw->routes = NULL;
+	sm->sweeps++;
+	sm->last = *s;
+	sm->subnet_up = s->status == 0;
+	sm->state = SM_MASTER;
+	if (s->status == 0)
+		log_msg(LOG_CAT_SWEEP, sm->sweeps == 1 || s->sets ? LOG_INFO : LOG_DEBUG,
+			"subnet up: %u nodes (%u switches, %u CAs), %u links active, %u LIDs, "
+			"%u SMPs set, %u LFT blocks, %s routing, sweep %.1f ms",
+			s->nodes, s->switches, s->cas, s->links, s->lids, s->sets, s->lft_blocks,
+			s->engine, s->ms);
+	else
+		log_warn("sweep %llu: subnet not up: %s", (unsigned long long)sm->sweeps,
+			 s->reason);
+	free(sw->lft_ok);
+	free(sw);
+	sm->cur = NULL;
+	if (sm->on_sweep)
+		sm->on_sweep(sm->on_sweep_arg, &sm->last);
+	if (sm->sweep_again) {
+		sm->sweep_again = false;
+		sweep_start(sm);
+	}
+}
+
+static void sweep_next_phase(struct sweep *sw)
+{
+	switch (sw->phase) {
+	case PH_PROGRAM:
+		sw->phase = PH_ARM;
+		phase_state(sw, PORT_INIT, PORT_ARMED, OP_ARM);
+		break;
+	case PH_ARM:
+		sw->phase = PH_ACTIVATE;
+		phase_state(sw, PORT_ARMED, PORT_ACTIVE, OP_ACTIVATE);
+		break;
+	case PH_ACTIVATE:
+		sw->phase = PH_DONE;
+		break;
+	default:
+		return;
+	}
+	if (!sw->pending) {
+		if (sw->phase == PH_DONE)
+			sweep_finish(sw);
+		else
+			sweep_next_phase(sw);
+	}
+}
+
+static int route(struct sweep *sw, uint16_t max_lid)
+{
+	const char *chain = sw->sm->opts.routing_chain;
+	char names[320];
+	char why[256] = "";
+	char *save = NULL;
+	double t0 = now_ms();
+	int r = -ENOTSUP;
+
+	snprintf(names, sizeof(names), "%s,%s", sw->sm->opts.routing, chain);
+	for (char *name = strtok_r(names, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		const struct routing_engine *e = routing_find(name);
+		if (!e)
+			continue;
+		why[0] = 0;
+		r = e->compute(sw->f, &sw->routes, why, sizeof(why));
+		if (r == 0) {
+			snprintf(sw->sum.engine, sizeof(sw->sum.engine), "%s", e->name);
+			break;
+		}
+		log_ratelimited(LOG_CAT_ROUTE, LOG_WARNING, "routing engine %s refused: %s%s",
+				e->name, why[0] ? why : strerror(-r), ", trying the next one");
+	}
+	sw->sum.route_ms = now_ms() - t0;
+	if (r == 0) {
+		struct routing_stats st;
+		routing_stats(sw->f, sw->routes, &st);
+		log_msg(LOG_CAT_ROUTE, LOG_DEBUG,
+			"%s: %.1f ms, max %u / mean %.1f routes per port, %u unreachable",
+			sw->sum.engine, sw->sum.route_ms, st.max_routes_per_port,
+			st.mean_routes_per_port, st.unreachable);
+	}
+	(void)max_lid;
+	return r;
+}
+
+static void on_discovered(void *arg, int status, struct discover_result *res)
+{
+	struct sweep *sw = arg;
+	struct sm *sm = sw->sm;
+	struct lid_assign_stats ls;
+	int r;
+
+	discover_free(sw->disc);
+	sw->disc = NULL;
+	sw->f = res->fabric;
+	sw->sum.discover_ms = res->ms;
+	sw->sum.timeouts = res->timeouts;
+	if (status < 0 || !sw->f || !sw->f->n_nodes) {
+		snprintf(sw->sum.reason, sizeof(sw->sum.reason),
+			 "discovery found nothing (%s): is the local port up?",
+			 strerror(status < 0 ? -status : EHOSTUNREACH));
+		goto fail;
+	}
+	sw->f->subnet_prefix = sm->opts.subnet_prefix;
+	r = lid_assign(sm->lids, sw->f, sm->opts.lmc, &ls);
+	if (r < 0) {
+		snprintf(sw->sum.reason, sizeof(sw->sum.reason), "LID assignment failed: %s",
+			 strerror(-r));
+		goto fail;
+	}
+	sw->sum.lids = ls.from_db + ls.from_port + ls.new_lids;
+	if (ls.new_lids || ls.conflicts || sm->sweeps == 0) {
+		r = lid_db_save(sm->lids, sm->lid_path);
+		if (r < 0)
+			log_err("cannot write %s: %s (LIDs may change on restart)", sm->lid_path,
+				strerror(-r));
+	}
+	if (ls.conflicts)
+		log_warn("%u ports had conflicting LIDs and were given new ones", ls.conflicts);
+	r = route(sw, ls.max_lid);
+	if (r < 0) {
+		snprintf(sw->sum.reason, sizeof(sw->sum.reason), "no routing engine could route: %s",
+			 strerror(-r));
+		goto fail;
+	}
+	sw->lft_ok = calloc(sw->f->n_nodes, sizeof(*sw->lft_ok));
+	if (!sw->lft_ok) {
+		snprintf(sw->sum.reason, sizeof(sw->sum.reason), "out of memory");
+		goto fail;
+	}
+	sw->phase = PH_PROGRAM;
+	phase_program(sw);
+	if (!sw->pending)
+		sweep_next_phase(sw);
+	return;
+fail:
+	if (!sw->f)
+		sw->f = fabric_new();
+	if (!sw->routes && sw->f)
+		sw->routes = routes_new(sw->f, 0);
+	if (!sw->f || !sw->routes) {
+		log_err("sweep failed and out of memory");
+		abort();
+	}
+	sweep_finish(sw);
+}
+
+int sweep_start(struct sm *sm)
+{
+	struct sweep *sw;
+	int r;
+
+	if (sm->cur) {
+		sm->sweep_again = true;
+		return 0;
+	}
+	sw = calloc(1, sizeof(*sw));
+	if (!sw)
+		return -ENOMEM;
+	sw->sm = sm;
+	sw->phase = PH_DISCOVER;
+	clock_gettime(CLOCK_MONOTONIC, &sw->t0);
+	sm->cur = sw;
+	if (sm->state == SM_NOTACTIVE)
+		sm->state = SM_DISCOVERING;
+	r = discover_start(sm->xe, on_discovered, sw, &sw->disc);
+	if (r < 0) {
+		sm->cur = NULL;
+		free(sw);
+		return r;
+	}
+	return 0;
+}
+
+static void sweep_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+	sweep_start(sm);
+	sweep_schedule(sm);
+}
+
+void sweep_schedule(struct sm *sm)
+{
+	struct timeval tv = {sm->opts.sweep_interval, 0};
+
+	if (!sm->opts.sweep_interval)
+		return;
+	if (!sm->sweep_timer)
+		sm->sweep_timer = evtimer_new(sm->base, sweep_timer_cb, sm);
+	if (sm->sweep_timer)
+		evtimer_add(sm->sweep_timer, &tv);
+}

@@ -1,0 +1,34 @@
+/*
+ * The topology file reader: ibnetdiscover's text format, which is also what
+ * ibsim reads ("net" files), into a struct fabric.
+ *
+ * A file is a list of node records: optional GUID lines (switchguid=,
+ * caguid=, rtguid=, sysimgguid=, vendid=, devid=), a header
+ * `Switch|Hca|Ca|Rt NPORTS "NAME" [# "DESC" ... lid N lmc M]`, then one line
+ * per connected port `[P](PORTGUID) "REMOTE"[RP](GUID) [opts] [# comment]`
+ * (the parenthesised GUIDs are optional).  Either side of a link, or both, may
+ * list it.  LIDs found in ibnetdiscover's comments are kept on the ports.
+ */
+#ifndef IBSMD_TOPO_H
+#define IBSMD_TOPO_H
+
+#include <stddef.h>
+
+#include "sm/fabric.h"
+
+/*
+ * Parse len bytes of text (need not be NUL-terminated) into a new fabric.
+ * Node GUIDs come from the GUID lines, else from a hash of the node's name
+ * (deterministic, independent of the order of the file).  The first node is
+ * the SM's (port 0 of a switch, port 1 otherwise).  Every port is valid;
+ * linked ports are ACTIVE/LinkUp, others DOWN/Polling; switch port 0 ACTIVE.
+ *
+ * Returns 0 and *ret (owned by the caller, fabric_free()); -EBADMSG with err
+ * set to "LINE: what is wrong"; -ENOMEM.  *ret is untouched on failure.
+ */
+int topo_parse(const char *text, size_t len, struct fabric **ret, char *err, size_t err_len);
+
+/* topo_parse() of a file; err is "FILE:LINE: ..." (or "FILE: strerror"). */
+int topo_load(const char *path, struct fabric **ret, char *err, size_t err_len);
+
+#endif

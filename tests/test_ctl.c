@@ -1,0 +1,809 @@
+/*
+ * Unit tests for ui/ctl.c: the control socket server, driven by real clients
+ * over a socket in a scratch directory.  Each server runs its own event_base
+ * on a thread; the only things the test thread does to it are connect, talk,
+ * and (after the loop has stopped) free.  Stopping, stats and publishing go
+ * through commands so they run on the loop thread.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <CUnit/Basic.h>
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "ui/ctl.h"
+
+static char test_dir[64];
+
+struct harness {
+	struct event_base *base;
+	struct ctl_server *srv;
+	pthread_t thread;
+	char path[128];
+	uint64_t deferred_id;
+};
+
+/* ---- the fake command table ------------------------------------------ */
+
+static int cmd_echo(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_result,
+		    struct ctl_error *err)
+{
+	*ret_result = args ? json_incref(args) : json_object();
+	return 0;
+}
+
+static int cmd_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_result,
+		      struct ctl_error *err)
+{
+	*ret_result = json_pack("{s:s, s:b, s:i}", "state", "MASTER", "subnet_up", 1, "nodes", 7);
+	return 0;
+}
+
+static int cmd_priority(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_result,
+			struct ctl_error *err)
+{
+	json_t *p = json_object_get(args, "priority");
+
+	if (!json_is_integer(p) || json_integer_value(p) < 0 || json_integer_value(p) > 15)
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT, "priority must be an integer 0..15");
+	*ret_result = json_pack("{s:I}", "priority", json_integer_value(p));
+	return 0;
+}
+
+static int cmd_adminop(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_result,
+		       struct ctl_error *err)
+{
+	*ret_result = json_pack("{s:b}", "done", 1);
+	return 0;
+}
+
+static int cmd_fail(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_result,
+		    struct ctl_error *err)
+{
+	return -ENOMEM; /* no code set: answered "internal" */
+}
+
+static int cmd_subscribe(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_result,
+			 struct ctl_error *err)
+{
+	ctl_client_subscribe(c);
+	return 0;
+}
+
+static int cmd_notify(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_result,
+		      struct ctl_error *err)
+{
+	struct harness *h = ctx;
+	int n = ctl_server_publish(h->srv, args ? args : json_null());
+
+	*ret_result = json_pack("{s:i}", "delivered", n);
+	return 0;
+}
+
+static int cmd_later(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_result,
+		     struct ctl_error *err)
+{
+	struct harness *h = ctx;
+
+	h->deferred_id = ctl_client_id(c);
+	return CTL_DEFERRED;
+}
+
+static int cmd_finish(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_result,
+		      struct ctl_error *err)
+{
+	struct harness *h = ctx;
+	int r = ctl_server_reply(h->srv, h->deferred_id, json_pack("{s:s}", "later", "done"),
+				 NULL);
+
+	*ret_result = json_pack("{s:i}", "r", r);
+	return 0;
+}
+
+static int cmd_stats(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_result,
+		     struct ctl_error *err)
+{
+	struct harness *h = ctx;
+	struct ctl_stats st;
+
+	ctl_server_stats(h->srv, &st);
+	*ret_result = json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:i}", "requests",
+				(json_int_t)st.requests, "errors", (json_int_t)st.errors,
+				"accepted", (json_int_t)st.clients_accepted, "rejected",
+				(json_int_t)st.clients_rejected, "dropped",
+				(json_int_t)st.clients_dropped, "clients", (int)st.clients,
+				"subscribers", (int)st.subscribers);
+	return 0;
+}
+
+static int cmd_stop(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_result,
+		    struct ctl_error *err)
+{
+	struct harness *h = ctx;
+	struct timeval tv = {0, 20000}; /* time to flush this reply */
+
+	event_base_loopexit(h->base, &tv);
+	return 0;
+}
+
+static const struct ctl_command test_cmds[] = {
+	{"echo", false, "{...}", cmd_echo},
+	{"status", false, NULL, cmd_status},
+	{"priority", true, "{\"priority\": 0..15}", cmd_priority},
+	{"adminop", true, NULL, cmd_adminop},
+	{"fail", false, NULL, cmd_fail},
+	{"subscribe", false, NULL, cmd_subscribe},
+	{"notify", false, "{...}", cmd_notify},
+	{"later", false, NULL, cmd_later},
+	{"finish", false, NULL, cmd_finish},
+	{"stats", false, NULL, cmd_stats},
+	{"stop", false, NULL, cmd_stop},
+	{NULL, false, NULL, NULL},
+};
+
+/* ---- harness ---------------------------------------------------------- */
+
+static void *loop_thread(void *arg)
+{
+	struct harness *h = arg;
+
+	event_base_loop(h->base, EVLOOP_NO_EXIT_ON_EMPTY);
+	return NULL;
+}
+
+static struct harness *harness_start(const char *name, const struct ctl_opts *base_opts)
+{
+	struct harness *h = calloc(1, sizeof(*h));
+	struct ctl_opts opts;
+	char err[256];
+
+	CU_ASSERT_FATAL(h != NULL);
+	if (base_opts)
+		opts = *base_opts;
+	else
+		ctl_opts_init(&opts);
+	snprintf(h->path, sizeof(h->path), "%s/%s.sock", test_dir, name);
+	opts.path = h->path;
+	h->base = event_base_new();
+	CU_ASSERT_FATAL(h->base != NULL);
+	h->srv = ctl_server_new(h->base, &opts, test_cmds, h, err, sizeof(err));
+	if (!h->srv)
+		fprintf(stderr, "ctl_server_new: %s\n", err);
+	CU_ASSERT_FATAL(h->srv != NULL);
+	CU_ASSERT_FATAL(pthread_create(&h->thread, NULL, loop_thread, h) == 0);
+	return h;
+}
+
+static int cli_connect(const char *path)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool cli_send(int fd, const char *s, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = send(fd, s, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		s += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* One line (malloc'd, without newline) within timeout_ms, or NULL on EOF/timeout. */
+static char *cli_recv_line(int fd, int timeout_ms)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	ssize_t n;
+
+	while (buf) {
+		if (poll(&pfd, 1, timeout_ms) <= 0)
+			break;
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		/* byte by byte: never read past the line */
+		n = recv(fd, buf + len, 1, 0);
+		if (n <= 0)
+			break;
+		if (buf[len] == '\n') {
+			buf[len] = '\0';
+			return buf;
+		}
+		len++;
+	}
+	free(buf);
+	return NULL;
+}
+
+static json_t *cli_recv_json(int fd)
+{
+	char *line = cli_recv_line(fd, 5000);
+	json_t *j;
+
+	if (!line)
+		return NULL;
+	j = json_loads(line, 0, NULL);
+	free(line);
+	return j;
+}
+
+/* Send raw text (a newline is added) and parse the one-line reply. */
+static json_t *cli_call_raw(int fd, const char *text)
+{
+	if (!cli_send(fd, text, strlen(text)) || !cli_send(fd, "\n", 1))
+		return NULL;
+	return cli_recv_json(fd);
+}
+
+static const char *reply_code(json_t *reply)
+{
+	return json_string_value(json_object_get(json_object_get(reply, "error"), "code"));
+}
+
+static bool reply_ok(json_t *reply)
+{
+	return json_is_true(json_object_get(reply, "ok"));
+}
+
+static json_t *harness_stats(struct harness *h)
+{
+	int fd = cli_connect(h->path);
+	json_t *r, *res = NULL;
+
+	if (fd < 0)
+		return NULL;
+	r = cli_call_raw(fd, "{\"cmd\":\"stats\"}");
+	if (r)
+		res = json_incref(json_object_get(r, "result"));
+	json_decref(r);
+	close(fd);
+	return res;
+}
+
+static void harness_stop(struct harness *h)
+{
+	int fd = cli_connect(h->path);
+	json_t *r;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	r = cli_call_raw(fd, "{\"cmd\":\"stop\"}");
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+	pthread_join(h->thread, NULL);
+	close(fd);
+	ctl_server_free(h->srv);
+	CU_ASSERT(access(h->path, F_OK) < 0); /* unlinked */
+	event_base_free(h->base);
+	free(h);
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static void test_status_and_socket_mode(void)
+{
+	struct harness *h = harness_start("status", NULL);
+	struct stat st;
+	json_t *r;
+	int fd;
+
+	CU_ASSERT_FATAL(stat(h->path, &st) == 0);
+	CU_ASSERT(S_ISSOCK(st.st_mode));
+	CU_ASSERT((st.st_mode & 07777) == 0660);
+
+	fd = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd >= 0);
+	r = cli_call_raw(fd, "{\"cmd\":\"status\"}");
+	CU_ASSERT(reply_ok(r));
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(r, "result"),
+								 "state")),
+			       "MASTER");
+	json_decref(r);
+
+	/* "id" is echoed; CRLF is accepted; args:null is no args */
+	r = cli_call_raw(fd, "{\"cmd\":\"echo\",\"args\":{\"a\":1},\"id\":42}\r");
+	CU_ASSERT(reply_ok(r));
+	CU_ASSERT(json_integer_value(json_object_get(r, "id")) == 42);
+	CU_ASSERT(json_integer_value(json_object_get(json_object_get(r, "result"), "a")) == 1);
+	json_decref(r);
+	r = cli_call_raw(fd, "{\"cmd\":\"echo\",\"args\":null}");
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+
+	/* a handler failing without a code is "internal" */
+	r = cli_call_raw(fd, "{\"cmd\":\"fail\"}");
+	CU_ASSERT_STRING_EQUAL(reply_code(r), CTL_ERR_INTERNAL);
+	json_decref(r);
+	close(fd);
+	harness_stop(h);
+}
+
+static void test_bad_input(void)
+{
+	struct harness *h = harness_start("bad", NULL);
+	static const struct {
+		const char *text;
+		const char *code;
+	} cases[] = {
+		{"garbage", CTL_ERR_BAD_JSON},
+		{"{\"cmd\":\"status\"", CTL_ERR_BAD_JSON}, /* truncated */
+		{"{\"cmd\":\"status\",\"cmd\":\"echo\"}", CTL_ERR_BAD_JSON},
+		{"\"status\"", CTL_ERR_BAD_REQUEST},
+		{"[1,2]", CTL_ERR_BAD_REQUEST},
+		{"{}", CTL_ERR_BAD_REQUEST},
+		{"{\"cmd\":7}", CTL_ERR_BAD_REQUEST},
+		{"{\"cmd\":\"echo\",\"args\":[1]}", CTL_ERR_BAD_REQUEST},
+		{"{\"cmd\":\"echo\",\"args\":\"x\"}", CTL_ERR_BAD_REQUEST},
+		{"{\"cmd\":\"echo\",\"arg\":{}}", CTL_ERR_BAD_REQUEST},
+		{"{\"cmd\":\"nosuch\"}", CTL_ERR_UNKNOWN_COMMAND},
+		{"\xff\xfe{", CTL_ERR_BAD_JSON},
+	};
+	size_t i;
+	json_t *r;
+	int fd;
+
+	fd = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd >= 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		r = cli_call_raw(fd, cases[i].text);
+		CU_ASSERT_PTR_NOT_NULL(r);
+		CU_ASSERT(json_is_false(json_object_get(r, "ok")));
+		if (!reply_code(r) || strcmp(reply_code(r), cases[i].code))
+			fprintf(stderr, "case %zu: want %s, got %s\n", i, cases[i].code,
+				reply_code(r) ? reply_code(r) : "(none)");
+		CU_ASSERT(reply_code(r) && !strcmp(reply_code(r), cases[i].code));
+		json_decref(r);
+		/* the same connection still answers */
+		r = cli_call_raw(fd, "{\"cmd\":\"status\"}");
+		CU_ASSERT(reply_ok(r));
+		json_decref(r);
+	}
+	/* blank lines are ignored, not answered */
+	CU_ASSERT(cli_send(fd, "\n\n", 2));
+	r = cli_call_raw(fd, "{\"cmd\":\"status\"}");
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+	close(fd);
+	harness_stop(h);
+}
+
+static void test_bad_argument(void)
+{
+	struct ctl_opts opts;
+	struct harness *h;
+	json_t *r;
+	int fd;
+
+	ctl_opts_init(&opts);
+	opts.admin_uid_override = (long)getuid();
+	h = harness_start("arg", &opts);
+	fd = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd >= 0);
+	r = cli_call_raw(fd, "{\"cmd\":\"priority\",\"args\":{\"priority\":\"high\"}}");
+	CU_ASSERT_STRING_EQUAL(reply_code(r), CTL_ERR_BAD_ARGUMENT);
+	json_decref(r);
+	r = cli_call_raw(fd, "{\"cmd\":\"priority\",\"args\":{\"priority\":99}}");
+	CU_ASSERT_STRING_EQUAL(reply_code(r), CTL_ERR_BAD_ARGUMENT);
+	json_decref(r);
+	r = cli_call_raw(fd, "{\"cmd\":\"priority\"}");
+	CU_ASSERT_STRING_EQUAL(reply_code(r), CTL_ERR_BAD_ARGUMENT);
+	json_decref(r);
+	r = cli_call_raw(fd, "{\"cmd\":\"priority\",\"args\":{\"priority\":3}}");
+	CU_ASSERT(reply_ok(r));
+	CU_ASSERT(json_integer_value(json_object_get(json_object_get(r, "result"), "priority")) ==
+		  3);
+	json_decref(r);
+	close(fd);
+	harness_stop(h);
+}
+
+static void test_permission(void)
+{
+	struct ctl_opts opts;
+	struct harness *h;
+	json_t *r;
+	int fd;
+
+	/* admin is some other uid: root and our groups do not count */
+	ctl_opts_init(&opts);
+	opts.admin_uid_override = (long)getuid() + 4242;
+	h = harness_start("perm", &opts);
+	fd = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd >= 0);
+	r = cli_call_raw(fd, "{\"cmd\":\"adminop\"}");
+	CU_ASSERT_STRING_EQUAL(reply_code(r), CTL_ERR_PERMISSION_DENIED);
+	json_decref(r);
+	r = cli_call_raw(fd, "{\"cmd\":\"priority\",\"args\":{\"priority\":1}}");
+	CU_ASSERT_STRING_EQUAL(reply_code(r), CTL_ERR_PERMISSION_DENIED);
+	json_decref(r);
+	/* read commands stay open */
+	r = cli_call_raw(fd, "{\"cmd\":\"status\"}");
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+	close(fd);
+	harness_stop(h);
+
+	/* and when we are the admin uid it is allowed */
+	opts.admin_uid_override = (long)getuid();
+	h = harness_start("perm2", &opts);
+	fd = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd >= 0);
+	r = cli_call_raw(fd, "{\"cmd\":\"adminop\"}");
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+	close(fd);
+	harness_stop(h);
+}
+
+static void test_request_too_large(void)
+{
+	struct harness *h = harness_start("large", NULL);
+	size_t big = 4u * 1024 * 1024;
+	char *buf = malloc(big + 1);
+	json_t *r, *st;
+	char *line;
+	int fd, fd2;
+
+	CU_ASSERT_FATAL(buf != NULL);
+	/* a valid-looking JSON string, 4 MiB long, then a newline */
+	memset(buf, 'a', big);
+	memcpy(buf, "{\"cmd\":\"echo\",\"args\":{\"x\":\"", 27);
+	buf[big - 3] = '"';
+	buf[big - 2] = '}';
+	buf[big - 1] = '}';
+	buf[big] = '\n';
+	fd = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd >= 0);
+	fd2 = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd2 >= 0);
+	/* the server stops reading and closes: the send fails part way */
+	cli_send(fd, buf, big + 1);
+	r = cli_recv_json(fd);
+	CU_ASSERT_PTR_NOT_NULL(r);
+	CU_ASSERT(reply_code(r) && !strcmp(reply_code(r), CTL_ERR_REQUEST_TOO_LARGE));
+	json_decref(r);
+	line = cli_recv_line(fd, 5000);
+	CU_ASSERT_PTR_NULL(line); /* closed */
+	free(line);
+	close(fd);
+
+	/* a request just under the limit is fine */
+	memset(buf, 'b', 60000);
+	memcpy(buf, "{\"cmd\":\"echo\",\"args\":{\"x\":\"", 27);
+	memcpy(buf + 60000 - 3, "\"}}", 3);
+	buf[60000] = '\0';
+	r = cli_call_raw(fd2, buf);
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+	close(fd2);
+	free(buf);
+
+	st = harness_stats(h);
+	CU_ASSERT(json_integer_value(json_object_get(st, "dropped")) >= 1);
+	json_decref(st);
+	harness_stop(h);
+}
+
+#define NCLIENTS 50
+
+static void test_many_clients(void)
+{
+	struct harness *h = harness_start("many", NULL);
+	int fds[NCLIENTS], i, ok = 0;
+	char req[64];
+	json_t *r;
+
+	for (i = 0; i < NCLIENTS; i++) {
+		fds[i] = cli_connect(h->path);
+		CU_ASSERT_FATAL(fds[i] >= 0);
+	}
+	/* all requests in flight before any reply is read */
+	for (i = 0; i < NCLIENTS; i++) {
+		snprintf(req, sizeof(req), "{\"cmd\":\"echo\",\"args\":{\"n\":%d}}\n", i);
+		CU_ASSERT(cli_send(fds[i], req, strlen(req)));
+	}
+	for (i = 0; i < NCLIENTS; i++) {
+		r = cli_recv_json(fds[i]);
+		if (reply_ok(r) &&
+		    json_integer_value(json_object_get(json_object_get(r, "result"), "n")) == i)
+			ok++;
+		json_decref(r);
+	}
+	CU_ASSERT_EQUAL(ok, NCLIENTS);
+	for (i = 0; i < NCLIENTS; i++)
+		close(fds[i]);
+	harness_stop(h);
+}
+
+static void test_too_many_clients(void)
+{
+	struct ctl_opts opts;
+	struct harness *h;
+	int fds[4], fd, i;
+	json_t *r;
+
+	ctl_opts_init(&opts);
+	opts.max_clients = 4;
+	h = harness_start("limit", &opts);
+	for (i = 0; i < 4; i++) {
+		fds[i] = cli_connect(h->path);
+		CU_ASSERT_FATAL(fds[i] >= 0);
+		r = cli_call_raw(fds[i], "{\"cmd\":\"status\"}"); /* accepted for sure */
+		CU_ASSERT(reply_ok(r));
+		json_decref(r);
+	}
+	fd = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd >= 0);
+	r = cli_recv_json(fd);
+	CU_ASSERT(reply_code(r) && !strcmp(reply_code(r), CTL_ERR_TOO_MANY_CLIENTS));
+	json_decref(r);
+	close(fd);
+	close(fds[0]);
+	/* a slot frees up once the server sees the close */
+	for (i = 0; i < 50; i++) {
+		fd = cli_connect(h->path);
+		CU_ASSERT_FATAL(fd >= 0);
+		r = cli_call_raw(fd, "{\"cmd\":\"status\"}");
+		close(fd);
+		if (reply_ok(r)) {
+			json_decref(r);
+			break;
+		}
+		json_decref(r);
+		usleep(20000);
+	}
+	CU_ASSERT(i < 50);
+	for (i = 1; i < 4; i++)
+		close(fds[i]);
+	harness_stop(h);
+}
+
+static void test_slow_reader(void)
+{
+	struct harness *h = harness_start("slow", NULL);
+	size_t plen = 16384, sent = 0;
+	char *req = malloc(plen + 64);
+	bool dropped = false;
+	json_t *r, *st;
+	int fd, fd2, i;
+
+	CU_ASSERT_FATAL(req != NULL);
+	memset(req, 'z', plen + 64);
+	memcpy(req, "{\"cmd\":\"echo\",\"args\":{\"x\":\"", 27);
+	memcpy(req + plen, "\"}}\n", 4);
+	fd = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd >= 0);
+	fd2 = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd2 >= 0);
+	/* never read; 64 MiB of replies would be owed */
+	for (i = 0; i < 4096; i++) {
+		if (!cli_send(fd, req, plen + 4)) {
+			dropped = true;
+			break;
+		}
+		sent += plen + 4;
+	}
+	CU_ASSERT(dropped);
+	CU_ASSERT(sent < 16u * 1024 * 1024);
+	close(fd);
+	/* the other client was not disturbed */
+	r = cli_call_raw(fd2, "{\"cmd\":\"status\"}");
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+	close(fd2);
+	st = harness_stats(h);
+	CU_ASSERT(json_integer_value(json_object_get(st, "dropped")) >= 1);
+	json_decref(st);
+	free(req);
+	harness_stop(h);
+}
+
+static void test_events(void)
+{
+	struct harness *h = harness_start("events", NULL);
+	json_t *r, *ev;
+	int sub, sub2, pub;
+
+	sub = cli_connect(h->path);
+	sub2 = cli_connect(h->path);
+	pub = cli_connect(h->path);
+	CU_ASSERT_FATAL(sub >= 0 && sub2 >= 0 && pub >= 0);
+	r = cli_call_raw(sub, "{\"cmd\":\"subscribe\"}");
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+	r = cli_call_raw(sub2, "{\"cmd\":\"subscribe\"}");
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+	r = cli_call_raw(pub, "{\"cmd\":\"notify\",\"args\":{\"type\":\"link_down\",\"port\":3}}");
+	CU_ASSERT(reply_ok(r));
+	CU_ASSERT(json_integer_value(json_object_get(json_object_get(r, "result"), "delivered")) ==
+		  2);
+	json_decref(r);
+	r = cli_recv_json(sub);
+	ev = json_object_get(r, "event");
+	CU_ASSERT_PTR_NOT_NULL(ev);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ev, "type")), "link_down");
+	CU_ASSERT(json_integer_value(json_object_get(ev, "port")) == 3);
+	json_decref(r);
+	r = cli_recv_json(sub2);
+	CU_ASSERT_PTR_NOT_NULL(json_object_get(r, "event"));
+	json_decref(r);
+
+	/* a subscriber that goes away is forgotten */
+	close(sub2);
+	usleep(50000);
+	r = cli_call_raw(pub, "{\"cmd\":\"notify\",\"args\":{\"type\":\"x\"}}");
+	CU_ASSERT(json_integer_value(json_object_get(json_object_get(r, "result"), "delivered")) ==
+		  1);
+	json_decref(r);
+	r = cli_recv_json(sub);
+	CU_ASSERT_PTR_NOT_NULL(json_object_get(r, "event"));
+	json_decref(r);
+	close(sub);
+	close(pub);
+	harness_stop(h);
+}
+
+static void test_deferred_and_pipelined(void)
+{
+	struct harness *h = harness_start("defer", NULL);
+	const char *two = "{\"cmd\":\"later\"}\n{\"cmd\":\"echo\",\"args\":{\"k\":2}}\n";
+	json_t *r;
+	char *line;
+	int a, b;
+
+	a = cli_connect(h->path);
+	b = cli_connect(h->path);
+	CU_ASSERT_FATAL(a >= 0 && b >= 0);
+	CU_ASSERT(cli_send(a, two, strlen(two)));
+	line = cli_recv_line(a, 200); /* nothing yet: "later" is pending */
+	CU_ASSERT_PTR_NULL(line);
+	free(line);
+	r = cli_call_raw(b, "{\"cmd\":\"finish\"}");
+	CU_ASSERT(json_integer_value(json_object_get(json_object_get(r, "result"), "r")) == 0);
+	json_decref(r);
+	r = cli_recv_json(a);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(r, "result"),
+								 "later")),
+			       "done");
+	json_decref(r);
+	r = cli_recv_json(a);
+	CU_ASSERT(json_integer_value(json_object_get(json_object_get(r, "result"), "k")) == 2);
+	json_decref(r);
+	/* nothing pending any more */
+	r = cli_call_raw(b, "{\"cmd\":\"finish\"}");
+	CU_ASSERT(json_integer_value(json_object_get(json_object_get(r, "result"), "r")) ==
+		  -ENOENT);
+	json_decref(r);
+	close(a);
+	close(b);
+	harness_stop(h);
+}
+
+static void test_half_close(void)
+{
+	struct harness *h = harness_start("half", NULL);
+	const char *req = "{\"cmd\":\"status\"}"; /* no newline, then EOF */
+	json_t *r;
+	int fd;
+
+	fd = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(cli_send(fd, req, strlen(req)));
+	shutdown(fd, SHUT_WR);
+	r = cli_recv_json(fd);
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+	close(fd);
+	harness_stop(h);
+}
+
+static void test_socket_file(void)
+{
+	struct harness *h = harness_start("live", NULL);
+	struct event_base *base = event_base_new();
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	struct ctl_server *srv;
+	struct ctl_opts opts;
+	char err[256], path[100];
+	int fd;
+
+	/* a live socket is not stolen */
+	ctl_opts_init(&opts);
+	opts.path = h->path;
+	srv = ctl_server_new(base, &opts, test_cmds, NULL, err, sizeof(err));
+	CU_ASSERT_PTR_NULL(srv);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "already running"));
+	harness_stop(h);
+
+	/* a stale one is replaced */
+	snprintf(path, sizeof(path), "%s/stale.sock", test_dir);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0);
+	close(fd);
+	opts.path = path;
+	srv = ctl_server_new(base, &opts, test_cmds, NULL, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL(srv);
+	ctl_server_free(srv);
+
+	/* bad groups and paths are reported */
+	opts.admin_group = "no-such-group-ibsmd";
+	srv = ctl_server_new(base, &opts, test_cmds, NULL, err, sizeof(err));
+	CU_ASSERT_PTR_NULL(srv);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no-such-group-ibsmd"));
+	opts.admin_group = NULL;
+	opts.path = "/nonexistent-dir-ibsmd/x.sock";
+	srv = ctl_server_new(base, &opts, test_cmds, NULL, err, sizeof(err));
+	CU_ASSERT_PTR_NULL(srv);
+	ctl_server_free(NULL);
+	event_base_free(base);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failed;
+
+	signal(SIGPIPE, SIG_IGN);
+	snprintf(test_dir, sizeof(test_dir), "/tmp/test_ctl.XXXXXX");
+	if (!mkdtemp(test_dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("ctl", NULL, NULL);
+	CU_add_test(s, "status and socket mode", test_status_and_socket_mode);
+	CU_add_test(s, "bad input keeps the connection", test_bad_input);
+	CU_add_test(s, "bad argument from a handler", test_bad_argument);
+	CU_add_test(s, "admin commands need credentials", test_permission);
+	CU_add_test(s, "4 MiB request", test_request_too_large);
+	CU_add_test(s, "50 clients at once", test_many_clients);
+	CU_add_test(s, "too many clients", test_too_many_clients);
+	CU_add_test(s, "client that never reads", test_slow_reader);
+	CU_add_test(s, "events", test_events);
+	CU_add_test(s, "deferred and pipelined replies", test_deferred_and_pipelined);
+	CU_add_test(s, "half close", test_half_close);
+	CU_add_test(s, "socket file handling", test_socket_file);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	rmdir(test_dir);
+	return failed ? 1 : 0;
+}

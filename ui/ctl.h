@@ -1,0 +1,140 @@
+/*
+ * The control socket server: newline-delimited JSON over an AF_UNIX stream
+ * socket, served on the daemon's libevent loop.  Generic over a command table;
+ * it knows nothing about the SM.  The protocol is documented in docs/protocol.md.
+ *
+ *   request:  {"cmd":"NAME","args":{...},"id":ANY}   ("args" and "id" optional)
+ *   reply:    {"ok":true,"result":...,"id":ANY}
+ *             {"ok":false,"error":{"code":"...","message":"..."},"id":ANY}
+ *   event:    {"event":...}          (only to clients that subscribed)
+ *
+ * One request, one reply, in order.  Everything runs on the loop thread: no
+ * function here may be called from another thread.
+ */
+#ifndef IBSMD_CTL_H
+#define IBSMD_CTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+struct event_base;
+struct ctl_server;
+struct ctl_client;
+
+/*
+ * Error code catalogue (the "code" member of an error reply).  Codes are
+ * stable API: scripts match on them.  Messages are for humans and may change.
+ */
+#define CTL_ERR_BAD_JSON "bad_json"               /* request line is not JSON */
+#define CTL_ERR_BAD_REQUEST "bad_request"         /* not an object, no/bad "cmd", "args" not an object, unknown member */
+#define CTL_ERR_UNKNOWN_COMMAND "unknown_command" /* "cmd" names no command */
+#define CTL_ERR_BAD_ARGUMENT "bad_argument"       /* an argument is missing, of the wrong type or out of range */
+#define CTL_ERR_NOT_FOUND "not_found"             /* the node/port/LID named does not exist */
+#define CTL_ERR_PERMISSION_DENIED "permission_denied" /* admin command from a non-admin peer */
+#define CTL_ERR_REQUEST_TOO_LARGE "request_too_large" /* line over max_request; connection closed */
+#define CTL_ERR_TOO_MANY_CLIENTS "too_many_clients"   /* over max_clients; connection closed */
+#define CTL_ERR_BUSY "busy"                       /* try again later (e.g. a sweep is running) */
+#define CTL_ERR_NOT_READY "not_ready"             /* no fabric snapshot yet */
+#define CTL_ERR_INTERNAL "internal"               /* a bug or a resource failure in the daemon */
+
+struct ctl_error {
+	char code[32];
+	char message[256];
+};
+
+/*
+ * Fill *err and return -EINVAL, so a handler can write
+ *	return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT, "priority must be 0..15");
+ */
+int ctl_error_set(struct ctl_error *err, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* A handler returns this (instead of 0) to answer later with ctl_server_reply(). */
+#define CTL_DEFERRED 1
+
+/*
+ * A command handler.  args is the request's "args" object (borrowed, NULL when
+ * absent).  On success return 0 and set *ret_result to a new reference (or
+ * leave it NULL for an empty object).  On failure return a negative errno with
+ * err filled; a negative return with err->code empty is answered "internal"
+ * with strerror().  Return CTL_DEFERRED after taking ctl_client_id(c) to answer
+ * later; the client's further requests wait until then.
+ */
+typedef int ctl_handler_fn(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_result,
+			   struct ctl_error *err);
+
+struct ctl_command {
+	const char *name;
+	bool admin;            /* changes the fabric: needs an admin peer */
+	const char *args_help; /* e.g. "{\"priority\": 0..15}", for docs and "help" */
+	ctl_handler_fn *fn;
+};
+
+struct ctl_opts {
+	const char *path;         /* socket path (required) */
+	const char *socket_group; /* chgrp the socket to this group; NULL/"" = keep */
+	const char *admin_group;  /* members may run admin commands; NULL/"" = root only */
+	size_t max_request;       /* bytes per request line; 0 = 64 KiB */
+	unsigned max_clients;     /* 0 = 64 */
+	size_t max_output;        /* queued reply/event bytes per client before it is dropped; 0 = 1 MiB */
+	/*
+	 * Test hook, never set from configuration: when >= 0, exactly this uid is
+	 * admin (root and the admin group are not).  -1 = normal rules.
+	 */
+	long admin_uid_override;
+};
+
+/* Fill opts with the defaults (path NULL, admin_uid_override -1). */
+void ctl_opts_init(struct ctl_opts *opts);
+
+/*
+ * Create the socket (mode 0660, group socket_group), listen, and serve on base.
+ * cmds is terminated by an entry whose name is NULL; it and ctx must outlive
+ * the server.  A stale socket file is replaced; a live one (another daemon
+ * answering) is an error.  Returns NULL with a message in err on failure.
+ */
+struct ctl_server *ctl_server_new(struct event_base *base, const struct ctl_opts *opts,
+				  const struct ctl_command *cmds, void *ctx, char *err,
+				  size_t err_len);
+/* Close every client, stop listening, unlink the socket.  NULL is fine. */
+void ctl_server_free(struct ctl_server *srv);
+
+/*
+ * Send {"event":event} to every subscribed client; steals nothing (event is
+ * borrowed).  Clients whose queued output exceeds max_output are dropped.
+ * Returns the number of clients it was queued to.
+ */
+int ctl_server_publish(struct ctl_server *srv, json_t *event);
+
+/*
+ * Answer a deferred request.  Exactly one of result (a new reference, stolen;
+ * NULL = empty object when err is NULL) and err is used.  Returns 0, or
+ * -ENOENT when the client has gone (result is released) or has nothing pending.
+ */
+int ctl_server_reply(struct ctl_server *srv, uint64_t client_id, json_t *result,
+		     const struct ctl_error *err);
+
+struct ctl_stats {
+	uint64_t requests;         /* request lines handled */
+	uint64_t errors;           /* error replies sent */
+	uint64_t clients_accepted; /* connections served */
+	uint64_t clients_rejected; /* refused: too many clients */
+	uint64_t clients_dropped;  /* closed by us: too large, too slow */
+	uint64_t events;           /* events published */
+	unsigned clients;          /* connected now */
+	unsigned subscribers;      /* subscribed now */
+};
+void ctl_server_stats(const struct ctl_server *srv, struct ctl_stats *ret_stats);
+
+/* For handlers. */
+/* Keep this client's connection for events (see ctl_server_publish). */
+void ctl_client_subscribe(struct ctl_client *c);
+uint64_t ctl_client_id(const struct ctl_client *c);
+uid_t ctl_client_uid(const struct ctl_client *c);
+pid_t ctl_client_pid(const struct ctl_client *c);
+bool ctl_client_is_admin(const struct ctl_client *c);
+
+#endif
