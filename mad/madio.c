@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <endian.h>
 #include <sys/eventfd.h>
 #include <infiniband/umad.h>
 
@@ -24,6 +25,7 @@ struct rx_item {
 	struct rx_item *next;
 	int agent;
 	int status;
+	struct madio_addr from;
 	size_t len;
 	uint8_t mad[WIRE_MAD_SIZE];
 };
@@ -88,6 +90,11 @@ static void *madio_thread(void *arg)
 		it->next = NULL;
 		it->agent = agent;
 		it->status = umad_status(umad);
+		ib_mad_addr_t *a = umad_get_mad_addr(umad);
+		it->from.slid = be16toh(a->lid);
+		it->from.qpn = be32toh(a->qpn);
+		it->from.qkey = be32toh(a->qkey);
+		it->from.sl = a->sl;
 		it->len = len > WIRE_MAD_SIZE ? WIRE_MAD_SIZE : (len < 0 ? 0 : (size_t)len);
 		memcpy(it->mad, umad_get_mad(umad), it->len);
 		pthread_mutex_lock(&io->lock);
@@ -130,7 +137,8 @@ static void madio_drain(evutil_socket_t fd, short what, void *arg)
 	pthread_mutex_unlock(&io->lock);
 	while (list) {
 		struct rx_item *next = list->next;
-		io->recv(io->ctx, agent_class(io, list->agent), list->status, list->mad, list->len);
+		io->recv(io->ctx, agent_class(io, list->agent), list->status, &list->from, list->mad,
+			 list->len);
 		free(list);
 		list = next;
 	}

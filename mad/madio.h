@@ -26,13 +26,21 @@ struct madio_port_info {
 	int state;
 };
 
+/* Where a received MAD came from (for replies). */
+struct madio_addr {
+	uint16_t slid;
+	uint32_t qpn;
+	uint32_t qkey;
+	uint8_t sl;
+};
+
 /*
  * A received MAD: agent is the class it arrived on (0x01, 0x81, 0x03, 0x04);
  * status is umad's (0, or ETIMEDOUT etc. for a send that failed, in which case
  * buf is the request that was sent).
  */
-typedef void (*madio_recv_fn)(void *ctx, int mgmt_class, int status, const uint8_t *buf,
-			      size_t len);
+typedef void (*madio_recv_fn)(void *ctx, int mgmt_class, int status,
+			      const struct madio_addr *from, const uint8_t *buf, size_t len);
 
 /*
  * Open ca_name/port_num (NULL/0: first usable), register the agents (SMI and

@@ -12,7 +12,40 @@
 #include "sm/log.h"
 #include "sm/sm.h"
 
-static void sm_recv(void *ctx, int mgmt_class, int status, const uint8_t *buf, size_t len)
+/* SubnGet(SMInfo) from another SM or a diagnostic tool (IBA 14.4.1): answer it. */
+static void sm_answer_sminfo(struct sm *sm, const struct madio_addr *from, const uint8_t *buf,
+			     size_t len)
+{
+	struct wire_smp req, resp;
+	struct wire_sminfo si = {0};
+	uint8_t out[WIRE_MAD_SIZE];
+
+	if (wire_smp_decode(buf, len, &req) < 0) {
+		sm->mad_malformed++;
+		log_ratelimited(LOG_CAT_MAD, LOG_WARNING, "dropped a malformed SMInfo request");
+		return;
+	}
+	resp = req;
+	resp.method = WIRE_GET_RESP;
+	resp.status = 0;
+	if (req.mgmt_class == WIRE_CLASS_SMI_DR)
+		resp.direction = true;
+	si.guid = sm->port_guid;
+	si.priority = sm->opts.priority;
+	si.act_count = (uint32_t)sm->sweeps;
+	si.state = sm->state == SM_MASTER ? 3 : sm->state == SM_STANDBY ? 2
+		   : sm->state == SM_DISCOVERING ? 1 : 0;
+	memset(resp.data, 0, sizeof(resp.data));
+	wire_sminfo_encode(&si, resp.data, sizeof(resp.data));
+	if (wire_smp_encode(&resp, out, sizeof(out)) < 0)
+		return;
+	if (madio_send_lid(sm->io, req.mgmt_class, out, sizeof(out), from->slid, 0, 0) < 0)
+		log_ratelimited(LOG_CAT_MAD, LOG_WARNING, "cannot answer SMInfo from LID %u",
+				from->slid);
+}
+
+static void sm_recv(void *ctx, int mgmt_class, int status, const struct madio_addr *from,
+		    const uint8_t *buf, size_t len)
 {
 	struct sm *sm = ctx;
 	uint8_t cls, method;
@@ -40,6 +73,11 @@ static void sm_recv(void *ctx, int mgmt_class, int status, const uint8_t *buf, s
 			log_msg(LOG_CAT_MAD, LOG_DEBUG, "late or unknown response TID 0x%016llx",
 				(unsigned long long)tid);
 		}
+		return;
+	}
+	if ((cls == WIRE_CLASS_SMI || cls == WIRE_CLASS_SMI_DR) && method == WIRE_GET && len >= 18 &&
+	    (buf[16] << 8 | buf[17]) == WIRE_ATTR_SM_INFO) {
+		sm_answer_sminfo(sm, from, buf, len);
 		return;
 	}
 	sm->mad_unexpected++;
@@ -84,6 +122,9 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_opts *o, cha
 	r = madio_open(base, o->ca_name, o->port_num, sm_recv, sm, &sm->io, err, err_len);
 	if (r < 0)
 		goto fail;
+	struct madio_port_info mpi;
+	if (madio_port_info(sm->io, &mpi) == 0)
+		sm->port_guid = mpi.port_guid;
 	sm->xe = xact_new(base, &xo, sm_send, sm);
 	if (!sm->xe) {
 		snprintf(err, err_len, "cannot create the transaction engine (window %u)",

@@ -75,6 +75,7 @@ struct sm {
 	bool sweep_again;  /* a sweep was asked for while one ran */
 	sm_sweep_done_fn on_sweep;
 	void *on_sweep_arg;
+	uint64_t port_guid;
 	uint64_t mad_malformed, mad_unexpected;
 	struct event *sweep_timer;
 };

@@ -344,6 +344,13 @@ static void test_status_and_socket_mode(void)
 	CU_ASSERT(reply_ok(r));
 	json_decref(r);
 
+	/* the built-in help lists the table */
+	r = cli_call_raw(fd, "{\"cmd\":\"help\"}");
+	CU_ASSERT(reply_ok(r));
+	CU_ASSERT(json_array_size(json_object_get(r, "result")) ==
+		  sizeof(test_cmds) / sizeof(test_cmds[0]) - 1);
+	json_decref(r);
+
 	/* a handler failing without a code is "internal" */
 	r = cli_call_raw(fd, "{\"cmd\":\"fail\"}");
 	CU_ASSERT_STRING_EQUAL(reply_code(r), CTL_ERR_INTERNAL);

@@ -250,6 +250,19 @@ static const struct ctl_command *server_find(const struct ctl_server *srv, const
 	return NULL;
 }
 
+/* The built-in "help" (unless the table has its own): every command. */
+static json_t *server_help(const struct ctl_server *srv)
+{
+	const struct ctl_command *cmd;
+	json_t *list = json_array();
+
+	for (cmd = srv->cmds; list && cmd->name; cmd++)
+		json_array_append_new(list, json_pack("{s:s, s:b, s:s}", "name", cmd->name,
+						      "admin", cmd->admin, "args",
+						      cmd->args_help ? cmd->args_help : ""));
+	return list;
+}
+
 static void client_handle_line(struct ctl_client *c, const char *line, size_t len)
 {
 	struct ctl_server *srv = c->srv;
@@ -294,6 +307,10 @@ static void client_handle_line(struct ctl_client *c, const char *line, size_t le
 		goto out_req;
 	}
 	cmd = server_find(srv, json_string_value(jcmd));
+	if (!cmd && !strcmp(json_string_value(jcmd), "help")) {
+		client_send_result(c, id, server_help(srv));
+		goto out_req;
+	}
 	if (!cmd) {
 		snprintf(msg, sizeof(msg), "no command '%.64s' (try \"help\")",
 			 json_string_value(jcmd));

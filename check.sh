@@ -1,0 +1,23 @@
+#!/bin/sh
+# Install dependencies, build ibsmd with warnings as errors, run every test.
+set -e
+cd "$(dirname "$0")"
+./deps.sh
+[ -x configure ] || autoreconf -fi
+mkdir -p build
+cd build
+[ -f Makefile ] || ../configure --enable-werror
+make -j"$(nproc)"
+rc=0
+make -j"$(nproc)" check || rc=$?
+for f in tests/*.trs; do
+	if grep -q '^:test-result: \(FAIL\|ERROR\)' "$f"; then
+		echo "==== ${f%.trs}.log"
+		tail -80 "${f%.trs}.log"
+	fi
+done
+pass=$(cat tests/*.trs | grep -c '^:test-result: PASS' || true)
+failed=$(cat tests/*.trs | grep -c '^:test-result: \(FAIL\|ERROR\)' || true)
+skipped=$(cat tests/*.trs | grep -c '^:test-result: SKIP' || true)
+echo "check: $pass passed, $failed failed, $skipped skipped"
+exit $rc

@@ -1,0 +1,127 @@
+# Shared helpers for ibsmd's integration tests (sourced, bash).
+#
+# Each test gets its own scratch directory and its own ibsim (IBSIM_SOCKNAME),
+# tracks every process it starts by PID and stops them on exit; every wait is
+# bounded.  Clients run in the scratch directory under umad2sim.
+
+set -u
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${UMAD2SIM:=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}"
+IBSMD="$top_builddir/ibsmd"
+SMCTL="$top_builddir/smctl"
+TOPOGEN="$top_builddir/ibsmd-topogen"
+FABCHECK="$top_srcdir/tests/fabcheck.py"
+TEST_NAME=$(basename "$0" .sh)
+T=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-$TEST_NAME.XXXXXX")
+PIDS=()
+SIM_PID=
+FAILS=0
+PASSES=0
+export IBSIM_SOCKNAME="ibsmd-$TEST_NAME-$$"
+
+log() { echo "[$TEST_NAME] $*"; }
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]}"; do
+		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$p" 2>/dev/null
+	done
+	exec 7>&- 2>/dev/null
+	if [ "$FAILS" -eq 0 ] && [ -z "${KEEP:-}" ]; then rm -rf "$T"; else log "scratch kept in $T"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+pass() { PASSES=$((PASSES + 1)); log "ok: $*"; }
+fail() { FAILS=$((FAILS + 1)); log "FAIL: $*"; }
+check() { # check "description" command...
+	local d=$1; shift
+	if "$@"; then pass "$d"; else fail "$d"; fi
+}
+finish() {
+	log "$PASSES passed, $FAILS failed"
+	[ "$FAILS" -eq 0 ]
+	exit $?
+}
+
+# wait_for SECONDS command...: poll until the command succeeds
+wait_for() {
+	local limit=$1; shift
+	local end=$((SECONDS + limit))
+	while [ $SECONDS -lt $end ]; do
+		"$@" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# sim_start TOPOFILE [ibsim options]: start ibsim on a topology
+sim_start() {
+	local topo=$1; shift
+	rm -f "$T/cons"
+	mkfifo "$T/cons"
+	# the console fifo stays open for writing in fd 7: ibsim never sees EOF
+	exec 7<>"$T/cons"
+	(cd "$T" && exec ibsim -s "$@" "$topo" <"$T/cons" >"$T/ibsim.log" 2>&1) &
+	SIM_PID=$!
+	PIDS+=("$SIM_PID")
+	if ! wait_for 120 grep -q "simulator ready" "$T/ibsim.log"; then
+		log "ibsim did not start:"; tail -5 "$T/ibsim.log"
+		return 1
+	fi
+}
+
+sim_cmd() { echo "$*" >&7; sleep 0.3; }
+
+sim_stop() {
+	[ -n "$SIM_PID" ] || return 0
+	kill "$SIM_PID" 2>/dev/null
+	for _ in $(seq 50); do kill -0 "$SIM_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$SIM_PID" 2>/dev/null
+	wait "$SIM_PID" 2>/dev/null
+	exec 7>&-
+	SIM_PID=
+}
+
+# sim_run TIMEOUT command...: run a libibumad program on the simulated fabric
+sim_run() {
+	local to=$1; shift
+	(cd "$T" && LD_PRELOAD="$UMAD2SIM" timeout -k 5 "$to" "$@")
+}
+
+# sm_once STATE_DIR [args]: one sweep, output in $T/sm.out / $T/sm.err
+sm_once() {
+	local sd=$1; shift
+	sim_run 120 "$IBSMD" --once --state-dir "$sd" "$@" >"$T/sm.out" 2>"$T/sm.err"
+}
+
+# sm_start STATE_DIR [args]: the daemon in the background; SM_PID
+sm_start() {
+	local sd=$1; shift
+	(cd "$T" && LD_PRELOAD="$UMAD2SIM" exec "$IBSMD" --state-dir "$sd" "$@" \
+		>"$T/smd.out" 2>"$T/smd.err") &
+	SM_PID=$!
+	PIDS+=("$SM_PID")
+}
+
+sm_stop() {
+	kill "$SM_PID" 2>/dev/null
+	local rc=0
+	for _ in $(seq 100); do kill -0 "$SM_PID" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$SM_PID" 2>/dev/null; then kill -9 "$SM_PID"; rc=1; fi
+	wait "$SM_PID" 2>/dev/null || rc=$?
+	return $rc
+}
+
+# diag captures: ibnetdiscover and dump_fts output into files
+capture() {
+	local tag=$1
+	sim_run 60 ibnetdiscover >"$T/$tag.topo" 2>"$T/$tag.topo.err" || return 1
+	sim_run 60 dump_fts >"$T/$tag.fts" 2>"$T/$tag.fts.err" || return 1
+	sim_run 60 iblinkinfo >"$T/$tag.links" 2>"$T/$tag.links.err" || return 1
+}

@@ -1,0 +1,328 @@
+/*
+ * Unit tests for sm/conf.c: defaults, the config file, every kind of error
+ * with its FILE:LINE, command-line overrides, the diff and the JSON view.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <CUnit/Basic.h>
+
+#include "sm/conf.h"
+
+static char test_dir[64];
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_defaults(void)
+{
+	struct sm_conf c;
+
+	conf_defaults(&c);
+	CU_ASSERT_STRING_EQUAL(c.ca_name, "");
+	CU_ASSERT_EQUAL(c.port_num, 0);
+	CU_ASSERT_STRING_EQUAL(c.state_dir, "/var/lib/ibsmd");
+	CU_ASSERT_STRING_EQUAL(c.socket_path, "/run/ibsmd/ibsmd.sock");
+	CU_ASSERT_STRING_EQUAL(c.socket_group, "");
+	CU_ASSERT_STRING_EQUAL(c.admin_group, "");
+	CU_ASSERT_STRING_EQUAL(c.routing_engine, "minhop");
+	CU_ASSERT_STRING_EQUAL(c.routing_chain, "ftree,updn,minhop");
+	CU_ASSERT_EQUAL(c.sm_priority, 0);
+	CU_ASSERT_EQUAL(c.sweep_interval, 10);
+	CU_ASSERT_EQUAL(c.mad_window, 32);
+	CU_ASSERT_EQUAL(c.mad_timeout_ms, 200);
+	CU_ASSERT_EQUAL(c.mad_retries, 3);
+	CU_ASSERT_EQUAL(c.lmc, 0);
+	CU_ASSERT(c.subnet_prefix == 0xfe80000000000000ULL);
+	CU_ASSERT_EQUAL(c.log_level, LOG_INFO);
+}
+
+static void test_good_file(void)
+{
+	char path[128], err[256];
+	struct sm_conf c;
+
+	snprintf(path, sizeof(path), "%s/good.conf", test_dir);
+	write_file(path, "# ibsmd test\n"
+			 "\n"
+			 "ca_name = mlx5_0\n"
+			 "port_num=2\n"
+			 "   state_dir   =   /srv/ibsmd   \n"
+			 "socket_path = /run/x/ibsmd.sock ; inline comment\n"
+			 "socket_group = ib-users\n"
+			 "admin_group = ib-admin\n"
+			 "routing_engine = updn\n"
+			 "routing_chain = ftree,minhop\n"
+			 "sm_priority = 15\n"
+			 "sweep_interval = 0\n"
+			 "mad_window = 1024\n"
+			 "mad_timeout_ms = 10\n"
+			 "mad_retries = 20\n"
+			 "lmc = 7\n"
+			 "subnet_prefix = 0xfe80000000000123\n"
+			 "log_level = debug\n"
+			 "; last comment, no newline at the end");
+	conf_defaults(&c);
+	CU_ASSERT_EQUAL_FATAL(conf_load(&c, path, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(c.ca_name, "mlx5_0");
+	CU_ASSERT_EQUAL(c.port_num, 2);
+	CU_ASSERT_STRING_EQUAL(c.state_dir, "/srv/ibsmd");
+	CU_ASSERT_STRING_EQUAL(c.socket_path, "/run/x/ibsmd.sock");
+	CU_ASSERT_STRING_EQUAL(c.socket_group, "ib-users");
+	CU_ASSERT_STRING_EQUAL(c.admin_group, "ib-admin");
+	CU_ASSERT_STRING_EQUAL(c.routing_engine, "updn");
+	CU_ASSERT_STRING_EQUAL(c.routing_chain, "ftree,minhop");
+	CU_ASSERT_EQUAL(c.sm_priority, 15);
+	CU_ASSERT_EQUAL(c.sweep_interval, 0);
+	CU_ASSERT_EQUAL(c.mad_window, 1024);
+	CU_ASSERT_EQUAL(c.mad_timeout_ms, 10);
+	CU_ASSERT_EQUAL(c.mad_retries, 20);
+	CU_ASSERT_EQUAL(c.lmc, 7);
+	CU_ASSERT(c.subnet_prefix == 0xfe80000000000123ULL);
+	CU_ASSERT_EQUAL(c.log_level, LOG_DEBUG);
+	unlink(path);
+}
+
+static void test_shipped_example(void)
+{
+	/* etc/ibsmd.conf must load and equal the defaults */
+	const char *srcdir = getenv("top_srcdir");
+	struct sm_conf c, d;
+	char path[512], err[256];
+	const char *keys[32];
+
+	snprintf(path, sizeof(path), "%s/etc/ibsmd.conf", srcdir ? srcdir : ".");
+	if (access(path, R_OK) < 0) {
+		fprintf(stderr, "(skipped: %s not found)\n", path);
+		return;
+	}
+	conf_defaults(&c);
+	conf_defaults(&d);
+	CU_ASSERT_EQUAL(conf_load(&c, path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(conf_diff(&c, &d, keys, 32), 0);
+}
+
+/* Each bad line, alone after two good lines, must fail with NAME:3: and the hint. */
+static void test_errors(void)
+{
+	static const struct {
+		const char *line;
+		const char *want;
+	} cases[] = {
+		{"frobnicate = 1", "unknown key 'frobnicate'"},
+		{"sm_priority", "expected 'key = value'"},
+		{"[main]", "sections are not used"},
+		{"sm_priority = 16", "out of range 0..15"},
+		{"sm_priority = -1", "out of range 0..15"},
+		{"sm_priority = high", "not an integer"},
+		{"sm_priority = ", "not an integer"},
+		{"sm_priority = 99999999999999999999", "not an integer"},
+		{"sweep_interval = 10s", "not an integer"},
+		{"mad_window = 0", "out of range 1..1024"},
+		{"mad_window = 1025", "out of range 1..1024"},
+		{"mad_timeout_ms = 9", "out of range 10..60000"},
+		{"mad_timeout_ms = 60001", "out of range 10..60000"},
+		{"mad_retries = 21", "out of range 0..20"},
+		{"lmc = 8", "out of range 0..7"},
+		{"sm_priority = verbose", "not an integer"},
+		{"port_num = 255", "out of range 0..254"},
+		{"subnet_prefix = fe80::", "not a 64-bit hex number"},
+		{"subnet_prefix = 0x1fe80000000000000", "not a 64-bit hex number"},
+				{"state_dir = relative/dir", "not an absolute path"},
+		{"state_dir =", "a path is required"},
+		{"routing_engine = Min Hop", "not a routing engine name"},
+		{"routing_chain = ftree,,minhop", "comma-separated"},
+		{"routing_chain = ", "at least one routing engine"},
+		{"admin_group = wheel;rm", "not a valid name"},
+		{"sm_priority = 1 # comment", "own line"},
+		{"log_level = debug", "duplicate key 'log_level' (first set on line 2)"},
+		{"socket_path = /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		 "longer than 107"},
+		{"ca_name = mlx5_0mlx5_0mlx5_0mlx5_0mlx5_0mlx5_0mlx5_0mlx5_0mlx5_0mlx5_0mlx5_0",
+		 "longer than 63"},
+	};
+	char text[512], err[256], want[320];
+	struct sm_conf c;
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "# header\nlog_level = info\n%s\nlmc = 1\n",
+			 cases[i].line);
+		conf_defaults(&c);
+		err[0] = '\0';
+		r = conf_load_string(&c, "t.conf", text, err, sizeof(err));
+		snprintf(want, sizeof(want), "t.conf:3: ");
+		if (r != -EINVAL || strncmp(err, want, strlen(want)) || !strstr(err, cases[i].want))
+			fprintf(stderr, "\ncase '%s': r=%d err='%s', want '%s'\n", cases[i].line, r,
+				err, cases[i].want);
+		CU_ASSERT_EQUAL(r, -EINVAL);
+		CU_ASSERT(strncmp(err, want, strlen(want)) == 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].want));
+	}
+}
+
+static void test_file_errors(void)
+{
+	char path[128], err[256], want[160], *big;
+	struct sm_conf c;
+	size_t i;
+
+	/* the real file name and line number */
+	snprintf(path, sizeof(path), "%s/bad.conf", test_dir);
+	write_file(path, "lmc = 1\n\n# x\nbogus_key = 3\n");
+	conf_defaults(&c);
+	CU_ASSERT_EQUAL(conf_load(&c, path, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s:4: unknown key 'bogus_key'", path);
+	CU_ASSERT_STRING_EQUAL(err, want);
+
+	/* a line too long for the parser is an error, not a silent split */
+	big = malloc(400);
+	CU_ASSERT_FATAL(big != NULL);
+	strcpy(big, "ca_name = ");
+	for (i = strlen(big); i < 300; i++)
+		big[i] = 'x';
+	big[i++] = '\n';
+	big[i] = '\0';
+	write_file(path, big);
+	free(big);
+	CU_ASSERT_EQUAL(conf_load(&c, path, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s:1: line longer than", path);
+	CU_ASSERT(strncmp(err, want, strlen(want)) == 0);
+
+	/* missing file: errno and the name */
+	snprintf(path, sizeof(path), "%s/missing.conf", test_dir);
+	CU_ASSERT_EQUAL(conf_load(&c, path, err, sizeof(err)), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "missing.conf"));
+
+	/* binary junk */
+	snprintf(path, sizeof(path), "%s/bin.conf", test_dir);
+	{
+		FILE *f = fopen(path, "w");
+
+		CU_ASSERT_FATAL(f != NULL);
+		fwrite("lmc = 1\n\0\x01\x02", 1, 11, f);
+		fclose(f);
+	}
+	CU_ASSERT_EQUAL(conf_load(&c, path, err, sizeof(err)), -EINVAL);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/bad.conf", test_dir);
+	unlink(path);
+}
+
+static void test_set(void)
+{
+	struct sm_conf c;
+	char err[256];
+
+	conf_defaults(&c);
+	CU_ASSERT_EQUAL(conf_set(&c, "sm_priority", "7", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.sm_priority, 7);
+	CU_ASSERT_EQUAL(conf_set(&c, "routing_engine", "ftree", err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(c.routing_engine, "ftree");
+	CU_ASSERT_EQUAL(conf_set(&c, "socket_path", "/tmp/x.sock", err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(c.socket_path, "/tmp/x.sock");
+	CU_ASSERT_EQUAL(conf_set(&c, "log_level", "warning", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.log_level, LOG_WARNING);
+
+	CU_ASSERT_EQUAL(conf_set(&c, "sm_priority", "16", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "sm_priority: 16 is out of range 0..15");
+	CU_ASSERT_EQUAL(c.sm_priority, 7); /* untouched */
+	CU_ASSERT_EQUAL(conf_set(&c, "log_level", "verbose", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err,
+			       "log_level: 'verbose' is not one of error, warning, info, debug");
+	CU_ASSERT_EQUAL(conf_load_string(&c, "f", "\n\nlog_level = loud\n", err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT(strncmp(err, "f:3: log_level: ", 16) == 0);
+	CU_ASSERT_EQUAL(conf_set(&c, "nope", "1", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "unknown key 'nope'");
+
+	/* the command line wins over the file: load, then set */
+	CU_ASSERT_EQUAL(conf_load_string(&c, "x", "sm_priority = 3\n", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(conf_set(&c, "sm_priority", "9", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.sm_priority, 9);
+}
+
+static void test_diff_and_live(void)
+{
+	struct sm_conf a, b;
+	const char *keys[4];
+
+	conf_defaults(&a);
+	conf_defaults(&b);
+	CU_ASSERT_EQUAL(conf_diff(&a, &b, keys, 4), 0);
+	b.sm_priority = 5;
+	snprintf(b.ca_name, sizeof(b.ca_name), "mlx4_0");
+	CU_ASSERT_EQUAL(conf_diff(&a, &b, keys, 4), 2);
+	CU_ASSERT_STRING_EQUAL(keys[0], "ca_name");
+	CU_ASSERT_STRING_EQUAL(keys[1], "sm_priority");
+	CU_ASSERT_EQUAL(conf_diff(&a, &b, keys, 1), 2);
+
+	CU_ASSERT(conf_key_is_live("sm_priority"));
+	CU_ASSERT(conf_key_is_live("log_level"));
+	CU_ASSERT(!conf_key_is_live("socket_path"));
+	CU_ASSERT(!conf_key_is_live("ca_name"));
+	CU_ASSERT(!conf_key_is_live("nope"));
+}
+
+static void test_json(void)
+{
+	struct sm_conf c;
+	json_t *j;
+
+	conf_defaults(&c);
+	j = conf_to_json(&c);
+	CU_ASSERT_FATAL(j != NULL);
+	CU_ASSERT_EQUAL(json_object_size(j), 16);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "subnet_prefix")),
+			       "0xfe80000000000000");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "log_level")), "info");
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "mad_window")), 32);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "routing_chain")),
+			       "ftree,updn,minhop");
+	json_decref(j);
+
+	CU_ASSERT_EQUAL(conf_log_level_from_str("error"), LOG_ERR);
+	CU_ASSERT_EQUAL(conf_log_level_from_str("bogus"), -1);
+	CU_ASSERT_STRING_EQUAL(conf_log_level_str(LOG_WARNING), "warning");
+	CU_ASSERT_PTR_NULL(conf_log_level_str(LOG_NOTICE));
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failed;
+
+	snprintf(test_dir, sizeof(test_dir), "/tmp/test_conf.XXXXXX");
+	if (!mkdtemp(test_dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("conf", NULL, NULL);
+	CU_add_test(s, "defaults", test_defaults);
+	CU_add_test(s, "good file", test_good_file);
+	CU_add_test(s, "shipped example equals the defaults", test_shipped_example);
+	CU_add_test(s, "errors carry FILE:LINE", test_errors);
+	CU_add_test(s, "file-level errors", test_file_errors);
+	CU_add_test(s, "command-line overrides", test_set);
+	CU_add_test(s, "diff and live keys", test_diff_and_live);
+	CU_add_test(s, "JSON view", test_json);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	rmdir(test_dir);
+	return failed ? 1 : 0;
+}
