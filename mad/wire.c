@@ -149,6 +149,8 @@ int wire_dr_path_parse(const char *s, uint8_t *path, uint8_t *ret_hops)
 		return -EINVAL;
 	while (*s) {
 		char *end;
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
 		errno = 0;
 		unsigned long v = strtoul(s, &end, 10);
 		if (end == s || errno || v > 255)
@@ -159,7 +161,7 @@ int wire_dr_path_parse(const char *s, uint8_t *path, uint8_t *ret_hops)
 			p[n + 1] = v;
 		n++;
 		s = end;
-		if (*s == ',')
+		if (*s == ',' && s[1])
 			s++;
 		else if (*s)
 			return -EINVAL;

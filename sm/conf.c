@@ -45,27 +45,33 @@ struct conf_key {
 	bool live;
 };
 
-#define STR_KEY(n, t, live) {#n, t, offsetof(struct sm_conf, n), sizeof(((struct sm_conf *)0)->n), 0, 0, live}
-#define INT_KEY(n, lo, hi, live) {#n, CONF_INT, offsetof(struct sm_conf, n), sizeof(int), lo, hi, live}
+#define STR_KEY(n, t, live)                                                                        \
+	{                                                                                          \
+#n, t, offsetof(struct sm_conf, n), sizeof(((struct sm_conf *)0)->n), 0, 0, live   \
+	}
+#define INT_KEY(n, lo, hi, live)                                                                   \
+	{                                                                                          \
+#n, CONF_INT, offsetof(struct sm_conf, n), sizeof(int), lo, hi, live               \
+	}
 
 static const struct conf_key conf_keys[] = {
-	STR_KEY(ca_name, CONF_NAME, false),
-	INT_KEY(port_num, 0, 254, false),
-	STR_KEY(state_dir, CONF_PATH, false),
-	STR_KEY(socket_path, CONF_PATH, false),
-	STR_KEY(socket_group, CONF_NAME, false),
-	STR_KEY(admin_group, CONF_NAME, true),
-	STR_KEY(routing_engine, CONF_ENGINE, true),
-	STR_KEY(routing_chain, CONF_CHAIN, true),
-	INT_KEY(sm_priority, 0, 15, true),
-	INT_KEY(sweep_interval, 0, 86400, true),
-	INT_KEY(mad_window, 1, 1024, true),
-	INT_KEY(mad_timeout_ms, 10, 60000, true),
-	INT_KEY(mad_retries, 0, 20, true),
-	INT_KEY(lmc, 0, 7, false),
-	{"subnet_prefix", CONF_U64, offsetof(struct sm_conf, subnet_prefix), sizeof(uint64_t), 0,
-	 0, false},
-	{"log_level", CONF_LEVEL, offsetof(struct sm_conf, log_level), sizeof(int), 0, 0, true},
+    STR_KEY(ca_name, CONF_NAME, false),
+    INT_KEY(port_num, 0, 254, false),
+    STR_KEY(state_dir, CONF_PATH, false),
+    STR_KEY(socket_path, CONF_PATH, false),
+    STR_KEY(socket_group, CONF_NAME, false),
+    STR_KEY(admin_group, CONF_NAME, true),
+    STR_KEY(routing_engine, CONF_ENGINE, true),
+    STR_KEY(routing_chain, CONF_CHAIN, true),
+    INT_KEY(sm_priority, 0, 15, true),
+    INT_KEY(sweep_interval, 0, 86400, true),
+    INT_KEY(mad_window, 1, 1024, true),
+    INT_KEY(mad_timeout_ms, 10, 60000, true),
+    INT_KEY(mad_retries, 0, 20, true),
+    INT_KEY(lmc, 0, 7, false),
+    {"subnet_prefix", CONF_U64, offsetof(struct sm_conf, subnet_prefix), sizeof(uint64_t), 0, 0,
+     false},
+    {"log_level", CONF_LEVEL, offsetof(struct sm_conf, log_level), sizeof(int), 0, 0, true},
 };
 
 #define CONF_NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -74,10 +80,10 @@ static const struct {
 	const char *name;
 	int level;
 } conf_levels[] = {
-	{"error", LOG_ERR},
-	{"warning", LOG_WARNING},
-	{"info", LOG_INFO},
-	{"debug", LOG_DEBUG},
+    {"error", LOG_ERR},
+    {"warning", LOG_WARNING},
+    {"info", LOG_INFO},
+    {"debug", LOG_DEBUG},
 };
 
 int conf_log_level_from_str(const char *s)
@@ -216,7 +222,8 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 			comma = strchr(s, ',');
 			if (!conf_is_engine(s, comma ? (size_t)(comma - s) : strlen(s))) {
 				snprintf(why, why_len,
-					 "'%s' is not a comma-separated list of engine names (e.g. ftree,updn,minhop)",
+					 "'%s' is not a comma-separated list of engine names (e.g. "
+					 "ftree,updn,minhop)",
 					 value);
 				return -EINVAL;
 			}
@@ -246,7 +253,8 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 		errno = 0;
 		u = strtoull(value, &end, 16);
 		if (!len || *end || errno || value[0] == '-' || isspace((unsigned char)value[0])) {
-			snprintf(why, why_len, "'%s' is not a 64-bit hex number (e.g. 0xfe80000000000000)",
+			snprintf(why, why_len,
+				 "'%s' is not a 64-bit hex number (e.g. 0xfe80000000000000)",
 				 value);
 			return -EINVAL;
 		}
@@ -255,7 +263,8 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 	case CONF_LEVEL:
 		lvl = conf_log_level_from_str(value);
 		if (lvl < 0) {
-			snprintf(why, why_len, "'%s' is not one of error, warning, info, debug", value);
+			snprintf(why, why_len, "'%s' is not one of error, warning, info, debug",
+				 value);
 			return -EINVAL;
 		}
 		*(int *)p = lvl;
@@ -336,8 +345,8 @@ int conf_load_string(struct sm_conf *c, const char *name, const char *text, char
 		nl = strchr(line, '\n');
 		len = nl ? (size_t)(nl - line) : strlen(line);
 		if (len > CONF_LINE_MAX) {
-			snprintf(err, err_len, "%s:%d: line longer than %d characters", name, ps.line,
-				 CONF_LINE_MAX);
+			snprintf(err, err_len, "%s:%d: line longer than %d characters", name,
+				 ps.line, CONF_LINE_MAX);
 			return -EINVAL;
 		}
 		memcpy(buf, line, len);

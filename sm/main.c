@@ -65,8 +65,9 @@ static void on_sweep(void *arg, const struct sweep_summary *s)
 	if (d->once) {
 		if (s->status == 0) {
 			printf("subnet up: %u nodes (%u switches, %u CAs), %u links, %u LIDs, "
-			       "%s routing, %.1f ms\n",
-			       s->nodes, s->switches, s->cas, s->links, s->lids, s->engine, s->ms);
+			       "%s routing, %.1f ms%s\n",
+			       s->nodes, s->switches, s->cas, s->links, s->lids, s->engine, s->ms,
+			       s->timeouts ? " (some nodes did not answer: see the log)" : "");
 			d->exit_code = 0;
 		} else {
 			fprintf(stderr, "ibsmd: subnet not up: %s\n", s->reason);

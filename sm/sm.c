@@ -22,7 +22,8 @@ static void sm_answer_sminfo(struct sm *sm, const struct madio_addr *from, const
 
 	if (wire_smp_decode(buf, len, &req) < 0) {
 		sm->mad_malformed++;
-		log_ratelimited(LOG_CAT_MAD, LOG_WARNING, "dropped a malformed SMInfo request");
+		log_ratelimited(LOG_CAT_MAD, LOG_WARNING,
+				"dropped a malformed SMInfo request from LID %u", from->slid);
 		return;
 	}
 	resp = req;
@@ -53,8 +54,8 @@ static void sm_recv(void *ctx, int mgmt_class, int status, const struct madio_ad
 
 	if (wire_mad_peek(buf, len, &cls, &method, &tid) < 0) {
 		sm->mad_malformed++;
-		log_ratelimited(LOG_CAT_MAD, LOG_WARNING, "dropped a truncated MAD (%zu bytes)",
-				len);
+		log_ratelimited(LOG_CAT_MAD, LOG_WARNING,
+				"dropped a truncated MAD (%zu bytes) from LID %u", len, from->slid);
 		return;
 	}
 	if (status) {
@@ -67,8 +68,8 @@ static void sm_recv(void *ctx, int mgmt_class, int status, const struct madio_ad
 		if (r == -EBADMSG) {
 			sm->mad_malformed++;
 			log_ratelimited(LOG_CAT_MAD, LOG_WARNING,
-					"dropped a malformed SMP response (class 0x%02x, %zu bytes)",
-					cls, len);
+					"dropped a malformed SMP response (class 0x%02x, %zu bytes) "
+					"from LID %u", cls, len, from->slid);
 		} else if (r == -ENOENT) {
 			log_msg(LOG_CAT_MAD, LOG_DEBUG, "late or unknown response TID 0x%016llx",
 				(unsigned long long)tid);
@@ -82,8 +83,9 @@ static void sm_recv(void *ctx, int mgmt_class, int status, const struct madio_ad
 	}
 	sm->mad_unexpected++;
 	log_ratelimited(LOG_CAT_MAD, LOG_NOTICE,
-			"ignored a MAD of class 0x%02x method 0x%02x (agent 0x%02x): not served yet",
-			cls, method, mgmt_class);
+			"ignored a MAD of class 0x%02x method 0x%02x attr 0x%04x from LID %u: "
+			"not served yet", cls, method, len >= 18 ? buf[16] << 8 | buf[17] : 0,
+			from->slid);
 }
 
 static int sm_send(void *ctx, const uint8_t *mad, size_t len, unsigned timeout_ms)

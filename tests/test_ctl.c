@@ -56,7 +56,8 @@ static int cmd_priority(void *ctx, struct ctl_client *c, json_t *args, json_t **
 	json_t *p = json_object_get(args, "priority");
 
 	if (!json_is_integer(p) || json_integer_value(p) < 0 || json_integer_value(p) > 15)
-		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT, "priority must be an integer 0..15");
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+				     "priority must be an integer 0..15");
 	*ret_result = json_pack("{s:I}", "priority", json_integer_value(p));
 	return 0;
 }
@@ -104,8 +105,7 @@ static int cmd_finish(void *ctx, struct ctl_client *c, json_t *args, json_t **re
 		      struct ctl_error *err)
 {
 	struct harness *h = ctx;
-	int r = ctl_server_reply(h->srv, h->deferred_id, json_pack("{s:s}", "later", "done"),
-				 NULL);
+	int r = ctl_server_reply(h->srv, h->deferred_id, json_pack("{s:s}", "later", "done"), NULL);
 
 	*ret_result = json_pack("{s:i}", "r", r);
 	return 0;
@@ -118,12 +118,11 @@ static int cmd_stats(void *ctx, struct ctl_client *c, json_t *args, json_t **ret
 	struct ctl_stats st;
 
 	ctl_server_stats(h->srv, &st);
-	*ret_result = json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:i}", "requests",
-				(json_int_t)st.requests, "errors", (json_int_t)st.errors,
-				"accepted", (json_int_t)st.clients_accepted, "rejected",
-				(json_int_t)st.clients_rejected, "dropped",
-				(json_int_t)st.clients_dropped, "clients", (int)st.clients,
-				"subscribers", (int)st.subscribers);
+	*ret_result = json_pack(
+	    "{s:I, s:I, s:I, s:I, s:I, s:i, s:i}", "requests", (json_int_t)st.requests, "errors",
+	    (json_int_t)st.errors, "accepted", (json_int_t)st.clients_accepted, "rejected",
+	    (json_int_t)st.clients_rejected, "dropped", (json_int_t)st.clients_dropped, "clients",
+	    (int)st.clients, "subscribers", (int)st.subscribers);
 	return 0;
 }
 
@@ -138,18 +137,18 @@ static int cmd_stop(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_
 }
 
 static const struct ctl_command test_cmds[] = {
-	{"echo", false, "{...}", cmd_echo},
-	{"status", false, NULL, cmd_status},
-	{"priority", true, "{\"priority\": 0..15}", cmd_priority},
-	{"adminop", true, NULL, cmd_adminop},
-	{"fail", false, NULL, cmd_fail},
-	{"subscribe", false, NULL, cmd_subscribe},
-	{"notify", false, "{...}", cmd_notify},
-	{"later", false, NULL, cmd_later},
-	{"finish", false, NULL, cmd_finish},
-	{"stats", false, NULL, cmd_stats},
-	{"stop", false, NULL, cmd_stop},
-	{NULL, false, NULL, NULL},
+    {"echo", false, "{...}", cmd_echo},
+    {"status", false, NULL, cmd_status},
+    {"priority", true, "{\"priority\": 0..15}", cmd_priority},
+    {"adminop", true, NULL, cmd_adminop},
+    {"fail", false, NULL, cmd_fail},
+    {"subscribe", false, NULL, cmd_subscribe},
+    {"notify", false, "{...}", cmd_notify},
+    {"later", false, NULL, cmd_later},
+    {"finish", false, NULL, cmd_finish},
+    {"stats", false, NULL, cmd_stats},
+    {"stop", false, NULL, cmd_stop},
+    {NULL, false, NULL, NULL},
 };
 
 /* ---- harness ---------------------------------------------------------- */
@@ -329,9 +328,8 @@ static void test_status_and_socket_mode(void)
 	CU_ASSERT_FATAL(fd >= 0);
 	r = cli_call_raw(fd, "{\"cmd\":\"status\"}");
 	CU_ASSERT(reply_ok(r));
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(r, "result"),
-								 "state")),
-			       "MASTER");
+	CU_ASSERT_STRING_EQUAL(
+	    json_string_value(json_object_get(json_object_get(r, "result"), "state")), "MASTER");
 	json_decref(r);
 
 	/* "id" is echoed; CRLF is accepted; args:null is no args */
@@ -366,18 +364,18 @@ static void test_bad_input(void)
 		const char *text;
 		const char *code;
 	} cases[] = {
-		{"garbage", CTL_ERR_BAD_JSON},
-		{"{\"cmd\":\"status\"", CTL_ERR_BAD_JSON}, /* truncated */
-		{"{\"cmd\":\"status\",\"cmd\":\"echo\"}", CTL_ERR_BAD_JSON},
-		{"\"status\"", CTL_ERR_BAD_REQUEST},
-		{"[1,2]", CTL_ERR_BAD_REQUEST},
-		{"{}", CTL_ERR_BAD_REQUEST},
-		{"{\"cmd\":7}", CTL_ERR_BAD_REQUEST},
-		{"{\"cmd\":\"echo\",\"args\":[1]}", CTL_ERR_BAD_REQUEST},
-		{"{\"cmd\":\"echo\",\"args\":\"x\"}", CTL_ERR_BAD_REQUEST},
-		{"{\"cmd\":\"echo\",\"arg\":{}}", CTL_ERR_BAD_REQUEST},
-		{"{\"cmd\":\"nosuch\"}", CTL_ERR_UNKNOWN_COMMAND},
-		{"\xff\xfe{", CTL_ERR_BAD_JSON},
+	    {"garbage", CTL_ERR_BAD_JSON},
+	    {"{\"cmd\":\"status\"", CTL_ERR_BAD_JSON}, /* truncated */
+	    {"{\"cmd\":\"status\",\"cmd\":\"echo\"}", CTL_ERR_BAD_JSON},
+	    {"\"status\"", CTL_ERR_BAD_REQUEST},
+	    {"[1,2]", CTL_ERR_BAD_REQUEST},
+	    {"{}", CTL_ERR_BAD_REQUEST},
+	    {"{\"cmd\":7}", CTL_ERR_BAD_REQUEST},
+	    {"{\"cmd\":\"echo\",\"args\":[1]}", CTL_ERR_BAD_REQUEST},
+	    {"{\"cmd\":\"echo\",\"args\":\"x\"}", CTL_ERR_BAD_REQUEST},
+	    {"{\"cmd\":\"echo\",\"arg\":{}}", CTL_ERR_BAD_REQUEST},
+	    {"{\"cmd\":\"nosuch\"}", CTL_ERR_UNKNOWN_COMMAND},
+	    {"\xff\xfe{", CTL_ERR_BAD_JSON},
 	};
 	size_t i;
 	json_t *r;
@@ -704,9 +702,8 @@ static void test_deferred_and_pipelined(void)
 	CU_ASSERT(json_integer_value(json_object_get(json_object_get(r, "result"), "r")) == 0);
 	json_decref(r);
 	r = cli_recv_json(a);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(r, "result"),
-								 "later")),
-			       "done");
+	CU_ASSERT_STRING_EQUAL(
+	    json_string_value(json_object_get(json_object_get(r, "result"), "later")), "done");
 	json_decref(r);
 	r = cli_recv_json(a);
 	CU_ASSERT(json_integer_value(json_object_get(json_object_get(r, "result"), "k")) == 2);

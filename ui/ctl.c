@@ -48,11 +48,11 @@ struct ctl_client {
 	gid_t gid;
 	bool admin;
 	bool subscribed;
-	bool pending;  /* a deferred reply is outstanding */
+	bool pending; /* a deferred reply is outstanding */
 	json_t *pending_id;
-	bool eof;      /* the peer shut down its side: answer, flush, close */
-	bool closing;  /* flush output, then close */
-	bool dead;     /* detached, waiting for the reaper */
+	bool eof;     /* the peer shut down its side: answer, flush, close */
+	bool closing; /* flush output, then close */
+	bool dead;    /* detached, waiting for the reaper */
 };
 
 struct ctl_server {
@@ -182,8 +182,8 @@ static int client_send(struct ctl_client *c, json_t *msg)
 	free(s);
 	if (r < 0 || evbuffer_get_length(out) > c->srv->max_output) {
 		log_ratelimited(LOG_CAT_CTL, LOG_WARNING,
-				"ctl: client pid %d uid %u: dropped, %zu bytes unread",
-				(int)c->pid, (unsigned)c->uid, evbuffer_get_length(out));
+				"ctl: client pid %d uid %u: dropped, %zu bytes unread", (int)c->pid,
+				(unsigned)c->uid, evbuffer_get_length(out));
 		c->srv->stats.clients_dropped++;
 		client_drop(c, "output over limit");
 		return -ENOBUFS;
@@ -197,8 +197,7 @@ static void client_send_error(struct ctl_client *c, json_t *id, const char *code
 	json_t *msg;
 
 	c->srv->stats.errors++;
-	msg = json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", code, "message",
-			message);
+	msg = json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", code, "message", message);
 	if (!msg) {
 		client_drop(c, "out of memory");
 		return;
@@ -257,8 +256,8 @@ static json_t *server_help(const struct ctl_server *srv)
 	json_t *list = json_array();
 
 	for (cmd = srv->cmds; list && cmd->name; cmd++)
-		json_array_append_new(list, json_pack("{s:s, s:b, s:s}", "name", cmd->name,
-						      "admin", cmd->admin, "args",
+		json_array_append_new(list, json_pack("{s:s, s:b, s:s}", "name", cmd->name, "admin",
+						      cmd->admin, "args",
 						      cmd->args_help ? cmd->args_help : ""));
 	return list;
 }
@@ -287,7 +286,8 @@ static void client_handle_line(struct ctl_client *c, const char *line, size_t le
 		goto out_req;
 	}
 	id = json_object_get(req, "id");
-	json_object_foreach(req, key, val) {
+	json_object_foreach(req, key, val)
+	{
 		if (strcmp(key, "cmd") && strcmp(key, "args") && strcmp(key, "id")) {
 			snprintf(msg, sizeof(msg), "unknown request member '%.64s'", key);
 			client_send_error(c, id, CTL_ERR_BAD_REQUEST, msg);
@@ -321,14 +321,14 @@ static void client_handle_line(struct ctl_client *c, const char *line, size_t le
 		log_ratelimited(LOG_CAT_CTL, LOG_WARNING,
 				"ctl: refused '%s' to pid %d uid %u: not an admin", cmd->name,
 				(int)c->pid, (unsigned)c->uid);
-		snprintf(msg, sizeof(msg),
-			 "'%s' changes the fabric: run it as root or as a member of the admin group",
-			 cmd->name);
+		snprintf(
+		    msg, sizeof(msg),
+		    "'%s' changes the fabric: run it as root or as a member of the admin group",
+		    cmd->name);
 		client_send_error(c, id, CTL_ERR_PERMISSION_DENIED, msg);
 		goto out_req;
 	}
-	log_debug(LOG_CAT_CTL, "ctl: pid %d uid %u: %s", (int)c->pid, (unsigned)c->uid,
-		  cmd->name);
+	log_debug(LOG_CAT_CTL, "ctl: pid %d uid %u: %s", (int)c->pid, (unsigned)c->uid, cmd->name);
 	r = cmd->fn(srv->ctx, c, args, &result, &err);
 	if (r == CTL_DEFERRED) {
 		json_decref(result);
@@ -382,8 +382,9 @@ static void client_process(struct ctl_client *c)
 	}
 	return;
 too_large:
-	log_ratelimited(LOG_CAT_CTL, LOG_WARNING, "ctl: client pid %d uid %u: request over %zu bytes",
-			(int)c->pid, (unsigned)c->uid, c->srv->max_request);
+	log_ratelimited(LOG_CAT_CTL, LOG_WARNING,
+			"ctl: client pid %d uid %u: request over %zu bytes", (int)c->pid,
+			(unsigned)c->uid, c->srv->max_request);
 	c->srv->stats.requests++;
 	evbuffer_drain(in, evbuffer_get_length(in));
 	client_close_with_error(c, CTL_ERR_REQUEST_TOO_LARGE,
@@ -555,8 +556,8 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct soc
 
 	if (srv->stats.clients >= srv->max_clients) {
 		srv->stats.clients_rejected++;
-		log_ratelimited(LOG_CAT_CTL, LOG_WARNING, "ctl: too many clients (%u), refusing one",
-				srv->stats.clients);
+		log_ratelimited(LOG_CAT_CTL, LOG_WARNING,
+				"ctl: too many clients (%u), refusing one", srv->stats.clients);
 		reject_client(fd, CTL_ERR_TOO_MANY_CLIENTS, "too many clients, try again later");
 		return;
 	}
@@ -635,14 +636,16 @@ static int server_listen(struct ctl_server *srv, const struct ctl_opts *opts, ch
 		char buf[4096];
 
 		if (getgrnam_r(opts->socket_group, &gr, buf, sizeof(buf), &grp) || !grp) {
-			snprintf(err, err_len, "socket group '%s' does not exist", opts->socket_group);
+			snprintf(err, err_len, "socket group '%s' does not exist",
+				 opts->socket_group);
 			return -ENOENT;
 		}
 		sock_gid = grp->gr_gid;
 	}
 	memcpy(sun.sun_path, srv->path, strlen(srv->path) + 1);
 	if (socket_probe(&sun) == -EADDRINUSE) {
-		snprintf(err, err_len, "%s: another process is serving this socket (is ibsmd already running?)",
+		snprintf(err, err_len,
+			 "%s: another process is serving this socket (is ibsmd already running?)",
 			 srv->path);
 		return -EADDRINUSE;
 	}
@@ -721,7 +724,8 @@ struct ctl_server *ctl_server_new(struct event_base *base, const struct ctl_opts
 		char buf[4096];
 
 		if (getgrnam_r(opts->admin_group, &gr, buf, sizeof(buf), &grp) || !grp) {
-			snprintf(err, err_len, "admin group '%s' does not exist", opts->admin_group);
+			snprintf(err, err_len, "admin group '%s' does not exist",
+				 opts->admin_group);
 			goto err_free;
 		}
 		srv->admin_gid = grp->gr_gid;
@@ -804,8 +808,7 @@ int ctl_server_reply(struct ctl_server *srv, uint64_t client_id, json_t *result,
 	c->pending = false;
 	if (err) {
 		json_decref(result);
-		client_send_error(c, id, err->code[0] ? err->code : CTL_ERR_INTERNAL,
-				  err->message);
+		client_send_error(c, id, err->code[0] ? err->code : CTL_ERR_INTERNAL, err->message);
 	} else {
 		client_send_result(c, id, result);
 	}

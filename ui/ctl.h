@@ -28,17 +28,28 @@ struct ctl_client;
  * Error code catalogue (the "code" member of an error reply).  Codes are
  * stable API: scripts match on them.  Messages are for humans and may change.
  */
-#define CTL_ERR_BAD_JSON "bad_json"               /* request line is not JSON */
-#define CTL_ERR_BAD_REQUEST "bad_request"         /* not an object, no/bad "cmd", "args" not an object, unknown member */
-#define CTL_ERR_UNKNOWN_COMMAND "unknown_command" /* "cmd" names no command */
-#define CTL_ERR_BAD_ARGUMENT "bad_argument"       /* an argument is missing, of the wrong type or out of range */
-#define CTL_ERR_NOT_FOUND "not_found"             /* the node/port/LID named does not exist */
-#define CTL_ERR_PERMISSION_DENIED "permission_denied" /* admin command from a non-admin peer */
-#define CTL_ERR_REQUEST_TOO_LARGE "request_too_large" /* line over max_request; connection closed */
-#define CTL_ERR_TOO_MANY_CLIENTS "too_many_clients"   /* over max_clients; connection closed */
-#define CTL_ERR_BUSY "busy"                       /* try again later (e.g. a sweep is running) */
-#define CTL_ERR_NOT_READY "not_ready"             /* no fabric snapshot yet */
-#define CTL_ERR_INTERNAL "internal"               /* a bug or a resource failure in the daemon */
+/* The request line is not JSON (also: truncated, invalid UTF-8, duplicate keys). */
+#define CTL_ERR_BAD_JSON "bad_json"
+/* Not an object, "cmd" missing or not a string, "args" not an object, unknown member. */
+#define CTL_ERR_BAD_REQUEST "bad_request"
+/* "cmd" names no command. */
+#define CTL_ERR_UNKNOWN_COMMAND "unknown_command"
+/* An argument is missing, of the wrong type or out of range. */
+#define CTL_ERR_BAD_ARGUMENT "bad_argument"
+/* The node, port or LID named does not exist. */
+#define CTL_ERR_NOT_FOUND "not_found"
+/* An admin command from a peer that is neither root nor in the admin group. */
+#define CTL_ERR_PERMISSION_DENIED "permission_denied"
+/* The request line is over max_request; the connection is closed. */
+#define CTL_ERR_REQUEST_TOO_LARGE "request_too_large"
+/* Over max_clients; the connection is closed. */
+#define CTL_ERR_TOO_MANY_CLIENTS "too_many_clients"
+/* Cannot be done now (e.g. a sweep is running): try again. */
+#define CTL_ERR_BUSY "busy"
+/* No fabric snapshot yet, or not master. */
+#define CTL_ERR_NOT_READY "not_ready"
+/* A bug or a resource failure in the daemon. */
+#define CTL_ERR_INTERNAL "internal"
 
 struct ctl_error {
 	char code[32];
@@ -50,7 +61,7 @@ struct ctl_error {
  *	return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT, "priority must be 0..15");
  */
 int ctl_error_set(struct ctl_error *err, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* A handler returns this (instead of 0) to answer later with ctl_server_reply(). */
 #define CTL_DEFERRED 1
@@ -68,18 +79,18 @@ typedef int ctl_handler_fn(void *ctx, struct ctl_client *c, json_t *args, json_t
 
 struct ctl_command {
 	const char *name;
-	bool admin;            /* changes the fabric: needs an admin peer */
+	bool admin;	       /* changes the fabric: needs an admin peer */
 	const char *args_help; /* e.g. "{\"priority\": 0..15}", for docs and "help" */
 	ctl_handler_fn *fn;
 };
 
 struct ctl_opts {
-	const char *path;         /* socket path (required) */
+	const char *path;	  /* socket path (required) */
 	const char *socket_group; /* chgrp the socket to this group; NULL/"" = keep */
 	const char *admin_group;  /* members may run admin commands; NULL/"" = root only */
-	size_t max_request;       /* bytes per request line; 0 = 64 KiB */
-	unsigned max_clients;     /* 0 = 64 */
-	size_t max_output;        /* queued reply/event bytes per client before it is dropped; 0 = 1 MiB */
+	size_t max_request;	  /* bytes per request line; 0 = 64 KiB */
+	unsigned max_clients;	  /* 0 = 64 */
+	size_t max_output; /* queued reply/event bytes per client before it is dropped; 0 = 1 MiB */
 	/*
 	 * Test hook, never set from configuration: when >= 0, exactly this uid is
 	 * admin (root and the admin group are not).  -1 = normal rules.
@@ -118,14 +129,14 @@ int ctl_server_reply(struct ctl_server *srv, uint64_t client_id, json_t *result,
 		     const struct ctl_error *err);
 
 struct ctl_stats {
-	uint64_t requests;         /* request lines handled */
-	uint64_t errors;           /* error replies sent */
+	uint64_t requests;	   /* request lines handled */
+	uint64_t errors;	   /* error replies sent */
 	uint64_t clients_accepted; /* connections served */
 	uint64_t clients_rejected; /* refused: too many clients */
 	uint64_t clients_dropped;  /* closed by us: too large, too slow */
-	uint64_t events;           /* events published */
-	unsigned clients;          /* connected now */
-	unsigned subscribers;      /* subscribed now */
+	uint64_t events;	   /* events published */
+	unsigned clients;	   /* connected now */
+	unsigned subscribers;	   /* subscribed now */
 };
 void ctl_server_stats(const struct ctl_server *srv, struct ctl_stats *ret_stats);
 

@@ -45,33 +45,62 @@ struct smctl_cmd {
 	const char *arg_names[SMCTL_MAX_ARGS];
 	enum smctl_arg_type arg_types[SMCTL_MAX_ARGS];
 	const char *option; /* one "--option VALUE" the command takes, mapped to args.option */
-	bool stream;        /* events: keep reading */
+	bool stream;	    /* events: keep reading */
 	const char *help;
 };
 
 static const struct smctl_cmd smctl_cmds[] = {
-	{"status", "status", 0, {0}, {0}, NULL, false, "state, counts, MAD counters"},
-	{"nodes", "nodes", 0, {0}, {0}, NULL, false, "every node of the fabric"},
-	{"ports", "ports", 0, {0}, {0}, NULL, false, "every port: state, LID, width, speed"},
-	{"links", "links", 0, {0}, {0}, NULL, false, "every link between two ports"},
-	{"lids", "lids", 0, {0}, {0}, NULL, false, "LID assignments"},
-	{"node", "node <guid|lid|name>", 1, {"id"}, {ARG_STRING}, NULL, false,
-	 "one node and its ports"},
-	{"route", "route <src> <dst>", 2, {"src", "dst"}, {ARG_STRING, ARG_STRING}, NULL, false,
-	 "the hop-by-hop path from src to dst through the LFTs"},
-	{"sweep", "sweep", 0, {0}, {0}, NULL, false, "start a heavy sweep (admin)"},
-	{"reroute", "reroute", 0, {0}, {0}, NULL, false, "recompute and program routes (admin)"},
-	{"priority", "priority <0-15>", 1, {"priority"}, {ARG_INT}, NULL, false,
-	 "set the SM priority (admin)"},
-	{"loglevel", "loglevel <category|all> <error|warning|info|debug>", 2,
-	 {"category", "level"}, {ARG_STRING, ARG_STRING}, NULL, false,
-	 "set a log category's level (admin)"},
-	{"topology", "topology [--format json|ibnetdiscover|dot]", 0, {0}, {0}, "format", false,
-	 "the whole fabric"},
-	{"events", "events", 0, {0}, {0}, NULL, true, "stream fabric events until interrupted"},
-	{"metrics", "metrics", 0, {0}, {0}, NULL, false, "Prometheus text exposition"},
-	{"config", "config", 0, {0}, {0}, NULL, false, "the configuration in effect"},
-	{NULL},
+    {"status", "status", 0, {0}, {0}, NULL, false, "state, counts, MAD counters"},
+    {"nodes", "nodes", 0, {0}, {0}, NULL, false, "every node of the fabric"},
+    {"ports", "ports", 0, {0}, {0}, NULL, false, "every port: state, LID, width, speed"},
+    {"links", "links", 0, {0}, {0}, NULL, false, "every link between two ports"},
+    {"lids", "lids", 0, {0}, {0}, NULL, false, "LID assignments"},
+    {"node",
+     "node <guid|lid|name>",
+     1,
+     {"id"},
+     {ARG_STRING},
+     NULL,
+     false,
+     "one node and its ports"},
+    {"route",
+     "route <src> <dst>",
+     2,
+     {"src", "dst"},
+     {ARG_STRING, ARG_STRING},
+     NULL,
+     false,
+     "the hop-by-hop path from src to dst through the LFTs"},
+    {"sweep", "sweep", 0, {0}, {0}, NULL, false, "start a heavy sweep (admin)"},
+    {"reroute", "reroute", 0, {0}, {0}, NULL, false, "recompute and program routes (admin)"},
+    {"priority",
+     "priority <0-15>",
+     1,
+     {"priority"},
+     {ARG_INT},
+     NULL,
+     false,
+     "set the SM priority (admin)"},
+    {"loglevel",
+     "loglevel <category|all> <error|warning|info|debug>",
+     2,
+     {"category", "level"},
+     {ARG_STRING, ARG_STRING},
+     NULL,
+     false,
+     "set a log category's level (admin)"},
+    {"topology",
+     "topology [--format json|ibnetdiscover|dot]",
+     0,
+     {0},
+     {0},
+     "format",
+     false,
+     "the whole fabric"},
+    {"events", "events", 0, {0}, {0}, NULL, true, "stream fabric events until interrupted"},
+    {"metrics", "metrics", 0, {0}, {0}, NULL, false, "Prometheus text exposition"},
+    {"config", "config", 0, {0}, {0}, NULL, false, "the configuration in effect"},
+    {NULL},
 };
 
 static const char *smctl_socket;
@@ -103,11 +132,12 @@ static void usage(FILE *f)
 		fprintf(f, "  %-52s %s\n", cmd->usage, cmd->help);
 	fprintf(f, "  %-52s %s\n", "call <command> [JSON-ARGS]", "send any command");
 	fprintf(f, "  %-52s %s\n", "<command> [key=value...]", "commands this smctl does not know");
-	fprintf(f, "\noptions:\n"
-		   "  --socket PATH   control socket (default $IBSMD_SOCKET or %s)\n"
-		   "  --json          print the raw JSON result\n"
-		   "  --timeout SEC   give up after SEC seconds (default %d)\n"
-		   "\nexit status: 0 ok, 1 error from ibsmd, 2 usage error or cannot reach ibsmd\n",
+	fprintf(f,
+		"\noptions:\n"
+		"  --socket PATH   control socket (default $IBSMD_SOCKET or %s)\n"
+		"  --json          print the raw JSON result\n"
+		"  --timeout SEC   give up after SEC seconds (default %d)\n"
+		"\nexit status: 0 ok, 1 error from ibsmd, 2 usage error or cannot reach ibsmd\n",
 		SMCTL_DEFAULT_SOCKET, SMCTL_DEFAULT_TIMEOUT);
 }
 
@@ -197,8 +227,8 @@ static json_t *build_request(int argc, char **argv, const struct smctl_cmd **ret
 				continue;
 			}
 			if (argv[i][0] == '-' && argv[i][1] && cmd->arg_types[pos] != ARG_INT)
-				die(EXIT_USAGE, "%s: unknown option '%s'; usage: smctl %s", cmd->name,
-				    argv[i], cmd->usage);
+				die(EXIT_USAGE, "%s: unknown option '%s'; usage: smctl %s",
+				    cmd->name, argv[i], cmd->usage);
 			if (pos >= cmd->nargs)
 				die(EXIT_USAGE, "too many arguments; usage: smctl %s", cmd->usage);
 			if (cmd->arg_types[pos] == ARG_INT) {
@@ -207,7 +237,8 @@ static json_t *build_request(int argc, char **argv, const struct smctl_cmd **ret
 					    cmd->name, argv[i], cmd->usage);
 				json_object_set_new(args, cmd->arg_names[pos], json_integer(v));
 			} else {
-				json_object_set_new(args, cmd->arg_names[pos], json_string(argv[i]));
+				json_object_set_new(args, cmd->arg_names[pos],
+						    json_string(argv[i]));
 			}
 			pos++;
 		}
@@ -247,18 +278,21 @@ static int connect_socket(const char *path)
 	case ECONNREFUSED:
 		die(EXIT_USAGE,
 		    "cannot connect to %s: %s\n"
-		    "  is ibsmd running? check 'systemctl status ibsmd', or point smctl at its socket\n"
+		    "  is ibsmd running? check 'systemctl status ibsmd', or point smctl at its "
+		    "socket\n"
 		    "  with --socket PATH or IBSMD_SOCKET (socket_path in ibsmd.conf)",
 		    path, strerror(e));
 	case EACCES:
 	case EPERM:
 		die(EXIT_USAGE,
 		    "cannot connect to %s: %s\n"
-		    "  run smctl as root or as a member of the socket's group (socket_group in ibsmd.conf)",
+		    "  run smctl as root or as a member of the socket's group (socket_group in "
+		    "ibsmd.conf)",
 		    path, strerror(e));
 	case EAGAIN:
 	case EINPROGRESS:
-		die(EXIT_USAGE, "cannot connect to %s: ibsmd is not accepting connections (busy?); try again",
+		die(EXIT_USAGE,
+		    "cannot connect to %s: ibsmd is not accepting connections (busy?); try again",
 		    path);
 	default:
 		die(EXIT_USAGE, "cannot connect to %s: %s", path, strerror(e));
@@ -275,7 +309,8 @@ static void send_all(int fd, const char *buf, size_t len)
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				die(EXIT_USAGE, "timed out sending the request after %d s (--timeout)",
+				die(EXIT_USAGE,
+				    "timed out sending the request after %d s (--timeout)",
 				    smctl_timeout);
 			die(EXIT_USAGE, "sending the request: %s", strerror(errno));
 		}
@@ -411,9 +446,7 @@ static bool is_table(json_t *v)
 
 	if (!json_is_array(v) || !json_array_size(v))
 		return false;
-	json_array_foreach(v, i, e)
-		if (!json_is_object(e))
-			return false;
+	json_array_foreach(v, i, e) if (!json_is_object(e)) return false;
 	return true;
 }
 
@@ -424,13 +457,14 @@ static void print_table(json_t *rows, const char *indent)
 	const char *key;
 	char *s;
 
-	json_array_foreach(rows, i, row) {
-		json_object_foreach(row, key, val) {
+	json_array_foreach(rows, i, row)
+	{
+		json_object_foreach(row, key, val)
+		{
 			bool seen = false;
 
-			json_array_foreach(cols, j, val)
-				if (!strcmp(json_string_value(val), key))
-					seen = true;
+			json_array_foreach(cols, j, val) if (!strcmp(json_string_value(val), key))
+			    seen = true;
 			if (!seen)
 				json_array_append_new(cols, json_string(key));
 		}
@@ -441,7 +475,8 @@ static void print_table(json_t *rows, const char *indent)
 		die(EXIT_USAGE, "out of memory");
 	for (j = 0; j < ncols; j++)
 		width[j] = strlen(json_string_value(json_array_get(cols, j)));
-	json_array_foreach(rows, i, row) {
+	json_array_foreach(rows, i, row)
+	{
 		for (j = 0; j < ncols; j++) {
 			val = json_object_get(row, json_string_value(json_array_get(cols, j)));
 			s = val ? scalar_str(val) : strdup("-");
@@ -461,7 +496,8 @@ static void print_table(json_t *rows, const char *indent)
 			printf("%*s", (int)(width[j] - strlen(h) + 2), "");
 	}
 	putchar('\n');
-	json_array_foreach(rows, i, row) {
+	json_array_foreach(rows, i, row)
+	{
 		fputs(indent, stdout);
 		for (j = 0; j < ncols; j++) {
 			val = json_object_get(row, json_string_value(json_array_get(cols, j)));
@@ -486,7 +522,8 @@ static size_t key_width(json_t *obj, const char *prefix)
 	json_t *v;
 	size_t w = 0, l;
 
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		if (json_is_object(v) && json_object_size(v)) {
 			char p[256];
 
@@ -507,7 +544,8 @@ static void print_object(json_t *obj, const char *prefix, size_t width)
 	json_t *v;
 	char *s;
 
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		char name[256];
 
 		snprintf(name, sizeof(name), "%s%s", prefix, key);
@@ -545,7 +583,8 @@ static void print_human(json_t *result)
 	} else if (is_table(result)) {
 		print_table(result, "");
 	} else if (json_is_array(result)) {
-		json_array_foreach(result, i, e) {
+		json_array_foreach(result, i, e)
+		{
 			s = scalar_str(e);
 			puts(s);
 			free(s);
@@ -576,7 +615,8 @@ static void print_event(json_t *event)
 		print_json(event, JSON_COMPACT);
 		return;
 	}
-	json_object_foreach(event, key, v) {
+	json_object_foreach(event, key, v)
+	{
 		s = scalar_str(v);
 		printf("%s%s=%s", first ? "" : " ", key, s);
 		free(s);
@@ -598,7 +638,8 @@ static json_t *parse_reply(const char *line)
 	json_t *reply = json_loads(line, 0, &jerr);
 
 	if (!json_is_object(reply))
-		die(EXIT_USAGE, "malformed reply from ibsmd: %s", reply ? "not an object" : jerr.text);
+		die(EXIT_USAGE, "malformed reply from ibsmd: %s",
+		    reply ? "not an object" : jerr.text);
 	return reply;
 }
 
@@ -613,7 +654,8 @@ static int handle_reply(json_t *reply)
 		err = json_object_get(reply, "error");
 		code = json_string_value(json_object_get(err, "code"));
 		msg = json_string_value(json_object_get(err, "message"));
-		fprintf(stderr, "smctl: %s: %s\n", code ? code : "error", msg ? msg : "(no message)");
+		fprintf(stderr, "smctl: %s: %s\n", code ? code : "error",
+			msg ? msg : "(no message)");
 		return EXIT_SM_ERROR;
 	}
 	result = json_object_get(reply, "result");

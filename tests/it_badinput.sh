@@ -1,0 +1,68 @@
+#!/bin/bash
+# Integration: bad input never stops the SM.  A corrupt or unreadable
+# guid->LID file, a node that stops answering, and malformed / unserved MADs
+# sent at the running daemon each get a log line, and the SM carries on.
+. "$(dirname "$0")/lib.sh"
+INJECT="$top_builddir/tests/madinject"
+
+"$TOPOGEN" fattree2 -k 4 -o "$T/ft.net" || fail "topogen"
+N=$(grep -cE '^(Switch|Hca)[[:space:]]' "$T/ft.net")
+sim_start "$T/ft.net" || { fail "ibsim starts"; finish; }
+
+# --- a corrupt guid2lid: warned about (with the line), rebuilt, subnet up
+sd="$T/state-corrupt"
+mkdir -p "$sd"
+printf '0x0002c90200000100 0x0001 0x0001\nthis is not a guid\n\001\002\377garbage\n0x1 0xC000 0xC000\n' >"$sd/guid2lid"
+if sm_once "$sd"; then pass "corrupt guid2lid: subnet still comes up"; else fail "corrupt guid2lid: $(tail -2 "$T/sm.err")"; fi
+check "corrupt guid2lid: the warning names the file and line" grep -q "guid2lid:2:" "$T/sm.err"
+check "corrupt guid2lid: rewritten with only well-formed lines" \
+	bash -c "! grep -vE '^(#.*|0x[0-9a-f]{16} 0x[0-9a-f]{4} 0x[0-9a-f]{4})$' '$sd/guid2lid'"
+check "corrupt guid2lid: the good line's LID was kept" grep -q '^0x0002c90200000100 0x0001 0x0001$' "$sd/guid2lid"
+capture corrupt
+check "corrupt guid2lid: fabric correct" python3 "$FABCHECK" --topo "$T/corrupt.topo" \
+	--fts "$T/corrupt.fts" --links "$T/corrupt.links" --nodes "$N"
+
+# --- an unreadable guid2lid (a directory in its place): logged, subnet up
+sd="$T/state-dir"
+mkdir -p "$sd/guid2lid"
+if sm_once "$sd"; then pass "unreadable guid2lid: subnet still comes up"; else fail "unreadable guid2lid: $(tail -2 "$T/sm.err")"; fi
+check "unreadable guid2lid: the error is logged" grep -q "cannot write.*guid2lid" "$T/sm.err"
+
+# --- a node that never answers: timeouts, retries, then carry on without it
+sd="$T/state-ok"
+sim_cmd 'Error "ca-5"[1] 100'
+start=$SECONDS
+if sm_once "$sd" --timeout 50 --retries 2; then pass "unresponsive CA: ibsmd --once still exits 0"
+else fail "unresponsive CA: $(tail -2 "$T/sm.err")"; fi
+check "unresponsive CA: bounded ($((SECONDS - start)) s)" test $((SECONDS - start)) -lt 30
+check "unresponsive CA: the log says who did not answer" grep -q "no answer .* carrying on" "$T/sm.err"
+check "unresponsive CA: the others are configured ($(cat "$T/sm.out"))" grep -q "$((N - 1)) nodes" "$T/sm.out"
+sim_cmd 'Error "ca-5"[1] 0'
+sm_once "$sd" || fail "after the CA answers again: $(tail -2 "$T/sm.err")"
+capture healed
+check "unresponsive CA: the fabric heals on the next sweep" python3 "$FABCHECK" \
+	--topo "$T/healed.topo" --fts "$T/healed.fts" --links "$T/healed.links" --nodes "$N"
+
+# --- malformed and unserved MADs at the running daemon
+sm_start "$sd" --sweep-interval 1
+check "daemon comes up" wait_for 20 grep -q "subnet up" "$T/smd.err"
+SMLID=$(sim_run 20 sminfo 2>/dev/null | sed -n 's/^sminfo: sm lid \([0-9]*\).*/\1/p')
+check "sminfo finds the SM (LID ${SMLID:-none})" test -n "$SMLID"
+for args in "--class 0x01 --base-version 7" \
+	"--class 0x01 --method 0x01 --attr 0x20 --len 40" \
+	"--class 0x03 --method 0x01 --attr 0x35" \
+	"--class 0x03 --garbage" \
+	"--class 0x01 --method 0x05 --attr 0x02 --garbage" \
+	"--class 0x04 --method 0x01"; do
+	(export SIM_HOST=ca-3; sim_run 20 "$INJECT" --dlid "${SMLID:-1}" $args >/dev/null 2>&1) ||
+		fail "madinject $args"
+done
+check "daemon survives the bad MADs" kill -0 "$SM_PID"
+check "a malformed SMP is logged" grep -q "malformed" "$T/smd.err"
+check "unserved MADs are logged" grep -q "ignored a MAD of class 0x03" "$T/smd.err"
+sweeps=$(grep -c "subnet up" "$T/smd.err")
+kill -HUP "$SM_PID"
+check "and keeps sweeping" wait_for 20 bash -c "[ \$(grep -c 'subnet up\|sweep' '$T/smd.err') -gt $sweeps ]"
+check "sminfo still answers MASTER" bash -c "cd '$T' && LD_PRELOAD='$UMAD2SIM' timeout 20 sminfo 2>/dev/null | grep -q SMINFO_MASTER"
+check "SIGTERM stops it cleanly" sm_stop
+finish

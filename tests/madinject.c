@@ -1,0 +1,90 @@
+/*
+ * madinject: send one hand-made (usually bad) MAD into a fabric, for the
+ * bad-input integration tests.  Runs under umad2sim like any diag tool.
+ *
+ *   madinject --dlid LID [--class C] [--method M] [--attr A] [--len N]
+ *             [--base-version V] [--qp Q] [--garbage]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/umad.h>
+
+#include "mad/wire.h"
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"dlid", required_argument, NULL, 'd'},   {"class", required_argument, NULL, 'c'},
+		{"method", required_argument, NULL, 'm'}, {"attr", required_argument, NULL, 'a'},
+		{"len", required_argument, NULL, 'l'},    {"base-version", required_argument, NULL, 'b'},
+		{"qp", required_argument, NULL, 'q'},     {"garbage", no_argument, NULL, 'g'},
+		{0},
+	};
+	int dlid = 0, cls = 0x01, method = 0x01, attr = 0x20, len = 256, bv = 1, qp = -1;
+	int garbage = 0, c, portid, agent, r;
+	uint8_t umad[1024];
+	uint8_t *mad;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		long v = optarg ? strtol(optarg, NULL, 0) : 0;
+		switch (c) {
+		case 'd': dlid = v; break;
+		case 'c': cls = v; break;
+		case 'm': method = v; break;
+		case 'a': attr = v; break;
+		case 'l': len = v; break;
+		case 'b': bv = v; break;
+		case 'q': qp = v; break;
+		case 'g': garbage = 1; break;
+		default:
+			fprintf(stderr, "usage: madinject --dlid LID [options]\n");
+			return 2;
+		}
+	}
+	if (!dlid || len < 0 || len > 256) {
+		fprintf(stderr, "madinject: --dlid required, --len 0..256\n");
+		return 2;
+	}
+	if (qp < 0)
+		qp = (cls == 0x01 || cls == 0x81) ? 0 : 1;
+	if (umad_init() < 0 || (portid = umad_open_port(NULL, 0)) < 0) {
+		fprintf(stderr, "madinject: cannot open a umad port\n");
+		return 1;
+	}
+	agent = umad_register(portid, cls, cls == 0x03 ? 2 : 1, 0, NULL);
+	if (agent < 0) {
+		fprintf(stderr, "madinject: cannot register class 0x%x: %s\n", cls, strerror(-agent));
+		return 1;
+	}
+	memset(umad, 0, sizeof(umad));
+	mad = umad_get_mad(umad);
+	if (garbage) {
+		srand(42);
+		for (int i = 0; i < 256; i++)
+			mad[i] = rand();
+	}
+	mad[0] = bv;
+	mad[1] = cls;
+	mad[2] = cls == 0x03 ? 2 : 1;
+	mad[3] = method;
+	mad[8] = 0x12; /* TID */
+	mad[15] = 0x34;
+	mad[16] = attr >> 8;
+	mad[17] = attr & 0xff;
+	umad_set_addr(umad, dlid, qp, 0, qp ? 0x80010000 : 0);
+	r = umad_send(portid, agent, umad, len, 100, 0);
+	if (r < 0) {
+		fprintf(stderr, "madinject: send failed: %s\n", strerror(-r));
+		return 1;
+	}
+	/* give the simulator time to deliver before we detach */
+	int rlen = 256;
+	umad_recv(portid, umad, &rlen, 300);
+	umad_close_port(portid);
+	printf("madinject: sent class 0x%02x method 0x%02x attr 0x%04x len %d to LID %d qp %d\n",
+	       cls, method, attr, len, dlid, qp);
+	return 0;
+}
