@@ -123,20 +123,31 @@ fail:
 
 void xact_cancel_all(struct xact_engine *xe)
 {
+	bool was_pumping;
+
 	if (!xe)
 		return;
-	/* drop the queue first so finishing slots does not refill them */
-	while (xe->q_len) {
-		struct xact_req r = xe->queue[xe->q_head];
-		xe->q_head = (xe->q_head + 1) % xe->q_cap;
-		xe->q_len--;
-		xe->st.queued = xe->q_len;
-		if (r.done)
-			r.done(r.arg, -ECANCELED, &r.smp, NULL);
-	}
-	for (unsigned i = 0; i < xe->opts.window; i++)
-		if (xe->slots[i].busy)
-			slot_finish(&xe->slots[i], -ECANCELED, NULL);
+	/*
+	 * Hold the pump: a request a callback submits meanwhile stays queued
+	 * (never sent) and is cancelled by the next round.
+	 */
+	was_pumping = xe->pumping;
+	xe->pumping = true;
+	do {
+		/* drop the queue first so finishing slots does not refill them */
+		while (xe->q_len) {
+			struct xact_req r = xe->queue[xe->q_head];
+			xe->q_head = (xe->q_head + 1) % xe->q_cap;
+			xe->q_len--;
+			xe->st.queued = xe->q_len;
+			if (r.done)
+				r.done(r.arg, -ECANCELED, &r.smp, NULL);
+		}
+		for (unsigned i = 0; i < xe->opts.window; i++)
+			if (xe->slots[i].busy)
+				slot_finish(&xe->slots[i], -ECANCELED, NULL);
+	} while (xe->q_len);
+	xe->pumping = was_pumping;
 }
 
 void xact_free(struct xact_engine *xe)

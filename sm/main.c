@@ -13,12 +13,23 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
+#include "sm/api.h"
+#include "sm/conf.h"
 #include "sm/log.h"
 #include "sm/sm.h"
 
 struct daemon {
 	struct event_base *base;
 	struct sm sm;
+	struct sm_conf conf;
+	char conf_path[512];
+	bool conf_explicit;
+	struct override {
+		const char *key, *value;
+	} overrides[32];
+	int n_overrides;
+	struct api *api;
+	bool socket_explicit;
 	bool once;
 	int exit_code;
 	bool notified_ready;
@@ -30,9 +41,13 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: ibsmd [OPTIONS]\n"
 		"InfiniBand subnet manager.\n\n"
+		"  -c, --config FILE        configuration file (default %s)\n"
+		"      --check-config       validate the configuration and exit\n"
 		"  -o, --once               sweep once; exit 0 when the subnet is up\n"
-		"  -d, --state-dir DIR      where the guid->LID map lives (default %s)\n"
-		"  -R, --routing ENGINE     routing engine: minhop (default)\n"
+		"  -d, --state-dir DIR      where the guid->LID map lives\n"
+		"  -R, --routing ENGINE     routing engine (minhop)\n"
+		"  -S, --socket PATH        control socket (default /run/ibsmd/ibsmd.sock)\n"
+		"  -P, --priority N         SM priority 0..15\n"
 		"  -C, --ca NAME            local HCA to use (default: the first)\n"
 		"  -p, --port N             local port number (default: the first active)\n"
 		"  -s, --sweep-interval SEC periodic sweep (default 10, 0 = off)\n"
@@ -43,19 +58,7 @@ static void usage(FILE *out)
 		"  -v, --verbose            debug logging\n"
 		"  -h, --help               this text\n"
 		"  -V, --version            print the version\n",
-		LOCALSTATEDIR "/lib/ibsmd");
-}
-
-static long parse_num(const char *opt, const char *s, long lo, long hi)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 0);
-	if (errno || *end || end == s || v < lo || v > hi) {
-		fprintf(stderr, "ibsmd: %s: '%s' is not a number in %ld..%ld\n", opt, s, lo, hi);
-		exit(2);
-	}
-	return v;
+		SYSCONFDIR "/ibsmd.conf");
 }
 
 static void on_sweep(void *arg, const struct sweep_summary *s)
@@ -92,8 +95,8 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	struct daemon *d = arg;
 
 	if (sig == SIGHUP) {
-		log_info("SIGHUP: sweeping");
-		sweep_start(&d->sm);
+		log_info("SIGHUP: reloading %s", d->conf_path);
+		reload(d);
 		return;
 	}
 	log_info("signal %d: stopping", (int)sig);
@@ -101,12 +104,91 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(d->base, NULL);
 }
 
+static void opts_from_conf(const struct sm_conf *c, struct sm_opts *o)
+{
+	sm_opts_defaults(o);
+	snprintf(o->ca_name, sizeof(o->ca_name), "%s", c->ca_name);
+	o->port_num = c->port_num;
+	snprintf(o->state_dir, sizeof(o->state_dir), "%s", c->state_dir);
+	snprintf(o->routing, sizeof(o->routing), "%s", c->routing_engine);
+	snprintf(o->routing_chain, sizeof(o->routing_chain), "%s", c->routing_chain);
+	o->window = c->mad_window;
+	o->timeout_ms = c->mad_timeout_ms;
+	o->retries = c->mad_retries;
+	o->lmc = c->lmc;
+	o->priority = c->sm_priority;
+	o->subnet_prefix = c->subnet_prefix;
+	o->sweep_interval = c->sweep_interval;
+}
+
+/* Defaults, then the file, then the command line.  0 or -EINVAL with err. */
+static int load_conf(struct daemon *d, struct sm_conf *c, char *err, size_t err_len)
+{
+	int r;
+
+	conf_defaults(c);
+	if (d->conf_explicit || access(d->conf_path, F_OK) == 0) {
+		r = conf_load(c, d->conf_path, err, err_len);
+		if (r < 0)
+			return r;
+	}
+	for (int i = 0; i < d->n_overrides; i++) {
+		r = conf_set(c, d->overrides[i].key, d->overrides[i].value, err, err_len);
+		if (r < 0)
+			return r;
+	}
+	if (!routing_find(c->routing_engine)) {
+		snprintf(err, err_len, "routing_engine: unknown engine '%s'", c->routing_engine);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void reload(struct daemon *d)
+{
+	struct sm_conf nc;
+	const char *keys[32];
+	char err[512];
+	size_t n;
+
+	if (load_conf(d, &nc, err, sizeof(err)) < 0) {
+		log_err("reload: %s; keeping the running configuration", err);
+		return;
+	}
+	n = conf_diff(&d->conf, &nc, keys, 32);
+	for (size_t i = 0; i < n && i < 32; i++)
+		if (!conf_key_is_live(keys[i]))
+			log_warn("reload: %s changed but takes effect only on restart", keys[i]);
+	/* what can change live */
+	d->conf.sm_priority = nc.sm_priority;
+	d->conf.sweep_interval = nc.sweep_interval;
+	d->conf.mad_timeout_ms = nc.mad_timeout_ms;
+	d->conf.mad_retries = nc.mad_retries;
+	d->conf.log_level = nc.log_level;
+	snprintf(d->conf.routing_engine, sizeof(d->conf.routing_engine), "%s", nc.routing_engine);
+	snprintf(d->conf.routing_chain, sizeof(d->conf.routing_chain), "%s", nc.routing_chain);
+	d->sm.opts.priority = nc.sm_priority;
+	d->sm.opts.sweep_interval = nc.sweep_interval;
+	snprintf(d->sm.opts.routing, sizeof(d->sm.opts.routing), "%s", nc.routing_engine);
+	snprintf(d->sm.opts.routing_chain, sizeof(d->sm.opts.routing_chain), "%s",
+		 nc.routing_chain);
+	xact_set_opts(d->sm.xe, nc.mad_timeout_ms, nc.mad_retries);
+	log_set_level(-1, nc.log_level);
+	sweep_schedule(&d->sm);
+	log_info("configuration reloaded from %s (%zu keys changed)", d->conf_path, n);
+	sweep_start(&d->sm);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"check-config", no_argument, NULL, 'K'},
 		{"once", no_argument, NULL, 'o'},
 		{"state-dir", required_argument, NULL, 'd'},
 		{"routing", required_argument, NULL, 'R'},
+		{"socket", required_argument, NULL, 'S'},
+		{"priority", required_argument, NULL, 'P'},
 		{"ca", required_argument, NULL, 'C'},
 		{"port", required_argument, NULL, 'p'},
 		{"sweep-interval", required_argument, NULL, 's'},
@@ -119,51 +201,37 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
+	static const struct {
+		int opt;
+		const char *key;
+	} keymap[] = {
+		{'d', "state_dir"},	 {'R', "routing_engine"}, {'S', "socket_path"},
+		{'P', "sm_priority"},	 {'C', "ca_name"},	  {'p', "port_num"},
+		{'s', "sweep_interval"}, {'w', "mad_window"},	  {'t', "mad_timeout_ms"},
+		{'r', "mad_retries"},	 {'l', "lmc"},
+	};
 	struct daemon d = {.exit_code = 1};
 	struct sm_opts o;
+	bool check_only = false, verbose = false;
 	char err[512];
 	int c, r;
 
-	sm_opts_defaults(&o);
+	snprintf(d.conf_path, sizeof(d.conf_path), "%s", SYSCONFDIR "/ibsmd.conf");
 	log_init("ibsmd", getenv("JOURNAL_STREAM") != NULL && getenv("INVOCATION_ID") != NULL);
-	while ((c = getopt_long(argc, argv, "od:R:C:p:s:w:t:r:l:vhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:od:R:S:P:C:p:s:w:t:r:l:vhV", opts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			snprintf(d.conf_path, sizeof(d.conf_path), "%s", optarg);
+			d.conf_explicit = true;
+			break;
+		case 'K':
+			check_only = true;
+			break;
 		case 'o':
 			d.once = true;
 			break;
-		case 'd':
-			snprintf(o.state_dir, sizeof(o.state_dir), "%s", optarg);
-			break;
-		case 'R':
-			if (!routing_find(optarg)) {
-				fprintf(stderr, "ibsmd: --routing: unknown engine '%s'\n", optarg);
-				return 2;
-			}
-			snprintf(o.routing, sizeof(o.routing), "%s", optarg);
-			break;
-		case 'C':
-			snprintf(o.ca_name, sizeof(o.ca_name), "%s", optarg);
-			break;
-		case 'p':
-			o.port_num = parse_num("--port", optarg, 0, 254);
-			break;
-		case 's':
-			o.sweep_interval = parse_num("--sweep-interval", optarg, 0, 86400);
-			break;
-		case 'w':
-			o.window = parse_num("--window", optarg, 1, 1024);
-			break;
-		case 't':
-			o.timeout_ms = parse_num("--timeout", optarg, 1, 60000);
-			break;
-		case 'r':
-			o.retries = parse_num("--retries", optarg, 0, 20);
-			break;
-		case 'l':
-			o.lmc = parse_num("--lmc", optarg, 0, 7);
-			break;
 		case 'v':
-			log_set_level(-1, LOG_DEBUG);
+			verbose = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -171,15 +239,39 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("ibsmd %s\n", PACKAGE_VERSION);
 			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		default: {
+			size_t i;
+			for (i = 0; i < sizeof(keymap) / sizeof(keymap[0]); i++)
+				if (keymap[i].opt == c)
+					break;
+			if (i == sizeof(keymap) / sizeof(keymap[0]) || d.n_overrides >= 32) {
+				usage(stderr);
+				return 2;
+			}
+			if (c == 'S')
+				d.socket_explicit = true;
+			d.overrides[d.n_overrides++] = (struct override){keymap[i].key, optarg};
+		}
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "ibsmd: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	r = load_conf(&d, &d.conf, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "ibsmd: %s\n", err);
+		return 2;
+	}
+	if (check_only) {
+		printf("%s: configuration OK\n",
+		       d.conf_explicit || access(d.conf_path, F_OK) == 0 ? d.conf_path
+									  : "(defaults)");
+		return 0;
+	}
+	log_set_level(-1, verbose ? LOG_DEBUG : d.conf.log_level);
+	opts_from_conf(&d.conf, &o);
+
 	signal(SIGPIPE, SIG_IGN);
 	d.base = event_base_new();
 	if (!d.base) {
@@ -194,6 +286,16 @@ int main(int argc, char **argv)
 	}
 	d.sm.on_sweep = on_sweep;
 	d.sm.on_sweep_arg = &d;
+	/* --once needs no control socket unless one was asked for */
+	if (!d.once || d.socket_explicit) {
+		r = api_start(&d.sm, &d.conf, &d.api, err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "ibsmd: %s\n", err);
+			sm_fini(&d.sm);
+			event_base_free(d.base);
+			return 1;
+		}
+	}
 	d.ev_term = evsignal_new(d.base, SIGTERM, on_signal, &d);
 	d.ev_int = evsignal_new(d.base, SIGINT, on_signal, &d);
 	d.ev_hup = evsignal_new(d.base, SIGHUP, on_signal, &d);
@@ -209,9 +311,11 @@ int main(int argc, char **argv)
 		if (!d.once) {
 			d.exit_code = 0;
 			sweep_schedule(&d.sm);
+			api_watchdog_start(d.api);
 		}
 		event_base_dispatch(d.base);
 	}
+	api_free(d.api);
 	sm_fini(&d.sm);
 	event_free(d.ev_term);
 	event_free(d.ev_int);

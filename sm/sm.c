@@ -45,6 +45,37 @@ static void sm_answer_sminfo(struct sm *sm, const struct madio_addr *from, const
 				from->slid);
 }
 
+/*
+ * A trap (IBA 14.2.5.1 Notice; 13.4.9 TrapRepress): repress it, and since
+ * most SM traps mean the topology changed (128: link state change, 64/65:
+ * GID in/out of service), start a sweep; one in progress runs again after.
+ */
+static void sm_handle_trap(struct sm *sm, const struct madio_addr *from, const uint8_t *buf,
+			   size_t len)
+{
+	struct wire_smp req, rep;
+	uint8_t out[WIRE_MAD_SIZE];
+	unsigned trap_num;
+
+	if (wire_smp_decode(buf, len, &req) < 0) {
+		sm->mad_malformed++;
+		log_ratelimited(LOG_CAT_MAD, LOG_WARNING, "dropped a malformed trap from LID %u",
+				from->slid);
+		return;
+	}
+	sm->traps++;
+	/* Notice: IsGeneric(1) Type(7) ProducerType/VendorID(24) TrapNumber(16) */
+	trap_num = req.data[4] << 8 | req.data[5];
+	log_msg(LOG_CAT_SWEEP, LOG_INFO, "trap %u from LID %u: sweeping", trap_num, from->slid);
+	rep = req;
+	rep.method = WIRE_TRAP_REPRESS;
+	rep.status = 0;
+	if (wire_smp_encode(&rep, out, sizeof(out)) == WIRE_MAD_SIZE)
+		madio_send_lid(sm->io, WIRE_CLASS_SMI, out, sizeof(out), from->slid, 0, 0);
+	if (sm->state == SM_MASTER || sm->state == SM_DISCOVERING)
+		sweep_start(sm);
+}
+
 static void sm_recv(void *ctx, int mgmt_class, int status, const struct madio_addr *from,
 		    const uint8_t *buf, size_t len)
 {
@@ -79,6 +110,10 @@ static void sm_recv(void *ctx, int mgmt_class, int status, const struct madio_ad
 	if ((cls == WIRE_CLASS_SMI || cls == WIRE_CLASS_SMI_DR) && method == WIRE_GET && len >= 18 &&
 	    (buf[16] << 8 | buf[17]) == WIRE_ATTR_SM_INFO) {
 		sm_answer_sminfo(sm, from, buf, len);
+		return;
+	}
+	if (cls == WIRE_CLASS_SMI && method == WIRE_TRAP) {
+		sm_handle_trap(sm, from, buf, len);
 		return;
 	}
 	sm->mad_unexpected++;

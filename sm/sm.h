@@ -75,8 +75,16 @@ struct sm {
 	bool sweep_again;  /* a sweep was asked for while one ran */
 	sm_sweep_done_fn on_sweep;
 	void *on_sweep_arg;
+	/*
+	 * Called after every sweep once the new snapshot is published
+	 * (sm->fabric, sm->routes, sm->last), with the snapshot it replaced
+	 * (NULL on the first sweep; freed right after the call).
+	 */
+	void (*on_publish)(void *arg, const struct fabric *old_f);
+	void *on_publish_arg;
+	bool force_lft; /* next sweep rewrites every LFT block (reroute) */
 	uint64_t port_guid;
-	uint64_t mad_malformed, mad_unexpected;
+	uint64_t mad_malformed, mad_unexpected, traps;
 	struct event *sweep_timer;
 };
 

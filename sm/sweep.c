@@ -244,7 +244,7 @@ static void program_switch(struct sweep *sw, uint32_t ni, const struct fabric *o
 		wire_switchinfo_encode(&si, data, sizeof(data));
 		op_send(sw, OP_SWITCHINFO, ni, 0, 0, WIRE_ATTR_SWITCH_INFO, 0, data);
 	}
-	if (old_f && old_r) {
+	if (old_f && old_r && !sw->sm->force_lft) {
 		uint32_t oi = fabric_find_guid(old_f, n->guid);
 		if (oi != FABRIC_NO_NODE && oi < old_r->n_nodes && old_r->lft[oi] &&
 		    old_f->nodes[oi].lft_top == si.lft_top) {
@@ -354,8 +354,8 @@ static void sweep_finish(struct sweep *sw)
 	for (uint32_t i = 0; i < f->n_nodes; i++)
 		if (sw->lft_ok && !sw->lft_ok[i] && sw->routes->lft[i])
 			f->nodes[i].lft_top = 0xffff;
-	fabric_free(sm->fabric);
-	routes_free(sm->routes);
+	struct fabric *old_f = sm->fabric;
+	struct routes *old_r = sm->routes;
 	sm->fabric = f;
 	sm->routes = sw->routes;
 	sw->f = NULL;
@@ -364,6 +364,10 @@ static void sweep_finish(struct sweep *sw)
 	sm->last = *s;
 	sm->subnet_up = s->status == 0;
 	sm->state = SM_MASTER;
+	if (sm->on_publish)
+		sm->on_publish(sm->on_publish_arg, old_f);
+	fabric_free(old_f);
+	routes_free(old_r);
 	if (s->status == 0)
 		log_msg(LOG_CAT_SWEEP, sm->sweeps == 1 || s->sets ? LOG_INFO : LOG_DEBUG,
 			"subnet up: %u nodes (%u switches, %u CAs), %u links active, %u LIDs, "
@@ -492,6 +496,7 @@ static void on_discovered(void *arg, int status, struct discover_result *res)
 	}
 	sw->phase = PH_PROGRAM;
 	phase_program(sw);
+	sm->force_lft = false;
 	if (!sw->pending)
 		sweep_next_phase(sw);
 	return;

@@ -1,0 +1,965 @@
+/*
+ * Unit tests for mad/xact.c, the SMP transaction engine, driven on a real
+ * libevent loop through a fake transport.  The transport records every send
+ * and, depending on the test, answers it (a GetResp built from the sent
+ * bytes), drops it, delays it or holds it for the test to answer; answers
+ * arrive through zero-delay events so they are asynchronous as on a fabric.
+ * Every loop run is bounded by event_base_loopexit.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
+#include <event2/event.h>
+
+#include "mad/wire.h"
+#include "mad/xact.h"
+
+#define MAX_SENDS 4096
+#define MAX_REQS 2048
+#define DROP_ALL 0xffffffffu
+
+/* ---- the fake transport -------------------------------------------------- */
+
+enum fake_mode {
+	FAKE_ANSWER, /* answer every send after delay_ms */
+	FAKE_HOLD,   /* record only; the test answers */
+};
+
+struct fake {
+	struct event_base *base;
+	struct xact_engine *xe;
+	enum fake_mode mode;
+	unsigned delay_ms;
+	uint32_t drop_mod;   /* sends whose attr_mod is this are dropped (DROP_ALL: all) */
+	unsigned drop_first; /* drop this many sends of drop_mod, then answer (0 = always) */
+	uint16_t resp_status;
+	int send_ret;
+	bool fail_first; /* report the first attempt of each TID as failed */
+
+	unsigned sends;
+	unsigned sends_mod[MAX_REQS];
+	unsigned outstanding, max_outstanding; /* answered TIDs leave */
+	uint8_t sent[MAX_SENDS][WIRE_MAD_SIZE];
+
+	unsigned input_ok, input_enoent, input_ebadmsg, input_other;
+};
+
+struct delivery {
+	struct fake *fk;
+	uint8_t buf[WIRE_MAD_SIZE];
+	size_t len;
+	bool send_failed;
+	uint64_t tid;
+};
+
+static void deliver_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct delivery *d = arg;
+	struct fake *fk = d->fk;
+	int rc;
+
+	if (d->send_failed) {
+		xact_send_failed(fk->xe, d->tid);
+		free(d);
+		return;
+	}
+	if (fk->outstanding)
+		fk->outstanding--;
+	rc = xact_input(fk->xe, d->buf, d->len);
+	if (rc == 0)
+		fk->input_ok++;
+	else if (rc == -ENOENT)
+		fk->input_enoent++;
+	else if (rc == -EBADMSG)
+		fk->input_ebadmsg++;
+	else
+		fk->input_other++;
+	free(d);
+}
+
+static void schedule(struct fake *fk, struct delivery *d, unsigned delay_ms)
+{
+	struct timeval tv = {delay_ms / 1000, (delay_ms % 1000) * 1000};
+
+	d->fk = fk;
+	CU_ASSERT_FATAL(event_base_once(fk->base, -1, EV_TIMEOUT, deliver_cb, d, &tv) == 0);
+}
+
+/* The GetResp a well-behaved agent would send for the request in mad. */
+static void make_response(const uint8_t *mad, uint16_t status, uint8_t *out)
+{
+	struct wire_smp s;
+
+	CU_ASSERT_FATAL(wire_smp_decode(mad, WIRE_MAD_SIZE, &s) == 0);
+	s.method = WIRE_GET_RESP;
+	s.status = status;
+	if (s.mgmt_class == WIRE_CLASS_SMI_DR) {
+		s.direction = true;
+		s.hop_ptr = s.hop_cnt;
+	}
+	/* echo attr_mod in the data so the callback can tell answers apart */
+	s.data[0] = (uint8_t)(s.attr_mod >> 24);
+	s.data[1] = (uint8_t)(s.attr_mod >> 16);
+	s.data[2] = (uint8_t)(s.attr_mod >> 8);
+	s.data[3] = (uint8_t)s.attr_mod;
+	CU_ASSERT_FATAL(wire_smp_encode(&s, out, WIRE_MAD_SIZE) == WIRE_MAD_SIZE);
+}
+
+static void answer(struct fake *fk, const uint8_t *mad, uint16_t status, unsigned delay_ms)
+{
+	struct delivery *d = calloc(1, sizeof(*d));
+
+	CU_ASSERT_FATAL(d != NULL);
+	make_response(mad, status, d->buf);
+	d->len = WIRE_MAD_SIZE;
+	schedule(fk, d, delay_ms);
+}
+
+static void report_send_failed(struct fake *fk, uint64_t tid)
+{
+	struct delivery *d = calloc(1, sizeof(*d));
+
+	CU_ASSERT_FATAL(d != NULL);
+	d->send_failed = true;
+	d->tid = tid;
+	schedule(fk, d, 0);
+}
+
+static bool tid_sent_before(const struct fake *fk, uint64_t tid)
+{
+	for (unsigned i = 0; i + 1 < fk->sends; i++) {
+		struct wire_smp s;
+		if (wire_smp_decode(fk->sent[i], WIRE_MAD_SIZE, &s) == 0 && s.tid == tid)
+			return true;
+	}
+	return false;
+}
+
+static int fake_send(void *ctx, const uint8_t *mad, size_t len, unsigned timeout_ms)
+{
+	struct fake *fk = ctx;
+	struct wire_smp s;
+	bool first;
+
+	CU_ASSERT_EQUAL(len, WIRE_MAD_SIZE);
+	CU_ASSERT_FATAL(fk->sends < MAX_SENDS);
+	memcpy(fk->sent[fk->sends++], mad, WIRE_MAD_SIZE);
+	CU_ASSERT_FATAL(wire_smp_decode(mad, len, &s) == 0);
+	CU_ASSERT(!(s.method & 0x80)); /* requests only */
+	if (s.attr_mod < MAX_REQS)
+		fk->sends_mod[s.attr_mod]++;
+	first = !tid_sent_before(fk, s.tid);
+	if (first && ++fk->outstanding > fk->max_outstanding)
+		fk->max_outstanding = fk->outstanding;
+	if (fk->send_ret)
+		return fk->send_ret;
+	if (fk->fail_first && first) {
+		report_send_failed(fk, s.tid);
+		return 0;
+	}
+	if (fk->mode == FAKE_HOLD)
+		return 0;
+	if (fk->drop_mod == DROP_ALL || s.attr_mod == fk->drop_mod) {
+		if (!fk->drop_first || fk->sends_mod[s.attr_mod] <= fk->drop_first)
+			return 0;
+	}
+	answer(fk, mad, fk->resp_status, fk->delay_ms);
+	return 0;
+}
+
+static struct fake *fake_new(const struct xact_opts *opts)
+{
+	struct fake *fk = calloc(1, sizeof(*fk));
+
+	CU_ASSERT_FATAL(fk != NULL);
+	fk->base = event_base_new();
+	CU_ASSERT_FATAL(fk->base != NULL);
+	fk->drop_mod = DROP_ALL - 1; /* no drops */
+	fk->xe = xact_new(fk->base, opts, fake_send, fk);
+	CU_ASSERT_FATAL(fk->xe != NULL);
+	return fk;
+}
+
+static void fake_free(struct fake *fk)
+{
+	xact_free(fk->xe);
+	event_base_free(fk->base);
+	free(fk);
+}
+
+/* Run the loop until it has nothing left or ms pass. */
+static void run(struct fake *fk, unsigned ms)
+{
+	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+
+	event_base_loopexit(fk->base, &tv);
+	event_base_dispatch(fk->base);
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* ---- completions -------------------------------------------------------- */
+
+struct done_rec {
+	unsigned calls;
+	int status;
+	bool had_resp;
+	uint16_t resp_status;
+	uint32_t resp_tag; /* data[0..3] of the response */
+	uint32_t req_mod;
+	uint64_t req_tid, resp_tid;
+	unsigned order; /* completion order */
+};
+
+struct done_log {
+	struct fake *fk;
+	struct done_rec rec[MAX_REQS];
+	unsigned completed;
+	unsigned stop_at; /* loopbreak when completed reaches this */
+};
+
+struct done_arg {
+	struct done_log *log;
+	unsigned idx;
+};
+
+static struct done_arg args[MAX_REQS];
+
+static void on_done(void *arg, int status, const struct wire_smp *req,
+		    const struct wire_smp *resp)
+{
+	struct done_arg *a = arg;
+	struct done_log *log = a->log;
+	struct done_rec *r = &log->rec[a->idx];
+
+	r->calls++;
+	r->status = status;
+	r->had_resp = resp != NULL;
+	r->req_mod = req->attr_mod;
+	r->req_tid = req->tid;
+	if (resp) {
+		r->resp_status = resp->status;
+		r->resp_tid = resp->tid;
+		r->resp_tag = (uint32_t)resp->data[0] << 24 | (uint32_t)resp->data[1] << 16 |
+			      (uint32_t)resp->data[2] << 8 | resp->data[3];
+	}
+	r->order = log->completed++;
+	if (log->stop_at && log->completed >= log->stop_at)
+		event_base_loopbreak(log->fk->base);
+}
+
+static struct done_log *log_new(struct fake *fk, unsigned stop_at)
+{
+	struct done_log *log = calloc(1, sizeof(*log));
+
+	CU_ASSERT_FATAL(log != NULL);
+	log->fk = fk;
+	log->stop_at = stop_at;
+	return log;
+}
+
+/* Submit request i: attr_mod i tells it apart; DR on odd i when mixed. */
+static void submit(struct fake *fk, struct done_log *log, unsigned i, bool dr)
+{
+	struct wire_smp s;
+	const uint8_t path[4] = {0, 1, 2, 3};
+
+	if (dr) {
+		CU_ASSERT_FATAL(wire_smp_init_dr(&s, WIRE_GET, WIRE_ATTR_NODE_INFO, i, path, 3) ==
+				0);
+	} else {
+		wire_smp_init_lid(&s, WIRE_GET, WIRE_ATTR_PORT_INFO, i);
+	}
+	args[i].log = log;
+	args[i].idx = i;
+	CU_ASSERT_EQUAL_FATAL(xact_submit(fk->xe, &s, on_done, &args[i]), 0);
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+static void test_new_bad_opts(void)
+{
+	struct event_base *base = event_base_new();
+	struct xact_opts o = {.window = 0, .timeout_ms = 10, .retries = 1};
+	struct fake dummy;
+
+	CU_ASSERT_FATAL(base != NULL);
+	CU_ASSERT_PTR_NULL(xact_new(base, &o, fake_send, &dummy));
+	o.window = 1025;
+	CU_ASSERT_PTR_NULL(xact_new(base, &o, fake_send, &dummy));
+	o.window = 4;
+	CU_ASSERT_PTR_NULL(xact_new(NULL, &o, fake_send, &dummy));
+	CU_ASSERT_PTR_NULL(xact_new(base, NULL, fake_send, &dummy));
+	CU_ASSERT_PTR_NULL(xact_new(base, &o, NULL, &dummy));
+	o.window = 1024;
+	struct xact_engine *xe = xact_new(base, &o, fake_send, &dummy);
+	CU_ASSERT_PTR_NOT_NULL(xe);
+	xact_free(xe);
+	xact_free(NULL);
+	event_base_free(base);
+}
+
+static void test_submit_invalid(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 1000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 0);
+	struct wire_smp s;
+
+	wire_smp_init_lid(&s, WIRE_GET, WIRE_ATTR_NODE_INFO, 0);
+	s.mgmt_class = WIRE_CLASS_SA;
+	args[0].log = log;
+	CU_ASSERT_EQUAL(xact_submit(fk->xe, &s, on_done, &args[0]), -EINVAL);
+	CU_ASSERT_EQUAL(xact_submit(fk->xe, NULL, on_done, &args[0]), -EINVAL);
+	CU_ASSERT_EQUAL(xact_submit(NULL, &s, on_done, &args[0]), -EINVAL);
+	CU_ASSERT_EQUAL(fk->sends, 0);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 0);
+	fake_free(fk);
+	CU_ASSERT_EQUAL(log->rec[0].calls, 0);
+	free(log);
+}
+
+/* Held requests answered in reverse order complete their own callbacks. */
+static void test_out_of_order(void)
+{
+	struct xact_opts o = {.window = 16, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 10);
+	struct xact_stats st;
+
+	fk->mode = FAKE_HOLD;
+	for (unsigned i = 0; i < 10; i++)
+		submit(fk, log, i, i % 2);
+	CU_ASSERT_EQUAL_FATAL(fk->sends, 10);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 10);
+	/* TIDs are distinct */
+	for (unsigned i = 0; i < 10; i++)
+		for (unsigned j = i + 1; j < 10; j++)
+			CU_ASSERT(memcmp(fk->sent[i] + 8, fk->sent[j] + 8, 8) != 0);
+	for (unsigned i = 10; i-- > 0;)
+		answer(fk, fk->sent[i], 0, 2 * (9 - i));
+	run(fk, 2000);
+	CU_ASSERT_EQUAL(log->completed, 10);
+	for (unsigned i = 0; i < 10; i++) {
+		struct done_rec *r = &log->rec[i];
+		CU_ASSERT_EQUAL(r->calls, 1);
+		CU_ASSERT_EQUAL(r->status, 0);
+		CU_ASSERT(r->had_resp);
+		CU_ASSERT_EQUAL(r->req_mod, i);
+		CU_ASSERT_EQUAL(r->resp_tag, i);
+		CU_ASSERT_EQUAL(r->resp_tid, r->req_tid);
+		CU_ASSERT_EQUAL(r->resp_status, 0); /* the DR D bit is not a status */
+		CU_ASSERT_EQUAL(r->order, 9 - i);
+	}
+	CU_ASSERT_EQUAL(fk->input_ok, 10);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.submitted, 10);
+	CU_ASSERT_EQUAL(st.sent, 10);
+	CU_ASSERT_EQUAL(st.completed, 10);
+	CU_ASSERT_EQUAL(st.received, 10);
+	CU_ASSERT_EQUAL(st.remote_errors, 0);
+	CU_ASSERT_EQUAL(st.outstanding, 0);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 0);
+	fake_free(fk);
+	free(log);
+}
+
+/* The TID's high bits may be rewritten by the kernel; the low 32 match. */
+static void test_tid_high_rewritten(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 1);
+	uint8_t resp[WIRE_MAD_SIZE];
+
+	fk->mode = FAKE_HOLD;
+	submit(fk, log, 0, false);
+	make_response(fk->sent[0], 0, resp);
+	resp[8] ^= 0x5a; /* TID bytes 8..11 */
+	resp[11] ^= 0x01;
+	CU_ASSERT_EQUAL(xact_input(fk->xe, resp, sizeof(resp)), 0);
+	CU_ASSERT_EQUAL(log->rec[0].calls, 1);
+	CU_ASSERT_EQUAL(log->rec[0].status, 0);
+	fake_free(fk);
+	free(log);
+}
+
+/* 1000 requests through a window of 16. */
+static void test_window(void)
+{
+	struct xact_opts o = {.window = 16, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 1000);
+	struct xact_stats st;
+
+	for (unsigned i = 0; i < 1000; i++)
+		submit(fk, log, i, i % 3 == 0);
+	CU_ASSERT_EQUAL(fk->sends, 16); /* the rest waits */
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.outstanding, 16);
+	CU_ASSERT_EQUAL(st.queued, 1000 - 16);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 1000);
+	run(fk, 10000);
+	CU_ASSERT_EQUAL(log->completed, 1000);
+	CU_ASSERT_EQUAL(fk->sends, 1000);
+	CU_ASSERT(fk->max_outstanding <= 16);
+	CU_ASSERT_EQUAL(fk->max_outstanding, 16);
+	for (unsigned i = 0; i < 1000; i++) {
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, 0);
+		CU_ASSERT_EQUAL(log->rec[i].resp_tag, i);
+	}
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT(st.max_outstanding <= 16);
+	CU_ASSERT_EQUAL(st.submitted, 1000);
+	CU_ASSERT_EQUAL(st.sent, 1000);
+	CU_ASSERT_EQUAL(st.completed, 1000);
+	CU_ASSERT_EQUAL(st.received, 1000);
+	CU_ASSERT_EQUAL(st.retries, 0);
+	CU_ASSERT_EQUAL(st.queued, 0);
+	CU_ASSERT_EQUAL(st.outstanding, 0);
+	fake_free(fk);
+	free(log);
+}
+
+/* A request that is never answered: 1 + retries sends, then -ETIMEDOUT. */
+static void test_timeout_retries(void)
+{
+	struct xact_opts o = {.window = 1, .timeout_ms = 20, .retries = 3};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 3);
+	struct xact_stats st;
+	long t0;
+
+	fk->drop_mod = 0;
+	submit(fk, log, 0, true);
+	submit(fk, log, 1, false); /* waits behind the dropped one */
+	submit(fk, log, 2, true);
+	CU_ASSERT_EQUAL(fk->sends, 1);
+	t0 = now_ms();
+	run(fk, 3000);
+	CU_ASSERT_EQUAL(log->completed, 3);
+	CU_ASSERT_EQUAL(fk->sends_mod[0], 4);
+	CU_ASSERT_EQUAL(log->rec[0].calls, 1);
+	CU_ASSERT_EQUAL(log->rec[0].status, -ETIMEDOUT);
+	CU_ASSERT_FALSE(log->rec[0].had_resp);
+	CU_ASSERT_EQUAL(log->rec[0].order, 0);
+	CU_ASSERT(now_ms() - t0 >= 4 * 20 - 5);
+	/* later requests still go out, once each */
+	for (unsigned i = 1; i < 3; i++) {
+		CU_ASSERT_EQUAL(fk->sends_mod[i], 1);
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, 0);
+	}
+	/* every attempt carries the same TID */
+	for (unsigned i = 1; i < 4; i++)
+		CU_ASSERT(memcmp(fk->sent[0], fk->sent[i], WIRE_MAD_SIZE) == 0);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.timeouts, 1);
+	CU_ASSERT_EQUAL(st.retries, 3);
+	CU_ASSERT_EQUAL(st.sent, 6);
+	CU_ASSERT_EQUAL(st.completed, 3);
+
+	/* retries changed at run time apply to new requests */
+	xact_set_opts(fk->xe, 10, 1);
+	memset(fk->sends_mod, 0, sizeof(fk->sends_mod));
+	fk->drop_mod = 5;
+	log->stop_at = 4;
+	submit(fk, log, 5, false);
+	run(fk, 3000);
+	CU_ASSERT_EQUAL(fk->sends_mod[5], 2);
+	CU_ASSERT_EQUAL(log->rec[5].calls, 1);
+	CU_ASSERT_EQUAL(log->rec[5].status, -ETIMEDOUT);
+
+	/* retries 0: one send only */
+	xact_set_opts(fk->xe, 10, 0);
+	fk->drop_mod = 6;
+	log->stop_at = 5;
+	submit(fk, log, 6, true);
+	run(fk, 3000);
+	CU_ASSERT_EQUAL(fk->sends_mod[6], 1);
+	CU_ASSERT_EQUAL(log->rec[6].status, -ETIMEDOUT);
+	fake_free(fk);
+	free(log);
+}
+
+/* A request answered on its retry completes with status 0. */
+static void test_answered_on_retry(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 20, .retries = 3};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 1);
+	struct xact_stats st;
+
+	fk->drop_mod = 0;
+	fk->drop_first = 2;
+	submit(fk, log, 0, true);
+	run(fk, 3000);
+	CU_ASSERT_EQUAL(fk->sends_mod[0], 3);
+	CU_ASSERT_EQUAL(log->rec[0].calls, 1);
+	CU_ASSERT_EQUAL(log->rec[0].status, 0);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.retries, 2);
+	CU_ASSERT_EQUAL(st.timeouts, 0);
+	fake_free(fk);
+	free(log);
+}
+
+/* Answers slower than the timeout: the first completes, the second is late. */
+static void test_late_duplicate(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 20, .retries = 3};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 0);
+	struct xact_stats st;
+
+	fk->delay_ms = 30;
+	submit(fk, log, 0, false);
+	run(fk, 150);
+	CU_ASSERT(fk->sends >= 2);
+	CU_ASSERT_EQUAL(log->rec[0].calls, 1);
+	CU_ASSERT_EQUAL(log->rec[0].status, 0);
+	CU_ASSERT_EQUAL(fk->input_ok, 1);
+	CU_ASSERT_EQUAL(fk->input_enoent, fk->sends - 1);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.completed, 1);
+	CU_ASSERT_EQUAL(st.unmatched, fk->sends - 1);
+	CU_ASSERT_EQUAL(st.timeouts, 0);
+	fake_free(fk);
+	free(log);
+}
+
+/* A stale answer for a slot's previous request does not complete the next. */
+static void test_stale_answer_reused_slot(void)
+{
+	struct xact_opts o = {.window = 1, .timeout_ms = 10, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 1);
+	uint8_t stale[WIRE_MAD_SIZE];
+
+	fk->mode = FAKE_HOLD;
+	submit(fk, log, 0, false);
+	run(fk, 2000);
+	CU_ASSERT_EQUAL(log->rec[0].status, -ETIMEDOUT);
+	submit(fk, log, 1, false); /* takes the same slot */
+	CU_ASSERT_EQUAL_FATAL(fk->sends, 2);
+	make_response(fk->sent[0], 0, stale);
+	CU_ASSERT_EQUAL(xact_input(fk->xe, stale, sizeof(stale)), -ENOENT);
+	CU_ASSERT_EQUAL(log->rec[1].calls, 0);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 1);
+	make_response(fk->sent[1], 0, stale);
+	CU_ASSERT_EQUAL(xact_input(fk->xe, stale, sizeof(stale)), 0);
+	CU_ASSERT_EQUAL(log->rec[1].calls, 1);
+	CU_ASSERT_EQUAL(log->rec[1].status, 0);
+	CU_ASSERT_EQUAL(log->rec[1].resp_tag, 1);
+	fake_free(fk);
+	free(log);
+}
+
+/* xact_send_failed retries at once instead of waiting for the timer. */
+static void test_send_failed(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 5000, .retries = 2};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 2);
+	struct xact_stats st;
+	long t0 = now_ms();
+
+	fk->fail_first = true;
+	submit(fk, log, 0, true);
+	submit(fk, log, 1, false);
+	run(fk, 3000);
+	CU_ASSERT(now_ms() - t0 < 1000); /* far below the 5 s timeout */
+	CU_ASSERT_EQUAL(log->completed, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(fk->sends_mod[i], 2);
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, 0);
+	}
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.retries, 2);
+	CU_ASSERT_EQUAL(st.sent, 4);
+	CU_ASSERT_EQUAL(xact_send_failed(fk->xe, 0x12345), -ENOENT);
+	CU_ASSERT_EQUAL(xact_send_failed(fk->xe, 0), -ENOENT);
+
+	/* with no retries left, a send failure ends the request now */
+	xact_set_opts(fk->xe, 5000, 0);
+	log->stop_at = 3;
+	t0 = now_ms();
+	submit(fk, log, 2, false);
+	run(fk, 3000);
+	CU_ASSERT(now_ms() - t0 < 1000);
+	CU_ASSERT_EQUAL(fk->sends_mod[2], 1);
+	CU_ASSERT_EQUAL(log->rec[2].calls, 1);
+	CU_ASSERT_EQUAL(log->rec[2].status, -ETIMEDOUT);
+	fake_free(fk);
+	free(log);
+}
+
+/* The transport refusing a send counts, and the timer still retries it. */
+static void test_send_error(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 10, .retries = 2};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 1);
+	struct xact_stats st;
+
+	fk->send_ret = -EIO;
+	submit(fk, log, 0, false);
+	run(fk, 3000);
+	CU_ASSERT_EQUAL(fk->sends, 3);
+	CU_ASSERT_EQUAL(log->rec[0].calls, 1);
+	CU_ASSERT_EQUAL(log->rec[0].status, -ETIMEDOUT);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.send_errors, 3);
+	fake_free(fk);
+	free(log);
+}
+
+static void test_remote_error(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 5000, .retries = 2};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 2);
+	struct xact_stats st;
+
+	fk->resp_status = 0x000c; /* unsupported method/attribute */
+	submit(fk, log, 0, false);
+	submit(fk, log, 1, true);
+	run(fk, 3000);
+	for (unsigned i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, -EREMOTEIO);
+		CU_ASSERT(log->rec[i].had_resp);
+		CU_ASSERT_EQUAL(log->rec[i].resp_status, 0x000c);
+		CU_ASSERT_EQUAL(log->rec[i].resp_tag, i);
+		CU_ASSERT_EQUAL(fk->sends_mod[i], 1); /* an error answer is not retried */
+	}
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.remote_errors, 2);
+	CU_ASSERT_EQUAL(st.completed, 2);
+	fake_free(fk);
+	free(log);
+}
+
+static void test_bad_input(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 0);
+	struct xact_stats st;
+	uint8_t resp[WIRE_MAD_SIZE], bad[WIRE_MAD_SIZE];
+
+	fk->mode = FAKE_HOLD;
+	submit(fk, log, 0, false);
+	submit(fk, log, 1, true);
+	make_response(fk->sent[0], 0, resp);
+
+	/* truncated at a few lengths, and empty */
+	CU_ASSERT_EQUAL(xact_input(fk->xe, resp, 0), -EBADMSG);
+	CU_ASSERT_EQUAL(xact_input(fk->xe, resp, 24), -EBADMSG);
+	CU_ASSERT_EQUAL(xact_input(fk->xe, resp, WIRE_MAD_SIZE - 1), -EBADMSG);
+	CU_ASSERT_EQUAL(xact_input(fk->xe, NULL, WIRE_MAD_SIZE), -EBADMSG);
+	/* wrong class: SA and PerfMgt */
+	memcpy(bad, resp, sizeof(bad));
+	bad[1] = WIRE_CLASS_SA;
+	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -EBADMSG);
+	bad[1] = WIRE_CLASS_PERF;
+	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -EBADMSG);
+	/* bad base version */
+	memcpy(bad, resp, sizeof(bad));
+	bad[0] = 2;
+	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -EBADMSG);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.malformed, 7);
+	CU_ASSERT_EQUAL(st.received, 0);
+
+	/* an unknown TID */
+	memcpy(bad, resp, sizeof(bad));
+	bad[15] ^= 0xff;
+	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -ENOENT);
+	/* the request itself echoed back (no R bit) */
+	CU_ASSERT_EQUAL(xact_input(fk->xe, fk->sent[0], WIRE_MAD_SIZE), -ENOENT);
+	/* right TID, other attribute */
+	memcpy(bad, resp, sizeof(bad));
+	bad[17] = (uint8_t)WIRE_ATTR_SM_INFO;
+	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -ENOENT);
+	/* right TID, DR class for a LID-routed request */
+	memcpy(bad, resp, sizeof(bad));
+	bad[1] = WIRE_CLASS_SMI_DR;
+	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -ENOENT);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.unmatched, 4);
+	CU_ASSERT_EQUAL(st.malformed, 7);
+	CU_ASSERT_EQUAL(st.completed, 0);
+	CU_ASSERT_EQUAL(log->rec[0].calls, 0);
+	CU_ASSERT_EQUAL(log->rec[1].calls, 0);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 2);
+
+	/* the real answers still complete */
+	CU_ASSERT_EQUAL(xact_input(fk->xe, resp, sizeof(resp)), 0);
+	make_response(fk->sent[1], 0, resp);
+	CU_ASSERT_EQUAL(xact_input(fk->xe, resp, sizeof(resp)), 0);
+	CU_ASSERT_EQUAL(log->rec[0].status, 0);
+	CU_ASSERT_EQUAL(log->rec[1].status, 0);
+	/* and a second copy is unmatched */
+	CU_ASSERT_EQUAL(xact_input(fk->xe, resp, sizeof(resp)), -ENOENT);
+	CU_ASSERT_EQUAL(log->rec[1].calls, 1);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.unmatched, 5);
+	fake_free(fk);
+	free(log);
+}
+
+/* Completions that submit more requests. */
+static struct {
+	struct fake *fk;
+	struct done_log *log;
+	unsigned next;
+	unsigned limit;
+} chain;
+
+static void on_done_chain(void *arg, int status, const struct wire_smp *req,
+			  const struct wire_smp *resp)
+{
+	on_done(arg, status, req, resp);
+	for (int k = 0; k < 2 && chain.next < chain.limit; k++) {
+		struct wire_smp s;
+		unsigned i = chain.next++;
+		wire_smp_init_lid(&s, WIRE_GET, WIRE_ATTR_PORT_INFO, i);
+		args[i].log = chain.log;
+		args[i].idx = i;
+		CU_ASSERT_EQUAL(xact_submit(chain.fk->xe, &s, on_done_chain, &args[i]), 0);
+	}
+}
+
+static void test_reentrant_submit(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 500);
+	struct xact_stats st;
+	struct wire_smp s;
+
+	chain.fk = fk;
+	chain.log = log;
+	chain.next = 1;
+	chain.limit = 500;
+	wire_smp_init_lid(&s, WIRE_GET, WIRE_ATTR_PORT_INFO, 0);
+	args[0].log = log;
+	args[0].idx = 0;
+	CU_ASSERT_EQUAL_FATAL(xact_submit(fk->xe, &s, on_done_chain, &args[0]), 0);
+	run(fk, 10000);
+	CU_ASSERT_EQUAL(log->completed, 500);
+	CU_ASSERT_EQUAL(fk->sends, 500);
+	for (unsigned i = 0; i < 500; i++) {
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, 0);
+		CU_ASSERT_EQUAL(log->rec[i].resp_tag, i);
+	}
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT(st.max_outstanding <= 4);
+	CU_ASSERT(fk->max_outstanding <= 4);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 0);
+	fake_free(fk);
+	free(log);
+}
+
+/* xact_free cancels outstanding and queued requests, each exactly once. */
+static void test_free_cancels(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 20, .retries = 5};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 0);
+	struct event_base *base = fk->base;
+
+	fk->mode = FAKE_HOLD;
+	for (unsigned i = 0; i < 10; i++)
+		submit(fk, log, i, i % 2);
+	CU_ASSERT_EQUAL(fk->sends, 4);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 10);
+	xact_free(fk->xe);
+	fk->xe = NULL;
+	CU_ASSERT_EQUAL(log->completed, 10);
+	for (unsigned i = 0; i < 10; i++) {
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, -ECANCELED);
+		CU_ASSERT_FALSE(log->rec[i].had_resp);
+		CU_ASSERT_EQUAL(log->rec[i].req_mod, i);
+	}
+	CU_ASSERT_EQUAL(fk->sends, 4); /* the queued ones never went out */
+	/* no timer of the engine is left on the loop */
+	CU_ASSERT_EQUAL(event_base_get_num_events(base, EVENT_BASE_COUNT_ADDED), 0);
+	run(fk, 50);
+	CU_ASSERT_EQUAL(log->completed, 10);
+	fake_free(fk);
+	free(log);
+}
+
+/* xact_cancel_all leaves a working engine. */
+static void test_cancel_all(void)
+{
+	struct xact_opts o = {.window = 2, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 0);
+
+	fk->mode = FAKE_HOLD;
+	for (unsigned i = 0; i < 5; i++)
+		submit(fk, log, i, false);
+	xact_cancel_all(fk->xe);
+	CU_ASSERT_EQUAL(log->completed, 5);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 0);
+	CU_ASSERT_EQUAL(fk->sends, 2);
+	for (unsigned i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, -ECANCELED);
+	}
+	/* a late answer to a cancelled request is unmatched */
+	uint8_t resp[WIRE_MAD_SIZE];
+	make_response(fk->sent[0], 0, resp);
+	CU_ASSERT_EQUAL(xact_input(fk->xe, resp, sizeof(resp)), -ENOENT);
+	/* and new work still flows */
+	fk->mode = FAKE_ANSWER;
+	log->stop_at = 6;
+	submit(fk, log, 5, true);
+	run(fk, 3000);
+	CU_ASSERT_EQUAL(log->rec[5].calls, 1);
+	CU_ASSERT_EQUAL(log->rec[5].status, 0);
+	fake_free(fk);
+	CU_ASSERT_EQUAL(log->rec[5].calls, 1);
+	free(log);
+}
+
+/* A -ECANCELED callback that submits again (a sweep moving to its next phase). */
+static struct {
+	struct fake *fk;
+	struct done_log *log;
+	unsigned next;
+	unsigned resubmits;
+} again;
+
+static void on_done_again(void *arg, int status, const struct wire_smp *req,
+			  const struct wire_smp *resp)
+{
+	on_done(arg, status, req, resp);
+	if (again.resubmits == 0)
+		return;
+	again.resubmits--;
+	unsigned i = again.next++;
+	struct wire_smp s;
+	wire_smp_init_lid(&s, WIRE_SET, WIRE_ATTR_LFT, i);
+	args[i].log = again.log;
+	args[i].idx = i;
+	CU_ASSERT_EQUAL(xact_submit(again.fk->xe, &s, on_done_again, &args[i]), 0);
+}
+
+/*
+ * n requests through a window, cancelled while callbacks submit `resubmits`
+ * more; every one of them ends with -ECANCELED and none is sent.
+ */
+static void check_cancel_resubmit(bool use_free, unsigned window, unsigned n, unsigned resubmits)
+{
+	struct xact_opts o = {.window = window, .timeout_ms = 5000, .retries = 0};
+	unsigned total = n + resubmits, sent = n < window ? n : window;
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 0);
+	struct wire_smp s;
+
+	fk->mode = FAKE_HOLD;
+	again.fk = fk;
+	again.log = log;
+	again.next = n;
+	again.resubmits = resubmits;
+	for (unsigned i = 0; i < n; i++) {
+		wire_smp_init_lid(&s, WIRE_GET, WIRE_ATTR_NODE_INFO, i);
+		args[i].log = log;
+		args[i].idx = i;
+		CU_ASSERT_EQUAL_FATAL(xact_submit(fk->xe, &s, on_done_again, &args[i]), 0);
+	}
+	CU_ASSERT_EQUAL(fk->sends, sent);
+	if (use_free) {
+		xact_free(fk->xe);
+		fk->xe = NULL;
+	} else {
+		xact_cancel_all(fk->xe);
+		CU_ASSERT_EQUAL(xact_pending(fk->xe), 0);
+	}
+	CU_ASSERT_EQUAL(again.next, total);
+	CU_ASSERT_EQUAL(log->completed, total);
+	for (unsigned i = 0; i < total; i++) {
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, -ECANCELED);
+	}
+	CU_ASSERT_EQUAL(fk->sends, sent); /* nothing went out while cancelling */
+	if (!use_free) {
+		/* the engine still works afterwards */
+		fk->mode = FAKE_ANSWER;
+		log->stop_at = total + 1;
+		submit(fk, log, total, false);
+		run(fk, 3000);
+		CU_ASSERT_EQUAL(log->rec[total].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[total].status, 0);
+		CU_ASSERT_EQUAL(fk->sends, sent + 1);
+	}
+	fake_free(fk);
+	free(log);
+}
+
+static void test_free_cancel_resubmit(void)
+{
+	check_cancel_resubmit(true, 4, 2, 3); /* outstanding callbacks submit */
+	check_cancel_resubmit(true, 2, 3, 4); /* queued ones too */
+}
+
+static void test_cancel_all_resubmit(void)
+{
+	check_cancel_resubmit(false, 4, 2, 3);
+	check_cancel_resubmit(false, 2, 3, 4);
+}
+
+int main(void)
+{
+	CU_pSuite suite;
+	unsigned int failures;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return CU_get_error();
+	suite = CU_add_suite("xact", NULL, NULL);
+	if (!suite || !CU_add_test(suite, "bad options", test_new_bad_opts) ||
+	    !CU_add_test(suite, "invalid submit", test_submit_invalid) ||
+	    !CU_add_test(suite, "answers out of order", test_out_of_order) ||
+	    !CU_add_test(suite, "TID high bits rewritten", test_tid_high_rewritten) ||
+	    !CU_add_test(suite, "window of 16, 1000 requests", test_window) ||
+	    !CU_add_test(suite, "timeout after retries", test_timeout_retries) ||
+	    !CU_add_test(suite, "answered on a retry", test_answered_on_retry) ||
+	    !CU_add_test(suite, "late duplicate answer", test_late_duplicate) ||
+	    !CU_add_test(suite, "stale answer, reused slot", test_stale_answer_reused_slot) ||
+	    !CU_add_test(suite, "send failed -> retry now", test_send_failed) ||
+	    !CU_add_test(suite, "send error counted", test_send_error) ||
+	    !CU_add_test(suite, "remote error status", test_remote_error) ||
+	    !CU_add_test(suite, "malformed and unmatched input", test_bad_input) ||
+	    !CU_add_test(suite, "re-entrant submit", test_reentrant_submit) ||
+	    !CU_add_test(suite, "free cancels once", test_free_cancels) ||
+	    !CU_add_test(suite, "cancel all", test_cancel_all) ||
+	    !CU_add_test(suite, "free: callback submits", test_free_cancel_resubmit) ||
+	    !CU_add_test(suite, "cancel all: callback submits", test_cancel_all_resubmit)) {
+		CU_cleanup_registry();
+		return CU_get_error();
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures > 0 ? 1 : 0;
+}
