@@ -526,7 +526,7 @@ static void test_late_duplicate(void)
 
 	fk->delay_ms = 30;
 	submit(fk, log, 0, false);
-	run(fk, 150);
+	run(fk, 300);
 	CU_ASSERT(fk->sends >= 2);
 	CU_ASSERT_EQUAL(log->rec[0].calls, 1);
 	CU_ASSERT_EQUAL(log->rec[0].status, 0);
