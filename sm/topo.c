@@ -68,7 +68,7 @@ struct topo_state {
 };
 
 static int topo_error(struct topo_state *st, uint32_t line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int topo_error(struct topo_state *st, uint32_t line, const char *fmt, ...)
 {
@@ -232,8 +232,8 @@ static int topo_grow(void **arr, uint32_t *cap, uint32_t n, size_t size)
 
 static int topo_guid_line(struct topo_state *st, uint32_t line, char *s)
 {
-	static const char *const keys[] = {"switchguid", "caguid", "rtguid", "sysimgguid",
-					   "vendid", "devid"};
+	static const char *const keys[] = {"switchguid", "caguid", "rtguid",
+					   "sysimgguid", "vendid", "devid"};
 	unsigned long long v;
 	unsigned int k;
 	size_t kl;
@@ -277,7 +277,10 @@ static int topo_header(struct topo_state *st, uint32_t line, char *s)
 		const char *word;
 		uint8_t type;
 	} types[] = {
-		{"Switch", NODE_SWITCH}, {"Hca", NODE_CA}, {"Ca", NODE_CA}, {"Rt", NODE_ROUTER},
+	    {"Switch", NODE_SWITCH},
+	    {"Hca", NODE_CA},
+	    {"Ca", NODE_CA},
+	    {"Rt", NODE_ROUTER},
 	};
 	struct topo_rec *r;
 	unsigned long long v;
@@ -340,8 +343,7 @@ static int topo_port_line(struct topo_state *st, uint32_t line, char *s)
 	if (!st->n_recs)
 		return topo_error(st, line, "port line before any node header");
 	r = &st->recs[st->n_recs - 1];
-	err = topo_grow((void **)&st->plines, &st->cap_plines, st->n_plines,
-			sizeof(*st->plines));
+	err = topo_grow((void **)&st->plines, &st->cap_plines, st->n_plines, sizeof(*st->plines));
 	if (err)
 		return err;
 	pl = &st->plines[st->n_plines];
@@ -352,8 +354,8 @@ static int topo_port_line(struct topo_state *st, uint32_t line, char *s)
 	if (!topo_portnum(&s, &v))
 		return topo_error(st, line, "bad local port '[N]'");
 	if (v == 0 || v > r->nports)
-		return topo_error(st, line, "port %llu out of range for \"%s\" (1-%u)", v,
-				  r->name, r->nports);
+		return topo_error(st, line, "port %llu out of range for \"%s\" (1-%u)", v, r->name,
+				  r->nports);
 	pl->port = (uint8_t)v;
 	if (!topo_paren_guid(&s, &pl->has_guid, &pl->guid))
 		return topo_error(st, line, "bad port GUID");
@@ -402,6 +404,11 @@ static int topo_read(struct topo_state *st)
 		topo_skip_ws(&s);
 		if (!*s || *s == '#')
 			continue;
+		/* ibsim extensions: 'do CMD' is for the simulator's console */
+		if (!strncmp(s, "do", 2) && (s[2] == ' ' || s[2] == '\t'))
+			continue;
+		if (!strncmp(s, "include", 7) && (s[7] == ' ' || s[7] == '\t'))
+			return topo_error(st, line, "'include' is not supported");
 		if (*s == '[')
 			err = topo_port_line(st, line, s);
 		else if (strchr(s, '=') && !strchr(s, '"'))
@@ -469,7 +476,8 @@ static int topo_build(struct topo_state *st, struct fabric *f)
 
 		err = fabric_add_node(f, guid, r->type, r->nports, &idx);
 		if (err == -EEXIST)
-			return topo_error(st, r->line, "GUID 0x%016llx of \"%s\" already used by \"%s\"",
+			return topo_error(st, r->line,
+					  "GUID 0x%016llx of \"%s\" already used by \"%s\"",
 					  (unsigned long long)guid, r->name, st->recs[idx].name);
 		if (err)
 			return err;
@@ -533,8 +541,8 @@ static int topo_build(struct topo_state *st, struct fabric *f)
 					  b->remote_port);
 		}
 		if (err == -EINVAL)
-			return topo_error(st, pl->line, "\"%s\"[%u] cannot link to itself",
-					  r->name, pl->port);
+			return topo_error(st, pl->line, "\"%s\"[%u] cannot link to itself", r->name,
+					  pl->port);
 		if (err)
 			return err;
 	}
