@@ -453,3 +453,55 @@ int wire_sminfo_encode(const struct wire_sminfo *si, uint8_t *d, size_t len)
 	mad_set_field(d, 0, IB_SMINFO_STATE_F, si->state);
 	return 0;
 }
+
+/* SLtoVLMappingTable (14.2.5.8): SL0 in the high nibble of byte 0. */
+int wire_sl2vl_decode(const uint8_t *d, size_t len, uint8_t ret_vl[16])
+{
+	if (!d)
+		return -EBADMSG;
+	NEED(len, 8);
+	for (int i = 0; i < 16; i++)
+		ret_vl[i] = (d[i / 2] >> (i % 2 ? 0 : 4)) & 0x0f;
+	return 0;
+}
+
+int wire_sl2vl_encode(const uint8_t vl[16], uint8_t *d, size_t len)
+{
+	if (len < 8)
+		return -ENOSPC;
+	for (int i = 0; i < 16; i++) {
+		if (vl[i] > 15)
+			return -EINVAL;
+		if (i % 2)
+			d[i / 2] = (d[i / 2] & 0xf0) | vl[i];
+		else
+			d[i / 2] = (d[i / 2] & 0x0f) | vl[i] << 4;
+	}
+	return 0;
+}
+
+/* VLArbitrationTable (14.2.5.9): 32 entries of {4 reserved bits, VL:4, weight:8}. */
+int wire_vlarb_decode(const uint8_t *d, size_t len, uint8_t ret_vl[32], uint8_t ret_weight[32])
+{
+	if (!d)
+		return -EBADMSG;
+	NEED(len, 64);
+	for (int i = 0; i < 32; i++) {
+		ret_vl[i] = d[2 * i] & 0x0f;
+		ret_weight[i] = d[2 * i + 1];
+	}
+	return 0;
+}
+
+int wire_vlarb_encode(const uint8_t vl[32], const uint8_t weight[32], uint8_t *d, size_t len)
+{
+	if (len < 64)
+		return -ENOSPC;
+	for (int i = 0; i < 32; i++) {
+		if (vl[i] > 15)
+			return -EINVAL;
+		d[2 * i] = vl[i];
+		d[2 * i + 1] = weight[i];
+	}
+	return 0;
+}

@@ -175,6 +175,14 @@ int wire_lft_encode(const uint8_t ports[64], uint8_t *data, size_t len);
 int wire_pkey_decode(const uint8_t *data, size_t len, uint16_t ret_keys[32]);
 int wire_pkey_encode(const uint16_t keys[32], uint8_t *data, size_t len);
 
+/* SLtoVLMappingTable: the VL (0..15) for each of 16 SLs. */
+int wire_sl2vl_decode(const uint8_t *data, size_t len, uint8_t ret_vl[16]);
+int wire_sl2vl_encode(const uint8_t vl[16], uint8_t *data, size_t len);
+
+/* VLArbitrationTable block: 32 (VL, weight) entries. */
+int wire_vlarb_decode(const uint8_t *data, size_t len, uint8_t ret_vl[32], uint8_t ret_weight[32]);
+int wire_vlarb_encode(const uint8_t vl[32], const uint8_t weight[32], uint8_t *data, size_t len);
+
 struct wire_sminfo {
 	uint64_t guid;
 	uint64_t sm_key;

@@ -32,13 +32,13 @@ static void minhop_why(char *why, size_t why_len, const char *msg)
 		snprintf(why, why_len, "%s", msg);
 }
 
-static uint8_t minhop_pick(const uint64_t *mask, const uint32_t *counts)
+static uint8_t minhop_pick(const uint64_t *mask, unsigned int words, const uint32_t *counts)
 {
 	uint8_t best = LFT_NO_PORT;
 	uint32_t best_count = UINT32_MAX;
 	unsigned int w;
 
-	for (w = 0; w < MINHOP_MASK_WORDS; w++) {
+	for (w = 0; w < words; w++) {
 		uint64_t bits = mask[w];
 
 		while (bits) {
@@ -159,11 +159,13 @@ int minhop_compute(const struct fabric *f, struct routes **ret, char *why, size_
 
 	for (s = 0; s < n_sw; s++) {
 		uint8_t *lft = r->lft[sw_node[s]];
+		/* mask words this switch's port numbers need: stride of mask[] */
+		unsigned int words = f->nodes[sw_node[s]].nports / 64 + 1;
 		uint32_t head = 0, tail = 0, e;
 
 		for (i = 0; i < n_sw; i++)
 			dist[i] = -1;
-		memset(mask, 0, (size_t)n_sw * MINHOP_MASK_WORDS * sizeof(*mask));
+		memset(mask, 0, (size_t)n_sw * words * sizeof(*mask));
 		dist[s] = 0;
 		for (e = adj_start[s]; e < adj_start[s + 1]; e++) {
 			uint32_t v = adj[e].nbr;
@@ -172,15 +174,15 @@ int minhop_compute(const struct fabric *f, struct routes **ret, char *why, size_
 				dist[v] = 1;
 				queue[tail++] = v;
 			}
-			mask[v * MINHOP_MASK_WORDS + adj[e].port / 64] |= 1ULL << (adj[e].port % 64);
+			mask[v * words + adj[e].port / 64] |= 1ULL << (adj[e].port % 64);
 		}
 		while (head < tail) {
 			uint32_t u = queue[head++];
-			const uint64_t *mu = &mask[u * MINHOP_MASK_WORDS];
+			const uint64_t *mu = &mask[u * words];
 
 			for (e = adj_start[u]; e < adj_start[u + 1]; e++) {
 				uint32_t v = adj[e].nbr;
-				uint64_t *mv = &mask[v * MINHOP_MASK_WORDS];
+				uint64_t *mv = &mask[v * words];
 				unsigned int w;
 
 				if (dist[v] < 0) {
@@ -189,7 +191,7 @@ int minhop_compute(const struct fabric *f, struct routes **ret, char *why, size_
 				} else if (dist[v] != dist[u] + 1) {
 					continue;
 				}
-				for (w = 0; w < MINHOP_MASK_WORDS; w++)
+				for (w = 0; w < words; w++)
 					mv[w] |= mu[w];
 			}
 		}
@@ -206,7 +208,7 @@ int minhop_compute(const struct fabric *f, struct routes **ret, char *why, size_
 			else if (dist[t] < 0)
 				continue;
 			else
-				port = minhop_pick(&mask[t * MINHOP_MASK_WORDS], counts);
+				port = minhop_pick(&mask[t * words], words, counts);
 			if (port == LFT_NO_PORT)
 				continue;
 			lft[l] = port;

@@ -90,6 +90,8 @@ static void on_sweep(void *arg, const struct sweep_summary *s)
 	}
 }
 
+static void reload(struct daemon *d);
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct daemon *d = arg;

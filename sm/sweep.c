@@ -24,7 +24,7 @@
 #include "sm/log.h"
 #include "sm/sm.h"
 
-enum op_kind { OP_PORTINFO, OP_PKEY, OP_SWITCHINFO, OP_LFT, OP_ARM, OP_ACTIVATE };
+enum op_kind { OP_PORTINFO, OP_PKEY, OP_SWITCHINFO, OP_LFT, OP_SL2VL, OP_VLARB, OP_ARM, OP_ACTIVATE };
 
 enum sweep_phase { PH_DISCOVER, PH_PROGRAM, PH_ARM, PH_ACTIVATE, PH_DONE };
 
@@ -203,6 +203,12 @@ static void program_port(struct sweep *sw, uint32_t ni, uint8_t pn)
 			want.neighbor_mtu = min8(p->mtu_cap, rp->mtu_cap);
 			/* VLCap and OperationalVLs share an encoding (1: VL0 .. 5: VL0-14) */
 			want.oper_vls = min8(p->vl_cap, rp->vl_cap);
+			if (sw->routes->n_vls > 1 && want.oper_vls < 2)
+				log_ratelimited(LOG_CAT_ROUTE, LOG_WARNING,
+						"node 0x%016llx port %u supports only VL0 but %s "
+						"routing needs %u VLs",
+						(unsigned long long)n->guid, pn, sw->sum.engine,
+						sw->routes->n_vls);
 		}
 	}
 	want.state = PORT_NOP;
@@ -267,6 +273,71 @@ static void program_switch(struct sweep *sw, uint32_t ni, const struct fabric *o
 	n->lft_top = top;
 }
 
+/* The node's SL->VL table in routes r, or NULL when r uses a single VL. */
+static const uint8_t *node_sl2vl(const struct routes *r, uint32_t ni)
+{
+	if (!r || r->n_vls <= 1 || !r->sl2vl || ni >= r->n_nodes)
+		return NULL;
+	return r->sl2vl[ni];
+}
+
+/*
+ * SL2VL and VLArb (IBA 14.2.5.8, 14.2.5.9) where the engine uses more than one
+ * VL.  Switch tables depend only on the output port, so every input port gets
+ * the same row.  VLArb: the low-priority table round-robins the VLs in use
+ * with equal weight, the high-priority table is left empty.  Skipped when
+ * the node's tables equal what this SM programmed last time.
+ */
+static void program_vls(struct sweep *sw, uint32_t ni, const struct fabric *old_f,
+			const struct routes *old_r)
+{
+	const struct routes *r = sw->routes;
+	struct node *n = &sw->f->nodes[ni];
+	const uint8_t *t = node_sl2vl(r, ni);
+	const uint8_t *old_t = NULL;
+	unsigned first = 1, last = n->nports;
+	size_t sz = node_is_switch(n) ? (size_t)(n->nports + 1) * ROUTES_MAX_SL : ROUTES_MAX_SL;
+	uint8_t data[64];
+
+	if (!t)
+		return;
+	if (old_f && old_r && !sw->sm->force_lft) {
+		uint32_t oi = fabric_find_guid(old_f, n->guid);
+		if (oi != FABRIC_NO_NODE && old_f->nodes[oi].nports == n->nports)
+			old_t = node_sl2vl(old_r, oi);
+	}
+	if (old_t && old_r->n_vls == r->n_vls && !memcmp(old_t, t, sz))
+		return;
+	for (unsigned out = first; out <= last; out++) {
+		struct port *op = &n->ports[out];
+		uint8_t vl[16], arb_vl[32] = {0}, arb_w[32] = {0};
+		if (!port_is_up(op) || !port_is_linked(op))
+			continue;
+		for (int sl = 0; sl < 16; sl++)
+			vl[sl] = node_is_switch(n) ? t[out * ROUTES_MAX_SL + sl] : t[sl];
+		memset(data, 0, sizeof(data));
+		wire_sl2vl_encode(vl, data, sizeof(data));
+		if (node_is_switch(n)) {
+			for (unsigned in = 0; in <= n->nports; in++) {
+				if (in == out || (in && !port_is_linked(&n->ports[in])))
+					continue;
+				op_send(sw, OP_SL2VL, ni, 0, 0, WIRE_ATTR_SL2VL, in << 8 | out, data);
+			}
+		} else {
+			op_send(sw, OP_SL2VL, ni, out, 0, WIRE_ATTR_SL2VL, 0, data);
+		}
+		for (unsigned v = 0; v < r->n_vls && v < 32; v++) {
+			arb_vl[v] = v;
+			arb_w[v] = 64;
+		}
+		memset(data, 0, sizeof(data));
+		wire_vlarb_encode(arb_vl, arb_w, data, sizeof(data));
+		/* block 1: low priority entries 0..31; attribute modifier port in 15:0 */
+		op_send(sw, OP_VLARB, ni, node_is_switch(n) ? 0 : out, 0, WIRE_ATTR_VL_ARB,
+			1u << 16 | (node_is_switch(n) ? out : 0), data);
+	}
+}
+
 static void phase_program(struct sweep *sw)
 {
 	struct fabric *f = sw->f;
@@ -292,6 +363,7 @@ static void phase_program(struct sweep *sw)
 			sw->lft_ok[i] = true;
 			program_switch(sw, i, old_f, old_r);
 		}
+		program_vls(sw, i, old_f, old_r);
 	}
 }
 

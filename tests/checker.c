@@ -20,7 +20,7 @@ struct checker_ctx {
 };
 
 static void checker_fail(struct checker_ctx *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void checker_fail(struct checker_ctx *c, const char *fmt, ...)
 {
@@ -121,7 +121,8 @@ int checker_run(const struct fabric *f, const struct routes *r, unsigned int fla
 			}
 			st.checked++;
 			if (l > r->max_lid) {
-				checker_fail(&c, "LID %u beyond the tables (max %u)", l, r->max_lid);
+				checker_fail(&c, "LID %u beyond the tables (max %u)", l,
+					     r->max_lid);
 				continue;
 			}
 			for (;;) {
@@ -131,7 +132,8 @@ int checker_run(const struct fabric *f, const struct routes *r, unsigned int fla
 				uint32_t next;
 
 				if (out == LFT_NO_PORT) {
-					checker_fail(&c, "switch \"%s\" -> LID %u: no route at \"%s\"",
+					checker_fail(&c,
+						     "switch \"%s\" -> LID %u: no route at \"%s\"",
 						     sn->desc, l, cn->desc);
 					break;
 				}
@@ -150,8 +152,10 @@ int checker_run(const struct fabric *f, const struct routes *r, unsigned int fla
 					break;
 				}
 				if (out > cn->nports || !port_is_linked(&cn->ports[out])) {
-					checker_fail(&c, "switch \"%s\" -> LID %u: \"%s\" port %u "
-						     "is not linked", sn->desc, l, cn->desc, out);
+					checker_fail(&c,
+						     "switch \"%s\" -> LID %u: \"%s\" port %u "
+						     "is not linked",
+						     sn->desc, l, cn->desc, out);
 					break;
 				}
 				pt = &cn->ports[out];
@@ -159,7 +163,8 @@ int checker_run(const struct fabric *f, const struct routes *r, unsigned int fla
 				hops++;
 				if (!node_is_switch(&f->nodes[next])) {
 					if (next != owner || pt->remote_port != oport)
-						checker_fail(&c, "switch \"%s\" -> LID %u: ends at "
+						checker_fail(&c,
+							     "switch \"%s\" -> LID %u: ends at "
 							     "\"%s\"[%u], LID is on \"%s\"[%u]",
 							     sn->desc, l, f->nodes[next].desc,
 							     pt->remote_port, f->nodes[owner].desc,
@@ -172,7 +177,8 @@ int checker_run(const struct fabric *f, const struct routes *r, unsigned int fla
 					break;
 				}
 				if (hops > f->n_nodes) {
-					checker_fail(&c, "switch \"%s\" -> LID %u: loop through \"%s\"",
+					checker_fail(&c,
+						     "switch \"%s\" -> LID %u: loop through \"%s\"",
 						     sn->desc, l, cn->desc);
 					break;
 				}

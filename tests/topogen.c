@@ -44,7 +44,7 @@ static void topogen_graph_free(struct topogen_graph *g)
 }
 
 static int topogen_add(struct topogen_graph *g, bool is_switch, int nports, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static int topogen_add(struct topogen_graph *g, bool is_switch, int nports, const char *fmt, ...)
 {
@@ -123,8 +123,8 @@ static int topogen_nports(const struct topogen_node *nd)
 	return n ? n : 1;
 }
 
-static void topogen_print_node(FILE *out, const struct topogen_graph *g, int i,
-			       const int *start, const int *ends)
+static void topogen_print_node(FILE *out, const struct topogen_graph *g, int i, const int *start,
+			       const int *ends)
 {
 	const struct topogen_node *nd = &g->nodes[i];
 	int e;
@@ -298,7 +298,7 @@ char *topogen_fat_tree(int levels, int k, int hosts, unsigned int flags)
 		for (p = 0; p < k; p++)
 			for (i = 0; i < half; i++)
 				leaf[p * half + i] =
-					topogen_add(&g, true, k, "sw-L1-%d", p * half + i);
+				    topogen_add(&g, true, k, "sw-L1-%d", p * half + i);
 		agg0 = g.n;
 		for (p = 0; p < k; p++)
 			for (i = 0; i < half; i++)
@@ -307,7 +307,7 @@ char *topogen_fat_tree(int levels, int k, int hosts, unsigned int flags)
 		for (i = 0; i < half * half; i++)
 			topogen_add(&g, true, k, "sw-L3-%d", i);
 		for (p = 0; p < k; p++) {
-			for (i = 0; i < half; i++) {     /* edge i of pod p */
+			for (i = 0; i < half; i++) {	     /* edge i of pod p */
 				for (j = 0; j < half; j++) { /* agg j of pod p */
 					for (m = 0; m < mult; m++)
 						topogen_link(&g, leaf[p * half + i],
@@ -315,12 +315,13 @@ char *topogen_fat_tree(int levels, int k, int hosts, unsigned int flags)
 							     agg0 + p * half + j, i * mult + m + 1);
 				}
 			}
-			for (j = 0; j < half; j++) {     /* agg j of pod p */
+			for (j = 0; j < half; j++) {	     /* agg j of pod p */
 				for (i = 0; i < half; i++) { /* core j * half + i */
 					for (m = 0; m < mult; m++)
 						topogen_link(&g, agg0 + p * half + j,
 							     half * mult + i * mult + m + 1,
-							     core0 + j * half + i, p * mult + m + 1);
+							     core0 + j * half + i,
+							     p * mult + m + 1);
 				}
 			}
 		}

@@ -14,10 +14,10 @@
 #ifndef IBSMD_TOPOGEN_H
 #define IBSMD_TOPOGEN_H
 
-#define TOPOGEN_PARALLEL (1u << 0)   /* double every switch-switch link */
-#define TOPOGEN_DUAL (1u << 1)       /* 2-port CAs, ports on two different leaves */
-#define TOPOGEN_DUAL_SAME (1u << 2)  /* 2-port CAs, both ports on the same leaf */
-#define TOPOGEN_TORUS (1u << 3)      /* topogen_mesh(): wrap around (dims >= 3) */
+#define TOPOGEN_PARALLEL (1u << 0)  /* double every switch-switch link */
+#define TOPOGEN_DUAL (1u << 1)	    /* 2-port CAs, ports on two different leaves */
+#define TOPOGEN_DUAL_SAME (1u << 2) /* 2-port CAs, both ports on the same leaf */
+#define TOPOGEN_TORUS (1u << 3)	    /* topogen_mesh(): wrap around (dims >= 3) */
 
 /*
  * k-ary fat tree of radix-k switches (k even, >= 2).

@@ -17,25 +17,24 @@
 
 static void topogen_usage(FILE *out)
 {
-	fprintf(out,
-		"usage: ibsmd-topogen TYPE [options]\n"
-		"types:\n"
-		"  fattree2, fattree3   k-ary fat tree, 2 or 3 levels\n"
-		"  dual                 2-level fat tree of dual-ported hosts\n"
-		"  mesh, torus          2-D grid of switches\n"
-		"  random               connected irregular graph of switches\n"
-		"options:\n"
-		"  -k K                 switch radix for fat trees (even, default 4)\n"
-		"  -n HOSTS             hosts for fat trees (default: full population)\n"
-		"  -x X, -y Y           grid dimensions (default 4 x 4)\n"
-		"  -p N                 hosts per switch for mesh/torus/random (default 1)\n"
-		"  -s N                 switches for random (default 16)\n"
-		"  -e N                 extra links for random (default switches / 2)\n"
-		"  --parallel           double every switch-to-switch link\n"
-		"  --same               dual: both host ports on the same leaf\n"
-		"  --seed N             random seed (default 1)\n"
-		"  --shuffle N          shuffle the node records with seed N\n"
-		"  -o FILE              write to FILE instead of stdout\n");
+	fprintf(out, "usage: ibsmd-topogen TYPE [options]\n"
+		     "types:\n"
+		     "  fattree2, fattree3   k-ary fat tree, 2 or 3 levels\n"
+		     "  dual                 2-level fat tree of dual-ported hosts\n"
+		     "  mesh, torus          2-D grid of switches\n"
+		     "  random               connected irregular graph of switches\n"
+		     "options:\n"
+		     "  -k K                 switch radix for fat trees (even, default 4)\n"
+		     "  -n HOSTS             hosts for fat trees (default: full population)\n"
+		     "  -x X, -y Y           grid dimensions (default 4 x 4)\n"
+		     "  -p N                 hosts per switch for mesh/torus/random (default 1)\n"
+		     "  -s N                 switches for random (default 16)\n"
+		     "  -e N                 extra links for random (default switches / 2)\n"
+		     "  --parallel           double every switch-to-switch link\n"
+		     "  --same               dual: both host ports on the same leaf\n"
+		     "  --seed N             random seed (default 1)\n"
+		     "  --shuffle N          shuffle the node records with seed N\n"
+		     "  -o FILE              write to FILE instead of stdout\n");
 }
 
 static bool topogen_int(const char *s, int *ret)
@@ -54,9 +53,9 @@ static bool topogen_int(const char *s, int *ret)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"parallel", no_argument, NULL, 'P'}, {"same", no_argument, NULL, 'S'},
-		{"seed", required_argument, NULL, 'r'}, {"shuffle", required_argument, NULL, 'u'},
-		{"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+	    {"parallel", no_argument, NULL, 'P'},   {"same", no_argument, NULL, 'S'},
+	    {"seed", required_argument, NULL, 'r'}, {"shuffle", required_argument, NULL, 'u'},
+	    {"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0},
 	};
 	int k = 4, hosts = 0, x = 4, y = 4, per = 1, switches = 16, extra = -1;
 	int seed = 1, shuffle = -1, c, *iv;
@@ -68,20 +67,48 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "k:n:x:y:p:s:e:o:h", opts, NULL)) != -1) {
 		iv = NULL;
 		switch (c) {
-		case 'k': iv = &k; break;
-		case 'n': iv = &hosts; break;
-		case 'x': iv = &x; break;
-		case 'y': iv = &y; break;
-		case 'p': iv = &per; break;
-		case 's': iv = &switches; break;
-		case 'e': iv = &extra; break;
-		case 'r': iv = &seed; break;
-		case 'u': iv = &shuffle; break;
-		case 'P': flags |= TOPOGEN_PARALLEL; break;
-		case 'S': flags |= TOPOGEN_DUAL_SAME; break;
-		case 'o': outpath = optarg; break;
-		case 'h': topogen_usage(stdout); return 0;
-		default: topogen_usage(stderr); return 2;
+		case 'k':
+			iv = &k;
+			break;
+		case 'n':
+			iv = &hosts;
+			break;
+		case 'x':
+			iv = &x;
+			break;
+		case 'y':
+			iv = &y;
+			break;
+		case 'p':
+			iv = &per;
+			break;
+		case 's':
+			iv = &switches;
+			break;
+		case 'e':
+			iv = &extra;
+			break;
+		case 'r':
+			iv = &seed;
+			break;
+		case 'u':
+			iv = &shuffle;
+			break;
+		case 'P':
+			flags |= TOPOGEN_PARALLEL;
+			break;
+		case 'S':
+			flags |= TOPOGEN_DUAL_SAME;
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
+		case 'h':
+			topogen_usage(stdout);
+			return 0;
+		default:
+			topogen_usage(stderr);
+			return 2;
 		}
 		if (iv && !topogen_int(optarg, iv)) {
 			fprintf(stderr, "ibsmd-topogen: bad number '%s'\n", optarg);
