@@ -7,7 +7,7 @@
 #   bench/bringup.sh [K ...]      3-level fat trees of radix K (default 8 12 16 20)
 set -u
 cd "$(dirname "$0")/.."
-B=${BUILD:-build}
+B=$(cd "${BUILD:-build}" && pwd)
 UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 W=$(mktemp -d /tmp/ibsmd-bench.XXXXXX)
 export IBSIM_SOCKNAME="ibsmd-bench-$$"
@@ -41,13 +41,13 @@ for k in ${@:-8 12 16 20}; do
 	nodes=$(grep -cE '^(Switch|Hca)' "$topo")
 	sim_up "$topo"
 	rm -rf "$W/state"
-	read -r is ikb irc <<<"$(run ibsmd "$PWD/$B/ibsmd" --once --config /dev/null --state-dir "$W/state")"
+	read -r is ikb irc <<<"$(run ibsmd "$B/ibsmd" --once --config /dev/null --state-dir "$W/state")"
 	lids=$(sed -n 's/.* \([0-9]*\) LIDs.*/\1/p' "$W/last.out")
-	[ "$irc" = 0 ] || { echo "ibsmd failed on k=$k:"; tail -3 "$W/last.out"; }
+	[ "$irc" = 0 ] || { echo "ibsmd failed on k=$k:"; tail -3 "$W/last.out"; continue; }
 	sim_up "$topo"
 	mkdir -p "$W/osm"; rm -f "$W/osm/"*
 	read -r os okb orc <<<"$(OSM_CACHE_DIR=$W/osm OSM_TMP_DIR=$W/osm run opensm opensm -o -s 0 -f "$W/osm/osm.log")"
-	[ "$orc" = 0 ] || { echo "opensm failed on k=$k"; tail -3 "$W/last.out"; }
+	[ "$orc" = 0 ] || { echo "opensm failed on k=$k"; tail -3 "$W/last.out"; continue; }
 	printf "%-10s %6s %6s | %9s %9s | %9.1f %9.1f | %7.2f %7.2f\n" "ft3-k$k" "$nodes" "$lids" \
 		"$is" "$os" "$(echo "$ikb/1024" | bc -l)" "$(echo "$okb/1024" | bc -l)" \
 		"$(echo "$os/$is" | bc -l)" "$(echo "$okb/$ikb" | bc -l)"

@@ -81,7 +81,7 @@ static const char *api_port_state_str(uint8_t s)
 
 static const char *api_phys_str(uint8_t s)
 {
-	static const char *const names[] = {"NOP",	"SLEEP",	  "POLLING", "DISABLED",
+	static const char *const names[] = {"NOP",	"SLEEP",  "POLLING",	    "DISABLED",
 					    "TRAINING", "LINKUP", "ERROR_RECOVERY", "PHYTEST"};
 
 	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "UNKNOWN";
@@ -262,12 +262,13 @@ static int api_resolve(const struct fabric *f, json_t *v, const char *what, uint
 		json_int_t lid = json_integer_value(v);
 
 		if (lid < 1 || lid > FABRIC_MAX_UCAST_LID)
-			return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
-					     "%s: LID %" JSON_INTEGER_FORMAT " is not a unicast LID",
-					     what, lid);
+			return ctl_error_set(
+			    err, CTL_ERR_BAD_ARGUMENT,
+			    "%s: LID %" JSON_INTEGER_FORMAT " is not a unicast LID", what, lid);
 		if (!api_find_lid(f, (unsigned)lid, ret_node, ret_port))
 			return ctl_error_set(err, CTL_ERR_NOT_FOUND,
-					     "%s: no port has LID %" JSON_INTEGER_FORMAT, what, lid);
+					     "%s: no port has LID %" JSON_INTEGER_FORMAT, what,
+					     lid);
 		return 0;
 	}
 	if (!json_is_string(v) || !json_string_length(v))
@@ -322,8 +323,8 @@ static json_t *api_node_json(const struct node *n)
 	for (unsigned h = 1; h <= n->dr_hops && off < sizeof(path); h++)
 		off += (size_t)snprintf(path + off, sizeof(path) - off, ",%u", n->dr_path[h]);
 	return json_pack("{s:o, s:s, s:s, s:i, s:i, s:s, s:i, s:i}", "guid", api_guid(n->guid),
-			 "type", node_type_str(n->type), "desc", n->desc, "ports", n->nports,
-			 "lid", api_node_lid(n), "dr_path", path, "vendor_id", (int)n->vendor_id,
+			 "type", node_type_str(n->type), "desc", n->desc, "ports", n->nports, "lid",
+			 api_node_lid(n), "dr_path", path, "vendor_id", (int)n->vendor_id,
 			 "device_id", (int)n->device_id);
 }
 
@@ -399,7 +400,7 @@ static json_t *api_links_json(const struct fabric *f)
 					 p->remote_port, "width", api_width_str(p->width_active),
 					 "speed", api_speed_str(p->speed_active), "state",
 					 api_port_state_str(p->state < rp->state ? p->state
-										  : rp->state)));
+										 : rp->state)));
 		}
 	}
 	return a;
@@ -440,20 +441,18 @@ static int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **re
 		nodes = f->n_nodes;
 		switches = fabric_count(f, NODE_SWITCH);
 	}
-	*ret = json_pack("{s:s, s:b, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:i, s:s, s:I, s:I,"
-			 " s:s, s:s, s:I, s:I, s:o, s:I}",
-			 "state", api_state_str(sm->state), "subnet_up", sm->subnet_up, "nodes",
-			 (int)nodes, "switches", (int)switches, "cas", (int)(nodes - switches),
-			 "ports_active", (int)s->ports_active, "links", (int)s->links, "lids",
-			 (int)s->lids, "sm_lid", sm_lid, "sm_guid", api_guid(sm->port_guid),
-			 "priority", sm->opts.priority, "routing_engine",
-			 s->engine[0] ? s->engine : sm->opts.routing, "sweeps",
-			 (json_int_t)sm->sweeps, "last_sweep_ms", (json_int_t)(s->ms + 0.5),
-			 "last_sweep_status", sm->sweeps ? (s->status ? "failed" : "ok") : "none",
-			 "last_sweep_reason", s->reason, "generation",
-			 (json_int_t)(f ? f->generation : 0), "uptime_s",
-			 (json_int_t)api_uptime(api), "mad", api_mad_json(api), "traps",
-			 (json_int_t)sm->traps);
+	*ret = json_pack(
+	    "{s:s, s:b, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:i, s:s, s:I, s:I,"
+	    " s:s, s:s, s:I, s:I, s:o, s:I}",
+	    "state", api_state_str(sm->state), "subnet_up", sm->subnet_up, "nodes", (int)nodes,
+	    "switches", (int)switches, "cas", (int)(nodes - switches), "ports_active",
+	    (int)s->ports_active, "links", (int)s->links, "lids", (int)s->lids, "sm_lid", sm_lid,
+	    "sm_guid", api_guid(sm->port_guid), "priority", sm->opts.priority, "routing_engine",
+	    s->engine[0] ? s->engine : sm->opts.routing, "sweeps", (json_int_t)sm->sweeps,
+	    "last_sweep_ms", (json_int_t)(s->ms + 0.5), "last_sweep_status",
+	    sm->sweeps ? (s->status ? "failed" : "ok") : "none", "last_sweep_reason", s->reason,
+	    "generation", (json_int_t)(f ? f->generation : 0), "uptime_s",
+	    (json_int_t)api_uptime(api), "mad", api_mad_json(api), "traps", (json_int_t)sm->traps);
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -537,8 +536,9 @@ static int api_node(void *ctx, struct ctl_client *c, json_t *args, json_t **ret,
 	if (api_check_args(args, names, err) || api_need_fabric(api, err))
 		return -EINVAL;
 	if (!json_object_get(args, "id"))
-		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT, "missing \"id\" (GUID, LID or "
-								"node description)");
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+				     "missing \"id\" (GUID, LID or "
+				     "node description)");
 	if (api_resolve(f, json_object_get(args, "id"), "id", &ni, &pn, err))
 		return -EINVAL;
 	o = api_node_json(&f->nodes[ni]);
@@ -624,7 +624,7 @@ static int api_route(void *ctx, struct ctl_client *c, json_t *args, json_t **ret
 			goto out;
 		}
 		out = cur < r->n_nodes && r->lft[cur] && dlid <= r->max_lid ? r->lft[cur][dlid]
-									: LFT_NO_PORT;
+									    : LFT_NO_PORT;
 		json_array_append_new(hops, json_pack("{s:o, s:s, s:i, s:i, s:i}", "guid",
 						      api_guid(n->guid), "desc", n->desc, "lid",
 						      n->ports[0].lid, "in_port", in_port,
@@ -676,7 +676,8 @@ struct api_buf {
 	bool failed;
 };
 
-static void api_printf(struct api_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void api_printf(struct api_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void api_printf(struct api_buf *b, const char *fmt, ...)
 {
@@ -714,7 +715,10 @@ static void api_printf(struct api_buf *b, const char *fmt, ...)
 static void api_ibnd_name(const struct node *n, char *buf, size_t len)
 {
 	snprintf(buf, len, "\"%s-%016" PRIx64 "\"",
-		 n->type == NODE_SWITCH ? "S" : n->type == NODE_ROUTER ? "R" : "H", n->guid);
+		 n->type == NODE_SWITCH	  ? "S"
+		 : n->type == NODE_ROUTER ? "R"
+					  : "H",
+		 n->guid);
 }
 
 static void api_ibnd_ids(struct api_buf *b, const struct node *n)
@@ -750,7 +754,8 @@ static char *api_topo_ibnd(const struct fabric *f)
 			if (node_is_switch(n)) {
 				api_printf(&b, "switchguid=0x%" PRIx64 "(%" PRIx64 ")\n", n->guid,
 					   n->ports[0].guid);
-				api_printf(&b, "Switch\t%u %s\t\t# \"%s\" %s port 0 lid %u lmc %u\n",
+				api_printf(&b,
+					   "Switch\t%u %s\t\t# \"%s\" %s port 0 lid %u lmc %u\n",
 					   n->nports, name, n->desc,
 					   n->enhanced_port0 ? "enhanced" : "base", n->ports[0].lid,
 					   n->ports[0].lmc);
@@ -813,10 +818,11 @@ static char *api_topo_dot(const struct fabric *f)
 		/* descriptions come from the fabric: keep them out of the quoting */
 		size_t k = 0;
 		for (const char *s = n->desc; *s && k < sizeof(label) - 1; s++)
-			label[k++] = (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20) ? '_' : *s;
+			label[k++] =
+			    (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20) ? '_' : *s;
 		label[k] = '\0';
-		api_printf(&b, "\t\"%016" PRIx64 "\" [shape=%s, label=\"%s\\nlid %u\"];\n",
-			   n->guid, node_is_switch(n) ? "box" : "ellipse", label, api_node_lid(n));
+		api_printf(&b, "\t\"%016" PRIx64 "\" [shape=%s, label=\"%s\\nlid %u\"];\n", n->guid,
+			   node_is_switch(n) ? "box" : "ellipse", label, api_node_lid(n));
 	}
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		const struct node *n = &f->nodes[i];
@@ -923,9 +929,10 @@ static int api_metrics(void *ctx, struct ctl_client *c, json_t *args, json_t **r
 		   sm->sweeps && sm->last.status == 0);
 	api_metric(&b, "ibsmd_generation", "gauge", "Generation of the published fabric snapshot.",
 		   f ? (double)f->generation : 0);
-	api_printf(&b, "# HELP ibsmd_nodes Nodes in the current snapshot, by type.\n"
-		       "# TYPE ibsmd_nodes gauge\n"
-		       "ibsmd_nodes{type=\"switch\"} %u\nibsmd_nodes{type=\"ca\"} %u\n",
+	api_printf(&b,
+		   "# HELP ibsmd_nodes Nodes in the current snapshot, by type.\n"
+		   "# TYPE ibsmd_nodes gauge\n"
+		   "ibsmd_nodes{type=\"switch\"} %u\nibsmd_nodes{type=\"ca\"} %u\n",
 		   sw, nodes - sw);
 	api_metric(&b, "ibsmd_links", "gauge", "Links between two ports.", sm->last.links);
 	api_metric(&b, "ibsmd_ports_active", "gauge", "Linked ports in state ACTIVE.",
@@ -1141,30 +1148,31 @@ static int api_loglevel(void *ctx, struct ctl_client *c, json_t *args, json_t **
 	log_info("log level of %s: %s -> %s (pid %d uid %u)", cat < 0 ? "all" : log_cat_str(cat),
 		 log_level_str(prev), log_level_str(lvl), (int)ctl_client_pid(c),
 		 (unsigned)ctl_client_uid(c));
-	*ret = json_pack("{s:s, s:s, s:s}", "category", cat < 0 ? "all" : log_cat_str(cat),
-			 "level", log_level_str(lvl), "previous", log_level_str(prev));
+	*ret = json_pack("{s:s, s:s, s:s}", "category", cat < 0 ? "all" : log_cat_str(cat), "level",
+			 log_level_str(lvl), "previous", log_level_str(prev));
 	return *ret ? 0 : -ENOMEM;
 }
 
 static const struct ctl_command api_commands[] = {
-	{"status", false, "", api_status},
-	{"nodes", false, "", api_nodes},
-	{"ports", false, "", api_ports},
-	{"links", false, "", api_links},
-	{"lids", false, "", api_lids},
-	{"node", false, "{\"id\": GUID|LID|description}", api_node},
-	{"route", false, "{\"src\": ID, \"dst\": ID}", api_route},
-	{"topology", false, "{\"format\": \"json|ibnetdiscover|dot\"}", api_topology},
-	{"events", false, "", api_events},
-	{"metrics", false, "", api_metrics},
-	{"config", false, "", api_config},
-	{"sweep", true, "{\"wait\": bool}", api_sweep},
-	{"reroute", true, "{\"wait\": bool}", api_reroute},
-	{"priority", true, "{\"priority\": 0..15}", api_priority},
-	{"loglevel", true, "{\"category\": \"sweep|mad|route|sa|ctl|all\", \"level\": "
-			   "\"error|warning|info|debug\"}",
-	 api_loglevel},
-	{NULL, false, NULL, NULL},
+    {"status", false, "", api_status},
+    {"nodes", false, "", api_nodes},
+    {"ports", false, "", api_ports},
+    {"links", false, "", api_links},
+    {"lids", false, "", api_lids},
+    {"node", false, "{\"id\": GUID|LID|description}", api_node},
+    {"route", false, "{\"src\": ID, \"dst\": ID}", api_route},
+    {"topology", false, "{\"format\": \"json|ibnetdiscover|dot\"}", api_topology},
+    {"events", false, "", api_events},
+    {"metrics", false, "", api_metrics},
+    {"config", false, "", api_config},
+    {"sweep", true, "{\"wait\": bool}", api_sweep},
+    {"reroute", true, "{\"wait\": bool}", api_reroute},
+    {"priority", true, "{\"priority\": 0..15}", api_priority},
+    {"loglevel", true,
+     "{\"category\": \"sweep|mad|route|sa|ctl|all\", \"level\": "
+     "\"error|warning|info|debug\"}",
+     api_loglevel},
+    {NULL, false, NULL, NULL},
 };
 
 /* ---- events ----------------------------------------------------------- */
@@ -1321,7 +1329,8 @@ static void api_on_publish(void *arg, const struct fabric *old_f)
 	api->n_waiters = api->cap_waiters = 0;
 	api->in_publish = true;
 	for (i = 0; i < n; i++) {
-		if (sm->sweeps < w[i].target && api_waiter_add(api, w[i].client_id, w[i].target) < 0) {
+		if (sm->sweeps < w[i].target &&
+		    api_waiter_add(api, w[i].client_id, w[i].target) < 0) {
 			struct ctl_error e = {CTL_ERR_INTERNAL, "out of memory"};
 
 			ctl_server_reply(api->srv, w[i].client_id, NULL, &e);

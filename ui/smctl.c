@@ -758,6 +758,7 @@ int main(int argc, char **argv)
 	free(line);
 	status = handle_reply(reply);
 	json_decref(reply);
+	fflush(stdout);
 	if (status || !cmd || !cmd->stream) {
 		close(fd);
 		free(lb.buf);
@@ -777,8 +778,10 @@ int main(int argc, char **argv)
 		reply = parse_reply(line);
 		free(line);
 		ev = json_object_get(reply, "event");
-		if (ev)
+		if (ev) {
 			print_event(ev);
+			fflush(stdout);
+		}
 		else if (json_object_get(reply, "ok"))
 			status = handle_reply(reply) ? EXIT_SM_ERROR : status;
 		json_decref(reply);
