@@ -44,11 +44,11 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 echo
-echo "\$ smctl status"; $SMCTL status || true
-echo
-echo "\$ smctl nodes"; $SMCTL nodes || true
+echo "quickstart: ibsmd log:"; sed 's/^/  /' "$W/ibsmd.log"
 echo
 echo "\$ iblinkinfo    (infiniband-diags, reading the fabric back)"
 (cd "$W" && LD_PRELOAD=$UMAD2SIM timeout 30 iblinkinfo 2>/dev/null) || true
 echo
-echo "quickstart: ibsmd log:"; sed 's/^/  /' "$W/ibsmd.log"
+echo "\$ smctl status"; $SMCTL status || true
+echo
+echo "\$ smctl nodes"; $SMCTL nodes || true

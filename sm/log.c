@@ -84,6 +84,28 @@ const char *log_cat_str(int cat)
 	return cat >= 0 && cat < LOG_CAT_MAX ? cat_names[cat] : "?";
 }
 
+static void log_emit(int cat, int level, uint64_t guid, int port, const char *line)
+{
+	if (log_journal) {
+		if (port >= 0)
+			sd_journal_send("MESSAGE=%s", line, "PRIORITY=%d", level,
+					"SYSLOG_IDENTIFIER=%s", log_ident, "IBSMD_CATEGORY=%s",
+					log_cat_str(cat), "NODE_GUID=0x%016llx",
+					(unsigned long long)guid, "PORT=%d", port, NULL);
+		else
+			sd_journal_send("MESSAGE=%s", line, "PRIORITY=%d", level,
+					"SYSLOG_IDENTIFIER=%s", log_ident, "IBSMD_CATEGORY=%s",
+					log_cat_str(cat), NULL);
+		return;
+	}
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	fprintf(stderr, "%02d:%02d:%02d.%03ld %s %s: %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		ts.tv_nsec / 1000000, log_ident, log_level_str(level), line);
+}
+
 void log_msg(int cat, int level, const char *fmt, ...)
 {
 	char line[1024];
@@ -94,17 +116,20 @@ void log_msg(int cat, int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (log_journal) {
-		sd_journal_send("MESSAGE=%s", line, "PRIORITY=%d", level, "SYSLOG_IDENTIFIER=%s",
-				log_ident, "IBSMD_CATEGORY=%s", log_cat_str(cat), NULL);
+	log_emit(cat, level, 0, -1, line);
+}
+
+void log_port(int cat, int level, uint64_t guid, int port, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (!log_enabled(cat, level))
 		return;
-	}
-	struct timespec ts;
-	struct tm tm;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	localtime_r(&ts.tv_sec, &tm);
-	fprintf(stderr, "%02d:%02d:%02d.%03ld %s %s: %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
-		ts.tv_nsec / 1000000, log_ident, log_level_str(level), line);
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	log_emit(cat, level, guid, port, line);
 }
 
 bool log_rl_pass(struct log_rl *rl)

@@ -115,10 +115,11 @@ static void op_done(void *arg, int status, const struct wire_smp *req, const str
 		sw->sum.set_errors++;
 		if (status == -ETIMEDOUT)
 			sw->sum.timeouts++;
-		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
-				"node 0x%016llx \"%s\" port %u: Set attr 0x%04x mod 0x%x failed: %s",
-				(unsigned long long)n->guid, n->desc, op->port, req->attr_id,
-				req->attr_mod, strerror(-status));
+		log_port_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, n->guid, op->port,
+				     "node 0x%016llx \"%s\" port %u: Set attr 0x%04x mod 0x%x "
+				     "failed: %s",
+				     (unsigned long long)n->guid, n->desc, op->port, req->attr_id,
+				     req->attr_mod, strerror(-status));
 		if (op->kind == OP_LFT && sw->lft_ok)
 			sw->lft_ok[op->node] = false;
 	} else if (op->kind == OP_PORTINFO || op->kind == OP_ARM || op->kind == OP_ACTIVATE) {
