@@ -252,6 +252,19 @@ int main(int argc, char **argv)
 			}
 			if (c == 'S')
 				d.socket_explicit = true;
+			/* paths given on the command line are relative to the cwd */
+			if ((c == 'S' || c == 'd') && optarg[0] != '/') {
+				static char abs_paths[2][CONF_PATH_MAX + 1];
+				char cwd[CONF_PATH_MAX];
+				char *dst = abs_paths[c == 'S'];
+				if (!getcwd(cwd, sizeof(cwd)) ||
+				    snprintf(dst, CONF_PATH_MAX + 1, "%s/%s", cwd, optarg) >
+					    CONF_PATH_MAX) {
+					fprintf(stderr, "ibsmd: path too long: %s\n", optarg);
+					return 2;
+				}
+				optarg = dst;
+			}
 			d.overrides[d.n_overrides++] = (struct override){keymap[i].key, optarg};
 		}
 		}

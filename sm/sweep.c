@@ -221,6 +221,13 @@ static void program_port(struct sweep *sw, uint32_t ni, uint8_t pn)
 		want.oper_vls = cur.oper_vls;
 	if (!memcmp(&cur, &want, sizeof(cur)))
 		return;
+	/*
+	 * A port in INIT whose link is up can be armed by the same Set: INIT ->
+	 * ARMED needs nothing from the neighbour (IBA 7.2.5), only ARMED ->
+	 * ACTIVE does.  Saves one SMP per port on a fresh fabric.
+	 */
+	if (pn != 0 && p->state == PORT_INIT && port_is_linked(p))
+		want.state = PORT_ARMED;
 	memcpy(data, p->pi, sizeof(data));
 	wire_portinfo_encode(&want, data, sizeof(data));
 	op_send(sw, OP_PORTINFO, ni, pn, 0, WIRE_ATTR_PORT_INFO, pn, data);

@@ -1,0 +1,237 @@
+/*
+ * Offline routing (ibsmd --offline): the daemon's steps 2 and 3 of a sweep
+ * (LID assignment, routing with the fallback chain) on a fabric read from a
+ * topology file instead of discovered, with a JSON summary and the dumps of
+ * sm/dump.c.  offline_route() is the fallback chain itself, shared with the
+ * sweep so that online and offline routing cannot drift apart.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "sm/dump.h"
+#include "sm/lid.h"
+#include "sm/log.h"
+#include "sm/offline.h"
+#include "sm/topo.h"
+
+#define OFFLINE_MAX_ENGINES 32
+
+static void why_append(char *log, size_t len, const char *name, const char *reason)
+{
+	size_t used;
+
+	if (!log || !len)
+		return;
+	used = strnlen(log, len);
+	if (used + 1 < len)
+		snprintf(log + used, len - used, "%s: %s\n", name, reason);
+}
+
+int offline_route(const struct fabric *f, const char *engine, const char *chain,
+		  struct routes **ret, char *used_engine, size_t used_len, char *why_log,
+		  size_t why_len)
+{
+	const char *tried[OFFLINE_MAX_ENGINES];
+	char names[512];
+	char why[256];
+	char *save = NULL, *name;
+	size_t n_tried = 0, i;
+	int r = -ENOTSUP;
+
+	if (why_log && why_len)
+		why_log[0] = '\0';
+	snprintf(names, sizeof(names), "%s,%s", engine ? engine : "", chain ? chain : "");
+	for (name = strtok_r(names, ", \t", &save); name; name = strtok_r(NULL, ", \t", &save)) {
+		const struct routing_engine *e = routing_find(name);
+		struct routes *rt = NULL;
+
+		for (i = 0; i < n_tried; i++)
+			if (!strcmp(tried[i], name))
+				break;
+		if (i < n_tried)
+			continue;
+		if (n_tried < OFFLINE_MAX_ENGINES)
+			tried[n_tried++] = name;
+		if (!e) {
+			why_append(why_log, why_len, name, "unknown routing engine");
+			r = -EINVAL;
+			continue;
+		}
+		why[0] = '\0';
+		r = e->compute(f, &rt, why, sizeof(why));
+		if (r == 0) {
+			*ret = rt;
+			if (used_engine && used_len)
+				snprintf(used_engine, used_len, "%s", e->name);
+			return 0;
+		}
+		routes_free(rt);
+		why_append(why_log, why_len, e->name, why[0] ? why : strerror(-r));
+	}
+	return r;
+}
+
+int offline_exit_code(int rc)
+{
+	return rc == 0 ? 0 : rc == -EINVAL ? 2 : 1;
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* The "NAME: REASON" lines of offline_route() as a JSON array, each logged. */
+static json_t *fallbacks_json(const char *why_log)
+{
+	json_t *a = json_array();
+	const char *line = why_log;
+
+	while (a && line && *line) {
+		const char *nl = strchr(line, '\n');
+		const char *colon = strstr(line, ": ");
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char name[64], reason[512];
+
+		if (colon && colon < line + len) {
+			snprintf(name, sizeof(name), "%.*s", (int)(colon - line), line);
+			snprintf(reason, sizeof(reason), "%.*s", (int)(line + len - colon - 2),
+				 colon + 2);
+		} else {
+			snprintf(name, sizeof(name), "?");
+			snprintf(reason, sizeof(reason), "%.*s", (int)len, line);
+		}
+		log_msg(LOG_CAT_ROUTE, LOG_WARNING, "routing engine %s refused: %s, trying the next one",
+			name, reason);
+		json_array_append_new(a, json_pack("{s:s, s:s}", "engine", name, "reason", reason));
+		line = nl ? nl + 1 : NULL;
+	}
+	return a;
+}
+
+static uint32_t count_lid_ports(const struct fabric *f)
+{
+	uint32_t i, n = 0;
+	unsigned int p;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct node *nd = &f->nodes[i];
+		for (p = node_first_lid_port(nd); p <= node_last_lid_port(nd); p++)
+			n += nd->ports[p].lid != 0;
+	}
+	return n;
+}
+
+int offline_run(const char *topo_path, const char *engine, const char *chain,
+		const char *dump_dir, uint8_t lmc, FILE *out, char *err, size_t err_len)
+{
+	struct fabric *f = NULL;
+	struct lid_db *db = NULL;
+	struct routes *routes = NULL;
+	struct lid_assign_stats ls;
+	struct routing_stats st = {0};
+	char used[32] = "", why_log[4096] = "";
+	json_t *o = NULL;
+	double t0, ms;
+	int rc, route_rc;
+
+	if (err && err_len)
+		err[0] = '\0';
+	if (engine && *engine && !routing_find(engine)) {
+		snprintf(err, err_len, "unknown routing engine '%s'", engine);
+		return -EINVAL;
+	}
+	if (lmc > 7) {
+		snprintf(err, err_len, "LMC %u out of range (0-7)", lmc);
+		return -EINVAL;
+	}
+	rc = topo_load(topo_path, &f, err, err_len);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0)
+		return -EINVAL; /* err is "FILE:LINE: ..." or "FILE: strerror" */
+	db = lid_db_new();
+	if (!db) {
+		rc = -ENOMEM;
+		goto out_free;
+	}
+	rc = lid_assign(db, f, lmc, &ls);
+	if (rc < 0) {
+		snprintf(err, err_len, "%s: LID assignment failed: %s", topo_path,
+			 rc == -ENOSPC ? "the fabric needs more than 49151 LIDs" : strerror(-rc));
+		if (rc == -ENOSPC)
+			rc = -EINVAL;
+		goto out_free;
+	}
+
+	t0 = now_ms();
+	route_rc = offline_route(f, engine, chain, &routes, used, sizeof(used), why_log,
+				 sizeof(why_log));
+	ms = now_ms() - t0;
+	if (route_rc == 0)
+		routing_stats(f, routes, &st);
+
+	o = json_object();
+	if (!o) {
+		rc = -ENOMEM;
+		goto out_free;
+	}
+	json_object_set_new(o, "engine", route_rc == 0 ? json_string(used) : json_null());
+	json_object_set_new(o, "requested", engine && *engine ? json_string(engine) : json_null());
+	json_object_set_new(o, "fallbacks", fallbacks_json(why_log));
+	json_object_set_new(o, "lids", json_integer(count_lid_ports(f)));
+	json_object_set_new(o, "max_lid", json_integer(ls.max_lid));
+	json_object_set_new(o, "lmc", json_integer(lmc));
+	json_object_set_new(o, "nodes", json_integer(f->n_nodes));
+	json_object_set_new(o, "switches", json_integer(fabric_count(f, NODE_SWITCH)));
+	json_object_set_new(o, "cas", json_integer(fabric_count(f, NODE_CA)));
+	json_object_set_new(o, "route_ms", json_real(ms));
+	json_object_set_new(o, "max_routes_per_port", json_integer(st.max_routes_per_port));
+	json_object_set_new(o, "mean_routes_per_port", json_real(st.mean_routes_per_port));
+	json_object_set_new(o, "unreachable", json_integer(st.unreachable));
+	if (route_rc != 0)
+		json_object_set_new(o, "error", json_string(strerror(-route_rc)));
+	json_dumpf(o, out, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+	fputc('\n', out);
+	fflush(out);
+
+	if (route_rc != 0) {
+		snprintf(err, err_len, "no routing engine could route %s: %s", topo_path,
+			 strerror(-route_rc));
+		rc = route_rc == -EINVAL ? -ENOTSUP : route_rc; /* -EINVAL means bad input */
+		goto out_free;
+	}
+	log_msg(LOG_CAT_ROUTE, LOG_INFO,
+		"%s: %s routing, %.1f ms, max %u / mean %.1f routes per port, %u unreachable",
+		topo_path, used, ms, st.max_routes_per_port, st.mean_routes_per_port,
+		st.unreachable);
+	if (dump_dir) {
+		rc = mkdir(dump_dir, 0755) < 0 && errno != EEXIST ? -errno : 0;
+		if (rc == 0)
+			rc = dump_all(f, routes, dump_dir);
+		if (rc < 0) {
+			snprintf(err, err_len, "%s: cannot write the dumps: %s", dump_dir,
+				 strerror(-rc));
+			if (rc == -EINVAL)
+				rc = -EIO;
+			goto out_free;
+		}
+	}
+	rc = 0;
+
+out_free:
+	json_decref(o);
+	routes_free(routes);
+	lid_db_free(db);
+	fabric_free(f);
+	return rc;
+}
