@@ -50,6 +50,8 @@
 #define DOR_MAX_NOMINAL_DIMS 3
 #define DOR_NONE UINT32_MAX
 
+_Static_assert(DOR_MAX_DEGREE <= DOR_MAX_DIMS, "a line per neighbour of the start");
+
 /* Switches by rank (GUID order), their simple switch graph and the grid. */
 struct dor_grid {
 	const struct fabric *f;
@@ -265,7 +267,8 @@ static int dor_walk(const struct dor_grid *g, uint32_t s, uint32_t u, uint32_t *
 			break;
 		if (found > 1) {
 			dor_why(why, why_len,
-				"switch 0x%016" PRIx64 ": %u ways straight on from switch 0x%016" PRIx64
+				"switch 0x%016" PRIx64
+				": %u ways straight on from switch 0x%016" PRIx64
 				": not a mesh or torus",
 				dor_guid(g, cur), found, dor_guid(g, prev));
 			err = -ENOTSUP;
@@ -426,7 +429,8 @@ static int dor_fill(struct dor_grid *g, uint32_t **lines, char *why, size_t why_
 		}
 		if (placed[w]) {
 			dor_why(why, why_len,
-				"switch 0x%016" PRIx64 " falls on two grid points: not a mesh or torus",
+				"switch 0x%016" PRIx64
+				" falls on two grid points: not a mesh or torus",
 				dor_guid(g, w));
 			err = -ENOTSUP;
 			goto out_free;
@@ -461,7 +465,8 @@ static int dor_fill(struct dor_grid *g, uint32_t **lines, char *why, size_t why_
 			}
 			if (diff != 1 || ok != 1) {
 				dor_why(why, why_len,
-					"the link between switches 0x%016" PRIx64 " and 0x%016" PRIx64
+					"the link between switches 0x%016" PRIx64
+					" and 0x%016" PRIx64
 					" is not between grid neighbours: not a mesh or torus",
 					dor_guid(g, r), dor_guid(g, v));
 				err = -ENOTSUP;
@@ -519,8 +524,8 @@ static int dor_grid_build(struct dor_grid *g, const struct fabric *f, char *why,
 	return err;
 }
 
-int dor_coords(const struct fabric *f, struct dor_shape *ret_shape, uint32_t *ret_coord,
-	       char *why, size_t why_len)
+int dor_coords(const struct fabric *f, struct dor_shape *ret_shape, uint32_t *ret_coord, char *why,
+	       size_t why_len)
 {
 	struct dor_grid g;
 	uint32_t r;
@@ -530,7 +535,8 @@ int dor_coords(const struct fabric *f, struct dor_shape *ret_shape, uint32_t *re
 	if (!err) {
 		for (r = 0; r < g.n_sw; r++)
 			memcpy(&ret_coord[(size_t)g.node[r] * DOR_MAX_DIMS],
-			       &g.coord[(size_t)r * DOR_MAX_DIMS], DOR_MAX_DIMS * sizeof(*ret_coord));
+			       &g.coord[(size_t)r * DOR_MAX_DIMS],
+			       DOR_MAX_DIMS * sizeof(*ret_coord));
 		*ret_shape = g.shape;
 	}
 	dor_grid_clear(&g);

@@ -22,7 +22,7 @@ struct dor_shape {
 	unsigned int dims;
 	uint32_t size[DOR_MAX_DIMS];
 	bool wrap[DOR_MAX_DIMS]; /* a ring (torus dimension), size >= 3 and != 4 */
-	uint64_t origin;         /* node GUID of the switch at coordinate 0 */
+	uint64_t origin;	 /* node GUID of the switch at coordinate 0 */
 };
 
 /*
@@ -33,7 +33,7 @@ struct dor_shape {
  * dimensions (why says which switch or link disagrees); -ENOMEM.  The result
  * depends on GUIDs only, not on the order of f's nodes or ports.
  */
-int dor_coords(const struct fabric *f, struct dor_shape *ret_shape, uint32_t *ret_coord,
-	       char *why, size_t why_len);
+int dor_coords(const struct fabric *f, struct dor_shape *ret_shape, uint32_t *ret_coord, char *why,
+	       size_t why_len);
 
 #endif

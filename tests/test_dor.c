@@ -103,10 +103,10 @@ static uint32_t find_desc(const struct fabric *f, const char *desc)
  * switch-switch link mult times.  Port of a switch-switch link: after the
  * hosts, (dimension * 2 + (1 for -)) * mult + copy + 1.
  */
-static char *gen_grid(unsigned int dims, const unsigned int *size, unsigned int hosts,
-		      bool torus, unsigned int mult)
+static char *gen_grid(unsigned int dims, const unsigned int *size, unsigned int hosts, bool torus,
+		      unsigned int mult)
 {
-	unsigned int n = 1, i, d, h, m, n_ports = hosts + 4 * dims * mult, c[4];
+	unsigned int n = 1, i, d, h, m, n_ports = hosts + 4 * dims * mult, c[8];
 	char *text = NULL, name[64], rname[64];
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
@@ -149,7 +149,8 @@ static char *gen_grid(unsigned int dims, const unsigned int *size, unsigned int 
 					nc = size[d] - 1;
 				else
 					continue;
-				snprintf(rname, sizeof(rname), "s-%u", i - c[d] * stride + nc * stride);
+				snprintf(rname, sizeof(rname), "s-%u",
+					 i - c[d] * stride + nc * stride);
 				for (m = 0; m < mult; m++)
 					fprintf(out, "[%u]\t\"%s\"[%u]\n",
 						hosts + (d * 2 + dir) * mult + m + 1, rname,
@@ -171,8 +172,7 @@ struct cdg {
 	uint32_t n_ch;
 };
 
-static uint32_t cdg_channel(const struct cdg *g, uint32_t node, unsigned int port,
-			    unsigned int vl)
+static uint32_t cdg_channel(const struct cdg *g, uint32_t node, unsigned int port, unsigned int vl)
 {
 	return (g->base[node] + port) * ROUTES_MAX_SL + vl;
 }
@@ -205,8 +205,8 @@ static unsigned int vl_of(const struct routes *r, const struct fabric *f, uint32
 }
 
 /* Follow dst from (node, port) sending with sl; add its channel dependencies. */
-static void cdg_walk(struct cdg *g, const struct fabric *f, const struct routes *r,
-		     uint32_t node, unsigned int port, uint16_t dst, uint8_t sl)
+static void cdg_walk(struct cdg *g, const struct fabric *f, const struct routes *r, uint32_t node,
+		     unsigned int port, uint16_t dst, uint8_t sl)
 {
 	uint32_t prev = UINT32_MAX, hops = 0;
 
@@ -384,7 +384,7 @@ static void check_order(const struct fabric *f, const struct routes *r, const ch
 					}
 					/* the route's VL on this port is the crossing bit */
 					if (r->sl2vl && r->sl2vl[cur][out * ROUTES_MAX_SL + sl] !=
-								(sh.wrap[d] ? (sl >> wbit[d]) & 1 : 0))
+							    (sh.wrap[d] ? (sl >> wbit[d]) & 1 : 0))
 						bad++;
 				}
 				if (diff != 1)
@@ -491,10 +491,13 @@ static void test_mesh(void)
 	run_text(topogen_mesh(1, 5, 1, 0), 0, EXPECT_ONE_VL, false, "line 1x5");
 	run_text(topogen_mesh(1, 1, 3, 0), 0, EXPECT_ONE_VL, false, "one switch");
 	run_text(topogen_mesh(2, 2, 1, 0), 0, EXPECT_ONE_VL, false, "mesh 2x2");
-	run_text(gen_grid(3, (const unsigned int[]){3, 3, 3}, 1, false, 1), 0, EXPECT_ONE_VL,
-		 false, "mesh 3x3x3");
-	run_text(gen_grid(3, (const unsigned int[]){2, 5, 3}, 2, false, 2), 0, EXPECT_ONE_VL,
-		 false, "mesh 2x5x3 parallel");
+	run_text(gen_grid(3, (const unsigned int[]){3, 3, 3}, 1, false, 1), 0, EXPECT_ONE_VL, false,
+		 "mesh 3x3x3");
+	run_text(gen_grid(3, (const unsigned int[]){2, 5, 3}, 2, false, 2), 0, EXPECT_ONE_VL, false,
+		 "mesh 2x5x3 parallel");
+	/* 2x2x3x3 is a 3-D grid: a ring of 4 (as 2x2) by 3 by 3 */
+	run_text(gen_grid(4, (const unsigned int[]){2, 2, 3, 3}, 1, false, 1), 0, EXPECT_ONE_VL,
+		 false, "mesh 2x2x3x3");
 }
 
 static void test_torus(void)
@@ -502,10 +505,12 @@ static void test_torus(void)
 	run_text(topogen_mesh(3, 3, 1, TOPOGEN_TORUS), 0, EXPECT_TWO_VLS, false, "torus 3x3");
 	run_text(topogen_mesh(5, 4, 1, TOPOGEN_TORUS), 0, EXPECT_TWO_VLS, true, "torus 5x4");
 	run_text(topogen_mesh(6, 6, 2, TOPOGEN_TORUS), 0, EXPECT_TWO_VLS, true, "torus 6x6");
-	run_text(topogen_mesh(5, 5, 1, TOPOGEN_TORUS | TOPOGEN_PARALLEL), 0, EXPECT_TWO_VLS, true,
+	/* here the balancing happens to split 1- and 2-hop segments over the two
+	 * parallel links, so even SL 0 alone has no cycle */
+	run_text(topogen_mesh(5, 5, 1, TOPOGEN_TORUS | TOPOGEN_PARALLEL), 0, EXPECT_TWO_VLS, false,
 		 "torus 5x5 parallel");
-	run_text(topogen_mesh(3, 6, 2, TOPOGEN_TORUS | TOPOGEN_PARALLEL), 0, EXPECT_TWO_VLS,
-		 true, "torus 3x6 parallel");
+	run_text(topogen_mesh(3, 6, 2, TOPOGEN_TORUS | TOPOGEN_PARALLEL), 0, EXPECT_TWO_VLS, true,
+		 "torus 3x6 parallel");
 	run_text(topogen_mesh(7, 2, 1, TOPOGEN_TORUS), 0, EXPECT_TWO_VLS, true, "torus 7x2");
 	run_text(topogen_mesh(1, 8, 1, TOPOGEN_TORUS), 0, EXPECT_TWO_VLS, true, "ring of 8");
 	/* rings of 4 are found as 2x2 meshes: a 4x4 torus is a 4-cube, one VL */
@@ -516,16 +521,16 @@ static void test_torus(void)
 
 static void test_torus_3d(void)
 {
-	run_text(gen_grid(3, (const unsigned int[]){3, 4, 5}, 1, true, 1), 0, EXPECT_TWO_VLS,
-		 true, "torus 3x4x5");
-	run_text(gen_grid(3, (const unsigned int[]){5, 5, 5}, 1, true, 1), 0, EXPECT_TWO_VLS,
-		 true, "torus 5x5x5");
-	run_text(gen_grid(3, (const unsigned int[]){3, 3, 6}, 2, true, 2), 0, EXPECT_TWO_VLS,
-		 true, "torus 3x3x6 parallel");
-	run_text(gen_grid(3, (const unsigned int[]){4, 4, 4}, 1, true, 1), 0, EXPECT_ONE_VL,
-		 false, "torus 4x4x4 (6-cube)");
-	run_text(gen_grid(3, (const unsigned int[]){6, 2, 5}, 1, true, 1), 0, EXPECT_TWO_VLS,
-		 true, "torus 6x2x5");
+	run_text(gen_grid(3, (const unsigned int[]){3, 4, 5}, 1, true, 1), 0, EXPECT_TWO_VLS, true,
+		 "torus 3x4x5");
+	run_text(gen_grid(3, (const unsigned int[]){5, 5, 5}, 1, true, 1), 0, EXPECT_TWO_VLS, true,
+		 "torus 5x5x5");
+	run_text(gen_grid(3, (const unsigned int[]){3, 3, 6}, 2, true, 2), 0, EXPECT_TWO_VLS, true,
+		 "torus 3x3x6 parallel");
+	run_text(gen_grid(3, (const unsigned int[]){4, 4, 4}, 1, true, 1), 0, EXPECT_ONE_VL, false,
+		 "torus 4x4x4 (6-cube)");
+	run_text(gen_grid(3, (const unsigned int[]){6, 2, 5}, 1, true, 1), 0, EXPECT_TWO_VLS, true,
+		 "torus 6x2x5");
 }
 
 static void test_lmc(void)
@@ -537,12 +542,12 @@ static void test_lmc(void)
 	uint16_t base;
 	uint8_t p0, p1;
 
-	/* the 4 LIDs of ca-24 (on sw-4-4) leave sw-0-4 over both links to sw-4-4 */
-	run_text(t, 2, EXPECT_TWO_VLS, true, "torus 5x5 parallel lmc 2");
-	t = topogen_mesh(5, 5, 1, TOPOGEN_TORUS | TOPOGEN_PARALLEL);
-	fabric_free(f);
-	f = load_text(t);
 	free(t);
+	run_text(topogen_mesh(5, 5, 1, TOPOGEN_TORUS | TOPOGEN_PARALLEL), 2, EXPECT_TWO_VLS, true,
+		 "torus 5x5 parallel lmc 2");
+	run_text(topogen_mesh(4, 3, 2, TOPOGEN_PARALLEL), 3, EXPECT_ONE_VL, false,
+		 "mesh 4x3 parallel lmc 3");
+	/* the LIDs of ca-24 (on sw-4-4) leave sw-0-4 over both links to sw-4-4 */
 	assign_lids(f, 2);
 	r = route(f, "lmc");
 	sw = find_desc(f, "sw-0-4");
@@ -636,14 +641,13 @@ static void test_dateline(void)
 	CU_ASSERT_EQUAL(SL(s[0], s[5]), 1);
 	CU_ASSERT_EQUAL(SL(s[5], s[0]), 1);
 	CU_ASSERT_EQUAL(SL(s[2], s[3]), 0);
-	CU_ASSERT_EQUAL(SL(y2, s[0]), 0);	/* 2 -> 0 in y: - without crossing */
+	CU_ASSERT_EQUAL(SL(y2, s[0]), 0); /* 2 -> 0 in y: - without crossing */
 	CU_ASSERT_EQUAL(SL(s[0], y2), 0);
-	CU_ASSERT_EQUAL(SL(s[5], y2), 1);	/* x crosses, y does not */
+	CU_ASSERT_EQUAL(SL(s[5], y2), 1);      /* x crosses, y does not */
 	CU_ASSERT_EQUAL(NEXT(s[5], y2), s[0]); /* x first */
 	/* the CA path SL is its switch's: ca-5 sits on sw-5-0, ca-12 on sw-0-2 */
 	CU_ASSERT_EQUAL_FATAL(fabric_lid_map(f, &map), 0);
-	CU_ASSERT_EQUAL(routes_path_sl(r, f, &map,
-				       f->nodes[find_desc(f, "ca-5")].ports[1].lid,
+	CU_ASSERT_EQUAL(routes_path_sl(r, f, &map, f->nodes[find_desc(f, "ca-5")].ports[1].lid,
 				       f->nodes[find_desc(f, "ca-12")].ports[1].lid),
 			1);
 	fabric_lid_map_clear(&map);
@@ -691,66 +695,80 @@ static void test_refuse(void)
 	}
 	expect_refused(gen_grid(4, (const unsigned int[]){3, 3, 3, 3}, 1, true, 1),
 		       "switch neighbours", "4-D torus");
-	expect_refused(gen_grid(4, (const unsigned int[]){2, 2, 3, 3}, 1, false, 1),
-		       "more than 3 dimensions", "4-D mesh");
-	expect_refused(gen_grid(4, (const unsigned int[]){2, 2, 2, 2, 2, 2, 2}, 1, false, 1),
-		       NULL, "7-cube");
+	expect_refused(gen_grid(4, (const unsigned int[]){2, 3, 3, 3}, 1, false, 1),
+		       "switch neighbours", "4-D mesh");
+	expect_refused(gen_grid(7, (const unsigned int[]){2, 2, 2, 2, 2, 2, 2}, 1, false, 1), NULL,
+		       "7-cube");
 }
 
-/* A mesh with one link missing, one link added, a disconnected switch. */
+/* Drop the port lines that join switches a and b (both ends are listed). */
+static char *drop_link(const char *text, const char *a, const char *b)
+{
+	char *out = malloc(strlen(text) + 1), *o = out, qa[32], qb[32];
+	const char *line = text, *name = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	snprintf(qa, sizeof(qa), "\"%s\"", a);
+	snprintf(qb, sizeof(qb), "\"%s\"", b);
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+		char buf[256];
+		bool drop = false;
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)len, line);
+		if (!strncmp(buf, "Switch", 6) || !strncmp(buf, "Hca", 3))
+			name = strchr(line, '"');
+		if (buf[0] == '[' && name)
+			drop = (!strncmp(name, qa, strlen(qa)) && strstr(buf, qb)) ||
+			       (!strncmp(name, qb, strlen(qb)) && strstr(buf, qa));
+		if (!drop) {
+			memcpy(o, line, len);
+			o += len;
+		}
+		line += len;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* A mesh with a link missing, with an extra switch, with an island. */
 static void test_refuse_damaged(void)
 {
 	char *t = topogen_mesh(4, 4, 1, 0), *t2;
-	char *cut;
 
-	/* sw-1-1 loses its link to sw-2-1 (both ends listed) */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-	t2 = strdup(t);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(t2);
-	while ((cut = strstr(t2, "\"sw-2-1\"")) && cut[-2] != '\t')
-		break;
-	{
-		/* drop every port line that joins sw-1-1 and sw-2-1 */
-		char *out = malloc(strlen(t) + 1), *o = out, *line = t, *rec = NULL;
-
-		CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-		while (*line) {
-			char *nl = strchr(line, '\n');
-			size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
-
-			if (!strncmp(line, "Switch", 6))
-				rec = strchr(line, '"');
-			if (!(line[0] == '[' && rec &&
-			      ((!strncmp(rec, "\"sw-1-1\"", 8) && strstr(line, "\"sw-2-1\"") &&
-				strstr(line, "\"sw-2-1\"") < line + len) ||
-			       (!strncmp(rec, "\"sw-2-1\"", 8) && strstr(line, "\"sw-1-1\"") &&
-				strstr(line, "\"sw-1-1\"") < line + len)))) {
-				memcpy(o, line, len);
-				o += len;
-			}
-			line += len;
-		}
-		*o = '\0';
-		free(t2);
-		t2 = out;
-	}
+	t2 = drop_link(t, "sw-1-1", "sw-2-1");
 	CU_ASSERT(strlen(t2) < strlen(t));
+	free(t);
 	expect_refused(t2, "not a mesh or torus", "mesh with a missing link");
-	free(t);
 
-	/* a diagonal link */
-	CU_ASSERT(asprintf(&t, "%s\nSwitch 8 \"x\"\n\n", "") > 0);
+	t = topogen_mesh(6, 5, 1, TOPOGEN_TORUS);
+	t2 = drop_link(t, "sw-5-2", "sw-0-2");
+	CU_ASSERT(strlen(t2) < strlen(t));
 	free(t);
-	t = topogen_mesh(4, 4, 1, 0);
-	CU_ASSERT_FATAL(asprintf(&t2, "%s\nswitchguid=0x0002c901ffff0000\nSwitch 2 \"extra\"\n"
-				      "[1]\t\"sw-0-0\"[9]\n[2]\t\"sw-1-1\"[9]\n",
+	expect_refused(t2, "not a mesh or torus", "torus with a missing wrap link");
+
+	/* gen_grid leaves corners' outward ports free: s-0 [3], s-3 [2], s-15 [2] */
+	t = gen_grid(2, (const unsigned int[]){4, 4}, 1, false, 1);
+	CU_ASSERT_FATAL(asprintf(&t2,
+				 "%s\nswitchguid=0x0002c901ffff0000\nSwitch 2 \"extra\"\n"
+				 "[1]\t\"s-0\"[3]\n[2]\t\"s-3\"[2]\n",
 				 t) > 0);
 	free(t);
 	expect_refused(t2, "not a mesh or torus", "mesh with an extra switch");
 
+	t = gen_grid(2, (const unsigned int[]){4, 4}, 1, false, 1);
+	/* s-15's record comes last: give it a link from [2] to s-0 [3] */
+	t[strlen(t) - 1] = '\0';
+	CU_ASSERT_FATAL(asprintf(&t2, "%s[2]\t\"s-0\"[3]\n", t) > 0);
+	free(t);
+	expect_refused(t2, "not a mesh or torus", "mesh with a long link");
+
 	t = topogen_mesh(3, 3, 1, 0);
-	CU_ASSERT_FATAL(asprintf(&t2, "%s\nswitchguid=0x0002c901ffff0000\nSwitch 2 \"island\"\n"
-				      "[1]\t\"ica\"[1]\n\nHca 1 \"ica\"\n[1]\t\"island\"[1]\n",
+	CU_ASSERT_FATAL(asprintf(&t2,
+				 "%s\nswitchguid=0x0002c901ffff0000\nSwitch 2 \"island\"\n"
+				 "[1]\t\"ica\"[1]\n\nHca 1 \"ica\"\n[1]\t\"island\"[1]\n",
 				 t) > 0);
 	free(t);
 	expect_refused(t2, "not connected", "disconnected");
@@ -817,7 +835,8 @@ static void compare_shuffled(char *text, const char *what)
 				m = fabric_find_guid(b, a->nodes[k].guid);
 				if (ra->path_sl[(size_t)ra->sw_index[i] * ra->n_sw +
 						ra->sw_index[k]] !=
-				    rb->path_sl[(size_t)rb->sw_index[j] * rb->n_sw + rb->sw_index[m]])
+				    rb->path_sl[(size_t)rb->sw_index[j] * rb->n_sw +
+						rb->sw_index[m]])
 					same = false;
 			}
 		}
@@ -839,8 +858,7 @@ static void test_determinism(void)
 	compare_shuffled(topogen_mesh(5, 4, 2, TOPOGEN_TORUS | TOPOGEN_PARALLEL), "torus 5x4");
 	compare_shuffled(topogen_mesh(6, 3, 1, 0), "mesh 6x3");
 	compare_shuffled(topogen_mesh(4, 4, 1, TOPOGEN_TORUS), "torus 4x4");
-	compare_shuffled(gen_grid(3, (const unsigned int[]){3, 4, 5}, 1, true, 1),
-			 "torus 3x4x5");
+	compare_shuffled(gen_grid(3, (const unsigned int[]){3, 4, 5}, 1, true, 1), "torus 3x4x5");
 }
 
 int main(void)
