@@ -343,6 +343,12 @@ static void program_vls(struct sweep *sw, uint32_t ni, const struct fabric *old_
 		/* block 1: low priority entries 0..31; attribute modifier port in 15:0 */
 		op_send(sw, OP_VLARB, ni, node_is_switch(n) ? 0 : out, 0, WIRE_ATTR_VL_ARB,
 			1u << 16 | (node_is_switch(n) ? out : 0), data);
+		/* block 3: high priority entries 0..31, all weight 0 (unused) */
+		memset(arb_w, 0, sizeof(arb_w));
+		memset(data, 0, sizeof(data));
+		wire_vlarb_encode(arb_vl, arb_w, data, sizeof(data));
+		op_send(sw, OP_VLARB, ni, node_is_switch(n) ? 0 : out, 0, WIRE_ATTR_VL_ARB,
+			3u << 16 | (node_is_switch(n) ? out : 0), data);
 	}
 }
 
