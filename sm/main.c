@@ -16,6 +16,7 @@
 #include "sm/api.h"
 #include "sm/conf.h"
 #include "sm/log.h"
+#include "sm/offline.h"
 #include "sm/sm.h"
 
 struct daemon {
@@ -44,6 +45,8 @@ static void usage(FILE *out)
 		"  -c, --config FILE        configuration file (default %s)\n"
 		"      --check-config       validate the configuration and exit\n"
 		"  -o, --once               sweep once; exit 0 when the subnet is up\n"
+		"  -O, --offline TOPO       route a topology file offline, print a JSON summary\n"
+		"  -D, --dump-dir DIR       with --offline: write topo.out, lfts.out, opensm-*, path-sl, sl2vl\n"
 		"  -d, --state-dir DIR      where the guid->LID map lives\n"
 		"  -R, --routing ENGINE     routing engine (minhop)\n"
 		"  -S, --socket PATH        control socket (default /run/ibsmd/ibsmd.sock)\n"
@@ -186,6 +189,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"check-config", no_argument, NULL, 'K'},
+		{"offline", required_argument, NULL, 'O'},
+		{"dump-dir", required_argument, NULL, 'D'},
 		{"once", no_argument, NULL, 'o'},
 		{"state-dir", required_argument, NULL, 'd'},
 		{"routing", required_argument, NULL, 'R'},
@@ -215,12 +220,13 @@ int main(int argc, char **argv)
 	struct daemon d = {.exit_code = 1};
 	struct sm_opts o;
 	bool check_only = false, verbose = false;
+	const char *offline_topo = NULL, *dump_dir = NULL;
 	char err[512];
 	int c, r;
 
 	snprintf(d.conf_path, sizeof(d.conf_path), "%s", SYSCONFDIR "/ibsmd.conf");
 	log_init("ibsmd", getenv("JOURNAL_STREAM") != NULL && getenv("INVOCATION_ID") != NULL);
-	while ((c = getopt_long(argc, argv, "c:od:R:S:P:C:p:s:w:t:r:l:vhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:od:R:S:P:C:p:s:w:t:r:l:vhVO:D:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			snprintf(d.conf_path, sizeof(d.conf_path), "%s", optarg);
@@ -228,6 +234,12 @@ int main(int argc, char **argv)
 			break;
 		case 'K':
 			check_only = true;
+			break;
+		case 'O':
+			offline_topo = optarg;
+			break;
+		case 'D':
+			dump_dir = optarg;
 			break;
 		case 'o':
 			d.once = true;
@@ -285,6 +297,17 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	log_set_level(-1, verbose ? LOG_DEBUG : d.conf.log_level);
+	if (dump_dir && !offline_topo) {
+		fprintf(stderr, "ibsmd: --dump-dir needs --offline\n");
+		return 2;
+	}
+	if (offline_topo) {
+		r = offline_run(offline_topo, d.conf.routing_engine, d.conf.routing_chain, dump_dir,
+				d.conf.lmc, stdout, err, sizeof(err));
+		if (r < 0)
+			fprintf(stderr, "ibsmd: %s\n", err);
+		return offline_exit_code(r);
+	}
 	opts_from_conf(&d.conf, &o);
 
 	signal(SIGPIPE, SIG_IGN);

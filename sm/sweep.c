@@ -21,7 +21,9 @@
 
 #include "mad/wire.h"
 #include "sm/lft.h"
+#include "sm/dump.h"
 #include "sm/log.h"
+#include "sm/offline.h"
 #include "sm/sm.h"
 
 enum op_kind { OP_PORTINFO, OP_PKEY, OP_SWITCHINFO, OP_LFT, OP_SL2VL, OP_VLARB, OP_ARM, OP_ACTIVATE };
@@ -452,6 +454,24 @@ static void sweep_finish(struct sweep *sw)
 	sm->state = SM_MASTER;
 	if (sm->on_publish)
 		sm->on_publish(sm->on_publish_arg, old_f);
+	/*
+	 * The routing dumps (ibnetdiscover/dump_fts/ibdmchk formats) follow every
+	 * routing pass that changed something.  They grow as switches x LIDs, so
+	 * past ~20M LFT entries (a few GB of text) they are skipped.
+	 */
+	if (s->status == 0 && (s->sets || sm->sweeps == 1)) {
+		uint64_t entries = (uint64_t)s->switches * (sm->routes->max_lid + 1);
+		if (entries > 20000000ULL) {
+			log_ratelimited(LOG_CAT_ROUTE, LOG_INFO,
+					"routing dumps skipped: %llu LFT entries is too many",
+					(unsigned long long)entries);
+		} else {
+			int e = dump_all(f, sm->routes, sm->opts.state_dir);
+			if (e < 0)
+				log_warn("cannot write routing dumps to %s: %s",
+					 sm->opts.state_dir, strerror(-e));
+		}
+	}
 	fabric_free(old_f);
 	routes_free(old_r);
 	if (s->status == 0)
@@ -501,26 +521,20 @@ static void sweep_next_phase(struct sweep *sw)
 
 static int route(struct sweep *sw, uint16_t max_lid)
 {
-	const char *chain = sw->sm->opts.routing_chain;
-	char names[320];
-	char why[256] = "";
-	char *save = NULL;
+	char why_log[2048] = "", *line, *nl;
 	double t0 = now_ms();
-	int r = -ENOTSUP;
+	int r;
 
-	snprintf(names, sizeof(names), "%s,%s", sw->sm->opts.routing, chain);
-	for (char *name = strtok_r(names, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		const struct routing_engine *e = routing_find(name);
-		if (!e)
-			continue;
-		why[0] = 0;
-		r = e->compute(sw->f, &sw->routes, why, sizeof(why));
-		if (r == 0) {
-			snprintf(sw->sum.engine, sizeof(sw->sum.engine), "%s", e->name);
-			break;
-		}
-		log_ratelimited(LOG_CAT_ROUTE, LOG_WARNING, "routing engine %s refused: %s%s",
-				e->name, why[0] ? why : strerror(-r), ", trying the next one");
+	r = offline_route(sw->f, sw->sm->opts.routing, sw->sm->opts.routing_chain, &sw->routes,
+			  sw->sum.engine, sizeof(sw->sum.engine), why_log, sizeof(why_log));
+	for (line = why_log; (nl = strchr(line, '\n')); line = nl + 1) {
+		char *sep = strstr(line, ": ");
+		*nl = '\0';
+		if (sep)
+			*sep = '\0';
+		log_ratelimited(LOG_CAT_ROUTE, LOG_WARNING,
+				"routing engine %s refused: %s, trying the next one", line,
+				sep ? sep + 2 : "");
 	}
 	sw->sum.route_ms = now_ms() - t0;
 	if (r == 0) {
