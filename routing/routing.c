@@ -176,3 +176,184 @@ void routing_stats(const struct fabric *f, const struct routes *r, struct routin
 		fabric_lid_map_clear(&map);
 	*ret = st;
 }
+
+int routing_link_load(const struct fabric *f, const struct routes *r,
+		      struct routing_link_load *ret)
+{
+	return routing_link_load_stride(f, r, 1, ret);
+}
+
+int routing_link_load_stride(const struct fabric *f, const struct routes *r, uint32_t stride,
+			     struct routing_link_load *ret)
+{
+	struct routing_link_load st = {0};
+	uint32_t *w = NULL, *dl = NULL, *queue = NULL, *pbase = NULL, *tier_n = NULL;
+	uint16_t *dst = NULL;
+	uint64_t *load = NULL, *tier_max = NULL, *tier_sum = NULL, total = 0;
+	uint32_t n = f->n_nodes, i, n_dst = 0, head = 0, tail = 0, max_dl = 0, n_tiers, k, src_seen = 0;
+	struct lid_map map;
+	unsigned int p;
+	int err;
+
+	if (!stride)
+		stride = 1;
+	err = fabric_lid_map(f, &map);
+	if (err && err != -EEXIST)
+		return err;
+	err = -ENOMEM;
+	w = calloc((size_t)n + 1, sizeof(*w));
+	dl = malloc(((size_t)n + 1) * sizeof(*dl));
+	queue = malloc(((size_t)n + 1) * sizeof(*queue));
+	pbase = malloc(((size_t)n + 1) * sizeof(*pbase));
+	dst = malloc(((size_t)map.max_lid + 1) * sizeof(*dst));
+	if (!w || !dl || !queue || !pbase || !dst)
+		goto out;
+	for (i = 0, k = 0; i < n; i++) {
+		pbase[i] = k;
+		k += f->nodes[i].nports + 1u;
+	}
+	load = calloc((size_t)k + 1, sizeof(*load));
+	if (!load)
+		goto out;
+	/* sources per switch, destinations, distance from CA switches */
+	for (i = 0; i < n; i++) {
+		const struct node *nd = &f->nodes[i];
+
+		dl[i] = UINT32_MAX;
+		if (node_is_switch(nd))
+			continue;
+		for (p = 1; p <= nd->nports; p++) {
+			uint32_t rn = nd->ports[p].remote_node;
+
+			if (rn < n && node_is_switch(&f->nodes[rn]) && nd->ports[p].lid)
+				w[rn]++;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (w[i]) {
+			dl[i] = 0;
+			queue[tail++] = i;
+		}
+	while (head < tail) {
+		uint32_t u = queue[head++];
+		const struct node *nd = &f->nodes[u];
+
+		for (p = 1; p <= nd->nports; p++) {
+			uint32_t v = nd->ports[p].remote_node;
+
+			if (v < n && node_is_switch(&f->nodes[v]) && dl[v] == UINT32_MAX) {
+				dl[v] = dl[u] + 1;
+				if (dl[v] > max_dl)
+					max_dl = dl[v];
+				queue[tail++] = v;
+			}
+		}
+	}
+	for (i = 1; i <= map.max_lid; i++) {
+		uint32_t o = map.node[i];
+
+		if (o != FABRIC_NO_NODE && !node_is_switch(&f->nodes[o]))
+			dst[n_dst++] = (uint16_t)i;
+	}
+
+	for (i = 0; i < n; i++) {
+		uint32_t d;
+
+		if (!w[i] || !node_is_switch(&f->nodes[i]) || i >= r->n_nodes || !r->lft[i])
+			continue;
+		if (src_seen++ % stride)
+			continue;
+		for (d = 0; d < n_dst; d++) {
+			uint16_t l = dst[d];
+			uint32_t owner = map.node[l], cur = i, hops = 0;
+			uint8_t oport = map.port[l];
+			const struct port *op = &f->nodes[owner].ports[oport];
+
+			st.flows += w[i] - (op->remote_node == i ? 1u : 0u);
+			for (;;) {
+				uint8_t out = l <= r->max_lid && r->lft[cur] ? r->lft[cur][l]
+									 : LFT_NO_PORT;
+				const struct port *pt;
+
+				if (out == LFT_NO_PORT || out == 0 || out > f->nodes[cur].nports ||
+				    hops++ > n) {
+					st.dropped += w[i];
+					break;
+				}
+				pt = &f->nodes[cur].ports[out];
+				if (pt->remote_node >= n) {
+					st.dropped += w[i];
+					break;
+				}
+				if (!node_is_switch(&f->nodes[pt->remote_node])) {
+					if (pt->remote_node != owner || pt->remote_port != oport)
+						st.dropped += w[i];
+					break;
+				}
+				load[pbase[cur] + out] += w[i];
+				cur = pt->remote_node;
+			}
+		}
+	}
+
+	n_tiers = (max_dl + 1) * 3;
+	tier_n = calloc(n_tiers, sizeof(*tier_n));
+	tier_max = calloc(n_tiers, sizeof(*tier_max));
+	tier_sum = calloc(n_tiers, sizeof(*tier_sum));
+	if (!tier_n || !tier_max || !tier_sum)
+		goto out;
+	for (i = 0; i < n; i++) {
+		const struct node *nd = &f->nodes[i];
+
+		if (!node_is_switch(nd))
+			continue;
+		for (p = 1; p <= nd->nports; p++) {
+			uint32_t v = nd->ports[p].remote_node, t;
+			uint64_t x = load[pbase[i] + p];
+
+			if (v >= n || !node_is_switch(&f->nodes[v]) || v == i)
+				continue;
+			st.n_links++;
+			total += x;
+			if (x > st.max)
+				st.max = x;
+			if (dl[i] == UINT32_MAX || dl[v] == UINT32_MAX)
+				continue;
+			t = (dl[i] < dl[v] ? dl[i] : dl[v]) * 3 +
+			    (dl[v] > dl[i] ? 0 : dl[v] < dl[i] ? 1 : 2);
+			tier_n[t]++;
+			tier_sum[t] += x;
+			if (x > tier_max[t])
+				tier_max[t] = x;
+		}
+	}
+	if (st.n_links) {
+		st.mean = (double)total / st.n_links;
+		st.ratio = st.mean > 0 ? (double)st.max / st.mean : 0;
+	}
+	for (i = 0; i < n_tiers; i++) {
+		double mean, ratio;
+
+		if (!tier_n[i])
+			continue;
+		st.n_tiers++;
+		mean = (double)tier_sum[i] / tier_n[i];
+		ratio = mean > 0 ? (double)tier_max[i] / mean : 0;
+		if (ratio > st.tier_ratio)
+			st.tier_ratio = ratio;
+	}
+	*ret = st;
+	err = 0;
+out:
+	free(tier_sum);
+	free(tier_max);
+	free(tier_n);
+	free(load);
+	free(dst);
+	free(pbase);
+	free(queue);
+	free(dl);
+	free(w);
+	fabric_lid_map_clear(&map);
+	return err;
+}

@@ -77,4 +77,45 @@ int dnup_compute(const struct fabric *f, struct routes **ret, char *why, size_t 
 int ftree_compute(const struct fabric *f, struct routes **ret, char *why, size_t why_len);
 int dor_compute(const struct fabric *f, struct routes **ret, char *why, size_t why_len);
 
+/*
+ * updn with the given root switches (node GUIDs).  Components of the fabric
+ * without a given root get automatic roots.  -EINVAL when a GUID is not a
+ * switch of f; -ENOTSUP when with these roots some switch with a CA has no
+ * up/down path to some LID (the routing would not be deadlock-free).
+ */
+int updn_compute_roots(const struct fabric *f, const uint64_t *root_guids, size_t n,
+		       struct routes **ret, char *why, size_t why_len);
+
+/*
+ * All-to-all link load: every CA port sends one flow to every CA LID (LMC
+ * ranges LID by LID) but its own, along the LFTs from the switch the port is
+ * cabled to; flows are counted per directed switch-to-switch link (each
+ * parallel link on its own).  Links are grouped into tiers by their ends'
+ * distance from the nearest switch with a CA (min of the two, and the
+ * direction: away from CAs, towards them, or level); tier_ratio is the worst
+ * max/mean within one tier (on a 3-level fat tree the edge tier carries
+ * intra-pod flows the core tier does not, so the overall ratio cannot reach
+ * 1 with minimal routes).
+ */
+struct routing_link_load {
+	uint64_t flows;     /* flows walked (sampled sources only) */
+	uint64_t dropped;   /* flows that hit no route, a loop or a wrong end */
+	uint64_t max;       /* flows on the busiest switch-to-switch link */
+	double mean;        /* over every directed switch-to-switch link */
+	double ratio;       /* max / mean (0 when no links) */
+	double tier_ratio;  /* worst max / mean within one tier */
+	uint32_t n_links;   /* directed switch-to-switch links */
+	uint32_t n_tiers;
+};
+
+/* routing_link_load_stride() with stride 1.  0, -EINVAL (no LIDs) or -ENOMEM. */
+int routing_link_load(const struct fabric *f, const struct routes *r,
+		      struct routing_link_load *ret);
+/*
+ * The same with sources sampled: only every stride-th switch with CAs (in
+ * node order) sends.  Cost O(sampled CA switches x CA LIDs x hops).
+ */
+int routing_link_load_stride(const struct fabric *f, const struct routes *r, uint32_t stride,
+			     struct routing_link_load *ret);
+
 #endif

@@ -197,3 +197,236 @@ out_free:
 	fabric_lid_map_clear(&map);
 	return err;
 }
+
+/* ---- channel dependency graph ---- */
+
+struct checker_depset {
+	uint64_t *slot; /* (from << 32 | to) + 1; 0 = empty */
+	size_t cap, n;
+};
+
+static int checker_dep_add(struct checker_depset *d, uint32_t from, uint32_t to)
+{
+	uint64_t key = ((uint64_t)from << 32 | to) + 1, h;
+	size_t i;
+
+	if ((d->n + 1) * 2 > d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 1024, j;
+		uint64_t *slot = calloc(cap, sizeof(*slot));
+
+		if (!slot)
+			return -ENOMEM;
+		for (j = 0; j < d->cap; j++) {
+			uint64_t k = d->slot[j];
+
+			if (!k)
+				continue;
+			h = (k * 0x9E3779B97F4A7C15ULL) >> 17;
+			for (i = h & (cap - 1); slot[i]; i = (i + 1) & (cap - 1))
+				;
+			slot[i] = k;
+		}
+		free(d->slot);
+		d->slot = slot;
+		d->cap = cap;
+	}
+	h = (key * 0x9E3779B97F4A7C15ULL) >> 17;
+	for (i = h & (d->cap - 1); d->slot[i]; i = (i + 1) & (d->cap - 1))
+		if (d->slot[i] == key)
+			return 0;
+	d->slot[i] = key;
+	d->n++;
+	return 0;
+}
+
+int checker_cdg_acyclic(const struct fabric *f, const struct routes *r,
+			struct checker_cdg_stats *ret_stats, char *msg, size_t msg_len)
+{
+	struct checker_cdg_stats st = {0};
+	struct checker_depset deps = {0};
+	struct lid_map map;
+	uint32_t *pbase = NULL, *start = NULL, *to = NULL, *stack = NULL, *edge = NULL;
+	uint8_t *color = NULL;
+	uint32_t n = f->n_nodes, i, n_ch, nvl = r->n_vls > 1 ? r->n_vls : 1, l;
+	unsigned int p;
+	size_t j;
+	int err, cycles = 0;
+
+	if (msg && msg_len)
+		msg[0] = '\0';
+	err = fabric_lid_map(f, &map);
+	if (err && err != -EEXIST)
+		return err;
+	err = -ENOMEM;
+	pbase = malloc(((size_t)n + 1) * sizeof(*pbase));
+	if (!pbase)
+		goto out;
+	for (i = 0, n_ch = 0; i < n; i++) {
+		pbase[i] = n_ch;
+		n_ch += (f->nodes[i].nports + 1u) * nvl;
+	}
+	for (i = 0; i < n; i++) {
+		const struct node *nd = &f->nodes[i];
+
+		for (p = 1; p <= nd->nports; p++)
+			if (port_is_linked(&nd->ports[p]))
+				st.channels += nvl;
+	}
+
+	/* walks from every switch with a CA port, once per source SL class */
+	for (i = 0; i < n && i < r->n_nodes; i++) {
+		const struct node *sw = &f->nodes[i];
+		uint16_t rep_lid = 0;
+
+		if (!node_is_switch(sw) || !r->lft[i])
+			continue;
+		for (p = 1; p <= sw->nports; p++) {
+			const struct port *pt = &sw->ports[p];
+
+			if (pt->remote_node < n && !node_is_switch(&f->nodes[pt->remote_node]) &&
+			    f->nodes[pt->remote_node].ports[pt->remote_port].lid) {
+				rep_lid = f->nodes[pt->remote_node].ports[pt->remote_port].lid;
+				break;
+			}
+		}
+		if (!rep_lid)
+			continue;
+		for (l = 1; l <= map.max_lid && l <= r->max_lid; l++) {
+			uint32_t cur = i, hops = 0, first = UINT32_MAX, prev = UINT32_MAX;
+			uint8_t sl = 0;
+
+			if (map.node[l] == FABRIC_NO_NODE)
+				continue;
+			if (nvl > 1)
+				sl = routes_path_sl(r, f, &map, rep_lid, (uint16_t)l);
+			st.walks++;
+			for (;;) {
+				const struct node *cn = &f->nodes[cur];
+				uint8_t out = r->lft[cur] ? r->lft[cur][l] : LFT_NO_PORT, vl = 0;
+				uint32_t ch;
+
+				if (out == LFT_NO_PORT || out == 0 || out > cn->nports ||
+				    !port_is_linked(&cn->ports[out]) || hops++ > n)
+					break;
+				if (nvl > 1 && r->sl2vl && r->sl2vl[cur])
+					vl = r->sl2vl[cur][out * ROUTES_MAX_SL + sl];
+				ch = pbase[cur] + out * nvl + (vl < nvl ? vl : 0);
+				if (first == UINT32_MAX)
+					first = ch;
+				else if (checker_dep_add(&deps, prev, ch))
+					goto out;
+				prev = ch;
+				cur = cn->ports[out].remote_node;
+				if (!node_is_switch(&f->nodes[cur]))
+					break;
+			}
+			if (first == UINT32_MAX)
+				continue;
+			/* the CA ports on this switch inject into the first channel */
+			for (p = 1; p <= sw->nports; p++) {
+				const struct port *pt = &sw->ports[p];
+				const struct node *ca;
+				uint8_t vl = 0;
+
+				if (pt->remote_node >= n)
+					continue;
+				ca = &f->nodes[pt->remote_node];
+				if (node_is_switch(ca) || !ca->ports[pt->remote_port].lid)
+					continue;
+				if (map.node[l] == pt->remote_node && map.port[l] == pt->remote_port)
+					continue; /* its own LID */
+				if (nvl > 1 && r->sl2vl && r->sl2vl[pt->remote_node])
+					vl = r->sl2vl[pt->remote_node][sl];
+				if (checker_dep_add(&deps,
+						    pbase[pt->remote_node] + pt->remote_port * nvl +
+							(vl < nvl ? vl : 0),
+						    first))
+					goto out;
+			}
+		}
+	}
+	st.deps = deps.n;
+
+	/* CSR, then an iterative DFS looking for a back edge */
+	start = calloc((size_t)n_ch + 2, sizeof(*start));
+	to = malloc((deps.n + 1) * sizeof(*to));
+	color = calloc((size_t)n_ch + 1, 1);
+	stack = malloc(((size_t)n_ch + 1) * sizeof(*stack));
+	edge = malloc(((size_t)n_ch + 1) * sizeof(*edge));
+	if (!start || !to || !color || !stack || !edge)
+		goto out;
+	for (j = 0; j < deps.cap; j++)
+		if (deps.slot[j])
+			start[((deps.slot[j] - 1) >> 32) + 1]++;
+	for (i = 0; i < n_ch; i++)
+		start[i + 1] += start[i];
+	{
+		uint32_t *fill = calloc((size_t)n_ch + 1, sizeof(*fill));
+
+		if (!fill)
+			goto out;
+		for (j = 0; j < deps.cap; j++) {
+			uint64_t k;
+
+			if (!deps.slot[j])
+				continue;
+			k = deps.slot[j] - 1;
+			to[start[k >> 32] + fill[k >> 32]++] = (uint32_t)k;
+		}
+		free(fill);
+	}
+	for (i = 0; i < n_ch && !cycles; i++) {
+		uint32_t sp = 0;
+
+		if (color[i] || start[i] == start[i + 1])
+			continue;
+		color[i] = 1;
+		stack[sp] = i;
+		edge[sp++] = start[i];
+		while (sp && !cycles) {
+			uint32_t x = stack[sp - 1];
+
+			if (edge[sp - 1] == start[x + 1]) {
+				color[x] = 2;
+				sp--;
+				continue;
+			}
+			{
+				uint32_t y = to[edge[sp - 1]++];
+
+				if (color[y] == 1) {
+					uint32_t node, port, k;
+
+					for (k = 0; k < n && pbase[k] <= y; k++)
+						;
+					node = k - 1;
+					port = (y - pbase[node]) / nvl;
+					cycles = 1;
+					if (msg && msg_len)
+						snprintf(msg, msg_len,
+							 "credit loop: channel \"%s\"[%u] VL %u "
+							 "is on a cycle",
+							 f->nodes[node].desc, port,
+							 (y - pbase[node]) % nvl);
+				} else if (!color[y]) {
+					color[y] = 1;
+					stack[sp] = y;
+					edge[sp++] = start[y];
+				}
+			}
+		}
+	}
+	err = cycles;
+	if (ret_stats)
+		*ret_stats = st;
+out:
+	free(edge);
+	free(stack);
+	free(color);
+	free(to);
+	free(start);
+	free(deps.slot);
+	free(pbase);
+	fabric_lid_map_clear(&map);
+	return err;
+}

@@ -29,4 +29,24 @@ struct checker_stats {
 int checker_run(const struct fabric *f, const struct routes *r, unsigned int flags,
 		struct checker_stats *ret_stats, char *msg, size_t msg_len);
 
+
+struct checker_cdg_stats {
+	uint64_t channels; /* (node, egress port, VL) channels that exist */
+	uint64_t deps;     /* distinct channel dependencies */
+	uint64_t walks;    /* (source switch, LID) walks */
+};
+
+/*
+ * Channel dependency graph of r: for every CA port with a LID and every LID
+ * (its own excepted), the channels (node, egress port, VL) the packet takes
+ * from the CA port to the destination, following the LFTs; with r->n_vls >
+ * 1 the VL on each hop comes from the path SL (routes_path_sl) and sl2vl,
+ * else everything is VL 0.  Consecutive channels make a dependency.
+ * Returns 0 when the graph is acyclic (no credit loop), 1 when it has a
+ * cycle (msg names a channel on it), -ENOMEM.  Walks that hit no route or a
+ * loop just stop (checker_run reports those).  ret_stats may be NULL.
+ */
+int checker_cdg_acyclic(const struct fabric *f, const struct routes *r,
+			struct checker_cdg_stats *ret_stats, char *msg, size_t msg_len);
+
 #endif

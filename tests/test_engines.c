@@ -1,0 +1,475 @@
+/*
+ * Unit tests of the updn, dnup and ftree engines on generated topologies:
+ * every result goes through the invariant checker (reachability, no loops,
+ * minimal hops for ftree) and the channel dependency graph check (no credit
+ * loop); ftree must balance all-to-all load on full trees and refuse what
+ * is not a fat tree with a reason; shuffled input gives the same tables.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <CUnit/Basic.h>
+
+#include "routing/routing.h"
+#include "sm/topo.h"
+#include "tests/checker.h"
+#include "tests/topogen.h"
+
+struct engine {
+	const char *name;
+	routing_compute_fn fn;
+	unsigned int check_flags;
+};
+
+static const struct engine engines[] = {
+	{"updn", updn_compute, 0},
+	{"dnup", dnup_compute, 0},
+	{"ftree", ftree_compute, CHECKER_MINIMAL},
+};
+
+static struct fabric *load_text(const char *text)
+{
+	struct fabric *f = NULL;
+	char err[256];
+	int rc;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	rc = topo_parse(text, strlen(text), &f, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "\ntopo_parse: %d %s\n", rc, err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	return f;
+}
+
+/* LIDs in node GUID order: switch port 0 one LID, every CA port 2^lmc. */
+static uint16_t assign_lids(struct fabric *f, uint8_t lmc)
+{
+	uint32_t *order = malloc(f->n_nodes * sizeof(*order)), i, j, next = 1;
+	unsigned int p;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(order);
+	for (i = 0; i < f->n_nodes; i++) {
+		/* insertion sort keeps this file free of a qsort context */
+		for (j = i; j > 0 && f->nodes[order[j - 1]].guid > f->nodes[i].guid; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	for (i = 0; i < f->n_nodes; i++) {
+		struct node *n = &f->nodes[order[i]];
+
+		for (p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
+			uint8_t l = node_is_switch(n) ? 0 : lmc;
+			uint32_t size = 1u << l;
+
+			next = (next + size - 1) & ~(size - 1);
+			n->ports[p].lid = (uint16_t)next;
+			n->ports[p].lmc = l;
+			next += size;
+		}
+	}
+	free(order);
+	return (uint16_t)(next - 1);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Route with e, run both checkers; returns the routes (caller frees) or NULL. */
+static struct routes *route_check(const struct engine *e, const struct fabric *f,
+				  const char *what)
+{
+	struct checker_stats st = {0};
+	struct checker_cdg_stats cs = {0};
+	struct routes *r = NULL;
+	char why[256] = "", msg[256] = "";
+	int rc, v;
+
+	rc = e->fn(f, &r, why, sizeof(why));
+	if (rc)
+		fprintf(stderr, "\n%s on %s: %d %s\n", e->name, what, rc, why);
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc)
+		return NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	v = checker_run(f, r, e->check_flags, &st, msg, sizeof(msg));
+	if (v)
+		fprintf(stderr, "\n%s on %s: %d violations, first: %s\n", e->name, what, v, msg);
+	CU_ASSERT_EQUAL(v, 0);
+	CU_ASSERT_EQUAL(st.unreachable, 0);
+	CU_ASSERT(st.checked > 0);
+	v = checker_cdg_acyclic(f, r, &cs, msg, sizeof(msg));
+	if (v)
+		fprintf(stderr, "\n%s on %s: %s\n", e->name, what, msg);
+	CU_ASSERT_EQUAL(v, 0);
+	CU_ASSERT(cs.deps > 0 || f->n_nodes < 4);
+	return r;
+}
+
+/* Generate, parse, assign, route with every engine in mask, check; frees text. */
+static void run_text(char *text, uint8_t lmc, unsigned int mask, const char *what)
+{
+	struct fabric *f = load_text(text);
+	size_t i;
+
+	free(text);
+	CU_ASSERT(assign_lids(f, lmc) > 0);
+	for (i = 0; i < sizeof(engines) / sizeof(engines[0]); i++) {
+		struct routes *r;
+
+		if (!(mask & (1u << i)))
+			continue;
+		r = route_check(&engines[i], f, what);
+		routes_free(r);
+	}
+	fabric_free(f);
+}
+
+#define ALL 7u
+#define UPDN_DNUP 3u
+
+static void test_fat_trees(void)
+{
+	run_text(topogen_fat_tree(2, 4, 0, 0), 0, ALL, "ft2 k4");
+	run_text(topogen_fat_tree(2, 8, 0, 0), 0, ALL, "ft2 k8");
+	run_text(topogen_fat_tree(2, 8, 5, 0), 0, ALL, "ft2 k8 partial");
+	run_text(topogen_fat_tree(2, 8, 1, 0), 0, ALL, "ft2 k8 one host");
+	run_text(topogen_fat_tree(2, 4, 0, TOPOGEN_PARALLEL), 0, ALL, "ft2 k4 parallel");
+	run_text(topogen_fat_tree(2, 12, 50, TOPOGEN_PARALLEL), 0, ALL, "ft2 k12 partial par");
+	run_text(topogen_fat_tree(2, 2, 0, 0), 0, ALL, "ft2 k2");
+	run_text(topogen_fat_tree(3, 4, 0, 0), 0, ALL, "ft3 k4");
+	run_text(topogen_fat_tree(3, 8, 0, 0), 0, ALL, "ft3 k8");
+	run_text(topogen_fat_tree(3, 8, 37, 0), 0, ALL, "ft3 k8 partial");
+	run_text(topogen_fat_tree(3, 8, 3, 0), 0, ALL, "ft3 k8 3 hosts");
+	run_text(topogen_fat_tree(3, 6, 0, TOPOGEN_PARALLEL), 0, ALL, "ft3 k6 parallel");
+	run_text(topogen_fat_tree(3, 6, 20, TOPOGEN_PARALLEL), 0, ALL, "ft3 k6 partial par");
+}
+
+static void test_dual_lmc(void)
+{
+	run_text(topogen_fat_tree(2, 4, 0, TOPOGEN_DUAL), 0, ALL, "dual k4");
+	run_text(topogen_fat_tree(2, 8, 0, TOPOGEN_DUAL_SAME), 0, ALL, "dual same k8");
+	run_text(topogen_fat_tree(2, 8, 3, TOPOGEN_DUAL), 0, ALL, "dual k8 partial");
+	run_text(topogen_fat_tree(3, 4, 0, TOPOGEN_DUAL | TOPOGEN_PARALLEL), 0, ALL, "dual ft3");
+	run_text(topogen_fat_tree(2, 4, 0, 0), 2, ALL, "ft2 k4 lmc 2");
+	run_text(topogen_fat_tree(3, 4, 0, TOPOGEN_PARALLEL), 1, ALL, "ft3 k4 par lmc 1");
+}
+
+static void test_irregular(void)
+{
+	unsigned int seed;
+	char what[48];
+
+	run_text(topogen_mesh(4, 4, 2, 0), 0, UPDN_DNUP, "mesh 4x4");
+	run_text(topogen_mesh(1, 5, 1, 0), 0, UPDN_DNUP, "mesh 1x5");
+	run_text(topogen_mesh(5, 4, 1, TOPOGEN_TORUS), 0, UPDN_DNUP, "torus 5x4");
+	run_text(topogen_mesh(3, 3, 3, TOPOGEN_TORUS | TOPOGEN_PARALLEL), 0, UPDN_DNUP,
+		 "torus 3x3 par");
+	run_text(topogen_mesh(6, 6, 1, TOPOGEN_TORUS), 0, UPDN_DNUP, "torus 6x6");
+	for (seed = 1; seed <= 12; seed++) {
+		snprintf(what, sizeof(what), "random seed %u", seed);
+		run_text(topogen_random(5 + (int)seed * 3, (int)seed * 2, 1 + (int)seed % 3, seed),
+			 0, UPDN_DNUP, what);
+	}
+	run_text(topogen_random(1, 0, 4, 7), 0, ALL, "random single switch");
+	run_text(topogen_random(60, 40, 2, 4242), 0, UPDN_DNUP, "random 60");
+}
+
+static struct fabric *load_lids(char *text, uint8_t lmc)
+{
+	struct fabric *f = load_text(text);
+
+	free(text);
+	assign_lids(f, lmc);
+	return f;
+}
+
+static void link_load(const struct engine *e, char *text, const char *what, double limit)
+{
+	struct fabric *f = load_lids(text, 0);
+	struct routing_link_load ll = {0};
+	struct routes *r = route_check(e, f, what);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(routing_link_load(f, r, &ll), 0);
+	fprintf(stderr, "\n  %-6s %-22s max %llu mean %.1f max/mean %.3f per-tier %.3f (%u links)",
+		e->name, what, (unsigned long long)ll.max, ll.mean, ll.ratio, ll.tier_ratio,
+		ll.n_links);
+	CU_ASSERT_EQUAL(ll.dropped, 0);
+	CU_ASSERT(ll.flows > 0);
+	if (limit > 0)
+		CU_ASSERT(ll.tier_ratio <= limit);
+	routes_free(r);
+	fabric_free(f);
+}
+
+static void test_link_load(void)
+{
+	const struct engine *ft = &engines[2];
+	const struct engine minhop = {"minhop", minhop_compute, CHECKER_MINIMAL};
+	int k;
+	char what[48];
+
+	for (k = 4; k <= 8; k += 2) {
+		snprintf(what, sizeof(what), "ft2 k%d", k);
+		link_load(ft, topogen_fat_tree(2, k, 0, 0), what, 1.02);
+		snprintf(what, sizeof(what), "ft3 k%d", k);
+		link_load(ft, topogen_fat_tree(3, k, 0, 0), what, 1.02);
+		/* parallel links: a leaf has fewer LIDs than down-links, reported only */
+		snprintf(what, sizeof(what), "ft3 k%d parallel", k);
+		link_load(ft, topogen_fat_tree(3, k, 0, TOPOGEN_PARALLEL), what, 0);
+	}
+	link_load(ft, topogen_fat_tree(2, 16, 0, 0), "ft2 k16", 1.02);
+	link_load(ft, topogen_fat_tree(3, 12, 0, 0), "ft3 k12", 1.02);
+	/* partial trees: reported, not asserted */
+	link_load(ft, topogen_fat_tree(2, 8, 21, 0), "ft2 k8 21 hosts", 0);
+	link_load(ft, topogen_fat_tree(3, 8, 100, 0), "ft3 k8 100 hosts", 0);
+	link_load(ft, topogen_fat_tree(3, 8, 37, TOPOGEN_PARALLEL), "ft3 k8 37 par", 0);
+	link_load(ft, topogen_fat_tree(3, 8, 0, TOPOGEN_DUAL), "ft3 k8 dual", 0);
+	/* for comparison */
+	link_load(&engines[0], topogen_fat_tree(3, 8, 0, 0), "ft3 k8", 0);
+	link_load(&minhop, topogen_fat_tree(3, 8, 0, 0), "ft3 k8", 0);
+	fprintf(stderr, "\n");
+}
+
+static void refuse(char *text, const char *what, const char *needle)
+{
+	struct fabric *f = load_lids(text, 0);
+	struct routes *r = NULL;
+	char why[256] = "";
+	int rc;
+
+	rc = ftree_compute(f, &r, why, sizeof(why));
+	fprintf(stderr, "\n  ftree on %s: %d \"%s\"", what, rc, why);
+	CU_ASSERT_EQUAL(rc, -ENOTSUP);
+	CU_ASSERT_PTR_NULL(r);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, needle));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "not a fat tree"));
+	fabric_free(f);
+}
+
+static void test_ftree_refuses(void)
+{
+	refuse(topogen_mesh(4, 4, 1, TOPOGEN_TORUS), "torus 4x4", "within level");
+	refuse(topogen_random(20, 10, 1, 5), "random 20", "within level");
+	refuse(strdup("Switch 4 \"a\"\n[1] \"b\"[1]\n\nSwitch 4 \"b\"\n[1] \"a\"[1]\n"),
+	       "two switches, no CA", "no switch has a CA");
+	fprintf(stderr, "\n");
+}
+
+static void compare_shuffled(const struct engine *e, const char *text, const char *what)
+{
+	struct fabric *a = load_text(text), *b;
+	struct routes *ra = NULL, *rb = NULL;
+	char why[256];
+	unsigned int seed;
+	uint32_t i, j;
+
+	assign_lids(a, 0);
+	CU_ASSERT_EQUAL_FATAL(e->fn(a, &ra, why, sizeof(why)), 0);
+	for (seed = 1; seed <= 3; seed++) {
+		char *shuffled = topogen_shuffle(text, seed);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(shuffled);
+		b = load_text(shuffled);
+		free(shuffled);
+		CU_ASSERT_EQUAL_FATAL(b->n_nodes, a->n_nodes);
+		assign_lids(b, 0);
+		CU_ASSERT_EQUAL_FATAL(e->fn(b, &rb, why, sizeof(why)), 0);
+		CU_ASSERT_EQUAL_FATAL(ra->max_lid, rb->max_lid);
+		for (i = 0; i < a->n_nodes; i++) {
+			if (!node_is_switch(&a->nodes[i]))
+				continue;
+			j = fabric_find_guid(b, a->nodes[i].guid);
+			CU_ASSERT_FATAL(j != FABRIC_NO_NODE);
+			if (memcmp(ra->lft[i], rb->lft[j], (size_t)ra->max_lid + 1)) {
+				fprintf(stderr, "\n%s %s: tables of %s differ (seed %u)\n", e->name,
+					what, a->nodes[i].desc, seed);
+				CU_FAIL("shuffled fabric routed differently");
+				break;
+			}
+		}
+		routes_free(rb);
+		rb = NULL;
+		fabric_free(b);
+	}
+	routes_free(ra);
+	fabric_free(a);
+}
+
+static void test_determinism(void)
+{
+	char *texts[] = {
+	    topogen_fat_tree(2, 8, 0, 0),
+	    topogen_fat_tree(3, 4, 11, TOPOGEN_PARALLEL),
+	    topogen_fat_tree(2, 8, 0, TOPOGEN_DUAL),
+	    topogen_mesh(4, 3, 2, TOPOGEN_TORUS),
+	    topogen_random(30, 20, 2, 99),
+	};
+	const char *names[] = {"ft2", "ft3 partial par", "dual", "torus", "random"};
+	size_t i, k;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		for (k = 0; k < 3; k++)
+			if (k < 2 || i < 3)
+				compare_shuffled(&engines[k], texts[i], names[i]);
+		free(texts[i]);
+	}
+}
+
+static void test_roots(void)
+{
+	struct fabric *f = load_lids(topogen_fat_tree(2, 8, 0, 0), 0);
+	const struct engine e = {"updn-roots", NULL, 0};
+	struct checker_cdg_stats cs;
+	struct routes *r = NULL, *ra = NULL;
+	uint64_t roots[8], bad;
+	size_t n = 0;
+	char why[256] = "", msg[256];
+	uint32_t i;
+
+	(void)e;
+	for (i = 0; i < f->n_nodes; i++)
+		if (!strncmp(f->nodes[i].desc, "sw-L2-", 6))
+			roots[n++] = f->nodes[i].guid;
+	CU_ASSERT_EQUAL_FATAL(n, 4);
+	/* the spines: the same tables as automatic roots */
+	CU_ASSERT_EQUAL_FATAL(updn_compute_roots(f, roots, n, &r, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL_FATAL(updn_compute(f, &ra, why, sizeof(why)), 0);
+	for (i = 0; i < f->n_nodes; i++)
+		if (r->lft[i])
+			CU_ASSERT_EQUAL(memcmp(r->lft[i], ra->lft[i], (size_t)r->max_lid + 1), 0);
+	routes_free(r);
+	routes_free(ra);
+	r = NULL;
+	/* one leaf as root: legal, every path through it or below it */
+	for (i = 0; i < f->n_nodes; i++)
+		if (!strcmp(f->nodes[i].desc, "sw-L1-3"))
+			roots[0] = f->nodes[i].guid;
+	CU_ASSERT_EQUAL_FATAL(updn_compute_roots(f, roots, 1, &r, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(checker_run(f, r, 0, NULL, msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(checker_cdg_acyclic(f, r, &cs, msg, sizeof(msg)), 0);
+	routes_free(r);
+	r = NULL;
+	/* not a switch, not in the fabric */
+	bad = f->nodes[0].guid;
+	CU_ASSERT_EQUAL(updn_compute_roots(f, &bad, 1, &r, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NULL(r);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "not a switch"));
+	bad = 0x1234;
+	CU_ASSERT_EQUAL(updn_compute_roots(f, &bad, 1, &r, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NULL(r);
+	fabric_free(f);
+
+	/* a mesh with a corner as its root */
+	f = load_lids(topogen_mesh(4, 4, 1, 0), 0);
+	for (i = 0; i < f->n_nodes; i++)
+		if (!strcmp(f->nodes[i].desc, "sw-0-0"))
+			roots[0] = f->nodes[i].guid;
+	CU_ASSERT_EQUAL_FATAL(updn_compute_roots(f, roots, 1, &r, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(checker_run(f, r, 0, NULL, msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(checker_cdg_acyclic(f, r, &cs, msg, sizeof(msg)), 0);
+	routes_free(r);
+	fabric_free(f);
+}
+
+static void test_bad_input(void)
+{
+	char *t = topogen_fat_tree(2, 4, 0, 0);
+	struct fabric *f = load_text(t);
+	struct routes *r = NULL;
+	char why[256];
+	size_t i;
+
+	free(t);
+
+	for (i = 0; i < sizeof(engines) / sizeof(engines[0]); i++) {
+		why[0] = '\0';
+		CU_ASSERT_EQUAL(engines[i].fn(f, &r, why, sizeof(why)), -EINVAL);
+		CU_ASSERT_PTR_NULL(r);
+		CU_ASSERT_PTR_NOT_NULL(strstr(why, "no LIDs"));
+	}
+	CU_ASSERT_EQUAL(updn_compute_roots(f, NULL, 0, &r, why, sizeof(why)), -EINVAL);
+	assign_lids(f, 0);
+	f->nodes[1].ports[1].lid = f->nodes[0].ports[1].lid;
+	for (i = 0; i < sizeof(engines) / sizeof(engines[0]); i++) {
+		CU_ASSERT_EQUAL(engines[i].fn(f, &r, why, sizeof(why)), -EINVAL);
+		CU_ASSERT_PTR_NULL(r);
+	}
+	fabric_free(f);
+}
+
+/* The CDG checker must be able to fail: min-hop on a torus has credit loops. */
+static void test_cdg_catches(void)
+{
+	struct fabric *f = load_lids(topogen_mesh(5, 4, 1, TOPOGEN_TORUS), 0);
+	struct checker_cdg_stats cs = {0};
+	struct routes *r = NULL;
+	char why[256], msg[256] = "";
+	int v;
+
+	CU_ASSERT_EQUAL_FATAL(minhop_compute(f, &r, why, sizeof(why)), 0);
+	v = checker_cdg_acyclic(f, r, &cs, msg, sizeof(msg));
+	fprintf(stderr, "\n  minhop on torus 5x4: %d (%s), %llu channels, %llu deps\n", v, msg,
+		(unsigned long long)cs.channels, (unsigned long long)cs.deps);
+	CU_ASSERT_EQUAL(v, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "cycle"));
+	routes_free(r);
+	fabric_free(f);
+}
+
+static void test_timing(void)
+{
+	struct fabric *f = load_lids(topogen_fat_tree(3, 16, 0, 0), 0);
+	struct routing_link_load ll = {0};
+	struct routes *r = NULL;
+	char why[256];
+	double t0, ms;
+
+	t0 = now_ms();
+	CU_ASSERT_EQUAL_FATAL(ftree_compute(f, &r, why, sizeof(why)), 0);
+	ms = now_ms() - t0;
+	CU_ASSERT_EQUAL(checker_run(f, r, CHECKER_MINIMAL, NULL, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(routing_link_load(f, r, &ll), 0);
+	fprintf(stderr, "\n  ftree ft3 k16 (%u nodes, %u LIDs): %.1f ms, max/mean %.3f per-tier %.3f\n",
+		f->n_nodes, r->max_lid, ms, ll.ratio, ll.tier_ratio);
+	CU_ASSERT(ll.tier_ratio <= 1.02);
+	CU_ASSERT(ms < 5000);
+	routes_free(r);
+	fabric_free(f);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned int fails;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("engines", NULL, NULL);
+	if (!s || !CU_add_test(s, "fat trees", test_fat_trees) ||
+	    !CU_add_test(s, "dual-ported CAs and LMC", test_dual_lmc) ||
+	    !CU_add_test(s, "meshes, tori, random graphs", test_irregular) ||
+	    !CU_add_test(s, "ftree all-to-all link load", test_link_load) ||
+	    !CU_add_test(s, "ftree refuses non-trees", test_ftree_refuses) ||
+	    !CU_add_test(s, "shuffled order, same tables", test_determinism) ||
+	    !CU_add_test(s, "updn with given roots", test_roots) ||
+	    !CU_add_test(s, "no LIDs, duplicate LIDs", test_bad_input) ||
+	    !CU_add_test(s, "CDG checker catches credit loops", test_cdg_catches) ||
+	    !CU_add_test(s, "ftree timing k16", test_timing)) {
+		CU_cleanup_registry();
+		return 1;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return fails ? 1 : 0;
+}
