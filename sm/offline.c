@@ -200,6 +200,16 @@ int offline_run(const char *topo_path, const char *engine, const char *chain,
 	json_object_set_new(o, "unreachable", json_integer(st.unreachable));
 	if (route_rc != 0)
 		json_object_set_new(o, "error", json_string(strerror(-route_rc)));
+	/* all-to-all link load: every CA to every CA LID; too slow past ~10k CAs */
+	if (route_rc == 0 && fabric_count(f, NODE_CA) <= 10000) {
+		struct routing_link_load ll;
+		if (routing_link_load(f, routes, &ll) == 0 && ll.n_links) {
+			json_object_set_new(o, "link_load_max", json_integer(ll.max));
+			json_object_set_new(o, "link_load_mean", json_real(ll.mean));
+			json_object_set_new(o, "link_load_ratio", json_real(ll.ratio));
+			json_object_set_new(o, "link_load_tier_ratio", json_real(ll.tier_ratio));
+		}
+	}
 	json_dumpf(o, out, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	fputc('\n', out);
 	fflush(out);
