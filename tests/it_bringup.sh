@@ -57,6 +57,26 @@ not() { ! "$@" >/dev/null 2>&1; }
 "$TOPOGEN" torus -x 4 -y 3 -p 1 -o "$T/torus.net" || fail "topogen torus"
 "$TOPOGEN" random -s 12 -p 2 --seed 7 -o "$T/random.net" || fail "topogen random"
 
+# takeover: LIDs OpenSM gave the ports are kept by ibsmd with an empty state dir
+takeover() {
+	local topo=$1 sd="$T/state-takeover" osm="$T/osm"
+	log "--- takeover from OpenSM"
+	sim_start "$topo" || { fail "takeover: ibsim starts"; return; }
+	mkdir -p "$osm"
+	if OSM_CACHE_DIR=$osm OSM_TMP_DIR=$osm sim_run 120 opensm -o -s 0 -f "$osm/osm.log" \
+		>"$T/osm.out" 2>&1; then pass "takeover: opensm -o configured the fabric"
+	else fail "takeover: opensm -o: $(tail -2 "$T/osm.out")"; fi
+	capture osm
+	python3 "$FABCHECK" --topo "$T/osm.topo" --lids-out "$T/osm.lids" >/dev/null
+	if sm_once "$sd"; then pass "takeover: ibsmd --once over OpenSM's fabric"
+	else fail "takeover: $(tail -2 "$T/sm.err")"; fi
+	capture takeover
+	check "takeover: fabric correct" python3 "$FABCHECK" --topo "$T/takeover.topo" \
+		--fts "$T/takeover.fts" --links "$T/takeover.links" --lids-out "$T/takeover.lids"
+	check "takeover: every LID OpenSM assigned is kept" cmp -s "$T/osm.lids" "$T/takeover.lids"
+	sim_stop
+}
+
 # dual-ported CAs on parallel inter-switch links, SM on a switch (ibsim's example)
 EXAMPLE=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca2port
 [ -r "$EXAMPLE" ] && bringup example "$EXAMPLE" persist
@@ -65,4 +85,5 @@ bringup ft3 "$T/ft3.net" persist
 bringup dual "$T/dual.net" persist
 bringup torus "$T/torus.net"
 bringup random "$T/random.net"
+takeover "$T/ft2.net"
 finish
