@@ -83,6 +83,8 @@ struct sm {
 	void (*on_publish)(void *arg, const struct fabric *old_f);
 	void *on_publish_arg;
 	bool force_lft; /* next sweep rewrites every LFT block (reroute) */
+	char last_route_engine[32];
+	struct routing_stats last_route_stats;
 	uint64_t port_guid;
 	uint64_t mad_malformed, mad_unexpected, traps;
 	struct event *sweep_timer;

@@ -539,11 +539,20 @@ static int route(struct sweep *sw, uint16_t max_lid)
 	sw->sum.route_ms = now_ms() - t0;
 	if (r == 0) {
 		struct routing_stats st;
+		struct sm *sm = sw->sm;
+		bool changed;
 		routing_stats(sw->f, sw->routes, &st);
-		log_msg(LOG_CAT_ROUTE, LOG_DEBUG,
-			"%s: %.1f ms, max %u / mean %.1f routes per port, %u unreachable",
+		/* info when the outcome changes, debug on the periodic re-route */
+		changed = strcmp(sm->last_route_engine, sw->sum.engine) ||
+			  st.max_routes_per_port != sm->last_route_stats.max_routes_per_port ||
+			  st.unreachable != sm->last_route_stats.unreachable ||
+			  st.mean_routes_per_port != sm->last_route_stats.mean_routes_per_port;
+		log_msg(LOG_CAT_ROUTE, changed ? LOG_INFO : LOG_DEBUG,
+			"routed with %s: %.1f ms, max %u / mean %.1f routes per port, %u unreachable",
 			sw->sum.engine, sw->sum.route_ms, st.max_routes_per_port,
 			st.mean_routes_per_port, st.unreachable);
+		snprintf(sm->last_route_engine, sizeof(sm->last_route_engine), "%s", sw->sum.engine);
+		sm->last_route_stats = st;
 	}
 	(void)max_lid;
 	return r;
