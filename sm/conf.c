@@ -28,6 +28,7 @@
 enum conf_type {
 	CONF_STRING, /* any text that fits */
 	CONF_PATH,   /* absolute path */
+	CONF_OPT_PATH, /* absolute path, or empty */
 	CONF_NAME,   /* [A-Za-z0-9_.-]*, may be empty */
 	CONF_ENGINE, /* [a-z0-9_-]+ */
 	CONF_CHAIN,  /* comma list of engines */
@@ -63,6 +64,7 @@ static const struct conf_key conf_keys[] = {
     STR_KEY(admin_group, CONF_NAME, true),
     STR_KEY(routing_engine, CONF_ENGINE, true),
     STR_KEY(routing_chain, CONF_CHAIN, true),
+    STR_KEY(updn_roots_file, CONF_OPT_PATH, true),
     INT_KEY(sm_priority, 0, 15, true),
     INT_KEY(sweep_interval, 0, 86400, true),
     INT_KEY(mad_window, 1, 1024, true),
@@ -168,6 +170,12 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 	size_t i;
 
 	switch (k->type) {
+	case CONF_OPT_PATH:
+		if (!len) {
+			*(char *)p = '\0';
+			return 0;
+		}
+		/* fall through */
 	case CONF_PATH:
 		if (len && value[0] != '/') {
 			snprintf(why, why_len, "'%s' is not an absolute path", value);
@@ -428,6 +436,7 @@ static json_t *conf_key_json(const struct sm_conf *c, const struct conf_key *k)
 	switch (k->type) {
 	case CONF_STRING:
 	case CONF_PATH:
+	case CONF_OPT_PATH:
 	case CONF_NAME:
 	case CONF_ENGINE:
 	case CONF_CHAIN:

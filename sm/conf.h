@@ -27,6 +27,7 @@ struct sm_conf {
 	char admin_group[CONF_NAME_MAX];    /* "" = root only */
 	char routing_engine[CONF_NAME_MAX]; /* first engine tried */
 	char routing_chain[CONF_CHAIN_MAX]; /* comma list of fallbacks, in order */
+	char updn_roots_file[CONF_PATH_MAX]; /* root switch GUIDs for updn, "" = automatic */
 	int sm_priority;		    /* 0..15 */
 	int sweep_interval;		    /* seconds, 0 = no periodic sweep */
 	int mad_window;			    /* outstanding MADs, 1..1024 */

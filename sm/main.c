@@ -117,6 +117,7 @@ static void opts_from_conf(const struct sm_conf *c, struct sm_opts *o)
 	snprintf(o->state_dir, sizeof(o->state_dir), "%s", c->state_dir);
 	snprintf(o->routing, sizeof(o->routing), "%s", c->routing_engine);
 	snprintf(o->routing_chain, sizeof(o->routing_chain), "%s", c->routing_chain);
+	snprintf(o->roots_file, sizeof(o->roots_file), "%s", c->updn_roots_file);
 	o->window = c->mad_window;
 	o->timeout_ms = c->mad_timeout_ms;
 	o->retries = c->mad_retries;
@@ -177,6 +178,19 @@ static void reload(struct daemon *d)
 	snprintf(d->sm.opts.routing, sizeof(d->sm.opts.routing), "%s", nc.routing_engine);
 	snprintf(d->sm.opts.routing_chain, sizeof(d->sm.opts.routing_chain), "%s",
 		 nc.routing_chain);
+	if (strcmp(d->sm.opts.roots_file, nc.updn_roots_file)) {
+		char old[sizeof(d->sm.opts.roots_file)];
+		snprintf(old, sizeof(old), "%s", d->sm.opts.roots_file);
+		snprintf(d->sm.opts.roots_file, sizeof(d->sm.opts.roots_file), "%s",
+			 nc.updn_roots_file);
+		if (sm_load_roots(&d->sm, err, sizeof(err)) < 0) {
+			log_err("reload: %s; keeping the previous updn roots", err);
+			snprintf(d->sm.opts.roots_file, sizeof(d->sm.opts.roots_file), "%s", old);
+		} else {
+			snprintf(d->conf.updn_roots_file, sizeof(d->conf.updn_roots_file), "%s",
+				 nc.updn_roots_file);
+		}
+	}
 	xact_set_opts(d->sm.xe, nc.mad_timeout_ms, nc.mad_retries);
 	log_set_level(-1, nc.log_level);
 	sweep_schedule(&d->sm);
@@ -302,8 +316,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (offline_topo) {
-		r = offline_run(offline_topo, d.conf.routing_engine, d.conf.routing_chain, dump_dir,
-				d.conf.lmc, stdout, err, sizeof(err));
+		r = offline_run(offline_topo, d.conf.routing_engine, d.conf.routing_chain,
+				d.conf.updn_roots_file, dump_dir, d.conf.lmc, stdout, err,
+				sizeof(err));
 		if (r < 0)
 			fprintf(stderr, "ibsmd: %s\n", err);
 		return offline_exit_code(r);

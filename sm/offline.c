@@ -37,6 +37,69 @@ int offline_route(const struct fabric *f, const char *engine, const char *chain,
 		  struct routes **ret, char *used_engine, size_t used_len, char *why_log,
 		  size_t why_len)
 {
+	return offline_route_roots(f, engine, chain, NULL, 0, ret, used_engine, used_len,
+				   why_log, why_len);
+}
+
+int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *err,
+		       size_t err_len)
+{
+	uint64_t *g = NULL;
+	size_t n = 0, cap = 0;
+	char line[256];
+	unsigned lineno = 0;
+	FILE *fp;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!path || !*path)
+		return 0;
+	fp = fopen(path, "r");
+	if (!fp) {
+		int e = errno;
+		snprintf(err, err_len, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		char *s = line, *end;
+		unsigned long long v;
+		lineno++;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '#' || *s == '\n' || *s == '\0')
+			continue;
+		errno = 0;
+		v = strtoull(s, &end, 16);
+		while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+			end++;
+		if (errno || end == s || *end || v == 0 || strncmp(s, "0x", 2)) {
+			snprintf(err, err_len, "%s:%u: expected a switch GUID like 0x0002c90000000001",
+				 path, lineno);
+			free(g);
+			fclose(fp);
+			return -EBADMSG;
+		}
+		if (n == cap) {
+			uint64_t *ng = realloc(g, (cap = cap ? cap * 2 : 16) * sizeof(*g));
+			if (!ng) {
+				free(g);
+				fclose(fp);
+				return -ENOMEM;
+			}
+			g = ng;
+		}
+		g[n++] = v;
+	}
+	fclose(fp);
+	*ret = g;
+	*ret_n = n;
+	return 0;
+}
+
+int offline_route_roots(const struct fabric *f, const char *engine, const char *chain,
+			const uint64_t *roots, size_t n_roots, struct routes **ret,
+			char *used_engine, size_t used_len, char *why_log, size_t why_len)
+{
 	const char *tried[OFFLINE_MAX_ENGINES];
 	char names[512];
 	char why[256];
@@ -64,7 +127,10 @@ int offline_route(const struct fabric *f, const char *engine, const char *chain,
 			continue;
 		}
 		why[0] = '\0';
-		r = e->compute(f, &rt, why, sizeof(why));
+		if (n_roots && e->compute == updn_compute)
+			r = updn_compute_roots(f, roots, n_roots, &rt, why, sizeof(why));
+		else
+			r = e->compute(f, &rt, why, sizeof(why));
 		if (r == 0) {
 			*ret = rt;
 			if (used_engine && used_len)
@@ -132,8 +198,11 @@ static uint32_t count_lid_ports(const struct fabric *f)
 }
 
 int offline_run(const char *topo_path, const char *engine, const char *chain,
-		const char *dump_dir, uint8_t lmc, FILE *out, char *err, size_t err_len)
+		const char *roots_file, const char *dump_dir, uint8_t lmc, FILE *out, char *err,
+		size_t err_len)
 {
+	uint64_t *roots = NULL;
+	size_t n_roots = 0;
 	struct fabric *f = NULL;
 	struct lid_db *db = NULL;
 	struct routes *routes = NULL;
@@ -154,11 +223,18 @@ int offline_run(const char *topo_path, const char *engine, const char *chain,
 		snprintf(err, err_len, "LMC %u out of range (0-7)", lmc);
 		return -EINVAL;
 	}
-	rc = topo_load(topo_path, &f, err, err_len);
-	if (rc == -ENOMEM)
-		return rc;
+	rc = offline_load_roots(roots_file, &roots, &n_roots, err, err_len);
 	if (rc < 0)
+		return rc == -ENOMEM ? rc : -EINVAL;
+	rc = topo_load(topo_path, &f, err, err_len);
+	if (rc == -ENOMEM) {
+		free(roots);
+		return rc;
+	}
+	if (rc < 0) {
+		free(roots);
 		return -EINVAL; /* err is "FILE:LINE: ..." or "FILE: strerror" */
+	}
 	db = lid_db_new();
 	if (!db) {
 		rc = -ENOMEM;
@@ -174,8 +250,8 @@ int offline_run(const char *topo_path, const char *engine, const char *chain,
 	}
 
 	t0 = now_ms();
-	route_rc = offline_route(f, engine, chain, &routes, used, sizeof(used), why_log,
-				 sizeof(why_log));
+	route_rc = offline_route_roots(f, engine, chain, roots, n_roots, &routes, used,
+				       sizeof(used), why_log, sizeof(why_log));
 	ms = now_ms() - t0;
 	if (route_rc == 0)
 		routing_stats(f, routes, &st);
@@ -239,6 +315,7 @@ int offline_run(const char *topo_path, const char *engine, const char *chain,
 	rc = 0;
 
 out_free:
+	free(roots);
 	json_decref(o);
 	routes_free(routes);
 	lid_db_free(db);

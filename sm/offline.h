@@ -28,6 +28,19 @@ int offline_route(const struct fabric *f, const char *engine, const char *chain,
 		  struct routes **ret, char *used_engine, size_t used_len, char *why_log,
 		  size_t why_len);
 
+/* The same; updn uses the given root switch GUIDs when n_roots > 0. */
+int offline_route_roots(const struct fabric *f, const char *engine, const char *chain,
+			const uint64_t *roots, size_t n_roots, struct routes **ret,
+			char *used_engine, size_t used_len, char *why_log, size_t why_len);
+
+/*
+ * Read a roots file (OpenSM's root_guid_file format: one switch GUID a line,
+ * '#' comments).  0 with a malloc'd array (NULL when empty path), or -errno /
+ * -EBADMSG with err "FILE:LINE: ...".
+ */
+int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *err,
+		       size_t err_len);
+
 /*
  * ibsmd --offline: load topo_path, assign LIDs (an empty guid->LID map, LIDs
  * found in the file honoured, LMC lmc), route with offline_route(), print a
@@ -44,6 +57,7 @@ int offline_route(const struct fabric *f, const char *engine, const char *chain,
  * err says what went wrong (a topology error is "FILE:LINE: ...").
  */
 int offline_run(const char *topo_path, const char *engine, const char *chain,
+		const char *roots_file,
 		const char *dump_dir, uint8_t lmc, FILE *out, char *err, size_t err_len);
 
 /* Exit status for offline_run()'s result: 0 ok, 2 bad input, 1 otherwise. */

@@ -10,6 +10,7 @@
 
 #include "mad/wire.h"
 #include "sm/log.h"
+#include "sm/offline.h"
 #include "sm/sm.h"
 
 /* SubnGet(SMInfo) from another SM or a diagnostic tool (IBA 14.4.1): answer it. */
@@ -156,6 +157,9 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_opts *o, cha
 	else
 		log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "%u LIDs loaded from %s", lid_db_count(sm->lids),
 			sm->lid_path);
+	r = sm_load_roots(sm, err, err_len);
+	if (r < 0)
+		goto fail;
 	r = madio_open(base, o->ca_name, o->port_num, sm_recv, sm, &sm->io, err, err_len);
 	if (r < 0)
 		goto fail;
@@ -175,6 +179,22 @@ fail:
 	return r;
 }
 
+int sm_load_roots(struct sm *sm, char *err, size_t err_len)
+{
+	uint64_t *roots;
+	size_t n;
+	int r = offline_load_roots(sm->opts.roots_file, &roots, &n, err, err_len);
+
+	if (r < 0)
+		return r;
+	free(sm->roots);
+	sm->roots = roots;
+	sm->n_roots = n;
+	if (n)
+		log_info("updn: %zu root switches from %s", n, sm->opts.roots_file);
+	return 0;
+}
+
 void sm_fini(struct sm *sm)
 {
 	sm->on_sweep = NULL;
@@ -189,6 +209,8 @@ void sm_fini(struct sm *sm)
 	fabric_free(sm->fabric);
 	routes_free(sm->routes);
 	lid_db_free(sm->lids);
+	free(sm->roots);
+	sm->roots = NULL;
 	sm->fabric = NULL;
 	sm->routes = NULL;
 	sm->lids = NULL;

@@ -31,6 +31,7 @@ struct sm_opts {
 	char state_dir[512];
 	char routing[64];
 	char routing_chain[256];
+	char roots_file[512]; /* updn root switch GUIDs, "" = automatic */
 	unsigned window;
 	unsigned timeout_ms;
 	unsigned retries;
@@ -83,6 +84,8 @@ struct sm {
 	void (*on_publish)(void *arg, const struct fabric *old_f);
 	void *on_publish_arg;
 	bool force_lft; /* next sweep rewrites every LFT block (reroute) */
+	uint64_t *roots; /* from opts.roots_file */
+	size_t n_roots;
 	char last_route_engine[32];
 	struct routing_stats last_route_stats;
 	uint64_t port_guid;
@@ -95,6 +98,9 @@ void sm_opts_defaults(struct sm_opts *o);
 int sm_init(struct sm *sm, struct event_base *base, const struct sm_opts *o, char *err,
 	    size_t err_len);
 void sm_fini(struct sm *sm);
+
+/* (Re)load opts.roots_file into sm->roots.  0 or -errno with err; old roots kept on error. */
+int sm_load_roots(struct sm *sm, char *err, size_t err_len);
 
 /* Start a heavy sweep now (or right after the running one).  0 or -errno. */
 int sweep_start(struct sm *sm);

@@ -525,8 +525,9 @@ static int route(struct sweep *sw, uint16_t max_lid)
 	double t0 = now_ms();
 	int r;
 
-	r = offline_route(sw->f, sw->sm->opts.routing, sw->sm->opts.routing_chain, &sw->routes,
-			  sw->sum.engine, sizeof(sw->sum.engine), why_log, sizeof(why_log));
+	r = offline_route_roots(sw->f, sw->sm->opts.routing, sw->sm->opts.routing_chain,
+				sw->sm->roots, sw->sm->n_roots, &sw->routes, sw->sum.engine,
+				sizeof(sw->sum.engine), why_log, sizeof(why_log));
 	for (line = why_log; (nl = strchr(line, '\n')); line = nl + 1) {
 		char *sep = strstr(line, ": ");
 		*nl = '\0';

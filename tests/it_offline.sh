@@ -185,4 +185,23 @@ else
 	log "skip: the daemon does not write dumps to its state directory yet"
 fi
 sim_stop
+# updn with a roots file: the core switches of a 3-level tree as roots
+"$TOPOGEN" fattree3 -k 4 -o "$T/roots.net" || fail "topogen roots"
+sed -n 's/^switchguid=\(0x[0-9a-f]*\)/\1/p' "$T/roots.net" | tail -4 >"$T/roots.guids"
+printf '# core switches\n' | cat - "$T/roots.guids" >"$T/roots.txt"
+printf 'updn_roots_file = %s\n' "$T/roots.txt" >"$T/roots.conf"
+offline roots "$T/roots.net" --routing updn --config "$T/roots.conf"
+check "updn roots file: updn routes with the given roots" \
+	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(1 if o["engine"] != "updn" or o["fallbacks"] else 0)' "$T/roots.json"
+check "updn roots file: the dumps pass ibdmchk" ibdmchk_ok roots "$(grep -c '^Hca' "$T/roots.net")" 1
+printf '0x0002c90000000001\nnot-a-guid\n' >"$T/badroots.txt"
+printf 'updn_roots_file = %s\n' "$T/badroots.txt" >"$T/badroots.conf"
+rc=0; offline badroots "$T/roots.net" --routing updn --config "$T/badroots.conf" || rc=$?
+check "updn roots file with a bad line: exit 2 (got $rc)" test "$rc" = 2
+check "updn roots file with a bad line: FILE:LINE in the message" grep -q "badroots.txt:2:" "$T/badroots.err"
+printf '0x00000000deadbeef\n' >"$T/noroots.txt"
+printf 'updn_roots_file = %s\n' "$T/noroots.txt" >"$T/noroots.conf"
+offline noroots "$T/roots.net" --routing updn --config "$T/noroots.conf"
+check "updn roots naming no switch: refused with a reason, next engine used" \
+	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(0 if o["engine"] != "updn" and o["fallbacks"] and o["fallbacks"][0]["engine"] == "updn" else 1)' "$T/noroots.json"
 finish
