@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "routing/routing.h"
 
@@ -33,7 +34,9 @@ const struct routing_engine *routing_find(const char *name)
 struct routes *routes_new(const struct fabric *f, uint16_t max_lid)
 {
 	struct routes *r = calloc(1, sizeof(*r));
+	size_t row = (size_t)max_lid + 1, n_sw = 0, size;
 	uint32_t i;
+	uint8_t *block;
 
 	if (!r)
 		return NULL;
@@ -43,13 +46,29 @@ struct routes *routes_new(const struct fabric *f, uint16_t max_lid)
 	r->lft = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(*r->lft));
 	if (!r->lft)
 		goto out_free;
-	for (i = 0; i < f->n_nodes; i++) {
+	for (i = 0; i < f->n_nodes; i++)
+		n_sw += node_is_switch(&f->nodes[i]);
+	/*
+	 * One block for every switch's table (k=56: 190 MB).  Mapped with
+	 * transparent huge pages where the kernel allows: first-touch page faults
+	 * on 4 KiB pages cost more than the routing itself on some VMs.
+	 */
+	size = n_sw * row;
+	if (size) {
+		block = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (block == MAP_FAILED)
+			goto out_free;
+		if (size >= (2u << 20))
+			madvise(block, size, MADV_HUGEPAGE);
+		memset(block, LFT_NO_PORT, size);
+		r->lft_block = block;
+		r->lft_block_size = size;
+	}
+	for (i = 0, block = r->lft_block; i < f->n_nodes; i++) {
 		if (!node_is_switch(&f->nodes[i]))
 			continue;
-		r->lft[i] = malloc((size_t)max_lid + 1);
-		if (!r->lft[i])
-			goto out_free;
-		memset(r->lft[i], LFT_NO_PORT, (size_t)max_lid + 1);
+		r->lft[i] = block;
+		block += row;
 	}
 	return r;
 
@@ -64,9 +83,8 @@ void routes_free(struct routes *r)
 
 	if (!r)
 		return;
-	if (r->lft)
-		for (i = 0; i < r->n_nodes; i++)
-			free(r->lft[i]);
+	if (r->lft_block)
+		munmap(r->lft_block, r->lft_block_size);
 	free(r->lft);
 	if (r->sl2vl)
 		for (i = 0; i < r->n_nodes; i++)

@@ -18,6 +18,8 @@ struct routes {
 	uint16_t max_lid; /* tables cover LIDs 0..max_lid */
 	uint32_t n_nodes;
 	uint8_t **lft; /* lft[node] NULL for non-switches, else max_lid + 1 ports */
+	void *lft_block; /* the rows of lft, one mapping (routes_new owns it) */
+	size_t lft_block_size;
 	/*
 	 * Engines that need more than one VL (dor on a torus) also fill these;
 	 * single-VL engines leave n_vls = 1 and the pointers NULL (SL 0, VL 0).

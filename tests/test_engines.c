@@ -425,6 +425,101 @@ static void test_cdg_catches(void)
 	fabric_free(f);
 }
 
+/*
+ * Random layered graphs: 3 to 5 levels of switches, links only between
+ * adjacent levels, CAs on the bottom level (and a few above).  Many are
+ * irregular trees whose switches reach some switch LIDs only by a detour,
+ * some with detours that go up then down; the rest ftree must refuse.
+ * Checked without CHECKER_MINIMAL: on such trees a detour joins the
+ * up/down region by the shortest way, which is not always the shortest
+ * path to the switch LID.
+ */
+static uint32_t layered_rand(uint32_t *x)
+{
+	*x = *x * 1103515245u + 12345u;
+	return *x >> 16;
+}
+
+static struct fabric *layered_fabric(uint32_t seed)
+{
+	struct fabric *f = fabric_new();
+	uint32_t sw[5][8], n[5], levels = 3 + layered_rand(&seed) % 3, i, j, k, idx;
+	uint8_t next[64];
+	uint64_t guid = 0x100;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	for (i = 0; i < levels; i++)
+		for (n[i] = 1 + layered_rand(&seed) % (i + 1 == levels ? 4 : 8), j = 0; j < n[i]; j++) {
+			CU_ASSERT_EQUAL_FATAL(fabric_add_node(f, guid++, NODE_SWITCH, 32, &idx), 0);
+			sw[i][j] = idx;
+			next[idx] = 1;
+		}
+	for (i = 0; i + 1 < levels; i++) {
+		/* every switch a link to the level above and below, then random ones */
+		k = n[i] + n[i + 1] + layered_rand(&seed) % (n[i] * n[i + 1] + 1);
+		for (j = 0; j < k; j++) {
+			uint32_t a = sw[i][j < n[i] ? j : layered_rand(&seed) % n[i]];
+			uint32_t b = sw[i + 1][j >= n[i] && j < n[i] + n[i + 1]
+						   ? j - n[i]
+						   : layered_rand(&seed) % n[i + 1]];
+
+			if (next[a] > 24 || next[b] > 24)
+				continue;
+			CU_ASSERT_EQUAL_FATAL(fabric_link(f, a, next[a], b, next[b]), 0);
+			next[a]++;
+			next[b]++;
+		}
+	}
+	for (i = 0; i < levels; i++)
+		for (j = 0; j < n[i]; j++) {
+			uint32_t a = sw[i][j], h = i ? layered_rand(&seed) % 10 == 0
+						    : 1 + layered_rand(&seed) % 3;
+
+			for (; h; h--) {
+				CU_ASSERT_EQUAL_FATAL(fabric_add_node(f, guid++, NODE_CA, 1, &idx), 0);
+				CU_ASSERT_EQUAL_FATAL(fabric_link(f, a, next[a]++, idx, 1), 0);
+			}
+		}
+	assign_lids(f, 0);
+	return f;
+}
+
+static void test_ftree_layered(void)
+{
+	uint32_t seed, routed = 0, refused = 0;
+
+	for (seed = 1; seed <= 400; seed++) {
+		struct fabric *f = layered_fabric(seed);
+		struct routes *r = NULL;
+		char why[256] = "";
+		int rc = ftree_compute(f, &r, why, sizeof(why));
+
+		if (rc) {
+			CU_ASSERT_EQUAL(rc, -ENOTSUP);
+			CU_ASSERT_PTR_NOT_NULL(strstr(why, "not a fat tree"));
+			refused++;
+		} else {
+			struct checker_cdg_stats cs = {0};
+			char msg[256] = "";
+			int v;
+
+			v = checker_run(f, r, 0, NULL, msg, sizeof(msg));
+			if (v)
+				fprintf(stderr, "\nftree on layered seed %u: %s\n", seed, msg);
+			CU_ASSERT_EQUAL(v, 0);
+			v = checker_cdg_acyclic(f, r, &cs, msg, sizeof(msg));
+			if (v)
+				fprintf(stderr, "\nftree on layered seed %u: %s\n", seed, msg);
+			CU_ASSERT_EQUAL(v, 0);
+			routes_free(r);
+			routed++;
+		}
+		fabric_free(f);
+	}
+	fprintf(stderr, "\n  ftree on 400 layered graphs: %u routed, %u refused\n", routed, refused);
+	CU_ASSERT(routed > 100);
+}
+
 static void test_timing(void)
 {
 	struct fabric *f = load_lids(topogen_fat_tree(3, 16, 0, 0), 0);
@@ -459,6 +554,7 @@ int main(void)
 	    !CU_add_test(s, "meshes, tori, random graphs", test_irregular) ||
 	    !CU_add_test(s, "ftree all-to-all link load", test_link_load) ||
 	    !CU_add_test(s, "ftree refuses non-trees", test_ftree_refuses) ||
+	    !CU_add_test(s, "ftree on random layered graphs", test_ftree_layered) ||
 	    !CU_add_test(s, "shuffled order, same tables", test_determinism) ||
 	    !CU_add_test(s, "updn with given roots", test_roots) ||
 	    !CU_add_test(s, "no LIDs, duplicate LIDs", test_bad_input) ||
