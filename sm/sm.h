@@ -102,6 +102,15 @@ void sm_fini(struct sm *sm);
 /* (Re)load opts.roots_file into sm->roots.  0 or -errno with err; old roots kept on error. */
 int sm_load_roots(struct sm *sm, char *err, size_t err_len);
 
+/*
+ * Disable a port (PortPhysicalState = Disabled) or enable it again
+ * (= Polling), then sweep.  The SM's own link is refused (-EPERM); an
+ * unknown node/port is -ENOENT.  done(arg, status) runs when the Set
+ * completes (status 0 or -errno).  0 when the Set was sent.
+ */
+int sm_port_set_enabled(struct sm *sm, uint64_t node_guid, uint8_t port, bool enable,
+			void (*done)(void *arg, int status), void *arg);
+
 /* Start a heavy sweep now (or right after the running one).  0 or -errno. */
 int sweep_start(struct sm *sm);
 /* Abandon the running sweep (shutdown); safe before xact_free. */
