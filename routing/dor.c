@@ -38,7 +38,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +47,7 @@
 
 #define DOR_MAX_DEGREE 6 /* 2 per dimension of a 3-D torus */
 #define DOR_MAX_NOMINAL_DIMS 3
-#define DOR_NONE UINT32_MAX
+#define DOR_NONE FABRIC_NO_NODE /* as routing_switch_index() leaves it */
 
 _Static_assert(DOR_MAX_DEGREE <= DOR_MAX_DIMS, "a line per neighbour of the start");
 
@@ -66,20 +65,6 @@ struct dor_grid {
 	uint32_t *coord; /* rank * DOR_MAX_DIMS + d */
 };
 
-static void dor_why(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void dor_why(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !why_len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, why_len, fmt, ap);
-	va_end(ap);
-}
-
 static uint64_t dor_guid(const struct dor_grid *g, uint32_t rank)
 {
 	return g->f->nodes[g->node[rank]].guid;
@@ -94,15 +79,6 @@ static void dor_grid_clear(struct dor_grid *g)
 	free(g->cell);
 	free(g->coord);
 	memset(g, 0, sizeof(*g));
-}
-
-static int dor_cmp_guid(const void *a, const void *b, void *arg)
-{
-	const struct fabric *f = arg;
-	uint64_t ga = f->nodes[*(const uint32_t *)a].guid;
-	uint64_t gb = f->nodes[*(const uint32_t *)b].guid;
-
-	return ga < gb ? -1 : ga > gb;
 }
 
 static bool dor_adjacent(const struct dor_grid *g, uint32_t a, uint32_t b)
@@ -137,21 +113,13 @@ static unsigned int dor_common(const struct dor_grid *g, uint32_t a, uint32_t b,
 static int dor_graph(struct dor_grid *g, char *why, size_t why_len)
 {
 	const struct fabric *f = g->f;
-	uint32_t i, r;
+	uint32_t r;
 	unsigned int p, k;
+	int err;
 
-	g->node = malloc(((size_t)f->n_nodes + 1) * sizeof(*g->node));
-	g->rank = malloc(((size_t)f->n_nodes + 1) * sizeof(*g->rank));
-	if (!g->node || !g->rank)
-		return -ENOMEM;
-	for (i = 0; i < f->n_nodes; i++) {
-		g->rank[i] = DOR_NONE;
-		if (node_is_switch(&f->nodes[i]))
-			g->node[g->n_sw++] = i;
-	}
-	qsort_r(g->node, g->n_sw, sizeof(*g->node), dor_cmp_guid, (void *)f);
-	for (r = 0; r < g->n_sw; r++)
-		g->rank[g->node[r]] = r;
+	err = routing_switch_index(f, &g->node, &g->rank, &g->n_sw);
+	if (err)
+		return err;
 
 	g->adj = malloc(((size_t)g->n_sw + 1) * DOR_MAX_DEGREE * sizeof(*g->adj));
 	g->deg = calloc((size_t)g->n_sw + 1, 1);
@@ -180,10 +148,10 @@ static int dor_graph(struct dor_grid *g, char *why, size_t why_len)
 			a[k] = v;
 		}
 		if (distinct > DOR_MAX_DEGREE) {
-			dor_why(why, why_len,
-				"switch 0x%016" PRIx64 " has more than %u switch neighbours: "
-				"not a mesh or torus of up to %u dimensions",
-				n->guid, DOR_MAX_DEGREE, DOR_MAX_NOMINAL_DIMS);
+			routing_why(why, why_len,
+				    "switch 0x%016" PRIx64 " has more than %u switch neighbours: "
+				    "not a mesh or torus of up to %u dimensions",
+				    n->guid, DOR_MAX_DEGREE, DOR_MAX_NOMINAL_DIMS);
 			return -ENOTSUP;
 		}
 		g->deg[r] = (uint8_t)distinct;
@@ -223,10 +191,10 @@ static int dor_connected(const struct dor_grid *g, char *why, size_t why_len)
 	}
 	for (r = 0; r < g->n_sw; r++) {
 		if (!seen[r]) {
-			dor_why(why, why_len,
-				"switch 0x%016" PRIx64 " is not connected to switch 0x%016" PRIx64
-				" over switches",
-				dor_guid(g, r), dor_guid(g, 0));
+			routing_why(why, why_len,
+				    "switch 0x%016" PRIx64
+				    " is not connected to switch 0x%016" PRIx64 " over switches",
+				    dor_guid(g, r), dor_guid(g, 0));
 			err = -ENOTSUP;
 			break;
 		}
@@ -266,11 +234,11 @@ static int dor_walk(const struct dor_grid *g, uint32_t s, uint32_t u, uint32_t *
 		if (!found)
 			break;
 		if (found > 1) {
-			dor_why(why, why_len,
-				"switch 0x%016" PRIx64
-				": %u ways straight on from switch 0x%016" PRIx64
-				": not a mesh or torus",
-				dor_guid(g, cur), found, dor_guid(g, prev));
+			routing_why(why, why_len,
+				    "switch 0x%016" PRIx64
+				    ": %u ways straight on from switch 0x%016" PRIx64
+				    ": not a mesh or torus",
+				    dor_guid(g, cur), found, dor_guid(g, prev));
 			err = -ENOTSUP;
 			goto out;
 		}
@@ -279,10 +247,10 @@ static int dor_walk(const struct dor_grid *g, uint32_t s, uint32_t u, uint32_t *
 			break;
 		}
 		if (on_line[next]) {
-			dor_why(why, why_len,
-				"the line from switch 0x%016" PRIx64 " through 0x%016" PRIx64
-				" runs into itself at 0x%016" PRIx64 ": not a mesh or torus",
-				dor_guid(g, s), dor_guid(g, u), dor_guid(g, next));
+			routing_why(why, why_len,
+				    "the line from switch 0x%016" PRIx64 " through 0x%016" PRIx64
+				    " runs into itself at 0x%016" PRIx64 ": not a mesh or torus",
+				    dor_guid(g, s), dor_guid(g, u), dor_guid(g, next));
 			err = -ENOTSUP;
 			goto out;
 		}
@@ -383,10 +351,11 @@ static int dor_fill(struct dor_grid *g, uint32_t **lines, char *why, size_t why_
 	}
 	if (prod != g->n_sw) {
 		dor_shape_str(sh, shape, sizeof(shape));
-		dor_why(why, why_len,
-			"the lines from switch 0x%016" PRIx64 " span a %s grid, not the %" PRIu32
-			" switches of the fabric: not a mesh or torus",
-			sh->origin, shape, g->n_sw);
+		routing_why(why, why_len,
+			    "the lines from switch 0x%016" PRIx64
+			    " span a %s grid, not the %" PRIu32
+			    " switches of the fabric: not a mesh or torus",
+			    sh->origin, shape, g->n_sw);
 		return -ENOTSUP;
 	}
 	g->cell = malloc(((size_t)g->n_sw + 1) * sizeof(*g->cell));
@@ -418,20 +387,20 @@ static int dor_fill(struct dor_grid *g, uint32_t **lines, char *why, size_t why_
 			uint32_t base = g->cell[idx - g->stride[first] - g->stride[last]];
 
 			if (dor_common(g, a, b, base, two) != 1) {
-				dor_why(why, why_len,
-					"switches 0x%016" PRIx64 " and 0x%016" PRIx64
-					" do not close a single square: not a mesh or torus",
-					dor_guid(g, a), dor_guid(g, b));
+				routing_why(why, why_len,
+					    "switches 0x%016" PRIx64 " and 0x%016" PRIx64
+					    " do not close a single square: not a mesh or torus",
+					    dor_guid(g, a), dor_guid(g, b));
 				err = -ENOTSUP;
 				goto out_free;
 			}
 			w = two[0];
 		}
 		if (placed[w]) {
-			dor_why(why, why_len,
-				"switch 0x%016" PRIx64
-				" falls on two grid points: not a mesh or torus",
-				dor_guid(g, w));
+			routing_why(why, why_len,
+				    "switch 0x%016" PRIx64
+				    " falls on two grid points: not a mesh or torus",
+				    dor_guid(g, w));
 			err = -ENOTSUP;
 			goto out_free;
 		}
@@ -464,11 +433,11 @@ static int dor_fill(struct dor_grid *g, uint32_t **lines, char *why, size_t why_
 					ok++;
 			}
 			if (diff != 1 || ok != 1) {
-				dor_why(why, why_len,
-					"the link between switches 0x%016" PRIx64
-					" and 0x%016" PRIx64
-					" is not between grid neighbours: not a mesh or torus",
-					dor_guid(g, r), dor_guid(g, v));
+				routing_why(why, why_len,
+					    "the link between switches 0x%016" PRIx64
+					    " and 0x%016" PRIx64
+					    " is not between grid neighbours: not a mesh or torus",
+					    dor_guid(g, r), dor_guid(g, v));
 				err = -ENOTSUP;
 				goto out_free;
 			}
@@ -484,18 +453,18 @@ static int dor_fill(struct dor_grid *g, uint32_t **lines, char *why, size_t why_
 	}
 	dor_shape_str(sh, shape, sizeof(shape));
 	if (links != want) {
-		dor_why(why, why_len,
-			"the switches form a %s grid with %" PRIu64 " of its %" PRIu64
-			" links: not a mesh or torus",
-			shape, links, want);
+		routing_why(why, why_len,
+			    "the switches form a %s grid with %" PRIu64 " of its %" PRIu64
+			    " links: not a mesh or torus",
+			    shape, links, want);
 		err = -ENOTSUP;
 		goto out_free;
 	}
 	/* two dimensions of size 2 make one ring of 4 */
 	nominal += (twos + 1) / 2;
 	if (nominal > DOR_MAX_NOMINAL_DIMS) {
-		dor_why(why, why_len, "the switches form a %s grid: more than %u dimensions", shape,
-			DOR_MAX_NOMINAL_DIMS);
+		routing_why(why, why_len, "the switches form a %s grid: more than %u dimensions",
+			    shape, DOR_MAX_NOMINAL_DIMS);
 		err = -ENOTSUP;
 	}
 out_free:
@@ -653,47 +622,18 @@ int dor_compute(const struct fabric *f, struct routes **ret, char *why, size_t w
 	int err;
 
 	memset(&g, 0, sizeof(g));
-	err = fabric_lid_map(f, &map);
-	if (err == -EEXIST) {
-		fabric_lid_map_clear(&map);
-		dor_why(why, why_len, "two ports claim one LID");
-		return -EINVAL;
-	}
+	err = routing_lid_map(f, &map, why, why_len);
 	if (err)
 		return err;
-	if (!map.max_lid) {
-		dor_why(why, why_len, "no LIDs assigned");
-		err = -EINVAL;
-		goto out_free;
-	}
 	err = dor_grid_build(&g, f, why, why_len);
 	if (err)
 		goto out_free;
 
 	/* where each LID sits: (switch rank, port on that switch) */
-	err = -ENOMEM;
-	tgt = malloc(((size_t)map.max_lid + 1) * sizeof(*tgt));
-	tgt_port = calloc((size_t)map.max_lid + 1, 1);
-	if (!tgt || !tgt_port)
+	err = routing_lid_targets(f, &map, g.rank, &tgt, &tgt_port);
+	if (err)
 		goto out_free;
-	for (l = 0; l <= map.max_lid; l++) {
-		uint32_t owner = map.node[l];
-		const struct port *pt;
-
-		tgt[l] = DOR_NONE;
-		if (owner == FABRIC_NO_NODE)
-			continue;
-		if (node_is_switch(&f->nodes[owner])) {
-			tgt[l] = g.rank[owner];
-			continue;
-		}
-		pt = &f->nodes[owner].ports[map.port[l]];
-		if (pt->remote_node < f->n_nodes && g.rank[pt->remote_node] != DOR_NONE) {
-			tgt[l] = g.rank[pt->remote_node];
-			tgt_port[l] = pt->remote_port;
-		}
-	}
-
+	err = -ENOMEM;
 	r = routes_new(f, map.max_lid);
 	if (!r)
 		goto out_free;

@@ -58,7 +58,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,42 +133,6 @@ struct ftree {
 	uint16_t *rr;
 };
 
-static void ftree_why(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void ftree_why(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !why_len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, why_len, fmt, ap);
-	va_end(ap);
-}
-
-static void ftree_sort_by_guid(const struct fabric *f, uint32_t *idx, uint32_t *tmp, uint32_t n)
-{
-	uint32_t w, i;
-
-	for (w = 1; w < n; w *= 2) {
-		for (i = 0; i < n; i += 2 * w) {
-			uint32_t lo = i, mid = i + w < n ? i + w : n,
-				 hi = i + 2 * w < n ? i + 2 * w : n;
-			uint32_t x = lo, y = mid, k = lo;
-
-			while (x < mid && y < hi)
-				tmp[k++] = f->nodes[idx[y]].guid < f->nodes[idx[x]].guid ? idx[y++]
-											 : idx[x++];
-			while (x < mid)
-				tmp[k++] = idx[x++];
-			while (y < hi)
-				tmp[k++] = idx[y++];
-		}
-		memcpy(idx, tmp, (size_t)n * sizeof(*idx));
-	}
-}
-
 static void ftree_clear(struct ftree *ft)
 {
 	fabric_lid_map_clear(&ft->map);
@@ -228,39 +191,17 @@ static uint64_t ftree_guid(const struct ftree *ft, uint32_t s)
 /* Index switches, find levels, check the layering.  0, -ENOTSUP, -ENOMEM. */
 static int ftree_setup(struct ftree *ft, const struct fabric *f, char *why, size_t why_len)
 {
-	uint32_t n = f->n_nodes, i, s, n_all = 0, *tmp;
+	uint32_t n = f->n_nodes, i, s, n_all = 0;
 	size_t nn;
 	unsigned int p;
 	int err;
 
 	ft->f = f;
-	err = fabric_lid_map(f, &ft->map);
-	if (err == -EEXIST) {
-		ftree_why(why, why_len, "two ports claim one LID");
-		return -EINVAL;
-	}
+	err = routing_lid_map(f, &ft->map, why, why_len);
+	if (!err)
+		err = routing_switch_index(f, &ft->sw_node, &ft->sw_of, &ft->n_sw);
 	if (err)
 		return err;
-	if (!ft->map.max_lid) {
-		ftree_why(why, why_len, "no LIDs assigned");
-		return -EINVAL;
-	}
-	ft->sw_node = malloc(((size_t)n + 1) * sizeof(*ft->sw_node));
-	ft->sw_of = malloc(((size_t)n + 1) * sizeof(*ft->sw_of));
-	tmp = malloc(((size_t)n + 1) * sizeof(*tmp));
-	if (!ft->sw_node || !ft->sw_of || !tmp) {
-		free(tmp);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		ft->sw_of[i] = FABRIC_NO_NODE;
-		if (node_is_switch(&f->nodes[i]))
-			ft->sw_node[ft->n_sw++] = i;
-	}
-	ftree_sort_by_guid(f, ft->sw_node, tmp, ft->n_sw);
-	free(tmp);
-	for (s = 0; s < ft->n_sw; s++)
-		ft->sw_of[ft->sw_node[s]] = s;
 
 	nn = (size_t)ft->n_sw + 2;
 	ft->level = malloc(nn * sizeof(*ft->level));
@@ -399,7 +340,7 @@ static int ftree_levels(struct ftree *ft, bool from_top, char *why, size_t why_l
 				queue[tail++] = s;
 			}
 		if (!tail) {
-			ftree_why(why, why_len, "no switch has a CA: not a fat tree");
+			routing_why(why, why_len, "no switch has a CA: not a fat tree");
 			return -ENOTSUP;
 		}
 		ft->max_level = ftree_bfs(ft, queue, tail, ft->level);
@@ -438,9 +379,10 @@ static int ftree_levels(struct ftree *ft, bool from_top, char *why, size_t why_l
 			if (ft->level[s] == FTREE_INF)
 				continue;
 			if (ft->level[s] > h || (ft->has_ca[s] && ft->level[s] != h)) {
-				ftree_why(why, why_len,
-					  "switch 0x%016" PRIx64 " is %s the leaves: not a fat tree",
-					  ftree_guid(ft, s), ft->level[s] > h ? "below" : "above");
+				routing_why(
+				    why, why_len,
+				    "switch 0x%016" PRIx64 " is %s the leaves: not a fat tree",
+				    ftree_guid(ft, s), ft->level[s] > h ? "below" : "above");
 				return -ENOTSUP;
 			}
 			ft->level[s] = h - ft->level[s];
@@ -449,9 +391,10 @@ static int ftree_levels(struct ftree *ft, bool from_top, char *why, size_t why_l
 	}
 	for (s = 0; s < ft->n_sw; s++)
 		if (ft->level[s] == FTREE_INF) {
-			ftree_why(why, why_len,
-				  "switch 0x%016" PRIx64 " is not connected to any CA: not a fat tree",
-				  ftree_guid(ft, s));
+			routing_why(why, why_len,
+				    "switch 0x%016" PRIx64
+				    " is not connected to any CA: not a fat tree",
+				    ftree_guid(ft, s));
 			return -ENOTSUP;
 		}
 	/* switches by decreasing level (counting sort, stable in GUID order) */
@@ -482,10 +425,11 @@ static int ftree_levels(struct ftree *ft, bool from_top, char *why, size_t why_l
 			lk.port = (uint8_t)p;
 			lk.rport = nd->ports[p].remote_port;
 			if (lk.nbr == s || ft->level[lk.nbr] == ft->level[s]) {
-				ftree_why(why, why_len,
-					  "switch 0x%016" PRIx64 " has a link within level %u (port %u "
-					  "to 0x%016" PRIx64 "): not a fat tree",
-					  ftree_guid(ft, s), ft->level[s], p, ftree_guid(ft, lk.nbr));
+				routing_why(
+				    why, why_len,
+				    "switch 0x%016" PRIx64 " has a link within level %u (port %u "
+				    "to 0x%016" PRIx64 "): not a fat tree",
+				    ftree_guid(ft, s), ft->level[s], p, ftree_guid(ft, lk.nbr));
 				return -ENOTSUP;
 			}
 			ft->all[n_all++] = lk;
@@ -689,10 +633,11 @@ static int ftree_dest(struct ftree *ft, uint32_t t, char *why, size_t why_len)
 		if (u[s] != FTREE_INF)
 			continue;
 		if (ft->has_ca[s]) {
-			ftree_why(why, why_len,
-				  "leaf 0x%016" PRIx64 " has no up/down path to switch 0x%016" PRIx64
-				  ": not a fat tree",
-				  ftree_guid(ft, s), ftree_guid(ft, t));
+			routing_why(why, why_len,
+				    "leaf 0x%016" PRIx64
+				    " has no up/down path to switch 0x%016" PRIx64
+				    ": not a fat tree",
+				    ftree_guid(ft, s), ftree_guid(ft, t));
 			return -ENOTSUP;
 		}
 		any_inf = true;
@@ -722,10 +667,10 @@ static int ftree_dest(struct ftree *ft, uint32_t t, char *why, size_t why_len)
 			if (u[s] == FTREE_INF || u[s] <= ft->dist[s])
 				continue;
 			if (ft->has_ca[s]) {
-				ftree_why(why, why_len,
-					  "leaf 0x%016" PRIx64 " has no shortest up/down path to "
-					  "switch 0x%016" PRIx64 ": not a fat tree",
-					  ftree_guid(ft, s), ftree_guid(ft, t));
+				routing_why(why, why_len,
+					    "leaf 0x%016" PRIx64 " has no shortest up/down path to "
+					    "switch 0x%016" PRIx64 ": not a fat tree",
+					    ftree_guid(ft, s), ftree_guid(ft, t));
 				return -ENOTSUP;
 			}
 			u[s] = FTREE_INF;

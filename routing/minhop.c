@@ -13,24 +13,12 @@
  * Pure: no I/O, no globals.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "routing/routing.h"
 
 #define MINHOP_MASK_WORDS 4 /* 256 ports */
-
-struct minhop_adj {
-	uint32_t nbr; /* switch index */
-	uint8_t port;
-};
-
-static void minhop_why(char *why, size_t why_len, const char *msg)
-{
-	if (why && why_len)
-		snprintf(why, why_len, "%s", msg);
-}
 
 static uint8_t minhop_pick(const uint64_t *mask, unsigned int words, const uint32_t *counts)
 {
@@ -58,100 +46,31 @@ int minhop_compute(const struct fabric *f, struct routes **ret, char *why, size_
 {
 	uint32_t *sw_of = NULL, *sw_node = NULL, *adj_start = NULL, *tgt_sw = NULL;
 	uint32_t *queue = NULL, n_sw = 0, n_adj = 0, i, s, l;
-	struct minhop_adj *adj = NULL;
+	struct routing_adj *adj = NULL;
 	uint8_t *tgt_port = NULL;
 	uint64_t *mask = NULL;
 	int32_t *dist = NULL;
 	struct routes *r = NULL;
 	struct lid_map map;
 	uint32_t counts[256];
-	unsigned int p;
 	int err;
 
-	err = fabric_lid_map(f, &map);
-	if (err == -EEXIST) {
-		fabric_lid_map_clear(&map);
-		minhop_why(why, why_len, "two ports claim one LID");
-		return -EINVAL;
-	}
+	err = routing_lid_map(f, &map, why, why_len);
 	if (err)
 		return err;
-	if (!map.max_lid) {
-		fabric_lid_map_clear(&map);
-		minhop_why(why, why_len, "no LIDs assigned");
-		return -EINVAL;
-	}
-
-	err = -ENOMEM;
-	sw_of = malloc(((size_t)f->n_nodes + 1) * sizeof(*sw_of));
-	sw_node = malloc(((size_t)f->n_nodes + 1) * sizeof(*sw_node));
-	adj_start = calloc((size_t)f->n_nodes + 2, sizeof(*adj_start));
-	tgt_sw = malloc(((size_t)map.max_lid + 1) * sizeof(*tgt_sw));
-	tgt_port = calloc((size_t)map.max_lid + 1, 1);
-	if (!sw_of || !sw_node || !adj_start || !tgt_sw || !tgt_port)
+	err = routing_switch_index(f, &sw_node, &sw_of, &n_sw);
+	if (!err)
+		err = routing_switch_adj(f, sw_node, sw_of, n_sw, &adj_start, &adj, &n_adj);
+	if (!err)
+		err = routing_lid_targets(f, &map, sw_of, &tgt_sw, &tgt_port);
+	if (err)
 		goto out_free;
-
-	for (i = 0; i < f->n_nodes; i++) {
-		sw_of[i] = FABRIC_NO_NODE;
-		if (!node_is_switch(&f->nodes[i]))
-			continue;
-		sw_of[i] = n_sw;
-		sw_node[n_sw++] = i;
-	}
-
-	/* switch-to-switch adjacency, CSR by switch index */
-	for (s = 0; s < n_sw; s++) {
-		const struct node *n = &f->nodes[sw_node[s]];
-
-		adj_start[s] = n_adj;
-		for (p = 1; p <= n->nports; p++) {
-			uint32_t rn = n->ports[p].remote_node;
-
-			if (rn < f->n_nodes && sw_of[rn] != FABRIC_NO_NODE && sw_of[rn] != s)
-				n_adj++;
-		}
-	}
-	adj_start[n_sw] = n_adj;
-	adj = malloc(((size_t)n_adj + 1) * sizeof(*adj));
+	err = -ENOMEM;
 	queue = malloc(((size_t)n_sw + 1) * sizeof(*queue));
 	dist = malloc(((size_t)n_sw + 1) * sizeof(*dist));
 	mask = malloc(((size_t)n_sw + 1) * MINHOP_MASK_WORDS * sizeof(*mask));
-	if (!adj || !queue || !dist || !mask)
+	if (!queue || !dist || !mask)
 		goto out_free;
-	for (s = 0, n_adj = 0; s < n_sw; s++) {
-		const struct node *n = &f->nodes[sw_node[s]];
-
-		for (p = 1; p <= n->nports; p++) {
-			uint32_t rn = n->ports[p].remote_node;
-
-			if (rn < f->n_nodes && sw_of[rn] != FABRIC_NO_NODE && sw_of[rn] != s) {
-				adj[n_adj].nbr = sw_of[rn];
-				adj[n_adj++].port = (uint8_t)p;
-			}
-		}
-	}
-
-	/* where each LID sits: (switch index, port on that switch) */
-	for (l = 0; l <= map.max_lid; l++) {
-		uint32_t owner = map.node[l];
-		const struct node *n;
-		const struct port *pt;
-
-		tgt_sw[l] = FABRIC_NO_NODE;
-		if (owner == FABRIC_NO_NODE)
-			continue;
-		n = &f->nodes[owner];
-		if (node_is_switch(n)) {
-			tgt_sw[l] = sw_of[owner];
-			tgt_port[l] = 0;
-			continue;
-		}
-		pt = &n->ports[map.port[l]];
-		if (pt->remote_node < f->n_nodes && sw_of[pt->remote_node] != FABRIC_NO_NODE) {
-			tgt_sw[l] = sw_of[pt->remote_node];
-			tgt_port[l] = pt->remote_port;
-		}
-	}
 
 	r = routes_new(f, map.max_lid);
 	if (!r)

@@ -4,6 +4,8 @@
  * (linear forwarding tables).
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,6 +31,167 @@ const struct routing_engine *routing_find(const char *name)
 		if (!strcmp(e->name, name))
 			return e;
 	return NULL;
+}
+
+void routing_why(char *why, size_t why_len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !why_len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, why_len, fmt, ap);
+	va_end(ap);
+}
+
+int routing_lid_map(const struct fabric *f, struct lid_map *ret, char *why, size_t why_len)
+{
+	struct lid_map m = {0};
+	int err;
+
+	err = fabric_lid_map(f, &m);
+	if (err == -EEXIST) {
+		routing_why(why, why_len, "two ports claim one LID");
+		err = -EINVAL;
+	} else if (!err && !m.max_lid) {
+		routing_why(why, why_len, "no LIDs assigned");
+		err = -EINVAL;
+	}
+	if (err) {
+		fabric_lid_map_clear(&m);
+		return err;
+	}
+	*ret = m;
+	return 0;
+}
+
+/* Sort node indices by GUID: a merge sort (qsort would need a global context). */
+static void routing_sort_by_guid(const struct fabric *f, uint32_t *idx, uint32_t *tmp, uint32_t n)
+{
+	uint32_t w, i;
+
+	for (w = 1; w < n; w *= 2) {
+		for (i = 0; i < n; i += 2 * w) {
+			uint32_t lo = i, mid = i + w < n ? i + w : n,
+				 hi = i + 2 * w < n ? i + 2 * w : n;
+			uint32_t x = lo, y = mid, k = lo;
+
+			while (x < mid && y < hi)
+				tmp[k++] = f->nodes[idx[y]].guid < f->nodes[idx[x]].guid ? idx[y++]
+											 : idx[x++];
+			while (x < mid)
+				tmp[k++] = idx[x++];
+			while (y < hi)
+				tmp[k++] = idx[y++];
+		}
+		memcpy(idx, tmp, (size_t)n * sizeof(*idx));
+	}
+}
+
+int routing_switch_index(const struct fabric *f, uint32_t **ret_node, uint32_t **ret_of,
+			 uint32_t *ret_n)
+{
+	size_t size = ((size_t)f->n_nodes + 1) * sizeof(uint32_t);
+	uint32_t *node = malloc(size), *of = malloc(size), *tmp = malloc(size);
+	uint32_t i, n_sw = 0;
+
+	if (!node || !of || !tmp) {
+		free(node);
+		free(of);
+		free(tmp);
+		return -ENOMEM;
+	}
+	for (i = 0; i < f->n_nodes; i++) {
+		of[i] = FABRIC_NO_NODE;
+		if (node_is_switch(&f->nodes[i]))
+			node[n_sw++] = i;
+	}
+	routing_sort_by_guid(f, node, tmp, n_sw);
+	free(tmp);
+	for (i = 0; i < n_sw; i++)
+		of[node[i]] = i;
+	*ret_node = node;
+	*ret_of = of;
+	*ret_n = n_sw;
+	return 0;
+}
+
+int routing_lid_targets(const struct fabric *f, const struct lid_map *m, const uint32_t *sw_of,
+			uint32_t **ret_sw, uint8_t **ret_port)
+{
+	uint32_t *tgt_sw = malloc(((size_t)m->max_lid + 1) * sizeof(*tgt_sw)), l;
+	uint8_t *tgt_port = calloc((size_t)m->max_lid + 1, 1);
+
+	if (!tgt_sw || !tgt_port) {
+		free(tgt_sw);
+		free(tgt_port);
+		return -ENOMEM;
+	}
+	for (l = 0; l <= m->max_lid; l++) {
+		uint32_t owner = m->node[l];
+		const struct port *pt;
+
+		tgt_sw[l] = FABRIC_NO_NODE;
+		if (owner == FABRIC_NO_NODE)
+			continue;
+		if (node_is_switch(&f->nodes[owner])) {
+			tgt_sw[l] = sw_of[owner];
+			continue;
+		}
+		pt = &f->nodes[owner].ports[m->port[l]];
+		if (pt->remote_node < f->n_nodes && sw_of[pt->remote_node] != FABRIC_NO_NODE) {
+			tgt_sw[l] = sw_of[pt->remote_node];
+			tgt_port[l] = pt->remote_port;
+		}
+	}
+	*ret_sw = tgt_sw;
+	*ret_port = tgt_port;
+	return 0;
+}
+
+int routing_switch_adj(const struct fabric *f, const uint32_t *sw_node, const uint32_t *sw_of,
+		       uint32_t n_sw, uint32_t **ret_start, struct routing_adj **ret_adj,
+		       uint32_t *ret_n)
+{
+	uint32_t *start = calloc((size_t)n_sw + 2, sizeof(*start)), s, n_adj = 0;
+	struct routing_adj *adj;
+	unsigned int p;
+
+	if (!start)
+		return -ENOMEM;
+	for (s = 0; s < n_sw; s++) {
+		const struct node *nd = &f->nodes[sw_node[s]];
+
+		start[s] = n_adj;
+		for (p = 1; p <= nd->nports; p++) {
+			uint32_t rn = nd->ports[p].remote_node;
+
+			if (rn < f->n_nodes && sw_of[rn] != FABRIC_NO_NODE && sw_of[rn] != s)
+				n_adj++;
+		}
+	}
+	start[n_sw] = n_adj;
+	adj = malloc(((size_t)n_adj + 1) * sizeof(*adj));
+	if (!adj) {
+		free(start);
+		return -ENOMEM;
+	}
+	for (s = 0, n_adj = 0; s < n_sw; s++) {
+		const struct node *nd = &f->nodes[sw_node[s]];
+
+		for (p = 1; p <= nd->nports; p++) {
+			uint32_t rn = nd->ports[p].remote_node;
+
+			if (rn < f->n_nodes && sw_of[rn] != FABRIC_NO_NODE && sw_of[rn] != s) {
+				adj[n_adj].nbr = sw_of[rn];
+				adj[n_adj++].port = (uint8_t)p;
+			}
+		}
+	}
+	*ret_start = start;
+	*ret_adj = adj;
+	*ret_n = n_adj;
+	return 0;
 }
 
 struct routes *routes_new(const struct fabric *f, uint16_t max_lid)

@@ -89,6 +89,60 @@ int updn_compute_roots(const struct fabric *f, const uint64_t *root_guids, size_
 		       struct routes **ret, char *why, size_t why_len);
 
 /*
+ * Helpers shared by the engines (routing/), not meant for sm/.
+ */
+
+/* printf into why (one-line refusal reason); why may be NULL or why_len 0. */
+void routing_why(char *why, size_t why_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
+ * fabric_lid_map() for an engine: 0, -EINVAL with why filled when two ports
+ * claim one LID or no LID is assigned, or -ENOMEM.  On success the caller
+ * clears *ret with fabric_lid_map_clear(); on failure *ret is untouched.
+ */
+int routing_lid_map(const struct fabric *f, struct lid_map *ret, char *why, size_t why_len);
+
+/*
+ * Dense switch indices in node GUID order: (*ret_node)[s] is the node of
+ * switch s, (*ret_of)[node] the index of a switch node and FABRIC_NO_NODE for
+ * any other node, *ret_n the number of switches.  Both arrays have
+ * f->n_nodes + 1 entries and belong to the caller.  0 or -ENOMEM (outputs
+ * untouched).
+ */
+int routing_switch_index(const struct fabric *f, uint32_t **ret_node, uint32_t **ret_of,
+			 uint32_t *ret_n);
+
+/*
+ * Where each LID 0..m->max_lid leaves the fabric: (*ret_sw)[l] is sw_of[] of
+ * the switch that owns l or that the CA port owning l is cabled to
+ * (FABRIC_NO_NODE when neither), (*ret_port)[l] the port of that switch to
+ * take (0 for the switch's own LID).  sw_of maps nodes to the engine's switch
+ * indices, FABRIC_NO_NODE for non-switches.  Both arrays belong to the
+ * caller.  0 or -ENOMEM (outputs untouched).
+ */
+int routing_lid_targets(const struct fabric *f, const struct lid_map *m, const uint32_t *sw_of,
+			uint32_t **ret_sw, uint8_t **ret_port);
+
+/* A switch-to-switch link seen from one end. */
+struct routing_adj {
+	uint32_t nbr; /* the other end's switch index */
+	uint8_t port; /* local port */
+};
+
+/*
+ * The switch graph in CSR form, for switch indices from sw_node/sw_of (as
+ * routing_switch_index() gives them): the links of switch s, in port order,
+ * are (*ret_adj)[(*ret_start)[s] .. (*ret_start)[s + 1] - 1]; links to the
+ * switch itself are left out, parallel links are not.  *ret_n the number
+ * of links.  Both arrays belong to the caller.  0 or -ENOMEM (outputs
+ * untouched).
+ */
+int routing_switch_adj(const struct fabric *f, const uint32_t *sw_node, const uint32_t *sw_of,
+		       uint32_t n_sw, uint32_t **ret_start, struct routing_adj **ret_adj,
+		       uint32_t *ret_n);
+
+/*
  * All-to-all link load: every CA port sends one flow to every CA LID (LMC
  * ranges LID by LID) but its own, along the LFTs from the switch the port is
  * cabled to; flows are counted per directed switch-to-switch link (each

@@ -37,7 +37,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,11 +46,6 @@
 
 #define UPDN_INF UINT32_MAX
 
-struct updn_adj {
-	uint32_t nbr; /* dense switch index */
-	uint8_t port;
-};
-
 struct updn {
 	const struct fabric *f;
 	bool reverse; /* dnup */
@@ -60,7 +54,7 @@ struct updn {
 	uint32_t *sw_node; /* dense index (GUID order) -> node */
 	uint32_t *sw_of;   /* node -> dense index or FABRIC_NO_NODE */
 	uint32_t *adj_start;
-	struct updn_adj *adj;
+	struct routing_adj *adj;
 	uint32_t n_adj;
 	uint32_t *tgt_sw; /* per LID: dense switch index or FABRIC_NO_NODE */
 	uint8_t *tgt_port;
@@ -79,20 +73,6 @@ struct updn {
 	bool *comp_failed;
 	bool comp_failed_any;
 };
-
-static void updn_why(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void updn_why(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !why_len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, why_len, fmt, ap);
-	va_end(ap);
-}
 
 static void updn_clear(struct updn *u)
 {
@@ -121,125 +101,47 @@ static void updn_clear(struct updn *u)
 	free(u->comp_failed);
 }
 
-/* Sort node indices by GUID: a merge sort (qsort would need a global context). */
-static void updn_sort_by_guid(const struct fabric *f, uint32_t *idx, uint32_t *tmp, uint32_t n)
-{
-	uint32_t w, i;
-
-	for (w = 1; w < n; w *= 2) {
-		for (i = 0; i < n; i += 2 * w) {
-			uint32_t lo = i, mid = i + w < n ? i + w : n,
-				 hi = i + 2 * w < n ? i + 2 * w : n;
-			uint32_t x = lo, y = mid, k = lo;
-
-			while (x < mid && y < hi)
-				tmp[k++] = f->nodes[idx[y]].guid < f->nodes[idx[x]].guid ? idx[y++]
-											 : idx[x++];
-			while (x < mid)
-				tmp[k++] = idx[x++];
-			while (y < hi)
-				tmp[k++] = idx[y++];
-		}
-		memcpy(idx, tmp, (size_t)n * sizeof(*idx));
-	}
-}
-
 static int updn_setup(struct updn *u, const struct fabric *f, char *why, size_t why_len)
 {
-	uint32_t i, s, l, n = f->n_nodes, *tmp;
+	uint32_t i, s, l, n = f->n_nodes;
 	unsigned int p;
 	int err;
 
 	u->f = f;
-	err = fabric_lid_map(f, &u->map);
-	if (err == -EEXIST) {
-		updn_why(why, why_len, "two ports claim one LID");
-		return -EINVAL;
-	}
+	err = routing_lid_map(f, &u->map, why, why_len);
+	if (!err)
+		err = routing_switch_index(f, &u->sw_node, &u->sw_of, &u->n_sw);
 	if (err)
 		return err;
-	if (!u->map.max_lid) {
-		updn_why(why, why_len, "no LIDs assigned");
-		return -EINVAL;
-	}
-	u->sw_node = malloc(((size_t)n + 1) * sizeof(*u->sw_node));
-	u->sw_of = malloc(((size_t)n + 1) * sizeof(*u->sw_of));
-	tmp = malloc(((size_t)n + 1) * sizeof(*tmp));
-	if (!u->sw_node || !u->sw_of || !tmp) {
-		free(tmp);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		u->sw_of[i] = FABRIC_NO_NODE;
-		if (node_is_switch(&f->nodes[i]))
-			u->sw_node[u->n_sw++] = i;
-	}
-	updn_sort_by_guid(f, u->sw_node, tmp, u->n_sw);
-	free(tmp);
-	for (s = 0; s < u->n_sw; s++)
-		u->sw_of[u->sw_node[s]] = s;
 
-	u->adj_start = calloc((size_t)u->n_sw + 2, sizeof(*u->adj_start));
+	err =
+	    routing_switch_adj(f, u->sw_node, u->sw_of, u->n_sw, &u->adj_start, &u->adj, &u->n_adj);
+	if (err)
+		return err;
 	u->has_ca = calloc((size_t)u->n_sw + 1, sizeof(*u->has_ca));
-	if (!u->adj_start || !u->has_ca)
+	if (!u->has_ca)
 		return -ENOMEM;
 	for (s = 0; s < u->n_sw; s++) {
 		const struct node *nd = &f->nodes[u->sw_node[s]];
 
-		u->adj_start[s] = u->n_adj;
 		for (p = 1; p <= nd->nports; p++) {
 			uint32_t rn = nd->ports[p].remote_node;
 
-			if (rn >= n)
-				continue;
-			if (!node_is_switch(&f->nodes[rn]))
+			if (rn < n && !node_is_switch(&f->nodes[rn]))
 				u->has_ca[s] = true;
-			else if (u->sw_of[rn] != s)
-				u->n_adj++;
-		}
-	}
-	u->adj_start[u->n_sw] = u->n_adj;
-	u->adj = malloc(((size_t)u->n_adj + 1) * sizeof(*u->adj));
-	if (!u->adj)
-		return -ENOMEM;
-	for (s = 0, i = 0; s < u->n_sw; s++) {
-		const struct node *nd = &f->nodes[u->sw_node[s]];
-
-		for (p = 1; p <= nd->nports; p++) {
-			uint32_t rn = nd->ports[p].remote_node;
-
-			if (rn < n && node_is_switch(&f->nodes[rn]) && u->sw_of[rn] != s) {
-				u->adj[i].nbr = u->sw_of[rn];
-				u->adj[i++].port = (uint8_t)p;
-			}
 		}
 	}
 
-	u->tgt_sw = malloc(((size_t)u->map.max_lid + 1) * sizeof(*u->tgt_sw));
-	u->tgt_port = calloc((size_t)u->map.max_lid + 1, 1);
+	err = routing_lid_targets(f, &u->map, u->sw_of, &u->tgt_sw, &u->tgt_port);
+	if (err)
+		return err;
 	u->lid_start = calloc((size_t)u->n_sw + 2, sizeof(*u->lid_start));
 	u->lid_list = malloc(((size_t)u->map.max_lid + 1) * sizeof(*u->lid_list));
-	if (!u->tgt_sw || !u->tgt_port || !u->lid_start || !u->lid_list)
+	if (!u->lid_start || !u->lid_list)
 		return -ENOMEM;
-	for (l = 0; l <= u->map.max_lid; l++) {
-		uint32_t owner = u->map.node[l];
-		const struct port *pt;
-
-		u->tgt_sw[l] = FABRIC_NO_NODE;
-		if (owner == FABRIC_NO_NODE || l == 0)
-			continue;
-		if (node_is_switch(&f->nodes[owner])) {
-			u->tgt_sw[l] = u->sw_of[owner];
-			u->tgt_port[l] = 0;
-		} else {
-			pt = &f->nodes[owner].ports[u->map.port[l]];
-			if (pt->remote_node >= n || !node_is_switch(&f->nodes[pt->remote_node]))
-				continue;
-			u->tgt_sw[l] = u->sw_of[pt->remote_node];
-			u->tgt_port[l] = pt->remote_port;
-		}
-		u->lid_start[u->tgt_sw[l] + 1]++;
-	}
+	for (l = 1; l <= u->map.max_lid; l++)
+		if (u->tgt_sw[l] != FABRIC_NO_NODE)
+			u->lid_start[u->tgt_sw[l] + 1]++;
 	for (s = 0; s < u->n_sw; s++)
 		u->lid_start[s + 1] += u->lid_start[s];
 	{
@@ -570,8 +472,9 @@ static int updn_run(const struct fabric *f, bool reverse, const uint64_t *root_g
 		uint32_t ni = fabric_find_guid(f, root_guids[i]);
 
 		if (ni == FABRIC_NO_NODE || !node_is_switch(&f->nodes[ni])) {
-			updn_why(why, why_len, "root 0x%016" PRIx64 " is not a switch of the fabric",
-				 root_guids[i]);
+			routing_why(why, why_len,
+				    "root 0x%016" PRIx64 " is not a switch of the fabric",
+				    root_guids[i]);
 			err = -EINVAL;
 			goto out;
 		}
@@ -616,10 +519,11 @@ static int updn_run(const struct fabric *f, bool reverse, const uint64_t *root_g
 			/* explicit roots: do not second-guess them */
 			for (s = 0; s < u.n_sw && !u.comp_failed[u.comp[s]]; s++)
 				;
-			updn_why(why, why_len,
-				 "%s: a switch with a CA has no legal path to switch 0x%016" PRIx64
-				 " with the given roots",
-				 reverse ? "dnup" : "updn", f->nodes[u.sw_node[s]].guid);
+			routing_why(
+			    why, why_len,
+			    "%s: a switch with a CA has no legal path to switch 0x%016" PRIx64
+			    " with the given roots",
+			    reverse ? "dnup" : "updn", f->nodes[u.sw_node[s]].guid);
 			err = -ENOTSUP;
 			goto out;
 		}
@@ -634,10 +538,10 @@ static int updn_run(const struct fabric *f, bool reverse, const uint64_t *root_g
 		if (!updn_route(&u, r)) {
 			for (s = 0; s < u.n_sw && !u.comp_failed[u.comp[s]]; s++)
 				;
-			updn_why(why, why_len,
-				 "%s: no root gives every CA a legal path (component of switch "
-				 "0x%016" PRIx64 ")",
-				 reverse ? "dnup" : "updn", f->nodes[u.sw_node[s]].guid);
+			routing_why(why, why_len,
+				    "%s: no root gives every CA a legal path (component of switch "
+				    "0x%016" PRIx64 ")",
+				    reverse ? "dnup" : "updn", f->nodes[u.sw_node[s]].guid);
 			err = -ENOTSUP;
 			goto out;
 		}

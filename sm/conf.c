@@ -156,6 +156,16 @@ static bool conf_is_engine(const char *s, size_t len)
 	return true;
 }
 
+/* Whether conf_to_json() can show s (jansson takes UTF-8 only). */
+static bool conf_is_utf8(const char *s)
+{
+	json_t *j = json_string(s);
+	bool ok = j != NULL;
+
+	json_decref(j);
+	return ok;
+}
+
 /* Parse value for k into *c.  Returns 0 or -EINVAL with why (no key name). */
 static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const char *value,
 			    char *why, size_t why_len)
@@ -187,6 +197,10 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 		}
 		/* fall through */
 	case CONF_STRING:
+		if (!conf_is_utf8(value)) {
+			snprintf(why, why_len, "value is not valid UTF-8");
+			return -EINVAL;
+		}
 		if (len >= k->size) {
 			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
 			return -EINVAL;

@@ -12,6 +12,7 @@
 #include <CUnit/Basic.h>
 
 #include "sm/conf.h"
+#include "tests/testutil.h"
 
 static char test_dir[64];
 
@@ -302,29 +303,25 @@ static void test_json(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct testutil_case cases[] = {
+	    {"defaults", test_defaults},
+	    {"good file", test_good_file},
+	    {"shipped example equals the defaults", test_shipped_example},
+	    {"errors carry FILE:LINE", test_errors},
+	    {"file-level errors", test_file_errors},
+	    {"command-line overrides", test_set},
+	    {"diff and live keys", test_diff_and_live},
+	    {"JSON view", test_json},
+	    {NULL, NULL},
+	};
+	int rc;
 
 	snprintf(test_dir, sizeof(test_dir), "/tmp/test_conf.XXXXXX");
 	if (!mkdtemp(test_dir)) {
 		perror("mkdtemp");
 		return 1;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("conf", NULL, NULL);
-	CU_add_test(s, "defaults", test_defaults);
-	CU_add_test(s, "good file", test_good_file);
-	CU_add_test(s, "shipped example equals the defaults", test_shipped_example);
-	CU_add_test(s, "errors carry FILE:LINE", test_errors);
-	CU_add_test(s, "file-level errors", test_file_errors);
-	CU_add_test(s, "command-line overrides", test_set);
-	CU_add_test(s, "diff and live keys", test_diff_and_live);
-	CU_add_test(s, "JSON view", test_json);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	rc = testutil_run("conf", cases);
 	rmdir(test_dir);
-	return failed ? 1 : 0;
+	return rc;
 }

@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "ui/ctl.h"
+#include "tests/testutil.h"
 
 static char test_dir[64];
 
@@ -780,8 +781,22 @@ static void test_socket_file(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct testutil_case cases[] = {
+	    {"status and socket mode", test_status_and_socket_mode},
+	    {"bad input keeps the connection", test_bad_input},
+	    {"bad argument from a handler", test_bad_argument},
+	    {"admin commands need credentials", test_permission},
+	    {"4 MiB request", test_request_too_large},
+	    {"50 clients at once", test_many_clients},
+	    {"too many clients", test_too_many_clients},
+	    {"client that never reads", test_slow_reader},
+	    {"events", test_events},
+	    {"deferred and pipelined replies", test_deferred_and_pipelined},
+	    {"half close", test_half_close},
+	    {"socket file handling", test_socket_file},
+	    {NULL, NULL},
+	};
+	int rc;
 
 	signal(SIGPIPE, SIG_IGN);
 	snprintf(test_dir, sizeof(test_dir), "/tmp/test_ctl.XXXXXX");
@@ -789,25 +804,7 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("ctl", NULL, NULL);
-	CU_add_test(s, "status and socket mode", test_status_and_socket_mode);
-	CU_add_test(s, "bad input keeps the connection", test_bad_input);
-	CU_add_test(s, "bad argument from a handler", test_bad_argument);
-	CU_add_test(s, "admin commands need credentials", test_permission);
-	CU_add_test(s, "4 MiB request", test_request_too_large);
-	CU_add_test(s, "50 clients at once", test_many_clients);
-	CU_add_test(s, "too many clients", test_too_many_clients);
-	CU_add_test(s, "client that never reads", test_slow_reader);
-	CU_add_test(s, "events", test_events);
-	CU_add_test(s, "deferred and pipelined replies", test_deferred_and_pipelined);
-	CU_add_test(s, "half close", test_half_close);
-	CU_add_test(s, "socket file handling", test_socket_file);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	rc = testutil_run("ctl", cases);
 	rmdir(test_dir);
-	return failed ? 1 : 0;
+	return rc;
 }

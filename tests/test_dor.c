@@ -18,60 +18,8 @@
 #include "routing/routing.h"
 #include "sm/topo.h"
 #include "tests/checker.h"
+#include "tests/testutil.h"
 #include "tests/topogen.h"
-
-static struct fabric *load_text(const char *text)
-{
-	struct fabric *f = NULL;
-	char err[256];
-	int rc;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	rc = topo_parse(text, strlen(text), &f, err, sizeof(err));
-	if (rc)
-		fprintf(stderr, "\ntopo_parse: %d %s\n", rc, err);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	return f;
-}
-
-static const struct fabric *sort_fabric;
-
-static int cmp_guid(const void *a, const void *b)
-{
-	uint64_t ga = sort_fabric->nodes[*(const uint32_t *)a].guid;
-	uint64_t gb = sort_fabric->nodes[*(const uint32_t *)b].guid;
-
-	return ga < gb ? -1 : ga > gb;
-}
-
-/* LIDs in node GUID order: switch port 0 one LID, every CA port 2^lmc. */
-static uint16_t assign_lids(struct fabric *f, uint8_t lmc)
-{
-	uint32_t *order = malloc(f->n_nodes * sizeof(*order)), i;
-	uint32_t next = 1;
-	unsigned int p;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(order);
-	for (i = 0; i < f->n_nodes; i++)
-		order[i] = i;
-	sort_fabric = f;
-	qsort(order, f->n_nodes, sizeof(*order), cmp_guid);
-	for (i = 0; i < f->n_nodes; i++) {
-		struct node *n = &f->nodes[order[i]];
-
-		for (p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
-			uint8_t l = node_is_switch(n) ? 0 : lmc;
-			uint32_t size = 1u << l;
-
-			next = (next + size - 1) & ~(size - 1);
-			n->ports[p].lid = (uint16_t)next;
-			n->ports[p].lmc = l;
-			next += size;
-		}
-	}
-	free(order);
-	return (uint16_t)(next - 1);
-}
 
 static struct routes *route(const struct fabric *f, const char *what)
 {
@@ -85,16 +33,6 @@ static struct routes *route(const struct fabric *f, const char *what)
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	return r;
-}
-
-static uint32_t find_desc(const struct fabric *f, const char *desc)
-{
-	uint32_t i;
-
-	for (i = 0; i < f->n_nodes; i++)
-		if (!strcmp(f->nodes[i].desc, desc))
-			return i;
-	return FABRIC_NO_NODE;
 }
 
 /*
@@ -435,14 +373,14 @@ enum expect { EXPECT_ONE_VL, EXPECT_TWO_VLS };
 static void run_text(char *text, uint8_t lmc, enum expect vls, bool want_cycle_without_sl,
 		     const char *what)
 {
-	struct fabric *f = load_text(text);
+	struct fabric *f = testutil_load_text(text);
 	struct routes *r;
 	uint64_t edges = 0;
 	uint32_t i;
 	bool nonzero = false;
 
 	free(text);
-	CU_ASSERT(assign_lids(f, lmc) > 0);
+	CU_ASSERT(testutil_assign_lids(f, lmc) > 0);
 	r = route(f, what);
 	check_invariants(f, r, what);
 	check_order(f, r, what);
@@ -536,7 +474,7 @@ static void test_torus_3d(void)
 static void test_lmc(void)
 {
 	char *t = topogen_mesh(5, 5, 1, TOPOGEN_TORUS | TOPOGEN_PARALLEL);
-	struct fabric *f = load_text(t);
+	struct fabric *f = testutil_load_text(t);
 	struct routes *r;
 	uint32_t sw, ca;
 	uint16_t base;
@@ -548,10 +486,10 @@ static void test_lmc(void)
 	run_text(topogen_mesh(4, 3, 2, TOPOGEN_PARALLEL), 3, EXPECT_ONE_VL, false,
 		 "mesh 4x3 parallel lmc 3");
 	/* the LIDs of ca-24 (on sw-4-4) leave sw-0-4 over both links to sw-4-4 */
-	assign_lids(f, 2);
+	testutil_assign_lids(f, 2);
 	r = route(f, "lmc");
-	sw = find_desc(f, "sw-0-4");
-	ca = find_desc(f, "ca-24");
+	sw = testutil_find_desc(f, "sw-0-4");
+	ca = testutil_find_desc(f, "ca-24");
 	CU_ASSERT_FATAL(sw != FABRIC_NO_NODE && ca != FABRIC_NO_NODE);
 	base = f->nodes[ca].ports[1].lid;
 	CU_ASSERT_EQUAL(f->nodes[ca].ports[1].lmc, 2);
@@ -584,9 +522,10 @@ static void test_shape(void)
 	unsigned int i, d;
 
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		struct fabric *f = load_text(c[i].text);
+		struct fabric *f = testutil_load_text(c[i].text);
 		uint32_t *coord = calloc((size_t)f->n_nodes * DOR_MAX_DIMS, sizeof(*coord));
-		uint32_t s00 = find_desc(f, "sw-0-0"), s10 = find_desc(f, "sw-1-0");
+		uint32_t s00 = testutil_find_desc(f, "sw-0-0"),
+			 s10 = testutil_find_desc(f, "sw-1-0");
 		struct dor_shape sh;
 		char why[256] = "";
 
@@ -613,7 +552,7 @@ static void test_shape(void)
 static void test_dateline(void)
 {
 	char *t = topogen_mesh(6, 6, 1, TOPOGEN_TORUS);
-	struct fabric *f = load_text(t);
+	struct fabric *f = testutil_load_text(t);
 	struct routes *r;
 	struct lid_map map;
 	uint32_t s[6], y2;
@@ -621,14 +560,14 @@ static void test_dateline(void)
 	char name[16];
 
 	free(t);
-	assign_lids(f, 0);
+	testutil_assign_lids(f, 0);
 	r = route(f, "torus 6x6");
 	for (i = 0; i < 6; i++) {
 		snprintf(name, sizeof(name), "sw-%u-0", i);
-		s[i] = find_desc(f, name);
+		s[i] = testutil_find_desc(f, name);
 		CU_ASSERT_FATAL(s[i] != FABRIC_NO_NODE);
 	}
-	y2 = find_desc(f, "sw-0-2");
+	y2 = testutil_find_desc(f, "sw-0-2");
 	CU_ASSERT_FATAL(y2 != FABRIC_NO_NODE);
 #define NEXT(a, b) (f->nodes[a].ports[r->lft[a][f->nodes[b].ports[0].lid]].remote_node)
 #define SL(a, b) (r->path_sl[(size_t)r->sw_index[a] * r->n_sw + r->sw_index[b]])
@@ -647,8 +586,9 @@ static void test_dateline(void)
 	CU_ASSERT_EQUAL(NEXT(s[5], y2), s[0]); /* x first */
 	/* the CA path SL is its switch's: ca-5 sits on sw-5-0, ca-12 on sw-0-2 */
 	CU_ASSERT_EQUAL_FATAL(fabric_lid_map(f, &map), 0);
-	CU_ASSERT_EQUAL(routes_path_sl(r, f, &map, f->nodes[find_desc(f, "ca-5")].ports[1].lid,
-				       f->nodes[find_desc(f, "ca-12")].ports[1].lid),
+	CU_ASSERT_EQUAL(routes_path_sl(r, f, &map,
+				       f->nodes[testutil_find_desc(f, "ca-5")].ports[1].lid,
+				       f->nodes[testutil_find_desc(f, "ca-12")].ports[1].lid),
 			1);
 	fabric_lid_map_clear(&map);
 #undef NEXT
@@ -659,13 +599,13 @@ static void test_dateline(void)
 
 static void expect_refused(char *text, const char *want, const char *what)
 {
-	struct fabric *f = load_text(text);
+	struct fabric *f = testutil_load_text(text);
 	struct routes *r = NULL;
 	char why[256] = "";
 	int rc;
 
 	free(text);
-	assign_lids(f, 0);
+	testutil_assign_lids(f, 0);
 	rc = dor_compute(f, &r, why, sizeof(why));
 	if (rc != -ENOTSUP || (want && !strstr(why, want)))
 		fprintf(stderr, "\n%s: dor: %d \"%s\"\n", what, rc, why);
@@ -777,7 +717,7 @@ static void test_refuse_damaged(void)
 static void test_bad_lids(void)
 {
 	char *t = topogen_mesh(3, 3, 1, TOPOGEN_TORUS);
-	struct fabric *f = load_text(t);
+	struct fabric *f = testutil_load_text(t);
 	struct routes *r = NULL;
 	char why[128] = "";
 
@@ -785,7 +725,7 @@ static void test_bad_lids(void)
 	CU_ASSERT_EQUAL(dor_compute(f, &r, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_PTR_NULL(r);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "no LIDs"));
-	assign_lids(f, 0);
+	testutil_assign_lids(f, 0);
 	f->nodes[1].ports[1].lid = f->nodes[0].ports[1].lid;
 	CU_ASSERT_EQUAL(dor_compute(f, &r, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_PTR_NULL(r);
@@ -794,12 +734,12 @@ static void test_bad_lids(void)
 
 static void compare_shuffled(char *text, const char *what)
 {
-	struct fabric *a = load_text(text), *b;
+	struct fabric *a = testutil_load_text(text), *b;
 	struct routes *ra, *rb;
 	unsigned int seed;
 	uint32_t i, j, k, m;
 
-	assign_lids(a, 1);
+	testutil_assign_lids(a, 1);
 	ra = route(a, what);
 	for (seed = 1; seed <= 3; seed++) {
 		char *shuffled = topogen_shuffle(text, seed);
@@ -807,10 +747,10 @@ static void compare_shuffled(char *text, const char *what)
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(shuffled);
 		CU_ASSERT_NOT_EQUAL(strcmp(shuffled, text), 0);
-		b = load_text(shuffled);
+		b = testutil_load_text(shuffled);
 		free(shuffled);
 		CU_ASSERT_EQUAL_FATAL(b->n_nodes, a->n_nodes);
-		assign_lids(b, 1);
+		testutil_assign_lids(b, 1);
 		rb = route(b, what);
 		CU_ASSERT_EQUAL_FATAL(ra->max_lid, rb->max_lid);
 		CU_ASSERT_EQUAL_FATAL(ra->n_vls, rb->n_vls);
@@ -863,27 +803,19 @@ static void test_determinism(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned int fails;
+	static const struct testutil_case cases[] = {
+	    {"2-D and 3-D meshes", test_mesh},
+	    {"2-D tori", test_torus},
+	    {"3-D tori", test_torus_3d},
+	    {"LMC over parallel links", test_lmc},
+	    {"inferred shape", test_shape},
+	    {"dateline SLs", test_dateline},
+	    {"refuses fat trees, random graphs, 4-D", test_refuse},
+	    {"refuses damaged meshes", test_refuse_damaged},
+	    {"no LIDs, duplicate LIDs", test_bad_lids},
+	    {"shuffled order, same tables", test_determinism},
+	    {NULL, NULL},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("dor", NULL, NULL);
-	if (!s || !CU_add_test(s, "2-D and 3-D meshes", test_mesh) ||
-	    !CU_add_test(s, "2-D tori", test_torus) || !CU_add_test(s, "3-D tori", test_torus_3d) ||
-	    !CU_add_test(s, "LMC over parallel links", test_lmc) ||
-	    !CU_add_test(s, "inferred shape", test_shape) ||
-	    !CU_add_test(s, "dateline SLs", test_dateline) ||
-	    !CU_add_test(s, "refuses fat trees, random graphs, 4-D", test_refuse) ||
-	    !CU_add_test(s, "refuses damaged meshes", test_refuse_damaged) ||
-	    !CU_add_test(s, "no LIDs, duplicate LIDs", test_bad_lids) ||
-	    !CU_add_test(s, "shuffled order, same tables", test_determinism)) {
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return testutil_run("dor", cases);
 }

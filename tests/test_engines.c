@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <CUnit/Basic.h>
 
 #include "routing/routing.h"
 #include "sm/topo.h"
 #include "tests/checker.h"
+#include "tests/testutil.h"
 #include "tests/topogen.h"
 
 struct engine {
@@ -29,58 +29,6 @@ static const struct engine engines[] = {
 	{"dnup", dnup_compute, 0},
 	{"ftree", ftree_compute, CHECKER_MINIMAL},
 };
-
-static struct fabric *load_text(const char *text)
-{
-	struct fabric *f = NULL;
-	char err[256];
-	int rc;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	rc = topo_parse(text, strlen(text), &f, err, sizeof(err));
-	if (rc)
-		fprintf(stderr, "\ntopo_parse: %d %s\n", rc, err);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	return f;
-}
-
-/* LIDs in node GUID order: switch port 0 one LID, every CA port 2^lmc. */
-static uint16_t assign_lids(struct fabric *f, uint8_t lmc)
-{
-	uint32_t *order = malloc(f->n_nodes * sizeof(*order)), i, j, next = 1;
-	unsigned int p;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(order);
-	for (i = 0; i < f->n_nodes; i++) {
-		/* insertion sort keeps this file free of a qsort context */
-		for (j = i; j > 0 && f->nodes[order[j - 1]].guid > f->nodes[i].guid; j--)
-			order[j] = order[j - 1];
-		order[j] = i;
-	}
-	for (i = 0; i < f->n_nodes; i++) {
-		struct node *n = &f->nodes[order[i]];
-
-		for (p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
-			uint8_t l = node_is_switch(n) ? 0 : lmc;
-			uint32_t size = 1u << l;
-
-			next = (next + size - 1) & ~(size - 1);
-			n->ports[p].lid = (uint16_t)next;
-			n->ports[p].lmc = l;
-			next += size;
-		}
-	}
-	free(order);
-	return (uint16_t)(next - 1);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* Route with e, run both checkers; returns the routes (caller frees) or NULL. */
 static struct routes *route_check(const struct engine *e, const struct fabric *f,
@@ -116,11 +64,11 @@ static struct routes *route_check(const struct engine *e, const struct fabric *f
 /* Generate, parse, assign, route with every engine in mask, check; frees text. */
 static void run_text(char *text, uint8_t lmc, unsigned int mask, const char *what)
 {
-	struct fabric *f = load_text(text);
+	struct fabric *f = testutil_load_text(text);
 	size_t i;
 
 	free(text);
-	CU_ASSERT(assign_lids(f, lmc) > 0);
+	CU_ASSERT(testutil_assign_lids(f, lmc) > 0);
 	for (i = 0; i < sizeof(engines) / sizeof(engines[0]); i++) {
 		struct routes *r;
 
@@ -184,10 +132,10 @@ static void test_irregular(void)
 
 static struct fabric *load_lids(char *text, uint8_t lmc)
 {
-	struct fabric *f = load_text(text);
+	struct fabric *f = testutil_load_text(text);
 
 	free(text);
-	assign_lids(f, lmc);
+	testutil_assign_lids(f, lmc);
 	return f;
 }
 
@@ -266,22 +214,22 @@ static void test_ftree_refuses(void)
 
 static void compare_shuffled(const struct engine *e, const char *text, const char *what)
 {
-	struct fabric *a = load_text(text), *b;
+	struct fabric *a = testutil_load_text(text), *b;
 	struct routes *ra = NULL, *rb = NULL;
 	char why[256];
 	unsigned int seed;
 	uint32_t i, j;
 
-	assign_lids(a, 0);
+	testutil_assign_lids(a, 0);
 	CU_ASSERT_EQUAL_FATAL(e->fn(a, &ra, why, sizeof(why)), 0);
 	for (seed = 1; seed <= 3; seed++) {
 		char *shuffled = topogen_shuffle(text, seed);
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(shuffled);
-		b = load_text(shuffled);
+		b = testutil_load_text(shuffled);
 		free(shuffled);
 		CU_ASSERT_EQUAL_FATAL(b->n_nodes, a->n_nodes);
-		assign_lids(b, 0);
+		testutil_assign_lids(b, 0);
 		CU_ASSERT_EQUAL_FATAL(e->fn(b, &rb, why, sizeof(why)), 0);
 		CU_ASSERT_EQUAL_FATAL(ra->max_lid, rb->max_lid);
 		for (i = 0; i < a->n_nodes; i++) {
@@ -350,9 +298,7 @@ static void test_roots(void)
 	routes_free(ra);
 	r = NULL;
 	/* one leaf as root: legal, every path through it or below it */
-	for (i = 0; i < f->n_nodes; i++)
-		if (!strcmp(f->nodes[i].desc, "sw-L1-3"))
-			roots[0] = f->nodes[i].guid;
+	roots[0] = f->nodes[testutil_find_desc(f, "sw-L1-3")].guid;
 	CU_ASSERT_EQUAL_FATAL(updn_compute_roots(f, roots, 1, &r, why, sizeof(why)), 0);
 	CU_ASSERT_EQUAL(checker_run(f, r, 0, NULL, msg, sizeof(msg)), 0);
 	CU_ASSERT_EQUAL(checker_cdg_acyclic(f, r, &cs, msg, sizeof(msg)), 0);
@@ -370,9 +316,7 @@ static void test_roots(void)
 
 	/* a mesh with a corner as its root */
 	f = load_lids(topogen_mesh(4, 4, 1, 0), 0);
-	for (i = 0; i < f->n_nodes; i++)
-		if (!strcmp(f->nodes[i].desc, "sw-0-0"))
-			roots[0] = f->nodes[i].guid;
+	roots[0] = f->nodes[testutil_find_desc(f, "sw-0-0")].guid;
 	CU_ASSERT_EQUAL_FATAL(updn_compute_roots(f, roots, 1, &r, why, sizeof(why)), 0);
 	CU_ASSERT_EQUAL(checker_run(f, r, 0, NULL, msg, sizeof(msg)), 0);
 	CU_ASSERT_EQUAL(checker_cdg_acyclic(f, r, &cs, msg, sizeof(msg)), 0);
@@ -383,7 +327,7 @@ static void test_roots(void)
 static void test_bad_input(void)
 {
 	char *t = topogen_fat_tree(2, 4, 0, 0);
-	struct fabric *f = load_text(t);
+	struct fabric *f = testutil_load_text(t);
 	struct routes *r = NULL;
 	char why[256];
 	size_t i;
@@ -397,7 +341,7 @@ static void test_bad_input(void)
 		CU_ASSERT_PTR_NOT_NULL(strstr(why, "no LIDs"));
 	}
 	CU_ASSERT_EQUAL(updn_compute_roots(f, NULL, 0, &r, why, sizeof(why)), -EINVAL);
-	assign_lids(f, 0);
+	testutil_assign_lids(f, 0);
 	f->nodes[1].ports[1].lid = f->nodes[0].ports[1].lid;
 	for (i = 0; i < sizeof(engines) / sizeof(engines[0]); i++) {
 		CU_ASSERT_EQUAL(engines[i].fn(f, &r, why, sizeof(why)), -EINVAL);
@@ -480,7 +424,7 @@ static struct fabric *layered_fabric(uint32_t seed)
 				CU_ASSERT_EQUAL_FATAL(fabric_link(f, a, next[a]++, idx, 1), 0);
 			}
 		}
-	assign_lids(f, 0);
+	testutil_assign_lids(f, 0);
 	return f;
 }
 
@@ -528,9 +472,9 @@ static void test_timing(void)
 	char why[256];
 	double t0, ms;
 
-	t0 = now_ms();
+	t0 = testutil_now_ms();
 	CU_ASSERT_EQUAL_FATAL(ftree_compute(f, &r, why, sizeof(why)), 0);
-	ms = now_ms() - t0;
+	ms = testutil_now_ms() - t0;
 	CU_ASSERT_EQUAL(checker_run(f, r, CHECKER_MINIMAL, NULL, why, sizeof(why)), 0);
 	CU_ASSERT_EQUAL(routing_link_load(f, r, &ll), 0);
 	fprintf(stderr, "\n  ftree ft3 k16 (%u nodes, %u LIDs): %.1f ms, max/mean %.3f per-tier %.3f\n",
@@ -543,29 +487,20 @@ static void test_timing(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned int fails;
+	static const struct testutil_case cases[] = {
+	    {"fat trees", test_fat_trees},
+	    {"dual-ported CAs and LMC", test_dual_lmc},
+	    {"meshes, tori, random graphs", test_irregular},
+	    {"ftree all-to-all link load", test_link_load},
+	    {"ftree refuses non-trees", test_ftree_refuses},
+	    {"ftree on random layered graphs", test_ftree_layered},
+	    {"shuffled order, same tables", test_determinism},
+	    {"updn with given roots", test_roots},
+	    {"no LIDs, duplicate LIDs", test_bad_input},
+	    {"CDG checker catches credit loops", test_cdg_catches},
+	    {"ftree timing k16", test_timing},
+	    {NULL, NULL},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("engines", NULL, NULL);
-	if (!s || !CU_add_test(s, "fat trees", test_fat_trees) ||
-	    !CU_add_test(s, "dual-ported CAs and LMC", test_dual_lmc) ||
-	    !CU_add_test(s, "meshes, tori, random graphs", test_irregular) ||
-	    !CU_add_test(s, "ftree all-to-all link load", test_link_load) ||
-	    !CU_add_test(s, "ftree refuses non-trees", test_ftree_refuses) ||
-	    !CU_add_test(s, "ftree on random layered graphs", test_ftree_layered) ||
-	    !CU_add_test(s, "shuffled order, same tables", test_determinism) ||
-	    !CU_add_test(s, "updn with given roots", test_roots) ||
-	    !CU_add_test(s, "no LIDs, duplicate LIDs", test_bad_input) ||
-	    !CU_add_test(s, "CDG checker catches credit loops", test_cdg_catches) ||
-	    !CU_add_test(s, "ftree timing k16", test_timing)) {
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return testutil_run("engines", cases);
 }

@@ -13,22 +13,13 @@
 
 #include "sm/fabric.h"
 #include "sm/topo.h"
+#include "tests/testutil.h"
 
 #define IBSIM_EXAMPLES "/usr/share/doc/ibsim-utils/net-examples"
 
 static int parse_str(const char *text, struct fabric **ret, char *err, size_t err_len)
 {
 	return topo_parse(text, strlen(text), ret, err, err_len);
-}
-
-static uint32_t find_desc(const struct fabric *f, const char *desc)
-{
-	uint32_t i;
-
-	for (i = 0; i < f->n_nodes; i++)
-		if (!strcmp(f->nodes[i].desc, desc))
-			return i;
-	return FABRIC_NO_NODE;
 }
 
 static void test_fabric_add_find(void)
@@ -161,10 +152,10 @@ static void test_topo_ibsim_example(void)
 	CU_ASSERT_EQUAL(f->n_nodes, 4);
 	CU_ASSERT_EQUAL(fabric_count(f, NODE_SWITCH), 2);
 	CU_ASSERT_EQUAL(fabric_count(f, NODE_CA), 2);
-	i1 = find_desc(f, "Switch1");
-	i2 = find_desc(f, "Switch2");
-	i3 = find_desc(f, "Hca1");
-	i4 = find_desc(f, "Hca2");
+	i1 = testutil_find_desc(f, "Switch1");
+	i2 = testutil_find_desc(f, "Switch2");
+	i3 = testutil_find_desc(f, "Hca1");
+	i4 = testutil_find_desc(f, "Hca2");
 	CU_ASSERT_FATAL(i1 == 0 && i2 != FABRIC_NO_NODE && i3 != FABRIC_NO_NODE &&
 			i4 != FABRIC_NO_NODE);
 	s1 = &f->nodes[i1];
@@ -228,7 +219,7 @@ static void test_topo_ibsim_all_examples(void)
 	/* "net": Hca2 lists only port 2; its port 1 stays down */
 	f = NULL;
 	CU_ASSERT_EQUAL_FATAL(topo_load(IBSIM_EXAMPLES "/net", &f, err, sizeof(err)), 0);
-	i = find_desc(f, "Hca2");
+	i = testutil_find_desc(f, "Hca2");
 	CU_ASSERT_FATAL(i != FABRIC_NO_NODE);
 	CU_ASSERT_FALSE(port_is_linked(&f->nodes[i].ports[1]));
 	CU_ASSERT_EQUAL(f->nodes[i].ports[2].remote_node, 0);
@@ -439,28 +430,19 @@ static void test_topo_load_errors(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned int fails;
+	static const struct testutil_case cases[] = {
+	    {"add/find", test_fabric_add_find},
+	    {"link", test_fabric_link},
+	    {"lid map", test_fabric_lid_map},
+	    {"node type names", test_node_type_str},
+	    {"ibsim example net", test_topo_ibsim_example},
+	    {"all ibsim examples", test_topo_ibsim_all_examples},
+	    {"ibnetdiscover dump", test_topo_ibnetdiscover},
+	    {"CA first, router, options", test_topo_ca_first},
+	    {"syntax and link errors", test_topo_errors},
+	    {"load errors", test_topo_load_errors},
+	    {NULL, NULL},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("fabric", NULL, NULL);
-	if (!s || !CU_add_test(s, "add/find", test_fabric_add_find) ||
-	    !CU_add_test(s, "link", test_fabric_link) ||
-	    !CU_add_test(s, "lid map", test_fabric_lid_map) ||
-	    !CU_add_test(s, "node type names", test_node_type_str) ||
-	    !CU_add_test(s, "ibsim example net", test_topo_ibsim_example) ||
-	    !CU_add_test(s, "all ibsim examples", test_topo_ibsim_all_examples) ||
-	    !CU_add_test(s, "ibnetdiscover dump", test_topo_ibnetdiscover) ||
-	    !CU_add_test(s, "CA first, router, options", test_topo_ca_first) ||
-	    !CU_add_test(s, "syntax and link errors", test_topo_errors) ||
-	    !CU_add_test(s, "load errors", test_topo_load_errors)) {
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return testutil_run("fabric", cases);
 }

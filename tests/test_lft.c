@@ -13,6 +13,7 @@
 
 #include "sm/fabric.h"
 #include "sm/lft.h"
+#include "tests/testutil.h"
 
 #define MAX_LIDS 49152 /* unicast LIDs 0..0xBFFF */
 #define MAX_BLOCKS (MAX_LIDS / LFT_BLOCK)
@@ -280,27 +281,18 @@ static void test_diff_applies(void)
 
 int main(void)
 {
-	CU_pSuite suite;
-	unsigned int failures;
+	static const struct testutil_case cases[] = {
+	    {"unknown old table", test_unknown_old},
+	    {"identical tables", test_identical},
+	    {"one entry changed", test_one_change},
+	    {"block boundary 63/64", test_block_boundary},
+	    {"new top larger", test_top_grows},
+	    {"new top smaller", test_top_shrinks},
+	    {"entries past top not read", test_past_top_not_read},
+	    {"lft_block padding", test_lft_block},
+	    {"diff applied gives new table", test_diff_applies},
+	    {NULL, NULL},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return CU_get_error();
-	suite = CU_add_suite("lft", NULL, NULL);
-	if (!suite || !CU_add_test(suite, "unknown old table", test_unknown_old) ||
-	    !CU_add_test(suite, "identical tables", test_identical) ||
-	    !CU_add_test(suite, "one entry changed", test_one_change) ||
-	    !CU_add_test(suite, "block boundary 63/64", test_block_boundary) ||
-	    !CU_add_test(suite, "new top larger", test_top_grows) ||
-	    !CU_add_test(suite, "new top smaller", test_top_shrinks) ||
-	    !CU_add_test(suite, "entries past top not read", test_past_top_not_read) ||
-	    !CU_add_test(suite, "lft_block padding", test_lft_block) ||
-	    !CU_add_test(suite, "diff applied gives new table", test_diff_applies)) {
-		CU_cleanup_registry();
-		return CU_get_error();
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures > 0 ? 1 : 0;
+	return testutil_run("lft", cases);
 }

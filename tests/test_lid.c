@@ -18,6 +18,7 @@
 
 #include "sm/fabric.h"
 #include "sm/lid.h"
+#include "tests/testutil.h"
 
 #define SW_GUID(i) (0x0002c90300100000ULL + (uint64_t)(i))
 #define CA_GUID(i) (0x0002c90300200000ULL + (uint64_t)(i)*4)
@@ -753,12 +754,10 @@ static void test_enospc(void)
 	lid_db_free(db);
 }
 
+/* seconds */
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return testutil_now_ms() / 1e3;
 }
 
 static void test_large(void)
@@ -799,10 +798,7 @@ static void test_large(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		CU_TestFunc fn;
-	} tests[] = {
+	static const struct testutil_case cases[] = {
 	    {"db basics", test_db_basics},
 	    {"assign a small fabric", test_assign_small},
 	    {"persistence across a fabric reset", test_persistence},
@@ -818,10 +814,9 @@ int main(void)
 	    {"atomic save", test_atomic_save},
 	    {"ENOSPC", test_enospc},
 	    {"48k ports", test_large},
+	    {NULL, NULL},
 	};
-	CU_pSuite suite;
-	unsigned int failures;
-	size_t i;
+	int rc;
 
 	snprintf(tmpdir, sizeof(tmpdir), "%s/test_lid.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -829,23 +824,7 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("lid", NULL, NULL);
-	if (!suite)
-		goto fail;
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			goto fail;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
+	rc = testutil_run("lid", cases);
 	rmdir(tmpdir);
-	return failures ? 1 : 0;
-
-fail:
-	CU_cleanup_registry();
-	rmdir(tmpdir);
-	return 1;
+	return rc;
 }

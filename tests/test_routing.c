@@ -9,70 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <CUnit/Basic.h>
 
 #include "routing/routing.h"
 #include "sm/topo.h"
 #include "tests/checker.h"
+#include "tests/testutil.h"
 #include "tests/topogen.h"
-
-static struct fabric *load_text(const char *text)
-{
-	struct fabric *f = NULL;
-	char err[256];
-	int rc;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	rc = topo_parse(text, strlen(text), &f, err, sizeof(err));
-	if (rc)
-		fprintf(stderr, "\ntopo_parse: %d %s\n", rc, err);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	return f;
-}
-
-static const struct fabric *sort_fabric;
-
-static int cmp_guid(const void *a, const void *b)
-{
-	uint64_t ga = sort_fabric->nodes[*(const uint32_t *)a].guid;
-	uint64_t gb = sort_fabric->nodes[*(const uint32_t *)b].guid;
-
-	return ga < gb ? -1 : ga > gb;
-}
-
-/*
- * LIDs in node GUID order (so a shuffled file gets the same LIDs): switch
- * port 0 one LID, every CA port a block of 2^lmc.
- */
-static uint16_t assign_lids(struct fabric *f, uint8_t lmc)
-{
-	uint32_t *order = malloc(f->n_nodes * sizeof(*order)), i;
-	uint32_t next = 1;
-	unsigned int p;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(order);
-	for (i = 0; i < f->n_nodes; i++)
-		order[i] = i;
-	sort_fabric = f;
-	qsort(order, f->n_nodes, sizeof(*order), cmp_guid);
-	for (i = 0; i < f->n_nodes; i++) {
-		struct node *n = &f->nodes[order[i]];
-
-		for (p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
-			uint8_t l = node_is_switch(n) ? 0 : lmc;
-			uint32_t size = 1u << l;
-
-			next = (next + size - 1) & ~(size - 1);
-			n->ports[p].lid = (uint16_t)next;
-			n->ports[p].lmc = l;
-			next += size;
-		}
-	}
-	free(order);
-	return (uint16_t)(next - 1);
-}
 
 static struct routes *route(const struct fabric *f)
 {
@@ -106,11 +50,11 @@ static void check(const struct fabric *f, const struct routes *r, const char *wh
 static void run_text(char *text, uint8_t lmc, const char *what)
 {
 	struct routing_stats rs = {0};
-	struct fabric *f = load_text(text);
+	struct fabric *f = testutil_load_text(text);
 	struct routes *r;
 
 	free(text);
-	CU_ASSERT(assign_lids(f, lmc) > 0);
+	CU_ASSERT(testutil_assign_lids(f, lmc) > 0);
 	r = route(f);
 	check(f, r, what);
 	routing_stats(f, r, &rs);
@@ -189,23 +133,19 @@ static void test_dual(void)
 static void test_lmc(void)
 {
 	char *t = topogen_fat_tree(2, 4, 0, 0);
-	struct fabric *f = load_text(t);
+	struct fabric *f = testutil_load_text(t);
 	struct routes *r;
-	uint32_t i, far_leaf = FABRIC_NO_NODE, ca = FABRIC_NO_NODE;
+	uint32_t far_leaf, ca;
 	unsigned int l, used = 0;
 	uint8_t seen[256] = {0};
 
 	free(t);
-	assign_lids(f, 2);
+	testutil_assign_lids(f, 2);
 	r = route(f);
 	check(f, r, "ft2 k4 lmc 2");
 	/* the 4 LIDs of ca-0 leave a far leaf over both uplinks */
-	for (i = 0; i < f->n_nodes; i++) {
-		if (!strcmp(f->nodes[i].desc, "sw-L1-3"))
-			far_leaf = i;
-		if (!strcmp(f->nodes[i].desc, "ca-0"))
-			ca = i;
-	}
+	far_leaf = testutil_find_desc(f, "sw-L1-3");
+	ca = testutil_find_desc(f, "ca-0");
 	CU_ASSERT_FATAL(far_leaf != FABRIC_NO_NODE && ca != FABRIC_NO_NODE);
 	CU_ASSERT_EQUAL(f->nodes[ca].ports[1].lmc, 2);
 	for (l = 0; l < 4; l++) {
@@ -230,7 +170,7 @@ static void test_ibsim_example(void)
 		CU_FAIL("ibsim example not readable");
 		return;
 	}
-	assign_lids(f, 1);
+	testutil_assign_lids(f, 1);
 	r = route(f);
 	check(f, r, "ibsim example");
 	routes_free(r);
@@ -239,22 +179,22 @@ static void test_ibsim_example(void)
 
 static void compare_shuffled(char *text, const char *what)
 {
-	struct fabric *a = load_text(text), *b;
+	struct fabric *a = testutil_load_text(text), *b;
 	struct routes *ra, *rb;
 	unsigned int seed;
 	uint32_t i, j;
 
-	assign_lids(a, 0);
+	testutil_assign_lids(a, 0);
 	ra = route(a);
 	for (seed = 1; seed <= 3; seed++) {
 		char *shuffled = topogen_shuffle(text, seed);
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(shuffled);
 		CU_ASSERT_NOT_EQUAL(strcmp(shuffled, text), 0);
-		b = load_text(shuffled);
+		b = testutil_load_text(shuffled);
 		free(shuffled);
 		CU_ASSERT_EQUAL_FATAL(b->n_nodes, a->n_nodes);
-		assign_lids(b, 0);
+		testutil_assign_lids(b, 0);
 		rb = route(b);
 		CU_ASSERT_EQUAL_FATAL(ra->max_lid, rb->max_lid);
 		for (i = 0; i < a->n_nodes; i++) {
@@ -290,13 +230,13 @@ static void test_determinism(void)
 /* Per leaf, the LIDs over its uplinks: max <= ceil(mean) + 1, and no port idle. */
 static void check_leaf_balance(const char *text, int k)
 {
-	struct fabric *f = load_text(text);
+	struct fabric *f = testutil_load_text(text);
 	struct routes *r;
 	struct routing_stats rs = {0};
 	uint32_t i, l, leaves = 0;
 	unsigned int p;
 
-	assign_lids(f, 0);
+	testutil_assign_lids(f, 0);
 	r = route(f);
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct node *n = &f->nodes[i];
@@ -362,9 +302,9 @@ static void test_disconnected(void)
 				 "Hca 1 \"ica\"\n[1] \"island\"[1]\n\nHca 1 \"lonely\"\n",
 				 ft) > 0);
 	free(ft);
-	f = load_text(text);
+	f = testutil_load_text(text);
 	free(text);
-	assign_lids(f, 0);
+	testutil_assign_lids(f, 0);
 	r = route(f);
 	/* 6 + 1 switches; 14 LIDs in the tree, 2 on the island, 1 lonely */
 	routing_stats(f, r, &rs);
@@ -384,7 +324,7 @@ static void test_disconnected(void)
 static void test_bad_lids(void)
 {
 	char *t = topogen_fat_tree(2, 4, 0, 0);
-	struct fabric *f = load_text(t);
+	struct fabric *f = testutil_load_text(t);
 	struct routes *r = NULL;
 	char why[128] = "";
 
@@ -392,7 +332,7 @@ static void test_bad_lids(void)
 	CU_ASSERT_EQUAL(minhop_compute(f, &r, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_PTR_NULL(r);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "no LIDs"));
-	assign_lids(f, 0);
+	testutil_assign_lids(f, 0);
 	f->nodes[1].ports[1].lid = f->nodes[0].ports[1].lid; /* two CAs, one LID */
 	CU_ASSERT_EQUAL(minhop_compute(f, &r, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_PTR_NULL(r);
@@ -402,14 +342,14 @@ static void test_bad_lids(void)
 static void test_checker_catches(void)
 {
 	char *t = topogen_fat_tree(2, 4, 0, 0);
-	struct fabric *f = load_text(t);
+	struct fabric *f = testutil_load_text(t);
 	struct routes *r;
 	char msg[256];
 	uint32_t leaf = 8, spine = 12, dst;
 	uint8_t up;
 
 	free(t);
-	assign_lids(f, 0);
+	testutil_assign_lids(f, 0);
 	r = route(f);
 	CU_ASSERT_STRING_EQUAL(f->nodes[leaf].desc, "sw-L1-0");
 	CU_ASSERT_STRING_EQUAL(f->nodes[spine].desc, "sw-L2-0");
@@ -447,28 +387,20 @@ static void test_checker_catches(void)
 	fabric_free(f);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void test_large_fat_tree(void)
 {
 	char *t = topogen_fat_tree(3, 34, 0, 0);
-	struct fabric *f = load_text(t);
+	struct fabric *f = testutil_load_text(t);
 	struct routes *r;
 	double t0, ms;
 	uint16_t max;
 
 	free(t);
-	max = assign_lids(f, 0);
+	max = testutil_assign_lids(f, 0);
 	CU_ASSERT(max > 10000);
-	t0 = now_ms();
+	t0 = testutil_now_ms();
 	r = route(f);
-	ms = now_ms() - t0;
+	ms = testutil_now_ms() - t0;
 	fprintf(stderr, "\n  minhop: %u nodes, %u LIDs: %.0f ms ", f->n_nodes, max, ms);
 	CU_ASSERT(ms < 3000); /* generous: sanitizer builds; ~200 ms at -O2 */
 	check(f, r, "ft3 k34");
@@ -478,31 +410,23 @@ static void test_large_fat_tree(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned int fails;
+	static const struct testutil_case cases[] = {
+	    {"engine table", test_engine_table},
+	    {"2-level fat trees", test_fat_tree2},
+	    {"3-level fat trees", test_fat_tree3},
+	    {"mesh and torus", test_mesh_torus},
+	    {"random irregular", test_random},
+	    {"dual-ported CAs", test_dual},
+	    {"LMC", test_lmc},
+	    {"ibsim example", test_ibsim_example},
+	    {"shuffled order, same tables", test_determinism},
+	    {"uplink balance", test_balance},
+	    {"disconnected fabric", test_disconnected},
+	    {"no LIDs, duplicate LIDs", test_bad_lids},
+	    {"checker catches bad tables", test_checker_catches},
+	    {"large 3-level fat tree", test_large_fat_tree},
+	    {NULL, NULL},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("routing", NULL, NULL);
-	if (!s || !CU_add_test(s, "engine table", test_engine_table) ||
-	    !CU_add_test(s, "2-level fat trees", test_fat_tree2) ||
-	    !CU_add_test(s, "3-level fat trees", test_fat_tree3) ||
-	    !CU_add_test(s, "mesh and torus", test_mesh_torus) ||
-	    !CU_add_test(s, "random irregular", test_random) ||
-	    !CU_add_test(s, "dual-ported CAs", test_dual) || !CU_add_test(s, "LMC", test_lmc) ||
-	    !CU_add_test(s, "ibsim example", test_ibsim_example) ||
-	    !CU_add_test(s, "shuffled order, same tables", test_determinism) ||
-	    !CU_add_test(s, "uplink balance", test_balance) ||
-	    !CU_add_test(s, "disconnected fabric", test_disconnected) ||
-	    !CU_add_test(s, "no LIDs, duplicate LIDs", test_bad_lids) ||
-	    !CU_add_test(s, "checker catches bad tables", test_checker_catches) ||
-	    !CU_add_test(s, "large 3-level fat tree", test_large_fat_tree)) {
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return testutil_run("routing", cases);
 }

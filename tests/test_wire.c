@@ -13,6 +13,7 @@
 #include <CUnit/CUnit.h>
 
 #include "mad/wire.h"
+#include "tests/testutil.h"
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -962,38 +963,28 @@ static void test_attr_in_smp(void)
 
 int main(void)
 {
-	CU_pSuite suite;
-	unsigned int failures;
+	static const struct testutil_case cases[] = {
+	    {"SMP round trip, LID-routed", test_smp_roundtrip_lid},
+	    {"SMP round trip, directed", test_smp_roundtrip_dr},
+	    {"SMP init", test_smp_init},
+	    {"SMP encode errors", test_smp_encode_errors},
+	    {"golden images, encode", test_golden_encode},
+	    {"golden images, decode", test_golden_decode},
+	    {"truncation at every length", test_smp_truncation},
+	    {"bad version/class", test_smp_bad_header},
+	    {"hop count/pointer validation", test_smp_hop_validation},
+	    {"DR paths preserved", test_smp_paths_preserved},
+	    {"DR path parse/format", test_dr_path_parse_format},
+	    {"NodeInfo", test_nodeinfo},
+	    {"NodeDescription", test_nodedesc},
+	    {"PortInfo", test_portinfo},
+	    {"SwitchInfo", test_switchinfo},
+	    {"LinearForwardingTable", test_lft_block},
+	    {"P_KeyTable", test_pkey_block},
+	    {"SMInfo", test_sminfo},
+	    {"attribute inside an SMP", test_attr_in_smp},
+	    {NULL, NULL},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return CU_get_error();
-	suite = CU_add_suite("wire", NULL, NULL);
-	if (!suite ||
-	    !CU_add_test(suite, "SMP round trip, LID-routed", test_smp_roundtrip_lid) ||
-	    !CU_add_test(suite, "SMP round trip, directed", test_smp_roundtrip_dr) ||
-	    !CU_add_test(suite, "SMP init", test_smp_init) ||
-	    !CU_add_test(suite, "SMP encode errors", test_smp_encode_errors) ||
-	    !CU_add_test(suite, "golden images, encode", test_golden_encode) ||
-	    !CU_add_test(suite, "golden images, decode", test_golden_decode) ||
-	    !CU_add_test(suite, "truncation at every length", test_smp_truncation) ||
-	    !CU_add_test(suite, "bad version/class", test_smp_bad_header) ||
-	    !CU_add_test(suite, "hop count/pointer validation", test_smp_hop_validation) ||
-	    !CU_add_test(suite, "DR paths preserved", test_smp_paths_preserved) ||
-	    !CU_add_test(suite, "DR path parse/format", test_dr_path_parse_format) ||
-	    !CU_add_test(suite, "NodeInfo", test_nodeinfo) ||
-	    !CU_add_test(suite, "NodeDescription", test_nodedesc) ||
-	    !CU_add_test(suite, "PortInfo", test_portinfo) ||
-	    !CU_add_test(suite, "SwitchInfo", test_switchinfo) ||
-	    !CU_add_test(suite, "LinearForwardingTable", test_lft_block) ||
-	    !CU_add_test(suite, "P_KeyTable", test_pkey_block) ||
-	    !CU_add_test(suite, "SMInfo", test_sminfo) ||
-	    !CU_add_test(suite, "attribute inside an SMP", test_attr_in_smp)) {
-		CU_cleanup_registry();
-		return CU_get_error();
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures > 0 ? 1 : 0;
+	return testutil_run("wire", cases);
 }

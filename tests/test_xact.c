@@ -18,6 +18,7 @@
 
 #include "mad/wire.h"
 #include "mad/xact.h"
+#include "tests/testutil.h"
 
 #define MAX_SENDS 4096
 #define MAX_REQS 2048
@@ -199,14 +200,6 @@ static void run(struct fake *fk, unsigned ms)
 
 	event_base_loopexit(fk->base, &tv);
 	event_base_dispatch(fk->base);
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
 /* ---- completions -------------------------------------------------------- */
@@ -440,14 +433,14 @@ static void test_timeout_retries(void)
 	struct fake *fk = fake_new(&o);
 	struct done_log *log = log_new(fk, 3);
 	struct xact_stats st;
-	long t0;
+	double t0;
 
 	fk->drop_mod = 0;
 	submit(fk, log, 0, true);
 	submit(fk, log, 1, false); /* waits behind the dropped one */
 	submit(fk, log, 2, true);
 	CU_ASSERT_EQUAL(fk->sends, 1);
-	t0 = now_ms();
+	t0 = testutil_now_ms();
 	run(fk, 3000);
 	CU_ASSERT_EQUAL(log->completed, 3);
 	CU_ASSERT_EQUAL(fk->sends_mod[0], 4);
@@ -455,7 +448,7 @@ static void test_timeout_retries(void)
 	CU_ASSERT_EQUAL(log->rec[0].status, -ETIMEDOUT);
 	CU_ASSERT_FALSE(log->rec[0].had_resp);
 	CU_ASSERT_EQUAL(log->rec[0].order, 0);
-	CU_ASSERT(now_ms() - t0 >= 4 * 20 - 5);
+	CU_ASSERT(testutil_now_ms() - t0 >= 4 * 20 - 5);
 	/* later requests still go out, once each */
 	for (unsigned i = 1; i < 3; i++) {
 		CU_ASSERT_EQUAL(fk->sends_mod[i], 1);
@@ -574,13 +567,13 @@ static void test_send_failed(void)
 	struct fake *fk = fake_new(&o);
 	struct done_log *log = log_new(fk, 2);
 	struct xact_stats st;
-	long t0 = now_ms();
+	double t0 = testutil_now_ms();
 
 	fk->fail_first = true;
 	submit(fk, log, 0, true);
 	submit(fk, log, 1, false);
 	run(fk, 3000);
-	CU_ASSERT(now_ms() - t0 < 1000); /* far below the 5 s timeout */
+	CU_ASSERT(testutil_now_ms() - t0 < 1000); /* far below the 5 s timeout */
 	CU_ASSERT_EQUAL(log->completed, 2);
 	for (unsigned i = 0; i < 2; i++) {
 		CU_ASSERT_EQUAL(fk->sends_mod[i], 2);
@@ -596,10 +589,10 @@ static void test_send_failed(void)
 	/* with no retries left, a send failure ends the request now */
 	xact_set_opts(fk->xe, 5000, 0);
 	log->stop_at = 3;
-	t0 = now_ms();
+	t0 = testutil_now_ms();
 	submit(fk, log, 2, false);
 	run(fk, 3000);
-	CU_ASSERT(now_ms() - t0 < 1000);
+	CU_ASSERT(testutil_now_ms() - t0 < 1000);
 	CU_ASSERT_EQUAL(fk->sends_mod[2], 1);
 	CU_ASSERT_EQUAL(log->rec[2].calls, 1);
 	CU_ASSERT_EQUAL(log->rec[2].status, -ETIMEDOUT);
@@ -930,36 +923,27 @@ static void test_cancel_all_resubmit(void)
 
 int main(void)
 {
-	CU_pSuite suite;
-	unsigned int failures;
+	static const struct testutil_case cases[] = {
+	    {"bad options", test_new_bad_opts},
+	    {"invalid submit", test_submit_invalid},
+	    {"answers out of order", test_out_of_order},
+	    {"TID high bits rewritten", test_tid_high_rewritten},
+	    {"window of 16, 1000 requests", test_window},
+	    {"timeout after retries", test_timeout_retries},
+	    {"answered on a retry", test_answered_on_retry},
+	    {"late duplicate answer", test_late_duplicate},
+	    {"stale answer, reused slot", test_stale_answer_reused_slot},
+	    {"send failed -> retry now", test_send_failed},
+	    {"send error counted", test_send_error},
+	    {"remote error status", test_remote_error},
+	    {"malformed and unmatched input", test_bad_input},
+	    {"re-entrant submit", test_reentrant_submit},
+	    {"free cancels once", test_free_cancels},
+	    {"cancel all", test_cancel_all},
+	    {"free: callback submits", test_free_cancel_resubmit},
+	    {"cancel all: callback submits", test_cancel_all_resubmit},
+	    {NULL, NULL},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return CU_get_error();
-	suite = CU_add_suite("xact", NULL, NULL);
-	if (!suite || !CU_add_test(suite, "bad options", test_new_bad_opts) ||
-	    !CU_add_test(suite, "invalid submit", test_submit_invalid) ||
-	    !CU_add_test(suite, "answers out of order", test_out_of_order) ||
-	    !CU_add_test(suite, "TID high bits rewritten", test_tid_high_rewritten) ||
-	    !CU_add_test(suite, "window of 16, 1000 requests", test_window) ||
-	    !CU_add_test(suite, "timeout after retries", test_timeout_retries) ||
-	    !CU_add_test(suite, "answered on a retry", test_answered_on_retry) ||
-	    !CU_add_test(suite, "late duplicate answer", test_late_duplicate) ||
-	    !CU_add_test(suite, "stale answer, reused slot", test_stale_answer_reused_slot) ||
-	    !CU_add_test(suite, "send failed -> retry now", test_send_failed) ||
-	    !CU_add_test(suite, "send error counted", test_send_error) ||
-	    !CU_add_test(suite, "remote error status", test_remote_error) ||
-	    !CU_add_test(suite, "malformed and unmatched input", test_bad_input) ||
-	    !CU_add_test(suite, "re-entrant submit", test_reentrant_submit) ||
-	    !CU_add_test(suite, "free cancels once", test_free_cancels) ||
-	    !CU_add_test(suite, "cancel all", test_cancel_all) ||
-	    !CU_add_test(suite, "free: callback submits", test_free_cancel_resubmit) ||
-	    !CU_add_test(suite, "cancel all: callback submits", test_cancel_all_resubmit)) {
-		CU_cleanup_registry();
-		return CU_get_error();
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures > 0 ? 1 : 0;
+	return testutil_run("xact", cases);
 }

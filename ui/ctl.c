@@ -195,9 +195,20 @@ static void client_send_error(struct ctl_client *c, json_t *id, const char *code
 			      const char *message)
 {
 	json_t *msg;
+	char ascii[512];
+	size_t i;
 
 	c->srv->stats.errors++;
 	msg = json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", code, "message", message);
+	if (!msg) {
+		/* message quotes the client's bytes, not always whole UTF-8 characters */
+		snprintf(ascii, sizeof(ascii), "%s", message);
+		for (i = 0; ascii[i]; i++)
+			if ((unsigned char)ascii[i] >= 0x80)
+				ascii[i] = '?';
+		msg = json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", code, "message",
+				ascii);
+	}
 	if (!msg) {
 		client_drop(c, "out of memory");
 		return;

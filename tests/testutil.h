@@ -1,0 +1,42 @@
+/*
+ * Helpers shared by the unit tests (tests/test_*.c): the CUnit main
+ * boilerplate, and for the routing tests loading a topology text, assigning
+ * LIDs in GUID order, finding a node by description and a clock.
+ */
+#ifndef IBSMD_TESTUTIL_H
+#define IBSMD_TESTUTIL_H
+
+#include <stdint.h>
+
+#include <CUnit/CUnit.h>
+
+#include "sm/fabric.h"
+
+struct testutil_case {
+	const char *name;
+	CU_TestFunc fn;
+};
+
+/*
+ * Run the cases (terminated by a {NULL, NULL} entry) as one suite in verbose
+ * mode.  Returns 0 when every test passed, non-zero when the registry could
+ * not be set up or any assertion or test failed.
+ */
+int testutil_run(const char *suite, const struct testutil_case *cases);
+
+/* Parse a topology text (sm/topo.h); a parse error fails the test (fatal). */
+struct fabric *testutil_load_text(const char *text);
+
+/*
+ * LIDs in node GUID order (so a shuffled file gets the same LIDs): switch
+ * port 0 one LID, every CA port a block of 2^lmc.  Returns the highest LID.
+ */
+uint16_t testutil_assign_lids(struct fabric *f, uint8_t lmc);
+
+/* Index of the node with that description, or FABRIC_NO_NODE. */
+uint32_t testutil_find_desc(const struct fabric *f, const char *desc);
+
+/* CLOCK_MONOTONIC in milliseconds. */
+double testutil_now_ms(void);
+
+#endif
