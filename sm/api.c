@@ -1096,6 +1096,100 @@ static int api_reroute(void *ctx, struct ctl_client *c, json_t *args, json_t **r
 	return api_do_sweep(ctx, c, args, ret, err, true);
 }
 
+/* A port disable/enable waiting for its Set to complete. */
+struct api_port_wait {
+	struct api *api;
+	uint64_t client_id;
+	uint64_t guid;
+	uint8_t port;
+	bool enable;
+};
+
+static void api_port_done(void *arg, int status)
+{
+	struct api_port_wait *w = arg;
+	struct ctl_error e;
+
+	if (status == -ECANCELED) {
+		free(w);
+		return;
+	}
+	if (status < 0) {
+		ctl_error_set(&e, CTL_ERR_INTERNAL, "port 0x%016llx/%u: the Set failed: %s",
+			      (unsigned long long)w->guid, w->port, strerror(-status));
+		ctl_server_reply(w->api->srv, w->client_id, NULL, &e);
+	} else {
+		ctl_server_reply(w->api->srv, w->client_id,
+				 json_pack("{s:o, s:i, s:s}", "node_guid", api_guid(w->guid),
+					   "port", w->port, "state",
+					   w->enable ? "enabled" : "disabled"),
+				 NULL);
+	}
+	free(w);
+}
+
+/*
+ * port {"action": "disable"|"enable", "node": ID, "port": N}: set the port's
+ * PortPhysicalState to Disabled or Polling; the reply comes once the switch
+ * has answered, and a sweep follows.
+ */
+static int api_port(void *ctx, struct ctl_client *c, json_t *args, json_t **ret,
+		    struct ctl_error *err)
+{
+	static const char *const names[] = {"action", "node", "port", NULL};
+	struct api *api = ctx;
+	const struct fabric *f = api->sm->fabric;
+	const char *action = json_string_value(json_object_get(args, "action"));
+	json_t *jport = json_object_get(args, "port");
+	struct api_port_wait *w;
+	uint32_t ni;
+	uint8_t pn;
+	bool enable;
+	int r;
+
+	if (api_check_args(args, names, err) || api_need_fabric(api, err))
+		return -EINVAL;
+	if (!action || (strcmp(action, "disable") && strcmp(action, "enable")))
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+				     "action must be \"disable\" or \"enable\"");
+	enable = !strcmp(action, "enable");
+	if (!json_object_get(args, "node"))
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+				     "missing \"node\" (GUID, LID or node description)");
+	if (api_resolve(f, json_object_get(args, "node"), "node", &ni, &pn, err))
+		return -EINVAL;
+	if (!json_is_integer(jport) || json_integer_value(jport) < 1 ||
+	    json_integer_value(jport) > f->nodes[ni].nports)
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+				     "port must be an integer from 1 to %u for \"%s\"",
+				     f->nodes[ni].nports, f->nodes[ni].desc);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	*w = (struct api_port_wait){api, ctl_client_id(c), f->nodes[ni].guid,
+				    (uint8_t)json_integer_value(jport), enable};
+	r = sm_port_set_enabled(api->sm, w->guid, w->port, enable, api_port_done, w);
+	if (r < 0) {
+		free(w);
+		if (r == -EPERM)
+			return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+					     "port 0x%016llx/%u carries the SM's own link",
+					     (unsigned long long)f->nodes[ni].guid,
+					     (unsigned)json_integer_value(jport));
+		if (r == -ENOENT)
+			return ctl_error_set(err, CTL_ERR_NOT_FOUND,
+					     "no route to port %u of \"%s\"",
+					     (unsigned)json_integer_value(jport), f->nodes[ni].desc);
+		return ctl_error_set(err, CTL_ERR_INTERNAL, "%s", strerror(-r));
+	}
+	log_info("port 0x%016llx/%u: %s requested (pid %d uid %u)",
+		 (unsigned long long)w->guid, w->port, action, (int)ctl_client_pid(c),
+		 (unsigned)ctl_client_uid(c));
+	(void)ret;
+	(void)pn;
+	return CTL_DEFERRED;
+}
+
 static int api_priority(void *ctx, struct ctl_client *c, json_t *args, json_t **ret,
 			struct ctl_error *err)
 {
@@ -1168,6 +1262,7 @@ static const struct ctl_command api_commands[] = {
     {"sweep", true, "{\"wait\": bool}", api_sweep},
     {"reroute", true, "{\"wait\": bool}", api_reroute},
     {"priority", true, "{\"priority\": 0..15}", api_priority},
+    {"port", true, "{\"action\": \"disable|enable\", \"node\": ID, \"port\": N}", api_port},
     {"loglevel", true,
      "{\"category\": \"sweep|mad|route|sa|ctl|all\", \"level\": "
      "\"error|warning|info|debug\"}",

@@ -204,6 +204,11 @@ struct port_op {
 	bool enable;
 };
 
+static void port_op_resweep(evutil_socket_t fd, short what, void *arg)
+{
+	sweep_start(arg);
+}
+
 static void port_op_done(void *arg, int status, const struct wire_smp *req,
 			 const struct wire_smp *resp)
 {
@@ -219,8 +224,14 @@ static void port_op_done(void *arg, int status, const struct wire_smp *req,
 			 op->port, op->enable ? "enable" : "disable", strerror(-status));
 	if (op->done)
 		op->done(op->arg, status);
-	if (status == 0)
+	if (status == 0) {
 		sweep_start(op->sm);
+		/* an enabled link needs a moment to train: look again in a second */
+		if (op->enable) {
+			struct timeval tv = {1, 0};
+			event_base_once(op->sm->base, -1, EV_TIMEOUT, port_op_resweep, op->sm, &tv);
+		}
+	}
 	free(op);
 }
 

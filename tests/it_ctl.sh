@@ -351,6 +351,30 @@ W0=$(grep -c '^WATCHDOG=1' "$T/notify.log")
 sleep 2.2
 check "sd_notify: WATCHDOG=1 keeps coming" test "$(grep -c '^WATCHDOG=1' "$T/notify.log")" -gt "$W0"
 
+# ---- port disable / enable ------------------------------------------------------
+# sw-L1-2 port 1 leads to ca-4; read its physical state back with smpquery
+P_PATH=$(jctl node sw-L1-2 | jget 'j["dr_path"]')
+phys() { sim_run 20 smpquery -D portinfo "$P_PATH" 1 2>/dev/null | sed -n 's/^PhysLinkState:\.*//p'; }
+N0=$(jctl status | jget 'j["nodes"]')
+check "port disable sw-L1-2 1" quiet ctl port disable sw-L1-2 1
+check "smpquery: the port is Disabled ($(phys))" test "$(phys)" = Disabled
+check "the CA behind it is gone after the sweep" \
+	wait_for 10 sh -c "[ \"\$(\"$SMCTL\" --socket \"$SOCK\" --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"nodes\"])')\" = $((N0 - 1)) ]"
+check "port enable sw-L1-2 1" quiet ctl port enable sw-L1-2 1
+check "smpquery: the port is Polling again ($(phys))" test "$(phys)" = Polling
+SMPORT_NODE=$(jctl status | jget 'j["sm_guid"]')
+ctl port disable "$SMPORT_NODE" 1 >/dev/null 2>"$T/err"
+check "disabling the SM's own link is refused (bad_argument)" test $? = 1 -a -n "$(grep bad_argument "$T/err")"
+ctl port disable sw-L1-2 99 >/dev/null 2>"$T/err"
+check "port 99 -> exit 1, bad_argument" test $? = 1 -a -n "$(grep bad_argument "$T/err")"
+ctl port reboot sw-L1-2 1 >/dev/null 2>"$T/err"
+check "action 'reboot' -> exit 1, bad_argument" test $? = 1 -a -n "$(grep bad_argument "$T/err")"
+if [ -n "$UNPRIV" ]; then
+	"${AS_NOBODY[@]}" "$SMCTL" --socket "$SOCK" port disable sw-L1-2 2 >/dev/null 2>"$T/err"
+	check "unprivileged 'port disable' -> exit 1, permission_denied" \
+		test $? = 1 -a -n "$(grep permission_denied "$T/err")"
+fi
+
 # ---- shut down ----------------------------------------------------------------
 kill "$EV_PID" 2>/dev/null
 check "ibsmd exits 0 on SIGTERM" sm_stop
