@@ -11,6 +11,14 @@
 
 COMP="$top_srcdir/ui/completions/smctl"
 
+# a version manager's python3 shim (pyenv) costs half a second a call: put the
+# interpreter itself first in PATH.  $T/nopy: the tools without python3, for the
+# completion's sed fallback.
+mkdir -p "$T/bin" "$T/nopy"
+PY=$(python3 -c 'import sys; print(sys.executable)') && ln -s "$PY" "$T/bin/python3"
+export PATH="$T/bin:$PATH"
+for t in bash timeout sort sed seq tr; do ln -s "$(type -P $t)" "$T/nopy/$t"; done
+
 # comp WORD... : run the completion function on "WORD..." (the last WORD is the
 # one being completed, may be ""), the candidates one per line, sorted
 comp() {
@@ -26,10 +34,15 @@ comp() {
 	' _ "$COMP" "$@" | LC_ALL=C sort
 	return "${PIPESTATUS[0]}"
 }
-# expect "WANTED CANDIDATES" WORD...: the completion gives exactly these (space separated)
+# expect "WANTED CANDIDATES" WORD...: the completion gives exactly these (separated
+# by white space, or by ';' when there is one)
 expect() {
 	local want got
-	want=$(printf '%s\n' $1 | LC_ALL=C sort | sed '/^$/d')
+	if [[ $1 == *\;* ]]; then
+		want=$(printf '%s\n' "$1" | tr ';' '\n' | LC_ALL=C sort | sed '/^$/d')
+	else
+		want=$(printf '%s\n' $1 | LC_ALL=C sort | sed '/^$/d')
+	fi
 	shift
 	got=$(comp "$@") || { log "completion of '$*' failed ($?)"; return 1; }
 	[ "$got" = "$want" ] && return 0
@@ -55,7 +68,7 @@ topology events metrics config port call help" smctl ""
 check "smctl --j -> --json" expect "--json" smctl --j
 check "smctl -- -> the global options" expect "--socket --json --timeout --help --version" smctl --
 check "smctl --json st -> status" expect "status" smctl --json st
-check "smctl --timeout 5 lo -> loglevel lids" expect "loglevel lids" smctl --timeout 5 lo
+check "smctl --timeout 5 l -> links lids loglevel" expect "links lids loglevel" smctl --timeout 5 l
 check "smctl --timeout <n> -> nothing" expect "" smctl --timeout ""
 mkdir -p "$T/sockdir" && : >"$T/sockdir/ibsmd.sock"
 check "smctl --socket PATH completes file names" expect "$T/sockdir/ibsmd.sock" smctl --socket "$T/sockdir/ib"
@@ -81,6 +94,9 @@ check "smctl node (no daemon) -> nothing" \
 	with_env IBSMD_SOCKET="$T/none.sock" expect "" "$SMCTL" node ""
 check "smctl --socket FILE route (not a socket) -> nothing" \
 	expect "" "$SMCTL" --socket "$T/sockdir/ibsmd.sock" route ""
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$T/stale.sock"
+check "smctl --socket STALE node (a dead daemon's socket) -> nothing" \
+	expect "" "$SMCTL" --socket "$T/stale.sock" node ""
 check "the node completions without a daemon are quick" test $((SECONDS - t0)) -le 4
 
 # ---- node arguments from a (fake) daemon --------------------------------------
@@ -114,19 +130,23 @@ FAKE="$T/fake.sock"
 python3 "$T/fake.py" "$FAKE" &
 PIDS+=($!)
 wait_for 10 test -S "$FAKE" || fail "the fake daemon starts"
-ALL="0x0002c90300000001 0x0002c90300000002 spine-1 host\\ h1\\ HCA-1"
+ALL="0x0002c90300000001;0x0002c90300000002;spine-1;host\\ h1\\ HCA-1"
 check "smctl --socket S node -> GUIDs and descriptions" expect "$ALL" "$SMCTL" --socket "$FAKE" node ""
 check "smctl --socket=S route X -> GUIDs and descriptions" expect "$ALL" "$SMCTL" --socket="$FAKE" route spine-1 ""
 check "smctl --socket S node sp -> spine-1" expect "spine-1" "$SMCTL" --socket "$FAKE" node sp
 check "smctl --socket S node 'host\\ h -> escaped description" \
-	expect 'host\ h1\ HCA-1' "$SMCTL" --socket "$FAKE" node 'host\ h'
+	expect 'host\ h1\ HCA-1;' "$SMCTL" --socket "$FAKE" node 'host\ h'
 check "smctl --socket S node \"ho -> quoted description" \
-	expect 'host h1 HCA-1' "$SMCTL" --socket "$FAKE" node '"ho'
+	expect 'host h1 HCA-1;' "$SMCTL" --socket "$FAKE" node '"ho'
 check "IBSMD_SOCKET=S smctl node 0x -> GUIDs" \
 	with_env IBSMD_SOCKET="$FAKE" expect "0x0002c90300000001 0x0002c90300000002" "$SMCTL" node 0x
 check "smctl --socket S port disable -> nodes" expect "$ALL" "$SMCTL" --socket "$FAKE" port disable ""
 check "smctl --socket S port disable spine-1 -> port numbers" \
 	expect "1 2 3 4" "$SMCTL" --socket "$FAKE" port disable spine-1 ""
+check "sed fallback: smctl --socket S node -> GUIDs and descriptions" \
+	with_env PATH="$T/nopy" expect "$ALL" "$SMCTL" --socket "$FAKE" node ""
+check "sed fallback: smctl --socket S port enable spine-1 -> port numbers" \
+	with_env PATH="$T/nopy" expect "1 2 3 4" "$SMCTL" --socket "$FAKE" port enable spine-1 ""
 check "smctl --socket S node X -> nothing more" expect "" "$SMCTL" --socket "$FAKE" node spine-1 ""
 
 finish
