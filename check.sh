@@ -10,14 +10,15 @@ cd build
 make -j"$(nproc)"
 rc=0
 make -j"$(nproc)" check || rc=$?
-for f in tests/*.trs; do
+TRS=$(find tests -name '*.trs' | sort)
+for f in $TRS; do
 	if grep -q '^:test-result: \(FAIL\|ERROR\)' "$f"; then
 		echo "==== ${f%.trs}.log"
 		tail -80 "${f%.trs}.log"
 	fi
 done
-pass=$(cat tests/*.trs | grep -c '^:test-result: PASS' || true)
-failed=$(cat tests/*.trs | grep -c '^:test-result: \(FAIL\|ERROR\)' || true)
-skipped=$(cat tests/*.trs | grep -c '^:test-result: SKIP' || true)
+pass=$(cat /dev/null $TRS | grep -c '^:test-result: PASS' || true)
+failed=$(cat /dev/null $TRS | grep -c '^:test-result: \(FAIL\|ERROR\)' || true)
+skipped=$(cat /dev/null $TRS | grep -c '^:test-result: SKIP' || true)
 echo "check: $pass passed, $failed failed, $skipped skipped"
 exit $rc
