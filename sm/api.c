@@ -453,6 +453,8 @@ static int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **re
 	    sm->sweeps ? (s->status ? "failed" : "ok") : "none", "last_sweep_reason", s->reason,
 	    "generation", (json_int_t)(f ? f->generation : 0), "uptime_s",
 	    (json_int_t)api_uptime(api), "mad", api_mad_json(api), "traps", (json_int_t)sm->traps);
+	if (*ret)
+		json_object_set_new(*ret, "light_sweeps", json_integer((json_int_t)sm->light_sweeps));
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -923,6 +925,8 @@ static int api_metrics(void *ctx, struct ctl_client *c, json_t *args, json_t **r
 	api_metric(&b, "ibsmd_subnet_up", "gauge",
 		   "1 when the last heavy sweep brought every port up.", sm->subnet_up);
 	api_metric(&b, "ibsmd_sweeps_total", "counter", "Heavy sweeps done.", (double)sm->sweeps);
+	api_metric(&b, "ibsmd_light_sweeps_total", "counter",
+		   "Light sweeps (SwitchInfo polls) done.", (double)sm->light_sweeps);
 	api_metric(&b, "ibsmd_last_sweep_seconds", "gauge", "Duration of the last heavy sweep.",
 		   sm->last.ms / 1e3);
 	api_metric(&b, "ibsmd_last_sweep_ok", "gauge", "1 when the last heavy sweep succeeded.",

@@ -68,6 +68,9 @@ struct sm {
 	enum sm_state state;
 	bool subnet_up;
 	uint64_t sweeps;
+	uint64_t light_sweeps;
+	uint64_t light_count; /* periodic ticks, for the every-30th heavy sweep */
+	bool light_running;
 	struct sweep_summary last;
 	/* the published snapshot and its routes; replaced whole after a sweep */
 	struct fabric *fabric;
@@ -115,7 +118,13 @@ int sm_port_set_enabled(struct sm *sm, uint64_t node_guid, uint8_t port, bool en
 int sweep_start(struct sm *sm);
 /* Abandon the running sweep (shutdown); safe before xact_free. */
 void sweep_abort(struct sm *sm);
-/* Arm the periodic sweep timer per opts.sweep_interval. */
+/*
+ * A light sweep: poll every switch's SwitchInfo; start a heavy sweep when one
+ * reports a port state change or does not answer (or when there is no
+ * published subnet yet).  0 or -errno.
+ */
+int sweep_light(struct sm *sm);
+/* Arm the periodic (light) sweep timer per opts.sweep_interval. */
 void sweep_schedule(struct sm *sm);
 
 #endif

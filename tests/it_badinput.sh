@@ -46,6 +46,23 @@ check "unresponsive CA: the fabric heals on the next sweep" python3 "$FABCHECK" 
 # --- malformed and unserved MADs at the running daemon
 sm_start "$sd" --sweep-interval 1
 check "daemon comes up" wait_for 20 grep -q "subnet up" "$T/smd.err"
+SOCK=$SM_SOCK
+st() { "$SMCTL" --socket "$SOCK" --json status | python3 -c "import json,sys; print(json.load(sys.stdin)[\"$1\"])"; }
+
+# --- light sweeps: a quiet fabric is only polled; a silent switch makes it heavy
+check "control socket answers" wait_for 10 bash -c "'$SMCTL' --socket '$SOCK' status >/dev/null"
+wait_for 10 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | grep -c '\"light_sweeps\": [1-9]') = 1 ]"
+H0=$(st sweeps); L0=$(st light_sweeps)
+sleep 3
+H1=$(st sweeps); L1=$(st light_sweeps)
+check "quiet fabric: light sweeps go on ($L0 -> $L1)" test "$L1" -ge $((L0 + 2))
+check "quiet fabric: no heavy sweep ($H0 -> $H1)" test "$H1" = "$H0"
+sim_cmd 'Error "sw-L2-1" 100'
+check "a switch that stops answering: the light sweep notices" \
+	wait_for 10 grep -q "light sweep: switch .* did not answer: heavy sweep" "$T/smd.err"
+sim_cmd 'Error "sw-L2-1" 0'
+check "and once it answers again the heavy sweeps bring it back ($N nodes)" \
+	wait_for 15 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; o=json.load(sys.stdin); print(o[\"nodes\"] if o[\"last_sweep_status\"] == \"ok\" else 0)') = $N ]"
 SMLID=$(sim_run 20 sminfo 2>/dev/null | sed -n 's/^sminfo: sm lid \([0-9]*\).*/\1/p')
 check "sminfo finds the SM (LID ${SMLID:-none})" test -n "$SMLID"
 for args in "--class 0x01 --base-version 7" \

@@ -16,6 +16,7 @@ TEST_NAME=$(basename "$0" .sh)
 T=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-$TEST_NAME.XXXXXX")
 PIDS=()
 SIM_PID=
+SM_STARTS=0
 FAILS=0
 PASSES=0
 export IBSIM_SOCKNAME="ibsmd-$TEST_NAME-$$"
@@ -103,7 +104,11 @@ sm_once() {
 # sm_start STATE_DIR [args]: the daemon in the background; SM_PID
 sm_start() {
 	local sd=$1; shift
-	(cd "$T" && LD_PRELOAD="$UMAD2SIM" exec "$IBSMD" --state-dir "$sd" "$@" \
+	# a socket of its own (an explicit --socket in "$@" comes later and wins)
+	SM_STARTS=$((SM_STARTS + 1))
+	SM_SOCK="$T/ibsmd-$SM_STARTS.sock"
+	(cd "$T" && LD_PRELOAD="$UMAD2SIM" exec "$IBSMD" --state-dir "$sd" \
+		--socket "$SM_SOCK" "$@" \
 		>"$T/smd.out" 2>"$T/smd.err") &
 	SM_PID=$!
 	PIDS+=("$SM_PID")
