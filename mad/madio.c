@@ -275,7 +275,8 @@ static int do_send(struct madio *io, int agent, const uint8_t *mad, size_t len, 
 
 	if (len > WIRE_MAD_SIZE || usz + len > sizeof(umad))
 		return -EINVAL;
-	memset(umad, 0, usz);
+	/* all of it: umad2sim reads past the MAD length */
+	memset(umad, 0, sizeof(umad));
 	memcpy(umad_get_mad(umad), mad, len);
 	if (qp == 0)
 		umad_set_addr(umad, dlid ? dlid : 0xffff, 0, 0, 0);

@@ -195,6 +195,7 @@ int wire_nodeinfo_decode(const uint8_t *d, size_t len, struct wire_nodeinfo *ret
 
 	if (!d)
 		return -EBADMSG;
+	memset(&ni, 0, sizeof(ni)); /* padding too: callers may memcmp */
 	NEED(len, 40);
 	ni.base_version = get(d, 0, IB_NODE_BASE_VERS_F);
 	ni.class_version = get(d, 0, IB_NODE_CLASS_VERS_F);
@@ -261,6 +262,7 @@ int wire_portinfo_decode(const uint8_t *d, size_t len, struct wire_portinfo *ret
 
 	if (!d)
 		return -EBADMSG;
+	memset(&pi, 0, sizeof(pi)); /* padding too: callers may memcmp */
 	NEED(len, 54);
 	pi.mkey = get64(d, 0, IB_PORT_MKEY_F);
 	pi.gid_prefix = get64(d, 0, IB_PORT_GID_PREFIX_F);
@@ -347,6 +349,7 @@ int wire_switchinfo_decode(const uint8_t *d, size_t len, struct wire_switchinfo 
 
 	if (!d)
 		return -EBADMSG;
+	memset(&si, 0, sizeof(si)); /* padding too: callers may memcmp */
 	NEED(len, 20);
 	si.lft_cap = get(d, 0, IB_SW_LINEAR_FDB_CAP_F);
 	si.rft_cap = get(d, 0, IB_SW_RANDOM_FDB_CAP_F);
@@ -432,6 +435,7 @@ int wire_sminfo_decode(const uint8_t *d, size_t len, struct wire_sminfo *ret)
 
 	if (!d)
 		return -EBADMSG;
+	memset(&si, 0, sizeof(si)); /* padding too: callers may memcmp */
 	NEED(len, 21);
 	si.guid = get64(d, 0, IB_SMINFO_GUID_F);
 	si.sm_key = get64(d, 0, IB_SMINFO_KEY_F);

@@ -178,6 +178,15 @@ static uint8_t min8(uint8_t a, uint8_t b)
 	return a < b ? a : b;
 }
 
+/* The PortInfo fields the SM sets differ between what a port holds and what we want. */
+static bool portinfo_differs(const struct wire_portinfo *a, const struct wire_portinfo *b)
+{
+	return a->lid != b->lid || a->lmc != b->lmc || a->sm_lid != b->sm_lid ||
+	       a->gid_prefix != b->gid_prefix || a->mkey != b->mkey ||
+	       a->subnet_timeout != b->subnet_timeout || a->neighbor_mtu != b->neighbor_mtu ||
+	       a->oper_vls != b->oper_vls;
+}
+
 /* Program one port's PortInfo when what it holds differs from what we want. */
 static void program_port(struct sweep *sw, uint32_t ni, uint8_t pn)
 {
@@ -221,7 +230,7 @@ static void program_port(struct sweep *sw, uint32_t ni, uint8_t pn)
 	/* OperationalVLs may only change while the port is not yet armed */
 	if (p->state > PORT_INIT)
 		want.oper_vls = cur.oper_vls;
-	if (!memcmp(&cur, &want, sizeof(cur)))
+	if (!portinfo_differs(&cur, &want))
 		return;
 	/*
 	 * A port in INIT whose link is up can be armed by the same Set: INIT ->
