@@ -1071,7 +1071,8 @@ static int api_do_sweep(struct api *api, struct ctl_client *c, json_t *args, jso
 		return -ENOMEM;
 	if (reroute)
 		sm->force_lft = true;
-	r = sweep_start(sm);
+	r = sweep_start_why(sm, reroute ? "reroute over the control socket"
+					: "sweep over the control socket");
 	if (r < 0) {
 		if (!jwait || json_is_true(jwait))
 			api->n_waiters--;
@@ -1284,6 +1285,24 @@ static void api_emit(struct api *api, json_t *ev, uint64_t generation)
 	json_object_set_new(ev, "generation", json_integer((json_int_t)generation));
 	ctl_server_publish(api->srv, ev);
 	json_decref(ev);
+}
+
+static void api_on_sweep_begin(void *arg, const char *why)
+{
+	struct api *api = arg;
+
+	api_emit(api, json_pack("{s:s, s:b, s:s}", "type", "sweep_start", "heavy", 1, "reason", why),
+		 api->sm->fabric ? api->sm->fabric->generation : 0);
+}
+
+static void api_on_route_fallback(void *arg, const char *engine, const char *reason)
+{
+	struct api *api = arg;
+
+	api_emit(api,
+		 json_pack("{s:s, s:s, s:s}", "type", "routing_fallback", "engine", engine,
+			   "reason", reason),
+		 api->sm->fabric ? api->sm->fabric->generation : 0);
 }
 
 static json_t *api_port_event(const char *type, const struct node *n, uint8_t pn,
@@ -1518,6 +1537,8 @@ int api_start(struct sm *sm, const struct sm_conf *conf, struct api **ret, char 
 	api->prev_publish_arg = sm->on_publish_arg;
 	sm->on_publish = api_on_publish;
 	sm->on_publish_arg = api;
+	sm->on_sweep_begin = api_on_sweep_begin;
+	sm->on_route_fallback = api_on_route_fallback;
 	log_msg(LOG_CAT_CTL, LOG_DEBUG, "control socket %s", api->conf.socket_path);
 	*ret = api;
 	return 0;
@@ -1561,6 +1582,10 @@ void api_free(struct api *api)
 		api->sm->on_publish = api->prev_publish;
 		api->sm->on_publish_arg = api->prev_publish_arg;
 	}
+	if (api->sm->on_sweep_begin == api_on_sweep_begin)
+		api->sm->on_sweep_begin = NULL;
+	if (api->sm->on_route_fallback == api_on_route_fallback)
+		api->sm->on_route_fallback = NULL;
 	if (api->watchdog)
 		event_free(api->watchdog);
 	ctl_server_free(api->srv);

@@ -195,7 +195,7 @@ static void reload(struct daemon *d)
 	log_set_level(-1, nc.log_level);
 	sweep_schedule(&d->sm);
 	log_info("configuration reloaded from %s (%zu keys changed)", d->conf_path, n);
-	sweep_start(&d->sm);
+	sweep_start_why(&d->sm, "SIGHUP");
 }
 
 int main(int argc, char **argv)
@@ -357,7 +357,7 @@ int main(int argc, char **argv)
 	evsignal_add(d.ev_hup, NULL);
 	log_msg(LOG_CAT_SWEEP, d.once ? LOG_DEBUG : LOG_INFO, "ibsmd %s starting, state in %s",
 		PACKAGE_VERSION, o.state_dir);
-	r = sweep_start(&d.sm);
+	r = sweep_start_why(&d.sm, "startup");
 	if (r < 0) {
 		fprintf(stderr, "ibsmd: cannot start a sweep: %s\n", strerror(-r));
 	} else {

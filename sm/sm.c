@@ -73,8 +73,11 @@ static void sm_handle_trap(struct sm *sm, const struct madio_addr *from, const u
 	rep.status = 0;
 	if (wire_smp_encode(&rep, out, sizeof(out)) == WIRE_MAD_SIZE)
 		madio_send_lid(sm->io, WIRE_CLASS_SMI, out, sizeof(out), from->slid, 0, 0);
-	if (sm->state == SM_MASTER || sm->state == SM_DISCOVERING)
-		sweep_start(sm);
+	if (sm->state == SM_MASTER || sm->state == SM_DISCOVERING) {
+		char why[64];
+		snprintf(why, sizeof(why), "trap %u from LID %u", trap_num, from->slid);
+		sweep_start_why(sm, why);
+	}
 }
 
 static void sm_recv(void *ctx, int mgmt_class, int status, const struct madio_addr *from,
@@ -206,7 +209,7 @@ struct port_op {
 
 static void port_op_resweep(evutil_socket_t fd, short what, void *arg)
 {
-	sweep_start(arg);
+	sweep_start_why(arg, "port enabled a second ago");
 }
 
 static void port_op_done(void *arg, int status, const struct wire_smp *req,
@@ -225,7 +228,7 @@ static void port_op_done(void *arg, int status, const struct wire_smp *req,
 	if (op->done)
 		op->done(op->arg, status);
 	if (status == 0) {
-		sweep_start(op->sm);
+		sweep_start_why(op->sm, op->enable ? "port enabled" : "port disabled");
 		/* an enabled link needs a moment to train: look again in a second */
 		if (op->enable) {
 			struct timeval tv = {1, 0};

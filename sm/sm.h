@@ -87,6 +87,10 @@ struct sm {
 	void (*on_publish)(void *arg, const struct fabric *old_f);
 	void *on_publish_arg;
 	bool force_lft; /* next sweep rewrites every LFT block (reroute) */
+	/* with on_publish_arg: a heavy sweep starts; an engine refused the fabric */
+	void (*on_sweep_begin)(void *arg, const char *why);
+	void (*on_route_fallback)(void *arg, const char *engine, const char *reason);
+	char again_why[160];
 	uint64_t *roots; /* from opts.roots_file */
 	size_t n_roots;
 	char last_route_engine[32];
@@ -116,6 +120,8 @@ int sm_port_set_enabled(struct sm *sm, uint64_t node_guid, uint8_t port, bool en
 
 /* Start a heavy sweep now (or right after the running one).  0 or -errno. */
 int sweep_start(struct sm *sm);
+/* The same, saying why (logged at debug, published as a sweep_start event). */
+int sweep_start_why(struct sm *sm, const char *why);
 /* Abandon the running sweep (shutdown); safe before xact_free. */
 void sweep_abort(struct sm *sm);
 /*

@@ -498,8 +498,10 @@ static void sweep_finish(struct sweep *sw)
 	if (sm->on_sweep)
 		sm->on_sweep(sm->on_sweep_arg, &sm->last);
 	if (sm->sweep_again) {
+		char why[sizeof(sm->again_why)];
+		snprintf(why, sizeof(why), "%s", sm->again_why);
 		sm->sweep_again = false;
-		sweep_start(sm);
+		sweep_start_why(sm, why);
 	}
 }
 
@@ -545,6 +547,8 @@ static int route(struct sweep *sw, uint16_t max_lid)
 		log_ratelimited(LOG_CAT_ROUTE, LOG_WARNING,
 				"routing engine %s refused: %s, trying the next one", line,
 				sep ? sep + 2 : "");
+		if (sw->sm->on_route_fallback)
+			sw->sm->on_route_fallback(sw->sm->on_publish_arg, line, sep ? sep + 2 : "");
 	}
 	sw->sum.route_ms = now_ms() - t0;
 	if (r == 0) {
@@ -633,13 +637,22 @@ fail:
 
 int sweep_start(struct sm *sm)
 {
+	return sweep_start_why(sm, "requested");
+}
+
+int sweep_start_why(struct sm *sm, const char *why)
+{
 	struct sweep *sw;
 	int r;
 
 	if (sm->cur) {
+		if (!sm->sweep_again)
+			snprintf(sm->again_why, sizeof(sm->again_why), "%s", why);
 		sm->sweep_again = true;
 		return 0;
 	}
+	if (sm->on_sweep_begin)
+		sm->on_sweep_begin(sm->on_publish_arg, why);
 	sw = calloc(1, sizeof(*sw));
 	if (!sw)
 		return -ENOMEM;
@@ -707,7 +720,7 @@ static void light_done(void *arg, int status, const struct wire_smp *req,
 		sm->light_sweeps++;
 		if (l->changed) {
 			log_msg(LOG_CAT_SWEEP, LOG_INFO, "light sweep: %s: heavy sweep", l->why);
-			sweep_start(sm);
+			sweep_start_why(sm, l->why);
 		}
 	}
 	sm->light_running = false;
@@ -726,8 +739,12 @@ int sweep_light(struct sm *sm)
 	 * heavy sweep missed nodes (they may answer again without any port
 	 * changing state), and every 30th time as a safety net.
 	 */
-	if (!f || !sm->subnet_up || sm->last.timeouts || ++sm->light_count % 30 == 0)
-		return sweep_start(sm);
+	if (!f || !sm->subnet_up)
+		return sweep_start_why(sm, "periodic: the subnet is not up");
+	if (sm->last.timeouts)
+		return sweep_start_why(sm, "periodic: the last sweep missed nodes");
+	if (++sm->light_count % 30 == 0)
+		return sweep_start_why(sm, "periodic: every 30th sweep is heavy");
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
@@ -753,7 +770,7 @@ int sweep_light(struct sm *sm)
 	if (!l->pending) {
 		/* no switches (two CAs back to back): nothing cheap to poll */
 		free(l);
-		return sweep_start(sm);
+		return sweep_start_why(sm, "periodic: no switch to poll");
 	}
 	sm->light_running = true;
 	return 0;

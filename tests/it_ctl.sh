@@ -191,6 +191,8 @@ ev_has() { grep -q "\"type\":\"$1\".*\"$2\"" "$T/events.log"; }
 check "events: link_down for ca-3 after Unlink" wait_for 20 ev_has link_down ca-3
 check "events: node_removed ca-3" ev_has node_removed ca-3
 check "events: port_down on the switch side" grep -q '"type":"port_down"' "$T/events.log"
+check "events: sweep_start with its reason (a trap or the light sweep)" \
+	grep -qE '"type":"sweep_start".*"reason":"(trap|light sweep)' "$T/events.log"
 check "status: $((N - 1)) nodes without ca-3" \
 	wait_for 10 sh -c "\"$SMCTL\" --socket \"$SOCK\" --json status | grep -q '\"nodes\": $((N - 1)),'"
 sim_cmd 'ReLink "ca-3"[1]'
