@@ -137,8 +137,8 @@ static void madio_drain(evutil_socket_t fd, short what, void *arg)
 	pthread_mutex_unlock(&io->lock);
 	while (list) {
 		struct rx_item *next = list->next;
-		io->recv(io->ctx, agent_class(io, list->agent), list->status, &list->from, list->mad,
-			 list->len);
+		io->recv(io->ctx, agent_class(io, list->agent), list->status, &list->from,
+			 list->mad, list->len);
 		free(list);
 		list = next;
 	}
@@ -171,7 +171,8 @@ int madio_open(struct event_base *base, const char *ca_name, int port_num, madio
 	int r;
 
 	if (umad_init() < 0) {
-		snprintf(err, err_len, "umad_init failed: is ib_umad loaded (or umad2sim preloaded)?");
+		snprintf(err, err_len,
+			 "umad_init failed: is ib_umad loaded (or umad2sim preloaded)?");
 		return -ENODEV;
 	}
 	io = calloc(1, sizeof(*io));
@@ -305,10 +306,10 @@ int madio_send(struct madio *io, const uint8_t *mad, size_t len, unsigned timeou
 	}
 }
 
-int madio_send_lid(struct madio *io, int mgmt_class, const uint8_t *mad, size_t len,
-		   uint16_t dlid, uint32_t qp, unsigned timeout_ms)
+int madio_send_lid(struct madio *io, int mgmt_class, const uint8_t *mad, size_t len, uint16_t dlid,
+		   uint32_t qp, unsigned timeout_ms)
 {
-	int agent = mgmt_class == 0x01 ? io->agent_smi
+	int agent = mgmt_class == 0x01	 ? io->agent_smi
 		    : mgmt_class == 0x03 ? io->agent_sa
 		    : mgmt_class == 0x81 ? io->agent_dr
 		    : mgmt_class == 0x04 ? io->agent_perf

@@ -39,8 +39,8 @@ struct madio_addr {
  * status is umad's (0, or ETIMEDOUT etc. for a send that failed, in which case
  * buf is the request that was sent).
  */
-typedef void (*madio_recv_fn)(void *ctx, int mgmt_class, int status,
-			      const struct madio_addr *from, const uint8_t *buf, size_t len);
+typedef void (*madio_recv_fn)(void *ctx, int mgmt_class, int status, const struct madio_addr *from,
+			      const uint8_t *buf, size_t len);
 
 /*
  * Open ca_name/port_num (NULL/0: first usable), register the agents (SMI and
@@ -54,8 +54,8 @@ void madio_close(struct madio *io);
 
 /* Send one MAD on the agent of its class.  LID-routed SMPs need dlid. 0 or -errno. */
 int madio_send(struct madio *io, const uint8_t *mad, size_t len, unsigned timeout_ms);
-int madio_send_lid(struct madio *io, int mgmt_class, const uint8_t *mad, size_t len,
-		   uint16_t dlid, uint32_t qp, unsigned timeout_ms);
+int madio_send_lid(struct madio *io, int mgmt_class, const uint8_t *mad, size_t len, uint16_t dlid,
+		   uint32_t qp, unsigned timeout_ms);
 
 /* Re-read the local port (LID, state) through sysfs/umad. */
 int madio_port_info(struct madio *io, struct madio_port_info *ret);

@@ -54,15 +54,15 @@ struct wire_smp {
 	uint8_t mgmt_class; /* WIRE_CLASS_SMI or WIRE_CLASS_SMI_DR */
 	uint8_t method;
 	uint16_t status; /* 15 bits on DR SMPs (the D bit is `direction`) */
-	bool direction;  /* DR: set on the way back */
+	bool direction;	 /* DR: set on the way back */
 	uint8_t hop_ptr; /* DR only */
 	uint8_t hop_cnt; /* DR only */
 	uint64_t tid;
 	uint16_t attr_id;
 	uint32_t attr_mod;
 	uint64_t mkey;
-	uint16_t dr_slid; /* DR only */
-	uint16_t dr_dlid; /* DR only */
+	uint16_t dr_slid;	  /* DR only */
+	uint16_t dr_dlid;	  /* DR only */
 	uint8_t initial_path[64]; /* DR: [1..hop_cnt] egress ports */
 	uint8_t return_path[64];
 	uint8_t data[WIRE_SMP_DATA_SIZE];
@@ -126,7 +126,7 @@ struct wire_portinfo {
 	uint8_t local_port;
 	uint8_t width_enabled, width_supported, width_active;
 	uint8_t speed_supported, speed_active, speed_enabled;
-	uint8_t state;      /* 0 = no change on Set */
+	uint8_t state;	    /* 0 = no change on Set */
 	uint8_t phys_state; /* 0 = no change on Set */
 	uint8_t down_default;
 	uint8_t mkey_protect;

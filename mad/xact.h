@@ -42,8 +42,8 @@ struct xact_stats {
 	uint64_t timeouts; /* transactions that failed after all retries */
 	uint64_t retries;
 	uint64_t remote_errors; /* responses with a non-zero status */
-	uint64_t unmatched;     /* responses for no outstanding request */
-	uint64_t malformed;     /* input that failed to decode */
+	uint64_t unmatched;	/* responses for no outstanding request */
+	uint64_t malformed;	/* input that failed to decode */
 	uint64_t send_errors;
 	unsigned outstanding;
 	unsigned queued;
@@ -57,8 +57,7 @@ struct xact_engine *xact_new(struct event_base *base, const struct xact_opts *op
 void xact_free(struct xact_engine *xe);
 
 /* Queue a request; it goes out when the window has room.  0 or -ENOMEM/-EINVAL. */
-int xact_submit(struct xact_engine *xe, const struct wire_smp *req, xact_done_fn done,
-		void *arg);
+int xact_submit(struct xact_engine *xe, const struct wire_smp *req, xact_done_fn done, void *arg);
 
 /*
  * A received MAD (response expected).  0 when it completed a request,

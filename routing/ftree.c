@@ -80,7 +80,7 @@ struct ftree {
 	uint32_t n_sw;
 	uint32_t *sw_node; /* dense index (GUID order) -> node */
 	uint32_t *sw_of;   /* node -> dense index */
-	uint8_t **lft;     /* per dense index */
+	uint8_t **lft;	   /* per dense index */
 	/*
 	 * Routes are computed one LID at a time, for every switch: a column of
 	 * the tables.  Columns go to a buffer (a byte per switch, LFT_NO_PORT
@@ -92,7 +92,7 @@ struct ftree {
 	uint16_t batch_lid[FTREE_BATCH];
 	uint32_t n_batch;
 	uint32_t *level, max_level;
-	bool clean;    /* every switch without up-links is on the top level */
+	bool clean;	/* every switch without up-links is on the top level */
 	uint32_t *dist; /* true hop counts to t, when !clean */
 	bool *has_ca;
 	/* links: up[] then down[] per switch */
@@ -100,30 +100,30 @@ struct ftree {
 	struct ftree_link *up, *dn;
 	uint32_t *all_start; /* every switch link, for detours */
 	struct ftree_link *all;
-	uint32_t *pbase;   /* per switch: first slot of its ports in per-port arrays */
+	uint32_t *pbase; /* per switch: first slot of its ports in per-port arrays */
 	uint32_t n_slots;
-	uint8_t *par_next; /* [pbase[s] + p]: next port of s to the same neighbour */
+	uint8_t *par_next;  /* [pbase[s] + p]: next port of s to the same neighbour */
 	uint32_t *by_level; /* switches by decreasing level */
 	/* per destination */
-	uint32_t *u;       /* hop counts to t */
-	uint32_t *key;     /* u of the switches step 2 may claim, else FTREE_INF */
-	uint32_t *anc;     /* stamp: ancestor of t (or t) when == t_epoch */
+	uint32_t *u;   /* hop counts to t */
+	uint32_t *key; /* u of the switches step 2 may claim, else FTREE_INF */
+	uint32_t *anc; /* stamp: ancestor of t (or t) when == t_epoch */
 	uint32_t t_epoch;
 	uint32_t *anc_list, n_anc; /* t first, then by BFS */
-	uint32_t *anc_idx;         /* switch -> index in anc_list, for ancestors */
-	uint32_t *anc_cand;        /* [n_anc + 1]: ancestor i's down candidates */
-	uint32_t *cand_cur;        /* scratch for the counting sort */
-	uint32_t *pair_anc;        /* scratch: (ancestor index, port) pairs */
+	uint32_t *anc_idx;	   /* switch -> index in anc_list, for ancestors */
+	uint32_t *anc_cand;	   /* [n_anc + 1]: ancestor i's down candidates */
+	uint32_t *cand_cur;	   /* scratch for the counting sort */
+	uint32_t *pair_anc;	   /* scratch: (ancestor index, port) pairs */
 	uint8_t *pair_port;
 	uint8_t *cand_port;
 	bool *detour;
-	uint32_t *rest, n_rest;       /* non-ancestors with an up/down path */
-	uint32_t *detours, n_detour;  /* switches without one, each with... */
-	uint32_t *det_cand;           /* [n_detour + 1]: ...its ports one hop closer */
+	uint32_t *rest, n_rest;	     /* non-ancestors with an up/down path */
+	uint32_t *detours, n_detour; /* switches without one, each with... */
+	uint32_t *det_cand;	     /* [n_detour + 1]: ...its ports one hop closer */
 	uint8_t *det_port;
-	uint32_t *det_ucand;          /* the same, up-links (ftree_detours_up only) */
+	uint32_t *det_ucand; /* the same, up-links (ftree_detours_up only) */
 	uint8_t *det_uport;
-	uint32_t *inf, *lvl_min;      /* scratch of ftree_detours_up */
+	uint32_t *inf, *lvl_min; /* scratch of ftree_detours_up */
 	uint32_t *bucket_head, *bucket_next;
 	/* per LID */
 	uint32_t *front, *next_front;
@@ -865,7 +865,8 @@ static void ftree_lid(struct ftree *ft, uint32_t t, uint16_t l, uint8_t tport, i
 
 				if (key[y] != ux || col[y] != LFT_NO_PORT)
 					continue;
-				p = ftree_par_pick(&par_next[pbase[y]], &pcnt[pbase[y]], dn[e].rport);
+				p = ftree_par_pick(&par_next[pbase[y]], &pcnt[pbase[y]],
+						   dn[e].rport);
 				FTREE_SET(y, p);
 				pcnt[pbase[y] + p]++;
 				next_front[n_next++] = y;

@@ -13,12 +13,8 @@
 #include "routing/routing.h"
 
 const struct routing_engine routing_engines[] = {
-	{"minhop", minhop_compute},
-	{"updn", updn_compute},
-	{"dnup", dnup_compute},
-	{"ftree", ftree_compute},
-	{"dor", dor_compute},
-	{NULL, NULL},
+    {"minhop", minhop_compute}, {"updn", updn_compute}, {"dnup", dnup_compute},
+    {"ftree", ftree_compute},	{"dor", dor_compute},	{NULL, NULL},
 };
 
 const struct routing_engine *routing_find(const char *name)
@@ -218,7 +214,8 @@ struct routes *routes_new(const struct fabric *f, uint16_t max_lid)
 	 */
 	size = n_sw * row;
 	if (size) {
-		block = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		block =
+		    mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (block == MAP_FAILED)
 			goto out_free;
 		if (size >= (2u << 20))
@@ -270,8 +267,8 @@ int routes_alloc_vls(struct routes *r, const struct fabric *f, uint8_t n_vls)
 		return -ENOMEM;
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct node *n = &f->nodes[i];
-		size_t sz = node_is_switch(n) ? (size_t)(n->nports + 1) * ROUTES_MAX_SL
-					      : ROUTES_MAX_SL;
+		size_t sz =
+		    node_is_switch(n) ? (size_t)(n->nports + 1) * ROUTES_MAX_SL : ROUTES_MAX_SL;
 		r->sw_index[i] = node_is_switch(n) ? r->n_sw++ : UINT32_MAX;
 		r->sl2vl[i] = calloc(sz, 1);
 		if (!r->sl2vl[i])
@@ -358,8 +355,7 @@ void routing_stats(const struct fabric *f, const struct routes *r, struct routin
 	*ret = st;
 }
 
-int routing_link_load(const struct fabric *f, const struct routes *r,
-		      struct routing_link_load *ret)
+int routing_link_load(const struct fabric *f, const struct routes *r, struct routing_link_load *ret)
 {
 	return routing_link_load_stride(f, r, 1, ret);
 }
@@ -371,7 +367,8 @@ int routing_link_load_stride(const struct fabric *f, const struct routes *r, uin
 	uint32_t *w = NULL, *dl = NULL, *queue = NULL, *pbase = NULL, *tier_n = NULL;
 	uint16_t *dst = NULL;
 	uint64_t *load = NULL, *tier_max = NULL, *tier_sum = NULL, total = 0;
-	uint32_t n = f->n_nodes, i, n_dst = 0, head = 0, tail = 0, max_dl = 0, n_tiers, k, src_seen = 0;
+	uint32_t n = f->n_nodes, i, n_dst = 0, head = 0, tail = 0, max_dl = 0, n_tiers, k,
+		 src_seen = 0;
 	struct lid_map map;
 	unsigned int p;
 	int err;
@@ -452,8 +449,8 @@ int routing_link_load_stride(const struct fabric *f, const struct routes *r, uin
 
 			st.flows += w[i] - (op->remote_node == i ? 1u : 0u);
 			for (;;) {
-				uint8_t out = l <= r->max_lid && r->lft[cur] ? r->lft[cur][l]
-									 : LFT_NO_PORT;
+				uint8_t out =
+				    l <= r->max_lid && r->lft[cur] ? r->lft[cur][l] : LFT_NO_PORT;
 				const struct port *pt;
 
 				if (out == LFT_NO_PORT || out == 0 || out > f->nodes[cur].nports ||
@@ -500,8 +497,9 @@ int routing_link_load_stride(const struct fabric *f, const struct routes *r, uin
 				st.max = x;
 			if (dl[i] == UINT32_MAX || dl[v] == UINT32_MAX)
 				continue;
-			t = (dl[i] < dl[v] ? dl[i] : dl[v]) * 3 +
-			    (dl[v] > dl[i] ? 0 : dl[v] < dl[i] ? 1 : 2);
+			t = (dl[i] < dl[v] ? dl[i] : dl[v]) * 3 + (dl[v] > dl[i]   ? 0
+								   : dl[v] < dl[i] ? 1
+										   : 2);
 			tier_n[t]++;
 			tier_sum[t] += x;
 			if (x > tier_max[t])

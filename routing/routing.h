@@ -17,7 +17,7 @@
 struct routes {
 	uint16_t max_lid; /* tables cover LIDs 0..max_lid */
 	uint32_t n_nodes;
-	uint8_t **lft; /* lft[node] NULL for non-switches, else max_lid + 1 ports */
+	uint8_t **lft;	 /* lft[node] NULL for non-switches, else max_lid + 1 ports */
 	void *lft_block; /* the rows of lft, one mapping (routes_new owns it) */
 	size_t lft_block_size;
 	/*
@@ -51,7 +51,7 @@ struct routing_stats {
 	double ms;
 	uint32_t max_routes_per_port; /* LIDs routed out of the busiest switch port */
 	double mean_routes_per_port;  /* over switch ports linked to a switch or CA */
-	uint32_t unreachable;         /* (switch, LID) pairs without a route */
+	uint32_t unreachable;	      /* (switch, LID) pairs without a route */
 };
 
 /*
@@ -154,13 +154,13 @@ int routing_switch_adj(const struct fabric *f, const uint32_t *sw_node, const ui
  * 1 with minimal routes).
  */
 struct routing_link_load {
-	uint64_t flows;     /* flows walked (sampled sources only) */
-	uint64_t dropped;   /* flows that hit no route, a loop or a wrong end */
-	uint64_t max;       /* flows on the busiest switch-to-switch link */
-	double mean;        /* over every directed switch-to-switch link */
-	double ratio;       /* max / mean (0 when no links) */
-	double tier_ratio;  /* worst max / mean within one tier */
-	uint32_t n_links;   /* directed switch-to-switch links */
+	uint64_t flows;	   /* flows walked (sampled sources only) */
+	uint64_t dropped;  /* flows that hit no route, a loop or a wrong end */
+	uint64_t max;	   /* flows on the busiest switch-to-switch link */
+	double mean;	   /* over every directed switch-to-switch link */
+	double ratio;	   /* max / mean (0 when no links) */
+	double tier_ratio; /* worst max / mean within one tier */
+	uint32_t n_links;  /* directed switch-to-switch links */
 	uint32_t n_tiers;
 };
 

@@ -64,7 +64,7 @@ struct updn {
 	uint32_t *comp; /* component id */
 	uint32_t n_comp;
 	bool *root;
-	uint32_t *ord;    /* position in the (rank, GUID) order */
+	uint32_t *ord;	  /* position in the (rank, GUID) order */
 	uint32_t *by_ord; /* inverse */
 	/* scratch */
 	uint32_t *d, *a, *queue, *cand_start, *bucket_next, *bucket_head;
@@ -450,8 +450,8 @@ static bool updn_route(struct updn *u, struct routes *r)
 	return ok;
 }
 
-static int updn_run(const struct fabric *f, bool reverse, const uint64_t *root_guids, size_t n_roots,
-		    struct routes **ret, char *why, size_t why_len)
+static int updn_run(const struct fabric *f, bool reverse, const uint64_t *root_guids,
+		    size_t n_roots, struct routes **ret, char *why, size_t why_len)
 {
 	struct updn u = {.reverse = reverse};
 	struct routes *r = NULL;

@@ -454,7 +454,8 @@ static int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **re
 	    "generation", (json_int_t)(f ? f->generation : 0), "uptime_s",
 	    (json_int_t)api_uptime(api), "mad", api_mad_json(api), "traps", (json_int_t)sm->traps);
 	if (*ret)
-		json_object_set_new(*ret, "light_sweeps", json_integer((json_int_t)sm->light_sweeps));
+		json_object_set_new(*ret, "light_sweeps",
+				    json_integer((json_int_t)sm->light_sweeps));
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -1182,14 +1183,13 @@ static int api_port(void *ctx, struct ctl_client *c, json_t *args, json_t **ret,
 					     (unsigned long long)f->nodes[ni].guid,
 					     (unsigned)json_integer_value(jport));
 		if (r == -ENOENT)
-			return ctl_error_set(err, CTL_ERR_NOT_FOUND,
-					     "no route to port %u of \"%s\"",
-					     (unsigned)json_integer_value(jport), f->nodes[ni].desc);
+			return ctl_error_set(
+			    err, CTL_ERR_NOT_FOUND, "no route to port %u of \"%s\"",
+			    (unsigned)json_integer_value(jport), f->nodes[ni].desc);
 		return ctl_error_set(err, CTL_ERR_INTERNAL, "%s", strerror(-r));
 	}
-	log_info("port 0x%016llx/%u: %s requested (pid %d uid %u)",
-		 (unsigned long long)w->guid, w->port, action, (int)ctl_client_pid(c),
-		 (unsigned)ctl_client_uid(c));
+	log_info("port 0x%016llx/%u: %s requested (pid %d uid %u)", (unsigned long long)w->guid,
+		 w->port, action, (int)ctl_client_pid(c), (unsigned)ctl_client_uid(c));
 	(void)ret;
 	(void)pn;
 	return CTL_DEFERRED;
@@ -1291,7 +1291,8 @@ static void api_on_sweep_begin(void *arg, const char *why)
 {
 	struct api *api = arg;
 
-	api_emit(api, json_pack("{s:s, s:b, s:s}", "type", "sweep_start", "heavy", 1, "reason", why),
+	api_emit(api,
+		 json_pack("{s:s, s:b, s:s}", "type", "sweep_start", "heavy", 1, "reason", why),
 		 api->sm->fabric ? api->sm->fabric->generation : 0);
 }
 

@@ -26,12 +26,12 @@
 #define CONF_CHAIN_ENTRIES 8
 
 enum conf_type {
-	CONF_STRING, /* any text that fits */
-	CONF_PATH,   /* absolute path */
+	CONF_STRING,   /* any text that fits */
+	CONF_PATH,     /* absolute path */
 	CONF_OPT_PATH, /* absolute path, or empty */
-	CONF_NAME,   /* [A-Za-z0-9_.-]*, may be empty */
-	CONF_ENGINE, /* [a-z0-9_-]+ */
-	CONF_CHAIN,  /* comma list of engines */
+	CONF_NAME,     /* [A-Za-z0-9_.-]*, may be empty */
+	CONF_ENGINE,   /* [a-z0-9_-]+ */
+	CONF_CHAIN,    /* comma list of engines */
 	CONF_INT,
 	CONF_U64,
 	CONF_LEVEL,

@@ -19,23 +19,23 @@
 #define CONF_CHAIN_MAX 128
 
 struct sm_conf {
-	char ca_name[CONF_NAME_MAX];	    /* "" = first CA with an active port */
-	int port_num;			    /* 0 = first active port */
-	char state_dir[CONF_PATH_MAX];	    /* guid->LID map lives here */
-	char socket_path[CONF_PATH_MAX];    /* control socket */
-	char socket_group[CONF_NAME_MAX];   /* "" = keep the daemon's group */
-	char admin_group[CONF_NAME_MAX];    /* "" = root only */
-	char routing_engine[CONF_NAME_MAX]; /* first engine tried */
-	char routing_chain[CONF_CHAIN_MAX]; /* comma list of fallbacks, in order */
+	char ca_name[CONF_NAME_MAX];	     /* "" = first CA with an active port */
+	int port_num;			     /* 0 = first active port */
+	char state_dir[CONF_PATH_MAX];	     /* guid->LID map lives here */
+	char socket_path[CONF_PATH_MAX];     /* control socket */
+	char socket_group[CONF_NAME_MAX];    /* "" = keep the daemon's group */
+	char admin_group[CONF_NAME_MAX];     /* "" = root only */
+	char routing_engine[CONF_NAME_MAX];  /* first engine tried */
+	char routing_chain[CONF_CHAIN_MAX];  /* comma list of fallbacks, in order */
 	char updn_roots_file[CONF_PATH_MAX]; /* root switch GUIDs for updn, "" = automatic */
-	int sm_priority;		    /* 0..15 */
-	int sweep_interval;		    /* seconds, 0 = no periodic sweep */
-	int mad_window;			    /* outstanding MADs, 1..1024 */
-	int mad_timeout_ms;		    /* 10..60000 */
-	int mad_retries;		    /* 0..20 */
-	int lmc;			    /* 0..7 */
-	uint64_t subnet_prefix;		    /* host order */
-	int log_level;			    /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
+	int sm_priority;		     /* 0..15 */
+	int sweep_interval;		     /* seconds, 0 = no periodic sweep */
+	int mad_window;			     /* outstanding MADs, 1..1024 */
+	int mad_timeout_ms;		     /* 10..60000 */
+	int mad_retries;		     /* 0..20 */
+	int lmc;			     /* 0..7 */
+	uint64_t subnet_prefix;		     /* host order */
+	int log_level;			     /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
 };
 
 /* Every field to its default. */

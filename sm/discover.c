@@ -80,8 +80,8 @@ static void node_probe_all(struct discover *d, uint32_t idx)
 	probe_send(d, PROBE_NODEDESC, n->dr_path, n->dr_hops, WIRE_ATTR_NODE_DESC, 0, 0, 0, idx, 0);
 	if (!node_is_switch(n))
 		return; /* a CA's ports are asked for through the port each is reached by */
-	probe_send(d, PROBE_SWITCHINFO, n->dr_path, n->dr_hops, WIRE_ATTR_SWITCH_INFO, 0, 0, 0,
-		   idx, 0);
+	probe_send(d, PROBE_SWITCHINFO, n->dr_path, n->dr_hops, WIRE_ATTR_SWITCH_INFO, 0, 0, 0, idx,
+		   0);
 	for (unsigned p = 0; p <= n->nports; p++)
 		probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO, p, 0, 0,
 			   idx, p);
@@ -100,7 +100,8 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 	    ni.local_port > ni.nports) {
 		d->res.errors++;
 		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
-				"malformed NodeInfo from DR path of %u hops: ignored", req->hop_cnt);
+				"malformed NodeInfo from DR path of %u hops: ignored",
+				req->hop_cnt);
 		return;
 	}
 	r = fabric_add_node(d->f, ni.node_guid, ni.node_type, ni.nports, &idx);
@@ -226,12 +227,12 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 	if (status == -ETIMEDOUT) {
 		char path[256];
 		d->res.timeouts++;
-		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
-				"no answer to attr 0x%04x mod %u on DR path %s after retries: "
-				"carrying on without it",
-				req->attr_id, req->attr_mod,
-				wire_dr_path_format(req->initial_path, req->hop_cnt, path,
-						    sizeof(path)));
+		log_ratelimited(
+		    LOG_CAT_SWEEP, LOG_WARNING,
+		    "no answer to attr 0x%04x mod %u on DR path %s after retries: "
+		    "carrying on without it",
+		    req->attr_id, req->attr_mod,
+		    wire_dr_path_format(req->initial_path, req->hop_cnt, path, sizeof(path)));
 	} else if (status < 0) {
 		d->res.errors++;
 		if (status == -EREMOTEIO)
@@ -272,8 +273,7 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 		discover_finish(d);
 }
 
-int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg,
-		   struct discover **ret)
+int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg, struct discover **ret)
 {
 	struct discover *d = calloc(1, sizeof(*d));
 	int r;
@@ -314,7 +314,7 @@ void discover_free(struct discover *d)
 }
 
 int discover_port_path(const struct fabric *f, uint32_t node, uint8_t port, uint8_t *ret_path,
-		     uint8_t *ret_hops)
+		       uint8_t *ret_hops)
 {
 	const struct node *n, *r;
 	const struct port *p;

@@ -24,8 +24,7 @@ typedef void (*discover_done_fn)(void *arg, int status, struct discover_result *
 struct discover;
 
 /* Start a discovery; done runs on the loop when it finishes.  0 or -errno. */
-int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg,
-		   struct discover **ret);
+int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg, struct discover **ret);
 /* Abort (done is not called) and free.  NULL ok. */
 void discover_free(struct discover *d);
 
@@ -36,6 +35,6 @@ void discover_free(struct discover *d);
  * 0, or -ENOENT when no route to that port is known.
  */
 int discover_port_path(const struct fabric *f, uint32_t node, uint8_t port, uint8_t *ret_path,
-		     uint8_t *ret_hops);
+		       uint8_t *ret_hops);
 
 #endif

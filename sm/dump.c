@@ -29,8 +29,8 @@ struct dump_ctx {
 	bool have_map;
 	uint32_t *order;  /* nodes in discovery order */
 	uint32_t *parent; /* BFS parent, FABRIC_NO_NODE for a root */
-	uint8_t *via;     /* port of the parent the node was reached by */
-	bool *from_sm;    /* reached from the SM's port */
+	uint8_t *via;	  /* port of the parent the node was reached by */
+	bool *from_sm;	  /* reached from the SM's port */
 };
 
 static void dump_ctx_clear(struct dump_ctx *c)
@@ -280,8 +280,8 @@ int dump_topo(const struct fabric *f, const struct routes *r, FILE *out)
 	}
 	/* libibnetdisc prepends each node it finds to its type's list */
 	for (type = NODE_SWITCH; type != 0; type = type == NODE_SWITCH ? NODE_CA
-						 : type == NODE_CA    ? NODE_ROUTER
-								      : 0) {
+						   : type == NODE_CA   ? NODE_ROUTER
+								       : 0) {
 		for (i = f->n_nodes; i-- > 0;) {
 			const struct node *n = &f->nodes[c.order[i]];
 			if (n->type != type)
@@ -356,8 +356,8 @@ static void lfts_switch(FILE *out, const struct dump_ctx *c, uint32_t ni)
 		fprintf(out, "0x%04x %03u : ", lid, p);
 		/* dump_fts's dump_lid(): the LMC range after a base LID it printed */
 		if (lid <= last && lid > base) {
-			fprintf(out, "(path #%u out of %u: portguid 0x%016" PRIx64 ")\n", lid - base + 1,
-				last - base + 1, last_guid);
+			fprintf(out, "(path #%u out of %u: portguid 0x%016" PRIx64 ")\n",
+				lid - base + 1, last - base + 1, last_guid);
 			continue;
 		}
 		owner = c->have_map && lid <= c->map.max_lid ? c->map.node[lid] : FABRIC_NO_NODE;
@@ -424,7 +424,10 @@ static uint32_t *osm_order(const struct fabric *f)
 
 static const char *osm_type(uint8_t type)
 {
-	return type == NODE_SWITCH ? "SW" : type == NODE_CA ? "CA" : type == NODE_ROUTER ? "Rt" : "**";
+	return type == NODE_SWITCH   ? "SW"
+	       : type == NODE_CA     ? "CA"
+	       : type == NODE_ROUTER ? "Rt"
+				     : "**";
 }
 
 static const char *osm_speed(uint8_t s)
@@ -450,9 +453,9 @@ static void lst_end(FILE *out, const struct node *n, uint8_t pn, uint16_t smlid,
 	fprintf(out,
 		"{ %s%s Ports:%02X SystemGUID:%016" PRIx64 " NodeGUID:%016" PRIx64
 		" PortGUID:%016" PRIx64 " VenID:%0*X DevID:%04X Rev:%08X {%s} LID:%04X PN:%02X } ",
-		osm_type(n->type), lid && lid == smlid ? "-SM" : "", n->nports, n->sys_guid, n->guid,
-		n->ports[pn].guid, vendor_width, n->vendor_id, n->device_id, n->revision, n->desc,
-		lid, pn);
+		osm_type(n->type), lid && lid == smlid ? "-SM" : "", n->nports, n->sys_guid,
+		n->guid, n->ports[pn].guid, vendor_width, n->vendor_id, n->device_id, n->revision,
+		n->desc, lid, pn);
 }
 
 int dump_subnet_lst(const struct fabric *f, const struct routes *r, FILE *out)
@@ -487,7 +490,7 @@ int dump_subnet_lst(const struct fabric *f, const struct routes *r, FILE *out)
 struct hops {
 	uint32_t n_sw;
 	uint32_t *sw_of; /* node -> switch index, UINT32_MAX for others */
-	uint8_t *d;      /* d[a * n_sw + b] */
+	uint8_t *d;	 /* d[a * n_sw + b] */
 };
 
 static void hops_free(struct hops *h)
@@ -795,10 +798,13 @@ int dump_all(const struct fabric *f, const struct routes *r, const char *dir)
 		dump_fn fn;
 		bool vls;
 	} files[] = {
-		{DUMP_TOPO, dump_topo, false},		{DUMP_LFTS, dump_lfts, false},
-		{DUMP_SUBNET_LST, dump_subnet_lst, false}, {DUMP_FDBS, dump_fdbs, false},
-		{DUMP_MCFDBS, dump_mcfdbs, false},	{DUMP_PATH_SL, dump_path_sl, true},
-		{DUMP_SL2VL, dump_sl2vl, true},
+	    {DUMP_TOPO, dump_topo, false},
+	    {DUMP_LFTS, dump_lfts, false},
+	    {DUMP_SUBNET_LST, dump_subnet_lst, false},
+	    {DUMP_FDBS, dump_fdbs, false},
+	    {DUMP_MCFDBS, dump_mcfdbs, false},
+	    {DUMP_PATH_SL, dump_path_sl, true},
+	    {DUMP_SL2VL, dump_sl2vl, true},
 	};
 	size_t i;
 	int err = 0, e;

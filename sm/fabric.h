@@ -40,25 +40,25 @@ enum port_state {
 #define PHYS_LINKUP 5
 
 struct port {
-	uint64_t guid;    /* port GUID; switch ports carry the switch port 0 GUID */
-	uint16_t lid;     /* base LID (CA/router ports, switch port 0) */
+	uint64_t guid; /* port GUID; switch ports carry the switch port 0 GUID */
+	uint16_t lid;  /* base LID (CA/router ports, switch port 0) */
 	uint8_t lmc;
-	uint8_t state;    /* enum port_state */
+	uint8_t state; /* enum port_state */
 	uint8_t phys_state;
 	uint8_t width_active, speed_active;
-	uint8_t mtu_cap, vl_cap;     /* as read */
+	uint8_t mtu_cap, vl_cap;	/* as read */
 	uint8_t neighbor_mtu, oper_vls; /* as read, then as set */
-	uint32_t remote_node;         /* FABRIC_NO_NODE when not connected */
+	uint32_t remote_node;		/* FABRIC_NO_NODE when not connected */
 	uint8_t remote_port;
-	bool valid;                   /* PortInfo was read for this port */
-	uint8_t pi[64];               /* PortInfo image as read; Set starts from it */
+	bool valid;	/* PortInfo was read for this port */
+	uint8_t pi[64]; /* PortInfo image as read; Set starts from it */
 };
 
 struct node {
 	uint64_t guid;
 	uint64_t sys_guid;
-	uint8_t type;     /* enum node_type */
-	uint8_t nports;   /* physical ports; ports[] has nports + 1 entries */
+	uint8_t type;	/* enum node_type */
+	uint8_t nports; /* physical ports; ports[] has nports + 1 entries */
 	uint16_t device_id;
 	uint32_t vendor_id;
 	uint32_t revision;
@@ -67,7 +67,7 @@ struct node {
 	/* how discovery reached it: directed route from the SM port */
 	uint8_t dr_hops;
 	uint8_t dr_path[FABRIC_DR_MAX_HOPS + 1]; /* dr_path[1..dr_hops] egress ports */
-	uint8_t entry_port;                     /* port the first SMP entered by */
+	uint8_t entry_port;			 /* port the first SMP entered by */
 	/* switches only */
 	uint16_t lft_cap;
 	uint16_t lft_top;

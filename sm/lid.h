@@ -40,11 +40,11 @@ int lid_db_set(struct lid_db *db, uint64_t guid, uint16_t base_lid, uint8_t lmc)
 uint32_t lid_db_count(const struct lid_db *db);
 
 struct lid_assign_stats {
-	uint32_t from_db;      /* kept the LID the file recorded */
-	uint32_t from_port;    /* kept the LID found on the port */
-	uint32_t new_lids;     /* freshly allocated */
-	uint32_t conflicts;    /* a port's own LID clashed and was replaced */
-	uint16_t max_lid;      /* highest LID in use (incl. LMC range) */
+	uint32_t from_db;   /* kept the LID the file recorded */
+	uint32_t from_port; /* kept the LID found on the port */
+	uint32_t new_lids;  /* freshly allocated */
+	uint32_t conflicts; /* a port's own LID clashed and was replaced */
+	uint16_t max_lid;   /* highest LID in use (incl. LMC range) */
 };
 
 /*

@@ -16,7 +16,7 @@ static bool log_journal;
 static int log_levels[LOG_CAT_MAX] = {LOG_INFO, LOG_INFO, LOG_INFO, LOG_INFO, LOG_INFO};
 
 static const char *const cat_names[LOG_CAT_MAX] = {"sweep", "mad", "route", "sa", "ctl"};
-static const char *const level_names[] = {"emerg", "alert", "crit",  "error",
+static const char *const level_names[] = {"emerg",   "alert",  "crit", "error",
 					  "warning", "notice", "info", "debug"};
 
 void log_init(const char *ident, bool to_journal)

@@ -38,19 +38,19 @@ void log_msg(int cat, int level, const char *fmt, ...) __attribute__((format(pri
  * (port < 0: none); stderr gets the text only, which should name the object.
  */
 void log_port(int cat, int level, uint64_t node_guid, int port, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+    __attribute__((format(printf, 5, 6)));
 /* At most `burst` lines per 10 s for this call site; the rest are counted. */
-#define log_ratelimited(cat, level, ...)                                                        \
-	do {                                                                                    \
-		static struct log_rl log_rl_site_;                                              \
-		if (log_rl_pass(&log_rl_site_))                                                 \
-			log_msg(cat, level, __VA_ARGS__);                                       \
+#define log_ratelimited(cat, level, ...)                                                           \
+	do {                                                                                       \
+		static struct log_rl log_rl_site_;                                                 \
+		if (log_rl_pass(&log_rl_site_))                                                    \
+			log_msg(cat, level, __VA_ARGS__);                                          \
 	} while (0)
-#define log_port_ratelimited(cat, level, guid, port, ...)                                       \
-	do {                                                                                    \
-		static struct log_rl log_rl_site_;                                              \
-		if (log_rl_pass(&log_rl_site_))                                                 \
-			log_port(cat, level, guid, port, __VA_ARGS__);                          \
+#define log_port_ratelimited(cat, level, guid, port, ...)                                          \
+	do {                                                                                       \
+		static struct log_rl log_rl_site_;                                                 \
+		if (log_rl_pass(&log_rl_site_))                                                    \
+			log_port(cat, level, guid, port, __VA_ARGS__);                             \
 	} while (0)
 
 struct log_rl {

@@ -46,7 +46,8 @@ static void usage(FILE *out)
 		"      --check-config       validate the configuration and exit\n"
 		"  -o, --once               sweep once; exit 0 when the subnet is up\n"
 		"  -O, --offline TOPO       route a topology file offline, print a JSON summary\n"
-		"  -D, --dump-dir DIR       with --offline: write topo.out, lfts.out, opensm-*, path-sl, sl2vl\n"
+		"  -D, --dump-dir DIR       with --offline: write topo.out, lfts.out, opensm-*, "
+		"path-sl, sl2vl\n"
 		"  -d, --state-dir DIR      where the guid->LID map lives\n"
 		"  -R, --routing ENGINE     routing engine (minhop)\n"
 		"  -S, --socket PATH        control socket (default /run/ibsmd/ibsmd.sock)\n"
@@ -201,35 +202,42 @@ static void reload(struct daemon *d)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"check-config", no_argument, NULL, 'K'},
-		{"offline", required_argument, NULL, 'O'},
-		{"dump-dir", required_argument, NULL, 'D'},
-		{"once", no_argument, NULL, 'o'},
-		{"state-dir", required_argument, NULL, 'd'},
-		{"routing", required_argument, NULL, 'R'},
-		{"socket", required_argument, NULL, 'S'},
-		{"priority", required_argument, NULL, 'P'},
-		{"ca", required_argument, NULL, 'C'},
-		{"port", required_argument, NULL, 'p'},
-		{"sweep-interval", required_argument, NULL, 's'},
-		{"window", required_argument, NULL, 'w'},
-		{"timeout", required_argument, NULL, 't'},
-		{"retries", required_argument, NULL, 'r'},
-		{"lmc", required_argument, NULL, 'l'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{0},
+	    {"config", required_argument, NULL, 'c'},
+	    {"check-config", no_argument, NULL, 'K'},
+	    {"offline", required_argument, NULL, 'O'},
+	    {"dump-dir", required_argument, NULL, 'D'},
+	    {"once", no_argument, NULL, 'o'},
+	    {"state-dir", required_argument, NULL, 'd'},
+	    {"routing", required_argument, NULL, 'R'},
+	    {"socket", required_argument, NULL, 'S'},
+	    {"priority", required_argument, NULL, 'P'},
+	    {"ca", required_argument, NULL, 'C'},
+	    {"port", required_argument, NULL, 'p'},
+	    {"sweep-interval", required_argument, NULL, 's'},
+	    {"window", required_argument, NULL, 'w'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"retries", required_argument, NULL, 'r'},
+	    {"lmc", required_argument, NULL, 'l'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {0},
 	};
 	static const struct {
 		int opt;
 		const char *key;
 	} keymap[] = {
-		{'d', "state_dir"},	 {'R', "routing_engine"}, {'S', "socket_path"},
-		{'P', "sm_priority"},	 {'C', "ca_name"},	  {'p', "port_num"},
-		{'s', "sweep_interval"}, {'w', "mad_window"},	  {'t', "mad_timeout_ms"},
-		{'r', "mad_retries"},	 {'l', "lmc"},
+	    {'d', "state_dir"},
+	    {'R', "routing_engine"},
+	    {'S', "socket_path"},
+	    {'P', "sm_priority"},
+	    {'C', "ca_name"},
+	    {'p', "port_num"},
+	    {'s', "sweep_interval"},
+	    {'w', "mad_window"},
+	    {'t', "mad_timeout_ms"},
+	    {'r', "mad_retries"},
+	    {'l', "lmc"},
 	};
 	struct daemon d = {.exit_code = 1};
 	struct sm_opts o;
@@ -240,7 +248,8 @@ int main(int argc, char **argv)
 
 	snprintf(d.conf_path, sizeof(d.conf_path), "%s", SYSCONFDIR "/ibsmd.conf");
 	log_init("ibsmd", getenv("JOURNAL_STREAM") != NULL && getenv("INVOCATION_ID") != NULL);
-	while ((c = getopt_long(argc, argv, "c:od:R:S:P:C:p:s:w:t:r:l:vhVO:D:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:od:R:S:P:C:p:s:w:t:r:l:vhVO:D:", opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'c':
 			snprintf(d.conf_path, sizeof(d.conf_path), "%s", optarg);
@@ -285,7 +294,7 @@ int main(int argc, char **argv)
 				char *dst = abs_paths[c == 'S'];
 				if (!getcwd(cwd, sizeof(cwd)) ||
 				    snprintf(dst, CONF_PATH_MAX + 1, "%s/%s", cwd, optarg) >
-					    CONF_PATH_MAX) {
+					CONF_PATH_MAX) {
 					fprintf(stderr, "ibsmd: path too long: %s\n", optarg);
 					return 2;
 				}
@@ -305,9 +314,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (check_only) {
-		printf("%s: configuration OK\n",
-		       d.conf_explicit || access(d.conf_path, F_OK) == 0 ? d.conf_path
-									  : "(defaults)");
+		printf("%s: configuration OK\n", d.conf_explicit || access(d.conf_path, F_OK) == 0
+						     ? d.conf_path
+						     : "(defaults)");
 		return 0;
 	}
 	log_set_level(-1, verbose ? LOG_DEBUG : d.conf.log_level);

@@ -37,12 +37,11 @@ int offline_route(const struct fabric *f, const char *engine, const char *chain,
 		  struct routes **ret, char *used_engine, size_t used_len, char *why_log,
 		  size_t why_len)
 {
-	return offline_route_roots(f, engine, chain, NULL, 0, ret, used_engine, used_len,
-				   why_log, why_len);
+	return offline_route_roots(f, engine, chain, NULL, 0, ret, used_engine, used_len, why_log,
+				   why_len);
 }
 
-int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *err,
-		       size_t err_len)
+int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *err, size_t err_len)
 {
 	uint64_t *g = NULL;
 	size_t n = 0, cap = 0;
@@ -73,8 +72,9 @@ int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *er
 		while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
 			end++;
 		if (errno || end == s || *end || v == 0 || strncmp(s, "0x", 2)) {
-			snprintf(err, err_len, "%s:%u: expected a switch GUID like 0x0002c90000000001",
-				 path, lineno);
+			snprintf(err, err_len,
+				 "%s:%u: expected a switch GUID like 0x0002c90000000001", path,
+				 lineno);
 			free(g);
 			fclose(fp);
 			return -EBADMSG;
@@ -176,8 +176,8 @@ static json_t *fallbacks_json(const char *why_log)
 			snprintf(name, sizeof(name), "?");
 			snprintf(reason, sizeof(reason), "%.*s", (int)len, line);
 		}
-		log_msg(LOG_CAT_ROUTE, LOG_WARNING, "routing engine %s refused: %s, trying the next one",
-			name, reason);
+		log_msg(LOG_CAT_ROUTE, LOG_WARNING,
+			"routing engine %s refused: %s, trying the next one", name, reason);
 		json_array_append_new(a, json_pack("{s:s, s:s}", "engine", name, "reason", reason));
 		line = nl ? nl + 1 : NULL;
 	}

@@ -38,8 +38,7 @@ int offline_route_roots(const struct fabric *f, const char *engine, const char *
  * '#' comments).  0 with a malloc'd array (NULL when empty path), or -errno /
  * -EBADMSG with err "FILE:LINE: ...".
  */
-int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *err,
-		       size_t err_len);
+int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *err, size_t err_len);
 
 /*
  * ibsmd --offline: load topo_path, assign LIDs (an empty guid->LID map, LIDs
@@ -57,8 +56,8 @@ int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *er
  * err says what went wrong (a topology error is "FILE:LINE: ...").
  */
 int offline_run(const char *topo_path, const char *engine, const char *chain,
-		const char *roots_file,
-		const char *dump_dir, uint8_t lmc, FILE *out, char *err, size_t err_len);
+		const char *roots_file, const char *dump_dir, uint8_t lmc, FILE *out, char *err,
+		size_t err_len);
 
 /* Exit status for offline_run()'s result: 0 ok, 2 bad input, 1 otherwise. */
 int offline_exit_code(int rc);

@@ -35,8 +35,10 @@ static void sm_answer_sminfo(struct sm *sm, const struct madio_addr *from, const
 	si.guid = sm->port_guid;
 	si.priority = sm->opts.priority;
 	si.act_count = (uint32_t)sm->sweeps;
-	si.state = sm->state == SM_MASTER ? 3 : sm->state == SM_STANDBY ? 2
-		   : sm->state == SM_DISCOVERING ? 1 : 0;
+	si.state = sm->state == SM_MASTER	 ? 3
+		   : sm->state == SM_STANDBY	 ? 2
+		   : sm->state == SM_DISCOVERING ? 1
+						 : 0;
 	memset(resp.data, 0, sizeof(resp.data));
 	wire_sminfo_encode(&si, resp.data, sizeof(resp.data));
 	if (wire_smp_encode(&resp, out, sizeof(out)) < 0)
@@ -102,17 +104,19 @@ static void sm_recv(void *ctx, int mgmt_class, int status, const struct madio_ad
 		int r = xact_input(sm->xe, buf, len);
 		if (r == -EBADMSG) {
 			sm->mad_malformed++;
-			log_ratelimited(LOG_CAT_MAD, LOG_WARNING,
-					"dropped a malformed SMP response (class 0x%02x, %zu bytes) "
-					"from LID %u", cls, len, from->slid);
+			log_ratelimited(
+			    LOG_CAT_MAD, LOG_WARNING,
+			    "dropped a malformed SMP response (class 0x%02x, %zu bytes) "
+			    "from LID %u",
+			    cls, len, from->slid);
 		} else if (r == -ENOENT) {
 			log_msg(LOG_CAT_MAD, LOG_DEBUG, "late or unknown response TID 0x%016llx",
 				(unsigned long long)tid);
 		}
 		return;
 	}
-	if ((cls == WIRE_CLASS_SMI || cls == WIRE_CLASS_SMI_DR) && method == WIRE_GET && len >= 18 &&
-	    (buf[16] << 8 | buf[17]) == WIRE_ATTR_SM_INFO) {
+	if ((cls == WIRE_CLASS_SMI || cls == WIRE_CLASS_SMI_DR) && method == WIRE_GET &&
+	    len >= 18 && (buf[16] << 8 | buf[17]) == WIRE_ATTR_SM_INFO) {
 		sm_answer_sminfo(sm, from, buf, len);
 		return;
 	}
@@ -123,8 +127,8 @@ static void sm_recv(void *ctx, int mgmt_class, int status, const struct madio_ad
 	sm->mad_unexpected++;
 	log_ratelimited(LOG_CAT_MAD, LOG_NOTICE,
 			"ignored a MAD of class 0x%02x method 0x%02x attr 0x%04x from LID %u: "
-			"not served yet", cls, method, len >= 18 ? buf[16] << 8 | buf[17] : 0,
-			from->slid);
+			"not served yet",
+			cls, method, len >= 18 ? buf[16] << 8 | buf[17] : 0, from->slid);
 }
 
 static int sm_send(void *ctx, const uint8_t *mad, size_t len, unsigned timeout_ms)

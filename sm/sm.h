@@ -42,8 +42,8 @@ struct sm_opts {
 };
 
 struct sweep_summary {
-	int status;          /* 0 when the subnet came up */
-	char reason[256];    /* why not, one line */
+	int status;	  /* 0 when the subnet came up */
+	char reason[256]; /* why not, one line */
 	uint32_t nodes, switches, cas;
 	uint32_t links, ports_active, ports_linked;
 	uint32_t lids;

@@ -26,7 +26,16 @@
 #include "sm/offline.h"
 #include "sm/sm.h"
 
-enum op_kind { OP_PORTINFO, OP_PKEY, OP_SWITCHINFO, OP_LFT, OP_SL2VL, OP_VLARB, OP_ARM, OP_ACTIVATE };
+enum op_kind {
+	OP_PORTINFO,
+	OP_PKEY,
+	OP_SWITCHINFO,
+	OP_LFT,
+	OP_SL2VL,
+	OP_VLARB,
+	OP_ARM,
+	OP_ACTIVATE
+};
 
 enum sweep_phase { PH_DISCOVER, PH_PROGRAM, PH_ARM, PH_ACTIVATE, PH_DONE };
 
@@ -340,7 +349,8 @@ static void program_vls(struct sweep *sw, uint32_t ni, const struct fabric *old_
 			for (unsigned in = 0; in <= n->nports; in++) {
 				if (in == out || (in && !port_is_linked(&n->ports[in])))
 					continue;
-				op_send(sw, OP_SL2VL, ni, 0, 0, WIRE_ATTR_SL2VL, in << 8 | out, data);
+				op_send(sw, OP_SL2VL, ni, 0, 0, WIRE_ATTR_SL2VL, in << 8 | out,
+					data);
 			}
 		} else {
 			op_send(sw, OP_SL2VL, ni, out, 0, WIRE_ATTR_SL2VL, 0, data);
@@ -477,8 +487,8 @@ static void sweep_finish(struct sweep *sw)
 		} else {
 			int e = dump_all(f, sm->routes, sm->opts.state_dir);
 			if (e < 0)
-				log_warn("cannot write routing dumps to %s: %s",
-					 sm->opts.state_dir, strerror(-e));
+				log_warn("cannot write routing dumps to %s: %s", sm->opts.state_dir,
+					 strerror(-e));
 		}
 	}
 	fabric_free(old_f);
@@ -561,11 +571,13 @@ static int route(struct sweep *sw, uint16_t max_lid)
 			  st.max_routes_per_port != sm->last_route_stats.max_routes_per_port ||
 			  st.unreachable != sm->last_route_stats.unreachable ||
 			  st.mean_routes_per_port != sm->last_route_stats.mean_routes_per_port;
-		log_msg(LOG_CAT_ROUTE, changed ? LOG_INFO : LOG_DEBUG,
-			"routed with %s: %.1f ms, max %u / mean %.1f routes per port, %u unreachable",
-			sw->sum.engine, sw->sum.route_ms, st.max_routes_per_port,
-			st.mean_routes_per_port, st.unreachable);
-		snprintf(sm->last_route_engine, sizeof(sm->last_route_engine), "%s", sw->sum.engine);
+		log_msg(
+		    LOG_CAT_ROUTE, changed ? LOG_INFO : LOG_DEBUG,
+		    "routed with %s: %.1f ms, max %u / mean %.1f routes per port, %u unreachable",
+		    sw->sum.engine, sw->sum.route_ms, st.max_routes_per_port,
+		    st.mean_routes_per_port, st.unreachable);
+		snprintf(sm->last_route_engine, sizeof(sm->last_route_engine), "%s",
+			 sw->sum.engine);
 		sm->last_route_stats = st;
 	}
 	(void)max_lid;
@@ -608,8 +620,8 @@ static void on_discovered(void *arg, int status, struct discover_result *res)
 		log_warn("%u ports had conflicting LIDs and were given new ones", ls.conflicts);
 	r = route(sw, ls.max_lid);
 	if (r < 0) {
-		snprintf(sw->sum.reason, sizeof(sw->sum.reason), "no routing engine could route: %s",
-			 strerror(-r));
+		snprintf(sw->sum.reason, sizeof(sw->sum.reason),
+			 "no routing engine could route: %s", strerror(-r));
 		goto fail;
 	}
 	sw->lft_ok = calloc(sw->f->n_nodes, sizeof(*sw->lft_ok));
@@ -753,9 +765,8 @@ int sweep_light(struct sm *sm)
 		const struct node *n = &f->nodes[i];
 		struct light_op *op;
 		struct wire_smp smp;
-		if (!node_is_switch(n) ||
-		    wire_smp_init_dr(&smp, WIRE_GET, WIRE_ATTR_SWITCH_INFO, 0, n->dr_path,
-				     n->dr_hops) < 0)
+		if (!node_is_switch(n) || wire_smp_init_dr(&smp, WIRE_GET, WIRE_ATTR_SWITCH_INFO, 0,
+							   n->dr_path, n->dr_hops) < 0)
 			continue;
 		op = calloc(1, sizeof(*op));
 		if (!op)

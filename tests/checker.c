@@ -333,7 +333,8 @@ int checker_cdg_acyclic(const struct fabric *f, const struct routes *r,
 				ca = &f->nodes[pt->remote_node];
 				if (node_is_switch(ca) || !ca->ports[pt->remote_port].lid)
 					continue;
-				if (map.node[l] == pt->remote_node && map.port[l] == pt->remote_port)
+				if (map.node[l] == pt->remote_node &&
+				    map.port[l] == pt->remote_port)
 					continue; /* its own LID */
 				if (nvl > 1 && r->sl2vl && r->sl2vl[pt->remote_node])
 					vl = r->sl2vl[pt->remote_node][sl];

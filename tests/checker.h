@@ -29,11 +29,10 @@ struct checker_stats {
 int checker_run(const struct fabric *f, const struct routes *r, unsigned int flags,
 		struct checker_stats *ret_stats, char *msg, size_t msg_len);
 
-
 struct checker_cdg_stats {
 	uint64_t channels; /* (node, egress port, VL) channels that exist */
-	uint64_t deps;     /* distinct channel dependencies */
-	uint64_t walks;    /* (source switch, LID) walks */
+	uint64_t deps;	   /* distinct channel dependencies */
+	uint64_t walks;	   /* (source switch, LID) walks */
 };
 
 /*

@@ -17,11 +17,15 @@
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"dlid", required_argument, NULL, 'd'},   {"class", required_argument, NULL, 'c'},
-		{"method", required_argument, NULL, 'm'}, {"attr", required_argument, NULL, 'a'},
-		{"len", required_argument, NULL, 'l'},    {"base-version", required_argument, NULL, 'b'},
-		{"qp", required_argument, NULL, 'q'},     {"garbage", no_argument, NULL, 'g'},
-		{0},
+	    {"dlid", required_argument, NULL, 'd'},
+	    {"class", required_argument, NULL, 'c'},
+	    {"method", required_argument, NULL, 'm'},
+	    {"attr", required_argument, NULL, 'a'},
+	    {"len", required_argument, NULL, 'l'},
+	    {"base-version", required_argument, NULL, 'b'},
+	    {"qp", required_argument, NULL, 'q'},
+	    {"garbage", no_argument, NULL, 'g'},
+	    {0},
 	};
 	int dlid = 0, cls = 0x01, method = 0x01, attr = 0x20, len = 256, bv = 1, qp = -1;
 	int garbage = 0, c, portid, agent, r;
@@ -31,14 +35,30 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		long v = optarg ? strtol(optarg, NULL, 0) : 0;
 		switch (c) {
-		case 'd': dlid = v; break;
-		case 'c': cls = v; break;
-		case 'm': method = v; break;
-		case 'a': attr = v; break;
-		case 'l': len = v; break;
-		case 'b': bv = v; break;
-		case 'q': qp = v; break;
-		case 'g': garbage = 1; break;
+		case 'd':
+			dlid = v;
+			break;
+		case 'c':
+			cls = v;
+			break;
+		case 'm':
+			method = v;
+			break;
+		case 'a':
+			attr = v;
+			break;
+		case 'l':
+			len = v;
+			break;
+		case 'b':
+			bv = v;
+			break;
+		case 'q':
+			qp = v;
+			break;
+		case 'g':
+			garbage = 1;
+			break;
 		default:
 			fprintf(stderr, "usage: madinject --dlid LID [options]\n");
 			return 2;
@@ -56,7 +76,8 @@ int main(int argc, char **argv)
 	}
 	agent = umad_register(portid, cls, cls == 0x03 ? 2 : 1, 0, NULL);
 	if (agent < 0) {
-		fprintf(stderr, "madinject: cannot register class 0x%x: %s\n", cls, strerror(-agent));
+		fprintf(stderr, "madinject: cannot register class 0x%x: %s\n", cls,
+			strerror(-agent));
 		return 1;
 	}
 	memset(umad, 0, sizeof(umad));

@@ -25,14 +25,13 @@ struct engine {
 };
 
 static const struct engine engines[] = {
-	{"updn", updn_compute, 0},
-	{"dnup", dnup_compute, 0},
-	{"ftree", ftree_compute, CHECKER_MINIMAL},
+    {"updn", updn_compute, 0},
+    {"dnup", dnup_compute, 0},
+    {"ftree", ftree_compute, CHECKER_MINIMAL},
 };
 
 /* Route with e, run both checkers; returns the routes (caller frees) or NULL. */
-static struct routes *route_check(const struct engine *e, const struct fabric *f,
-				  const char *what)
+static struct routes *route_check(const struct engine *e, const struct fabric *f, const char *what)
 {
 	struct checker_stats st = {0};
 	struct checker_cdg_stats cs = {0};
@@ -393,7 +392,8 @@ static struct fabric *layered_fabric(uint32_t seed)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	for (i = 0; i < levels; i++)
-		for (n[i] = 1 + layered_rand(&seed) % (i + 1 == levels ? 4 : 8), j = 0; j < n[i]; j++) {
+		for (n[i] = 1 + layered_rand(&seed) % (i + 1 == levels ? 4 : 8), j = 0; j < n[i];
+		     j++) {
 			CU_ASSERT_EQUAL_FATAL(fabric_add_node(f, guid++, NODE_SWITCH, 32, &idx), 0);
 			sw[i][j] = idx;
 			next[idx] = 1;
@@ -417,10 +417,11 @@ static struct fabric *layered_fabric(uint32_t seed)
 	for (i = 0; i < levels; i++)
 		for (j = 0; j < n[i]; j++) {
 			uint32_t a = sw[i][j], h = i ? layered_rand(&seed) % 10 == 0
-						    : 1 + layered_rand(&seed) % 3;
+						     : 1 + layered_rand(&seed) % 3;
 
 			for (; h; h--) {
-				CU_ASSERT_EQUAL_FATAL(fabric_add_node(f, guid++, NODE_CA, 1, &idx), 0);
+				CU_ASSERT_EQUAL_FATAL(fabric_add_node(f, guid++, NODE_CA, 1, &idx),
+						      0);
 				CU_ASSERT_EQUAL_FATAL(fabric_link(f, a, next[a]++, idx, 1), 0);
 			}
 		}
@@ -460,7 +461,8 @@ static void test_ftree_layered(void)
 		}
 		fabric_free(f);
 	}
-	fprintf(stderr, "\n  ftree on 400 layered graphs: %u routed, %u refused\n", routed, refused);
+	fprintf(stderr, "\n  ftree on 400 layered graphs: %u routed, %u refused\n", routed,
+		refused);
 	CU_ASSERT(routed > 100);
 }
 
@@ -477,7 +479,8 @@ static void test_timing(void)
 	ms = testutil_now_ms() - t0;
 	CU_ASSERT_EQUAL(checker_run(f, r, CHECKER_MINIMAL, NULL, why, sizeof(why)), 0);
 	CU_ASSERT_EQUAL(routing_link_load(f, r, &ll), 0);
-	fprintf(stderr, "\n  ftree ft3 k16 (%u nodes, %u LIDs): %.1f ms, max/mean %.3f per-tier %.3f\n",
+	fprintf(stderr,
+		"\n  ftree ft3 k16 (%u nodes, %u LIDs): %.1f ms, max/mean %.3f per-tier %.3f\n",
 		f->n_nodes, r->max_lid, ms, ll.ratio, ll.tier_ratio);
 	CU_ASSERT(ll.tier_ratio <= 1.02);
 	CU_ASSERT(ms < 5000);

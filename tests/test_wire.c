@@ -89,8 +89,7 @@ static void test_smp_roundtrip_lid(void)
 	assert_smp_equal(&d, &d2);
 
 	/* every method, with and without the response bit */
-	const uint8_t methods[] = {WIRE_GET, WIRE_SET, WIRE_GET_RESP, WIRE_TRAP,
-				   WIRE_TRAP_REPRESS};
+	const uint8_t methods[] = {WIRE_GET, WIRE_SET, WIRE_GET_RESP, WIRE_TRAP, WIRE_TRAP_REPRESS};
 	for (size_t i = 0; i < sizeof(methods); i++) {
 		s.method = methods[i];
 		CU_ASSERT_EQUAL(wire_smp_encode(&s, buf, sizeof(buf)), WIRE_MAD_SIZE);
@@ -165,8 +164,7 @@ static void test_smp_init(void)
 
 	memset(&s, 0x77, sizeof(s));
 	CU_ASSERT_EQUAL(wire_smp_init_dr(&s, WIRE_GET, WIRE_ATTR_NODE_DESC, 0, path, 64), -EINVAL);
-	CU_ASSERT_EQUAL(wire_smp_init_dr(&s, WIRE_GET, WIRE_ATTR_NODE_DESC, 0, path, 255),
-			-EINVAL);
+	CU_ASSERT_EQUAL(wire_smp_init_dr(&s, WIRE_GET, WIRE_ATTR_NODE_DESC, 0, path, 255), -EINVAL);
 
 	/* zero hops: the SM's own port */
 	CU_ASSERT_EQUAL(wire_smp_init_dr(&s, WIRE_GET, WIRE_ATTR_NODE_INFO, 0, NULL, 0), 0);
@@ -196,23 +194,23 @@ static void test_smp_encode_errors(void)
 
 /* LID-routed Set(PortInfo), attr mod 7, status 0x001c */
 static const uint8_t golden_lid_hdr[32] = {
-	0x01, 0x01, 0x01, 0x02,				/* base ver, class, class ver, method */
-	0x00, 0x1c, 0x00, 0x00,				/* status, class specific */
-	0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10, /* TID */
-	0x00, 0x15, 0x00, 0x00,				/* attr id, reserved */
-	0x00, 0x00, 0x00, 0x07,				/* attr mod */
-	0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, /* M_Key */
+    0x01, 0x01, 0x01, 0x02,			    /* base ver, class, class ver, method */
+    0x00, 0x1c, 0x00, 0x00,			    /* status, class specific */
+    0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10, /* TID */
+    0x00, 0x15, 0x00, 0x00,			    /* attr id, reserved */
+    0x00, 0x00, 0x00, 0x07,			    /* attr mod */
+    0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, /* M_Key */
 };
 
 /* directed GetResp(NodeInfo), D bit, status 0x7ffe, hop ptr 4, hop cnt 5 */
 static const uint8_t golden_dr_hdr[36] = {
-	0x01, 0x81, 0x01, 0x81,				/* base ver, class, class ver, R|Get */
-	0xff, 0xfe, 0x04, 0x05,				/* D|status, hop ptr, hop cnt */
-	0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, /* TID */
-	0x00, 0x11, 0x00, 0x00,				/* attr id, reserved */
-	0x12, 0x34, 0x56, 0x78,				/* attr mod */
-	0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, /* M_Key */
-	0x00, 0x11, 0x00, 0x22,				/* DrSLID, DrDLID */
+    0x01, 0x81, 0x01, 0x81,			    /* base ver, class, class ver, R|Get */
+    0xff, 0xfe, 0x04, 0x05,			    /* D|status, hop ptr, hop cnt */
+    0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, /* TID */
+    0x00, 0x11, 0x00, 0x00,			    /* attr id, reserved */
+    0x12, 0x34, 0x56, 0x78,			    /* attr mod */
+    0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, /* M_Key */
+    0x00, 0x11, 0x00, 0x22,			    /* DrSLID, DrDLID */
 };
 
 static void build_golden_lid(uint8_t *img)
@@ -262,10 +260,9 @@ static void test_golden_encode(void)
 	CU_ASSERT_EQUAL_FATAL(wire_smp_init_dr(&s, WIRE_GET, WIRE_ATTR_SM_INFO, 0, path, 2), 0);
 	s.tid = 0x42;
 	CU_ASSERT_EQUAL(wire_smp_encode(&s, buf, sizeof(buf)), WIRE_MAD_SIZE);
-	const uint8_t want[36] = {0x01, 0x81, 0x01, 0x01, 0x00, 0x00, 0x00, 0x02, 0, 0, 0, 0,
-				  0,    0,    0,    0x42, 0x00, 0x20, 0,    0,    0, 0, 0, 0,
-				  0,    0,    0,    0,    0,    0,    0,    0,    0xff, 0xff,
-				  0xff, 0xff};
+	const uint8_t want[36] = {0x01, 0x81, 0x01, 0x01, 0x00, 0x00, 0x00, 0x02, 0, 0, 0, 0, 0, 0,
+				  0,	0x42, 0x00, 0x20, 0,	0,    0,    0,	  0, 0, 0, 0, 0, 0,
+				  0,	0,    0,    0,	  0xff, 0xff, 0xff, 0xff};
 	CU_ASSERT(memcmp(buf, want, sizeof(want)) == 0);
 	CU_ASSERT_EQUAL(buf[128], 0);
 	CU_ASSERT_EQUAL(buf[129], 2);
@@ -497,8 +494,9 @@ static void test_dr_path_parse_format(void)
 	CU_ASSERT_EQUAL(hops, 0xee); /* untouched on failure */
 	CU_ASSERT_EQUAL(path[1], 0xcc);
 
-	const char *bad[] = {"0,1,x", "", "0,256", "x", "0,1,", ",1", "0,,1", "0;1", "0,1 ",
-			     "0,99999999999999999999", "0,-1", "0,-0", "0, 1", " 0,1", "0,+1"};
+	const char *bad[] = {"0,1,x", "",     "0,256", "x",    "0,1,",
+			     ",1",    "0,,1", "0;1",   "0,1 ", "0,99999999999999999999",
+			     "0,-1",  "0,-0", "0, 1",  " 0,1", "0,+1"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		hops = 0xee;
 		int rc = wire_dr_path_parse(bad[i], path, &hops);
@@ -527,13 +525,13 @@ static void test_nodeinfo(void)
 {
 	/* NodeInfo of a 36-port switch, bytes from 14.2.5.3 */
 	static const uint8_t golden[40] = {
-		0x01, 0x01, 0x02, 0x24,				/* base, class, type, nports */
-		0x00, 0x02, 0xc9, 0x03, 0x00, 0x10, 0x00, 0x01, /* SystemImageGUID */
-		0x00, 0x02, 0xc9, 0x03, 0x00, 0x10, 0x00, 0x02, /* NodeGUID */
-		0x00, 0x02, 0xc9, 0x03, 0x00, 0x10, 0x00, 0x03, /* PortGUID */
-		0x00, 0x40, 0xc7, 0x38,				/* PartitionCap, DeviceID */
-		0x00, 0x00, 0x00, 0xa2,				/* Revision */
-		0x07, 0x00, 0x02, 0xc9,				/* LocalPortNum, VendorID */
+	    0x01, 0x01, 0x02, 0x24,			    /* base, class, type, nports */
+	    0x00, 0x02, 0xc9, 0x03, 0x00, 0x10, 0x00, 0x01, /* SystemImageGUID */
+	    0x00, 0x02, 0xc9, 0x03, 0x00, 0x10, 0x00, 0x02, /* NodeGUID */
+	    0x00, 0x02, 0xc9, 0x03, 0x00, 0x10, 0x00, 0x03, /* PortGUID */
+	    0x00, 0x40, 0xc7, 0x38,			    /* PartitionCap, DeviceID */
+	    0x00, 0x00, 0x00, 0xa2,			    /* Revision */
+	    0x07, 0x00, 0x02, 0xc9,			    /* LocalPortNum, VendorID */
 	};
 	struct wire_nodeinfo ni, d;
 	uint8_t data[64];
@@ -744,23 +742,23 @@ static void test_portinfo(void)
 
 	/* byte positions from 14.2.5.6 */
 	CU_ASSERT(memcmp(data, "\x01\x02\x03\x04\x05\x06\x07\x08", 8) == 0); /* M_Key */
-	CU_ASSERT(memcmp(data + 8, "\xfe\x80\0\0\0\0\0\0", 8) == 0);         /* GidPrefix */
-	CU_ASSERT_EQUAL(data[16], 0x12);				      /* LID */
+	CU_ASSERT(memcmp(data + 8, "\xfe\x80\0\0\0\0\0\0", 8) == 0);	     /* GidPrefix */
+	CU_ASSERT_EQUAL(data[16], 0x12);				     /* LID */
 	CU_ASSERT_EQUAL(data[17], 0x34);
 	CU_ASSERT_EQUAL(data[18], 0x00); /* MasterSMLID */
 	CU_ASSERT_EQUAL(data[19], 0x42);
 	CU_ASSERT(memcmp(data + 20, "\x02\x51\x08\x4a", 4) == 0); /* CapabilityMask */
-	CU_ASSERT_EQUAL(data[26], 0xbe); /* M_KeyLeasePeriod */
+	CU_ASSERT_EQUAL(data[26], 0xbe);			  /* M_KeyLeasePeriod */
 	CU_ASSERT_EQUAL(data[27], 0xef);
-	CU_ASSERT_EQUAL(data[28], 17);	  /* LocalPortNum */
-	CU_ASSERT_EQUAL(data[32] & 0x0f, 4); /* PortState */
-	CU_ASSERT_EQUAL(data[33] >> 4, 5);   /* PortPhysicalState */
-	CU_ASSERT_EQUAL(data[34] & 0x07, 6); /* LMC */
-	CU_ASSERT_EQUAL(data[34] >> 6, 3);   /* M_KeyProtectBits */
-	CU_ASSERT_EQUAL(data[35] >> 4, 4);   /* LinkSpeedActive */
-	CU_ASSERT_EQUAL(data[35] & 0x0f, 5); /* LinkSpeedEnabled */
-	CU_ASSERT_EQUAL(data[36] >> 4, 5);   /* NeighborMTU */
-	CU_ASSERT_EQUAL(data[36] & 0x0f, 9); /* MasterSMSL */
+	CU_ASSERT_EQUAL(data[28], 17);	      /* LocalPortNum */
+	CU_ASSERT_EQUAL(data[32] & 0x0f, 4);  /* PortState */
+	CU_ASSERT_EQUAL(data[33] >> 4, 5);    /* PortPhysicalState */
+	CU_ASSERT_EQUAL(data[34] & 0x07, 6);  /* LMC */
+	CU_ASSERT_EQUAL(data[34] >> 6, 3);    /* M_KeyProtectBits */
+	CU_ASSERT_EQUAL(data[35] >> 4, 4);    /* LinkSpeedActive */
+	CU_ASSERT_EQUAL(data[35] & 0x0f, 5);  /* LinkSpeedEnabled */
+	CU_ASSERT_EQUAL(data[36] >> 4, 5);    /* NeighborMTU */
+	CU_ASSERT_EQUAL(data[36] & 0x0f, 9);  /* MasterSMSL */
 	CU_ASSERT_EQUAL(data[51] & 0x1f, 18); /* SubnetTimeOut */
 	CU_ASSERT_EQUAL(data[51] >> 7, 1);    /* ClientReregister */
 	CU_ASSERT_EQUAL(data[52] & 0x1f, 20); /* RespTimeValue */
@@ -825,7 +823,7 @@ static void test_switchinfo(void)
 	CU_ASSERT_EQUAL(data[1], 0x00);
 	CU_ASSERT_EQUAL(data[6], 0x01); /* LinearFDBTop */
 	CU_ASSERT_EQUAL(data[7], 0xa3);
-	CU_ASSERT_EQUAL(data[8], 7); /* DefaultPort */
+	CU_ASSERT_EQUAL(data[8], 7);	 /* DefaultPort */
 	CU_ASSERT_EQUAL(data[18], 0xc0); /* MulticastFDBTop */
 	CU_ASSERT_EQUAL(data[19], 0xff);
 	CU_ASSERT_EQUAL_FATAL(wire_switchinfo_decode(data, sizeof(data), &d), 0);
@@ -905,10 +903,10 @@ static void test_pkey_block(void)
 static void test_sminfo(void)
 {
 	static const uint8_t golden[24] = {
-		0x00, 0x02, 0xc9, 0x03, 0x00, 0x0a, 0x1b, 0x2c, /* GUID */
-		0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80, /* SM_Key */
-		0x00, 0x01, 0x02, 0x03,				/* ActCount */
-		0xd3,						/* Priority 13, SMState 3 */
+	    0x00, 0x02, 0xc9, 0x03, 0x00, 0x0a, 0x1b, 0x2c, /* GUID */
+	    0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80, /* SM_Key */
+	    0x00, 0x01, 0x02, 0x03,			    /* ActCount */
+	    0xd3,					    /* Priority 13, SMState 3 */
 	};
 	struct wire_sminfo si, d;
 	uint8_t data[64];

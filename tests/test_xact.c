@@ -229,8 +229,7 @@ struct done_arg {
 
 static struct done_arg args[MAX_REQS];
 
-static void on_done(void *arg, int status, const struct wire_smp *req,
-		    const struct wire_smp *resp)
+static void on_done(void *arg, int status, const struct wire_smp *req, const struct wire_smp *resp)
 {
 	struct done_arg *a = arg;
 	struct done_log *log = a->log;

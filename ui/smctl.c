@@ -789,8 +789,7 @@ int main(int argc, char **argv)
 		if (ev) {
 			print_event(ev);
 			fflush(stdout);
-		}
-		else if (json_object_get(reply, "ok"))
+		} else if (json_object_get(reply, "ok"))
 			status = handle_reply(reply) ? EXIT_SM_ERROR : status;
 		json_decref(reply);
 	}
