@@ -3,6 +3,14 @@
 set -e
 cd "$(dirname "$0")"
 ./deps.sh
+# style is enforced: every C file as the checked-in .clang-format lays it out
+if ! git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror 2>/tmp/ibsmd-format.$$; then
+	head -20 /tmp/ibsmd-format.$$
+	echo "check: C files are not clang-formatted (run: clang-format -i FILE)"
+	rm -f /tmp/ibsmd-format.$$
+	exit 1
+fi
+rm -f /tmp/ibsmd-format.$$
 [ -x configure ] || autoreconf -fi
 mkdir -p build
 cd build
