@@ -292,6 +292,8 @@ void sm_fini(struct sm *sm)
 {
 	sm->on_sweep = NULL;
 	sweep_abort(sm);
+	/* let the dump writer finish: the files are renamed into place whole */
+	sweep_dump_reap(sm, true);
 	xact_free(sm->xe);
 	sm->xe = NULL;
 	madio_close(sm->io);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <event2/event.h>
 
 #include "mad/madio.h"
@@ -91,6 +92,7 @@ struct sm {
 	void (*on_sweep_begin)(void *arg, const char *why);
 	void (*on_route_fallback)(void *arg, const char *engine, const char *reason);
 	char again_why[160];
+	pid_t dump_pid;	 /* child writing the routing dumps, 0 if none */
 	uint64_t *roots; /* from opts.roots_file */
 	size_t n_roots;
 	char last_route_engine[32];
@@ -122,6 +124,8 @@ int sm_port_set_enabled(struct sm *sm, uint64_t node_guid, uint8_t port, bool en
 int sweep_start(struct sm *sm);
 /* The same, saying why (logged at debug, published as a sweep_start event). */
 int sweep_start_why(struct sm *sm, const char *why);
+/* Collect the routing-dump writer if it has finished (or wait for it). */
+void sweep_dump_reap(struct sm *sm, bool wait);
 /* Abandon the running sweep (shutdown); safe before xact_free. */
 void sweep_abort(struct sm *sm);
 /*

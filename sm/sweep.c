@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #include "mad/wire.h"
 #include "sm/lft.h"
@@ -425,6 +427,59 @@ static void phase_state(struct sweep *sw, uint8_t from, uint8_t to, enum op_kind
 	}
 }
 
+/*
+ * The routing dumps (ibnetdiscover/dump_fts/ibdmchk formats) follow every
+ * routing pass that changed something.  Writing them takes about 1 us per LFT
+ * entry (12 s at 9,472 LIDs x 1,280 switches), far too long for the loop that
+ * answers MADs, so a forked child writes them from its copy-on-write view of
+ * the snapshot.  One child at a time; past 20M entries (GBs of text) skipped.
+ */
+static void sweep_dump(struct sm *sm)
+{
+	uint64_t entries =
+	    (uint64_t)fabric_count(sm->fabric, NODE_SWITCH) * (sm->routes->max_lid + 1);
+	pid_t pid;
+
+	sweep_dump_reap(sm, false);
+	if (sm->dump_pid > 0) {
+		log_msg(LOG_CAT_ROUTE, LOG_DEBUG, "routing dumps: the previous writer still runs");
+		return;
+	}
+	if (entries > 20000000ULL) {
+		log_ratelimited(LOG_CAT_ROUTE, LOG_INFO,
+				"routing dumps skipped: %llu LFT entries is too many",
+				(unsigned long long)entries);
+		return;
+	}
+	pid = fork();
+	if (pid < 0) {
+		log_warn("routing dumps: fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		int e = dump_all(sm->fabric, sm->routes, sm->opts.state_dir);
+		if (e < 0)
+			log_warn("cannot write routing dumps to %s: %s", sm->opts.state_dir,
+				 strerror(-e));
+		_exit(e < 0 ? 1 : 0);
+	}
+	sm->dump_pid = pid;
+}
+
+void sweep_dump_reap(struct sm *sm, bool wait)
+{
+	int st;
+	pid_t r;
+
+	if (sm->dump_pid <= 0)
+		return;
+	do
+		r = waitpid(sm->dump_pid, &st, wait ? 0 : WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r == sm->dump_pid || (r < 0 && errno == ECHILD))
+		sm->dump_pid = 0;
+}
+
 static void sweep_finish(struct sweep *sw)
 {
 	struct sm *sm = sw->sm;
@@ -473,24 +528,8 @@ static void sweep_finish(struct sweep *sw)
 	sm->state = SM_MASTER;
 	if (sm->on_publish)
 		sm->on_publish(sm->on_publish_arg, old_f);
-	/*
-	 * The routing dumps (ibnetdiscover/dump_fts/ibdmchk formats) follow every
-	 * routing pass that changed something.  They grow as switches x LIDs, so
-	 * past ~20M LFT entries (a few GB of text) they are skipped.
-	 */
-	if (s->status == 0 && (s->sets || sm->sweeps == 1)) {
-		uint64_t entries = (uint64_t)s->switches * (sm->routes->max_lid + 1);
-		if (entries > 20000000ULL) {
-			log_ratelimited(LOG_CAT_ROUTE, LOG_INFO,
-					"routing dumps skipped: %llu LFT entries is too many",
-					(unsigned long long)entries);
-		} else {
-			int e = dump_all(f, sm->routes, sm->opts.state_dir);
-			if (e < 0)
-				log_warn("cannot write routing dumps to %s: %s", sm->opts.state_dir,
-					 strerror(-e));
-		}
-	}
+	if (s->status == 0 && (s->sets || sm->sweeps == 1))
+		sweep_dump(sm);
 	fabric_free(old_f);
 	routes_free(old_r);
 	if (s->status == 0)
