@@ -71,6 +71,7 @@ static const struct conf_key conf_keys[] = {
     INT_KEY(mad_timeout_ms, 10, 60000, true),
     INT_KEY(mad_retries, 0, 20, true),
     INT_KEY(lmc, 0, 7, false),
+    INT_KEY(dump_max_lft_entries, 0, 200000000, true),
     {"subnet_prefix", CONF_U64, offsetof(struct sm_conf, subnet_prefix), sizeof(uint64_t), 0, 0,
      false},
     {"log_level", CONF_LEVEL, offsetof(struct sm_conf, log_level), sizeof(int), 0, 0, true},
@@ -122,6 +123,7 @@ void conf_defaults(struct sm_conf *c)
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;
 	c->lmc = 0;
+	c->dump_max_lft_entries = 2000000;
 	c->subnet_prefix = 0xfe80000000000000ULL;
 	c->log_level = LOG_INFO;
 }

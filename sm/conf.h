@@ -34,6 +34,7 @@ struct sm_conf {
 	int mad_timeout_ms;		     /* 10..60000 */
 	int mad_retries;		     /* 0..20 */
 	int lmc;			     /* 0..7 */
+	int dump_max_lft_entries;	     /* routing dumps up to switches x LIDs; 0 = never */
 	uint64_t subnet_prefix;		     /* host order */
 	int log_level;			     /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
 };

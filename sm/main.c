@@ -126,6 +126,7 @@ static void opts_from_conf(const struct sm_conf *c, struct sm_opts *o)
 	o->priority = c->sm_priority;
 	o->subnet_prefix = c->subnet_prefix;
 	o->sweep_interval = c->sweep_interval;
+	o->dump_max_entries = (uint64_t)c->dump_max_lft_entries;
 }
 
 /* Defaults, then the file, then the command line.  0 or -EINVAL with err. */
@@ -176,6 +177,8 @@ static void reload(struct daemon *d)
 	snprintf(d->conf.routing_chain, sizeof(d->conf.routing_chain), "%s", nc.routing_chain);
 	d->sm.opts.priority = nc.sm_priority;
 	d->sm.opts.sweep_interval = nc.sweep_interval;
+	d->sm.opts.dump_max_entries = (uint64_t)nc.dump_max_lft_entries;
+	d->conf.dump_max_lft_entries = nc.dump_max_lft_entries;
 	snprintf(d->sm.opts.routing, sizeof(d->sm.opts.routing), "%s", nc.routing_engine);
 	snprintf(d->sm.opts.routing_chain, sizeof(d->sm.opts.routing_chain), "%s",
 		 nc.routing_chain);

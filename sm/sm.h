@@ -39,7 +39,8 @@ struct sm_opts {
 	uint8_t lmc;
 	uint8_t priority;
 	uint64_t subnet_prefix;
-	unsigned sweep_interval; /* seconds, 0 = no periodic sweep */
+	unsigned sweep_interval;   /* seconds, 0 = no periodic sweep */
+	uint64_t dump_max_entries; /* routing dumps up to switches x LIDs; 0 = never */
 };
 
 struct sweep_summary {

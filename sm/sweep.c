@@ -81,6 +81,7 @@ void sm_opts_defaults(struct sm_opts *o)
 	o->retries = 3;
 	o->subnet_prefix = 0xfe80000000000000ULL;
 	o->sweep_interval = 10;
+	o->dump_max_entries = 2000000;
 }
 
 static void sweep_next_phase(struct sweep *sw);
@@ -432,7 +433,8 @@ static void phase_state(struct sweep *sw, uint8_t from, uint8_t to, enum op_kind
  * routing pass that changed something.  Writing them takes about 1 us per LFT
  * entry (12 s at 9,472 LIDs x 1,280 switches), far too long for the loop that
  * answers MADs, so a forked child writes them from its copy-on-write view of
- * the snapshot.  One child at a time; past 20M entries (GBs of text) skipped.
+ * the snapshot.  One child at a time; skipped past dump_max_lft_entries
+ * (default 2M entries, ~150 MB of text; 12M entries make 1.2 GB).
  */
 static void sweep_dump(struct sm *sm)
 {
@@ -445,10 +447,13 @@ static void sweep_dump(struct sm *sm)
 		log_msg(LOG_CAT_ROUTE, LOG_DEBUG, "routing dumps: the previous writer still runs");
 		return;
 	}
-	if (entries > 20000000ULL) {
-		log_ratelimited(LOG_CAT_ROUTE, LOG_INFO,
-				"routing dumps skipped: %llu LFT entries is too many",
-				(unsigned long long)entries);
+	if (entries > sm->opts.dump_max_entries) {
+		if (sm->opts.dump_max_entries)
+			log_ratelimited(LOG_CAT_ROUTE, LOG_INFO,
+					"routing dumps skipped: %llu LFT entries is more than "
+					"dump_max_lft_entries (%llu)",
+					(unsigned long long)entries,
+					(unsigned long long)sm->opts.dump_max_entries);
 		return;
 	}
 	pid = fork();
