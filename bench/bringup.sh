@@ -41,7 +41,7 @@ for k in ${@:-8 12 16 20}; do
 	nodes=$(grep -cE '^(Switch|Hca)' "$topo")
 	sim_up "$topo"
 	rm -rf "$W/state"
-	read -r is ikb irc <<<"$(run ibsmd "$B/ibsmd" --once --config /dev/null --state-dir "$W/state")"
+	read -r is ikb irc <<<"$(run ibsmd "$B/ibsmd" --once --config /dev/null --routing minhop --state-dir "$W/state")"
 	lids=$(sed -n 's/^subnet up: .* \([0-9]*\) LIDs.*/\1/p' "$W/last.out" | head -1)
 	[ "$irc" = 0 ] || { echo "ibsmd failed on k=$k:"; tail -3 "$W/last.out"; continue; }
 	sim_up "$topo"

@@ -115,7 +115,7 @@ void conf_defaults(struct sm_conf *c)
 	c->port_num = 0;
 	snprintf(c->state_dir, sizeof(c->state_dir), "%s", "/var/lib/ibsmd");
 	snprintf(c->socket_path, sizeof(c->socket_path), "%s", "/run/ibsmd/ibsmd.sock");
-	snprintf(c->routing_engine, sizeof(c->routing_engine), "%s", "minhop");
+	snprintf(c->routing_engine, sizeof(c->routing_engine), "%s", "ftree");
 	snprintf(c->routing_chain, sizeof(c->routing_chain), "%s", "ftree,updn,minhop");
 	c->sm_priority = 0;
 	c->sweep_interval = 10;

@@ -49,7 +49,7 @@ static void usage(FILE *out)
 		"  -D, --dump-dir DIR       with --offline: write topo.out, lfts.out, opensm-*, "
 		"path-sl, sl2vl\n"
 		"  -d, --state-dir DIR      where the guid->LID map lives\n"
-		"  -R, --routing ENGINE     routing engine (minhop)\n"
+		"  -R, --routing ENGINE     first routing engine (ftree; then routing_chain)\n"
 		"  -S, --socket PATH        control socket (default /run/ibsmd/ibsmd.sock)\n"
 		"  -P, --priority N         SM priority 0..15\n"
 		"  -C, --ca NAME            local HCA to use (default: the first)\n"

@@ -97,6 +97,7 @@ struct sm {
 	uint64_t *roots; /* from opts.roots_file */
 	size_t n_roots;
 	char last_route_engine[32];
+	char last_fallback[1024]; /* refusals of the last routing pass, "engine: why" lines */
 	struct routing_stats last_route_stats;
 	uint64_t port_guid;
 	uint64_t mad_malformed, mad_unexpected, traps;

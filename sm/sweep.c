@@ -74,8 +74,8 @@ void sm_opts_defaults(struct sm_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	snprintf(o->state_dir, sizeof(o->state_dir), "%s", LOCALSTATEDIR "/lib/ibsmd");
-	snprintf(o->routing, sizeof(o->routing), "minhop");
-	snprintf(o->routing_chain, sizeof(o->routing_chain), "minhop");
+	snprintf(o->routing, sizeof(o->routing), "ftree");
+	snprintf(o->routing_chain, sizeof(o->routing_chain), "ftree,updn,minhop");
 	o->window = 32;
 	o->timeout_ms = 200;
 	o->retries = 3;
@@ -587,6 +587,8 @@ static void sweep_next_phase(struct sweep *sw)
 static int route(struct sweep *sw, uint16_t max_lid)
 {
 	char why_log[2048] = "", *line, *nl;
+	char fallbacks[sizeof(sw->sm->last_fallback)] = "";
+	size_t fallbacks_len = 0;
 	double t0 = now_ms();
 	int r;
 
@@ -598,12 +600,20 @@ static int route(struct sweep *sw, uint16_t max_lid)
 		*nl = '\0';
 		if (sep)
 			*sep = '\0';
-		log_ratelimited(LOG_CAT_ROUTE, LOG_WARNING,
-				"routing engine %s refused: %s, trying the next one", line,
-				sep ? sep + 2 : "");
+		/* warn when the reason is new; the same refusal every sweep is debug */
+		char key[sizeof(sw->sm->last_fallback)];
+		snprintf(key, sizeof(key), "%s: %s", line, sep ? sep + 2 : "");
+		log_msg(LOG_CAT_ROUTE, strstr(sw->sm->last_fallback, key) ? LOG_DEBUG : LOG_WARNING,
+			"routing engine %s refused: %s, trying the next one", line,
+			sep ? sep + 2 : "");
+		fallbacks_len += snprintf(
+		    fallbacks + fallbacks_len,
+		    fallbacks_len < sizeof(fallbacks) ? sizeof(fallbacks) - fallbacks_len : 0,
+		    "%s\n", key);
 		if (sw->sm->on_route_fallback)
 			sw->sm->on_route_fallback(sw->sm->on_publish_arg, line, sep ? sep + 2 : "");
 	}
+	snprintf(sw->sm->last_fallback, sizeof(sw->sm->last_fallback), "%s", fallbacks);
 	sw->sum.route_ms = now_ms() - t0;
 	if (r == 0) {
 		struct routing_stats st;

@@ -36,7 +36,7 @@ static void test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(c.socket_path, "/run/ibsmd/ibsmd.sock");
 	CU_ASSERT_STRING_EQUAL(c.socket_group, "");
 	CU_ASSERT_STRING_EQUAL(c.admin_group, "");
-	CU_ASSERT_STRING_EQUAL(c.routing_engine, "minhop");
+	CU_ASSERT_STRING_EQUAL(c.routing_engine, "ftree");
 	CU_ASSERT_STRING_EQUAL(c.routing_chain, "ftree,updn,minhop");
 	CU_ASSERT_EQUAL(c.sm_priority, 0);
 	CU_ASSERT_EQUAL(c.sweep_interval, 10);
@@ -231,8 +231,8 @@ static void test_set(void)
 	conf_defaults(&c);
 	CU_ASSERT_EQUAL(conf_set(&c, "sm_priority", "7", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(c.sm_priority, 7);
-	CU_ASSERT_EQUAL(conf_set(&c, "routing_engine", "ftree", err, sizeof(err)), 0);
-	CU_ASSERT_STRING_EQUAL(c.routing_engine, "ftree");
+	CU_ASSERT_EQUAL(conf_set(&c, "routing_engine", "updn", err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(c.routing_engine, "updn");
 	CU_ASSERT_EQUAL(conf_set(&c, "socket_path", "/tmp/x.sock", err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(c.socket_path, "/tmp/x.sock");
 	CU_ASSERT_EQUAL(conf_set(&c, "log_level", "warning", err, sizeof(err)), 0);
