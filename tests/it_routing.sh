@@ -61,6 +61,32 @@ engine_on() {
 "$TOPOGEN" torus -x 5 -y 6 -p 1 -o "$T/torus.net" || fail "topogen torus"
 "$TOPOGEN" mesh -x 4 -y 3 -p 1 -o "$T/mesh.net" || fail "topogen mesh"
 
+# the default engine is ftree: on a torus it refuses, the chain goes on to
+# updn, and the refusal is a warning once, not on every sweep
+fallback_once() {
+	local sd="$T/state-fallback"
+	log "--- default engine on a torus"
+	sim_start "$T/torus.net" || { fail "fallback: ibsim starts"; return; }
+	sm_start "$sd" --sweep-interval 0
+	check "fallback: daemon up" wait_for 20 grep -q "subnet up" "$T/smd.err"
+	"$SMCTL" --socket "$SM_SOCK" --json events >"$T/fallback.events" 2>&1 &
+	local ev=$!
+	PIDS+=("$ev")
+	sleep 0.5
+	for _ in 1 2 3; do "$SMCTL" --socket "$SM_SOCK" sweep >/dev/null || fail "fallback: smctl sweep"; done
+	check "fallback: routed with updn after ftree refused" \
+		bash -c "'$SMCTL' --socket '$SM_SOCK' --json status | grep -q '\"routing_engine\": \"updn\"'"
+	check "fallback: the refusal names the reason" grep -q "routing engine ftree refused: .*not a fat tree" "$T/smd.err"
+	check "fallback: logged once over 4 sweeps ($(grep -c 'refused' "$T/smd.err"))" \
+		test "$(grep -c 'warning: routing engine ftree refused' "$T/smd.err")" = 1
+	check "fallback: routing_fallback events on the stream" \
+		grep -q '"type":"routing_fallback".*"engine":"ftree"' "$T/fallback.events"
+	kill "$ev" 2>/dev/null
+	sm_stop || fail "fallback: daemon stops"
+	sim_stop
+}
+
+fallback_once
 engine_on ftree "$T/ft3.net"
 engine_on ftree "$T/ft2p.net"
 engine_on updn "$T/random.net"
