@@ -159,31 +159,40 @@ lft_entries() {
 sim_start "$T/ft3p.net" || { fail "ibsim starts"; finish; }
 sd="$T/state"
 mkdir -p "$sd"
-if sm_once "$sd" --routing minhop; then pass "online: ibsmd --once brings the subnet up"
-else fail "online: $(tail -2 "$T/sm.err")"; fi
-capture online || fail "capture ibnetdiscover/dump_fts"
-if offline online-off "$T/online.topo" --routing minhop; then
-	lft_entries "$T/online.fts" >"$T/online.entries"
-	lft_entries "$T/online-off/lfts.out" >"$T/offline.entries"
-	check "online vs offline: $(wc -l <"$T/online.entries") LFT entries read back" \
-		test -s "$T/online.entries"
-	check "online vs offline: identical LFTs" diff "$T/online.entries" "$T/offline.entries"
-	check "online vs offline: same LIDs in topo.out" diff \
-		<(grep -o 'lid [0-9]*' "$T/online.topo" | sort) \
-		<(grep -o 'lid [0-9]*' "$T/online-off/topo.out" | sort)
-else
-	fail "offline on the discovered topology: $(tail -1 "$T/online-off.err")"
-fi
-# the daemon writes the same dumps into its state directory after routing
-if [ -f "$sd/lfts.out" ]; then
-	check "daemon's own lfts.out equals what dump_fts reads back" diff "$T/online.entries" \
-		<(lft_entries "$sd/lfts.out")
-	check "daemon's own dumps pass ibdmchk" bash -c "cd '$sd' && (timeout 120 ibdmchk \
-		-s opensm-subnet.lst -f opensm.fdbs -m opensm.mcfdbs 2>&1) 2>/dev/null |
-		grep -q 'no credit loops found'"
-else
-	log "skip: the daemon does not write dumps to its state directory yet"
-fi
+# online_vs_offline ENGINE: the daemon routes the live fabric with ENGINE;
+# offline routing of what ibnetdiscover then reads gives the same LFTs
+online_vs_offline() {
+	local e=$1
+	if sm_once "$sd" --routing "$e"; then pass "online $e: ibsmd --once brings the subnet up"
+	else fail "online $e: $(tail -2 "$T/sm.err")"; fi
+	capture "online-$e" || fail "online $e: capture ibnetdiscover/dump_fts"
+	if offline "online-off-$e" "$T/online-$e.topo" --routing "$e"; then
+		lft_entries "$T/online-$e.fts" >"$T/online-$e.entries"
+		lft_entries "$T/online-off-$e/lfts.out" >"$T/offline-$e.entries"
+		check "online vs offline $e: $(wc -l <"$T/online-$e.entries") LFT entries read back" \
+			test -s "$T/online-$e.entries"
+		check "online vs offline $e: identical LFTs" \
+			diff "$T/online-$e.entries" "$T/offline-$e.entries"
+		check "online vs offline $e: same LIDs in topo.out" diff \
+			<(grep -o 'lid [0-9]*' "$T/online-$e.topo" | sort) \
+			<(grep -o 'lid [0-9]*' "$T/online-off-$e/topo.out" | sort)
+	else
+		fail "offline $e on the discovered topology: $(tail -1 "$T/online-off-$e.err")"
+	fi
+	# the daemon writes the same dumps into its state directory after routing
+	if [ -f "$sd/lfts.out" ]; then
+		check "online $e: daemon's own lfts.out equals what dump_fts reads back" \
+			diff "$T/online-$e.entries" <(lft_entries "$sd/lfts.out")
+		check "online $e: daemon's own dumps pass ibdmchk" bash -c "cd '$sd' && (timeout 120 \
+			ibdmchk -s opensm-subnet.lst -f opensm.fdbs -m opensm.mcfdbs 2>&1) 2>/dev/null |
+			grep -q 'no credit loops found'"
+	else
+		fail "online $e: the daemon wrote no routing dumps to its state directory"
+	fi
+}
+for e in minhop ftree updn; do
+	online_vs_offline "$e"
+done
 sim_stop
 # updn with a roots file: the core switches of a 3-level tree as roots
 "$TOPOGEN" fattree3 -k 4 -o "$T/roots.net" || fail "topogen roots"
