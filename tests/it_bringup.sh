@@ -60,6 +60,24 @@ not() { ! "$@" >/dev/null 2>&1; }
 "$TOPOGEN" torus -x 4 -y 3 -p 1 -o "$T/torus.net" || fail "topogen torus"
 "$TOPOGEN" random -s 12 -p 2 --seed 7 -o "$T/random.net" || fail "topogen random"
 
+# LMC 2: every CA port gets 4 LIDs, aligned, and every one of them is routed
+lmc() {
+	local topo=$1 sd="$T/state-lmc" n
+	n=$(count_nodes "$topo")
+	log "--- LMC 2"
+	sim_start "$topo" || { fail "lmc: ibsim starts"; return; }
+	if sm_once "$sd" --lmc 2; then pass "lmc: subnet up ($(cat "$T/sm.out"))"
+	else fail "lmc: $(tail -2 "$T/sm.err")"; fi
+	capture lmc
+	check "lmc: every LID of every range reachable from every switch" \
+		python3 "$FABCHECK" --topo "$T/lmc.topo" --fts "$T/lmc.fts" --links "$T/lmc.links" --nodes "$n"
+	check "lmc: CA ports carry lmc 2 with base LIDs aligned to 4" python3 -c '
+import re, sys
+ca = [(int(l), int(m)) for l, m in re.findall(r"^\[\d+\]\([0-9a-f]+\).*# lid (\d+) lmc (\d+)", open(sys.argv[1]).read(), re.M)]
+sys.exit(0 if ca and all(m == 2 and l % 4 == 0 for l, m in ca) else 1)' "$T/lmc.topo"
+	sim_stop
+}
+
 # takeover: LIDs OpenSM gave the ports are kept by ibsmd with an empty state dir
 takeover() {
 	local topo=$1 sd="$T/state-takeover" osm="$T/osm"
@@ -89,4 +107,5 @@ bringup dual "$T/dual.net" persist
 bringup torus "$T/torus.net"
 bringup random "$T/random.net"
 takeover "$T/ft2.net"
+lmc "$T/dual.net"
 finish
