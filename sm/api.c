@@ -87,40 +87,6 @@ static const char *api_phys_str(uint8_t s)
 	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "UNKNOWN";
 }
 
-/* PortInfo:LinkWidthActive -> "4x" (ibnetdiscover's spelling). */
-static const char *api_width_str(uint8_t w)
-{
-	switch (w) {
-	case 1:
-		return "1x";
-	case 2:
-		return "4x";
-	case 4:
-		return "8x";
-	case 8:
-		return "12x";
-	case 16:
-		return "2x";
-	default:
-		return "?";
-	}
-}
-
-/* PortInfo:LinkSpeedActive -> "QDR". */
-static const char *api_speed_str(uint8_t s)
-{
-	switch (s) {
-	case 1:
-		return "SDR";
-	case 2:
-		return "DDR";
-	case 4:
-		return "QDR";
-	default:
-		return "?";
-	}
-}
-
 static int api_mtu_bytes(uint8_t mtu)
 {
 	return mtu >= 1 && mtu <= 5 ? 128 << mtu : 0;
@@ -333,13 +299,13 @@ static json_t *api_port_json(const struct fabric *f, const struct node *n, uint8
 	const struct port *p = &n->ports[pn];
 	json_t *o;
 
-	o = json_pack("{s:o, s:s, s:i, s:o, s:i, s:i, s:s, s:s, s:s, s:s, s:i}", "node_guid",
-		      api_guid(n->guid), "node_desc", n->desc, "port", pn, "port_guid",
-		      api_guid(p->guid), "lid", api_port_lid(n, pn), "lmc",
-		      node_is_switch(n) ? n->ports[0].lmc : p->lmc, "state",
-		      api_port_state_str(p->state), "phys_state", api_phys_str(p->phys_state),
-		      "width", api_width_str(p->width_active), "speed",
-		      api_speed_str(p->speed_active), "mtu", api_mtu_bytes(p->neighbor_mtu));
+	o = json_pack(
+	    "{s:o, s:s, s:i, s:o, s:i, s:i, s:s, s:s, s:s, s:s, s:i}", "node_guid",
+	    api_guid(n->guid), "node_desc", n->desc, "port", pn, "port_guid", api_guid(p->guid),
+	    "lid", api_port_lid(n, pn), "lmc", node_is_switch(n) ? n->ports[0].lmc : p->lmc,
+	    "state", api_port_state_str(p->state), "phys_state", api_phys_str(p->phys_state),
+	    "width", fabric_width_str(p->width_active) ?: "?", "speed",
+	    fabric_speed_str(p->speed_active) ?: "?", "mtu", api_mtu_bytes(p->neighbor_mtu));
 	if (o && port_is_linked(p) && p->remote_node < f->n_nodes) {
 		const struct node *r = &f->nodes[p->remote_node];
 
@@ -394,13 +360,14 @@ static json_t *api_links_json(const struct fabric *f)
 			r = &f->nodes[p->remote_node];
 			rp = &r->ports[p->remote_port];
 			json_array_append_new(
-			    a, json_pack("{s:o, s:s, s:i, s:o, s:s, s:i, s:s, s:s, s:s}", "a_guid",
-					 api_guid(n->guid), "a_desc", n->desc, "a_port", pn,
-					 "b_guid", api_guid(r->guid), "b_desc", r->desc, "b_port",
-					 p->remote_port, "width", api_width_str(p->width_active),
-					 "speed", api_speed_str(p->speed_active), "state",
-					 api_port_state_str(p->state < rp->state ? p->state
-										 : rp->state)));
+			    a,
+			    json_pack(
+				"{s:o, s:s, s:i, s:o, s:s, s:i, s:s, s:s, s:s}", "a_guid",
+				api_guid(n->guid), "a_desc", n->desc, "a_port", pn, "b_guid",
+				api_guid(r->guid), "b_desc", r->desc, "b_port", p->remote_port,
+				"width", fabric_width_str(p->width_active) ?: "?", "speed",
+				fabric_speed_str(p->speed_active) ?: "?", "state",
+				api_port_state_str(p->state < rp->state ? p->state : rp->state)));
 		}
 	}
 	return a;
@@ -785,8 +752,8 @@ static char *api_topo_ibnd(const struct fabric *f)
 						api_printf(&b, "(%" PRIx64 ") ", rp->guid);
 					api_printf(&b, "\t\t# \"%s\" lid %u %s%s\n", r->desc,
 						   api_port_lid(r, p->remote_port),
-						   api_width_str(p->width_active),
-						   api_speed_str(p->speed_active));
+						   fabric_width_str(p->width_active) ?: "?",
+						   fabric_speed_str(p->speed_active) ?: "?");
 				} else {
 					api_printf(&b, "[%u](%" PRIx64 ") \t%s[%u]", pn, p->guid,
 						   rname, p->remote_port);
@@ -795,8 +762,8 @@ static char *api_topo_ibnd(const struct fabric *f)
 					api_printf(&b, "\t\t# lid %u lmc %u \"%s\" lid %u %s%s\n",
 						   p->lid, p->lmc, r->desc,
 						   api_port_lid(r, p->remote_port),
-						   api_width_str(p->width_active),
-						   api_speed_str(p->speed_active));
+						   fabric_width_str(p->width_active) ?: "?",
+						   fabric_speed_str(p->speed_active) ?: "?");
 				}
 			}
 		}

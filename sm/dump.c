@@ -139,36 +139,6 @@ static void dump_desc(const char *in, char *out, size_t len)
 	out[i] = '\0';
 }
 
-static const char *width_compat(uint8_t w)
-{
-	switch (w) {
-	case 1:
-		return "1x";
-	case 2:
-		return "4x";
-	case 4:
-		return "8x";
-	case 8:
-		return "12x";
-	case 16:
-		return "2x";
-	}
-	return "undefined";
-}
-
-static const char *speed_compat(uint8_t s)
-{
-	switch (s) {
-	case 1:
-		return "SDR";
-	case 2:
-		return "DDR";
-	case 4:
-		return "QDR";
-	}
-	return "undefined";
-}
-
 static const char *node_prefix(const struct node *n)
 {
 	switch (n->type) {
@@ -206,9 +176,21 @@ static void topo_remote(FILE *out, const struct fabric *f, const struct port *pt
 		fprintf(out, "%s(%" PRIx64 ") ", tail_ws, rn->ports[pt->remote_port].guid);
 }
 
+/* The tail of a port line: the far end's description, LID, width and speed. */
+static void topo_peer(FILE *out, const struct fabric *f, const struct port *pt)
+{
+	const struct node *rn = &f->nodes[pt->remote_node];
+	char rdesc[sizeof(rn->desc)];
+
+	dump_desc(rn->desc, rdesc, sizeof(rdesc));
+	fprintf(out, "\"%s\" lid %u %s%s\n", rdesc, node_base_lid(rn, pt->remote_port),
+		fabric_width_str(pt->width_active) ?: "undefined",
+		fabric_speed_str(pt->speed_active) ?: "undefined");
+}
+
 static void topo_switch(FILE *out, const struct fabric *f, const struct node *n)
 {
-	char desc[sizeof(n->desc)], rdesc[sizeof(n->desc)];
+	char desc[sizeof(n->desc)];
 	unsigned int p;
 
 	topo_ids(out, n);
@@ -219,23 +201,19 @@ static void topo_switch(FILE *out, const struct fabric *f, const struct node *n)
 		n->ports[0].lmc);
 	for (p = 1; p <= n->nports; p++) {
 		const struct port *pt = &n->ports[p];
-		const struct node *rn;
 
 		if (!port_is_linked(pt) || pt->remote_node >= f->n_nodes)
 			continue;
-		rn = &f->nodes[pt->remote_node];
-		dump_desc(rn->desc, rdesc, sizeof(rdesc));
 		fprintf(out, "[%u]", p);
 		topo_remote(out, f, pt, "");
-		fprintf(out, "\t\t# \"%s\" lid %u %s%s\n", rdesc,
-			node_base_lid(rn, pt->remote_port), width_compat(pt->width_active),
-			speed_compat(pt->speed_active));
+		fprintf(out, "\t\t# ");
+		topo_peer(out, f, pt);
 	}
 }
 
 static void topo_ca(FILE *out, const struct fabric *f, const struct node *n)
 {
-	char desc[sizeof(n->desc)], rdesc[sizeof(n->desc)];
+	char desc[sizeof(n->desc)];
 	const char *lc = n->type == NODE_ROUTER ? "rt" : "ca";
 	const char *uc = n->type == NODE_ROUTER ? "Rt" : "Ca";
 	unsigned int p;
@@ -247,17 +225,13 @@ static void topo_ca(FILE *out, const struct fabric *f, const struct node *n)
 		n->guid, desc);
 	for (p = 1; p <= n->nports; p++) {
 		const struct port *pt = &n->ports[p];
-		const struct node *rn;
 
 		if (!port_is_linked(pt) || pt->remote_node >= f->n_nodes)
 			continue;
-		rn = &f->nodes[pt->remote_node];
-		dump_desc(rn->desc, rdesc, sizeof(rdesc));
 		fprintf(out, "[%u](%" PRIx64 ") ", p, pt->guid);
 		topo_remote(out, f, pt, " ");
-		fprintf(out, "\t\t# lid %u lmc %u \"%s\" lid %u %s%s\n", pt->lid, pt->lmc, rdesc,
-			node_base_lid(rn, pt->remote_port), width_compat(pt->width_active),
-			speed_compat(pt->speed_active));
+		fprintf(out, "\t\t# lid %u lmc %u ", pt->lid, pt->lmc);
+		topo_peer(out, f, pt);
 	}
 }
 

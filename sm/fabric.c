@@ -253,3 +253,35 @@ const char *node_type_str(uint8_t type)
 		return "unknown";
 	}
 }
+
+const char *fabric_width_str(uint8_t width)
+{
+	switch (width) {
+	case 1:
+		return "1x";
+	case 2:
+		return "4x";
+	case 4:
+		return "8x";
+	case 8:
+		return "12x";
+	case 16:
+		return "2x";
+	default:
+		return NULL;
+	}
+}
+
+const char *fabric_speed_str(uint8_t speed)
+{
+	switch (speed) {
+	case 1:
+		return "SDR";
+	case 2:
+		return "DDR";
+	case 4:
+		return "QDR";
+	default:
+		return NULL;
+	}
+}

@@ -149,4 +149,12 @@ uint32_t fabric_count(const struct fabric *f, uint8_t type);
 
 const char *node_type_str(uint8_t type);
 
+/*
+ * PortInfo:LinkWidthActive / LinkSpeedActive as ibnetdiscover spells them
+ * ("4x", "QDR"); NULL for a value it has no name for (callers pick their
+ * own placeholder).
+ */
+const char *fabric_width_str(uint8_t width);
+const char *fabric_speed_str(uint8_t speed);
+
 #endif

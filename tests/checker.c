@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <CUnit/CUnit.h>
+
 #include "tests/checker.h"
 
 struct checker_ctx {
@@ -430,4 +432,19 @@ out:
 	free(pbase);
 	fabric_lid_map_clear(&map);
 	return err;
+}
+
+void checker_assert_sound(const struct fabric *f, const struct routes *r, unsigned int flags,
+			  const char *what)
+{
+	struct checker_stats st = {0};
+	char msg[256] = "";
+	int v;
+
+	v = checker_run(f, r, flags, &st, msg, sizeof(msg));
+	if (v)
+		fprintf(stderr, "\n%s: %d violations, first: %s\n", what, v, msg);
+	CU_ASSERT_EQUAL(v, 0);
+	CU_ASSERT_EQUAL(st.unreachable, 0);
+	CU_ASSERT(st.checked > 0);
 }

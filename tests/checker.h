@@ -45,6 +45,13 @@ struct checker_cdg_stats {
  * cycle (msg names a channel on it), -ENOMEM.  Walks that hit no route or a
  * loop just stop (checker_run reports those).  ret_stats may be NULL.
  */
+/*
+ * CUnit assertions over checker_run(): no violation, no unreachable LID, and
+ * something was checked.  Prints the first violation, prefixed with what.
+ */
+void checker_assert_sound(const struct fabric *f, const struct routes *r, unsigned int flags,
+			  const char *what);
+
 int checker_cdg_acyclic(const struct fabric *f, const struct routes *r,
 			struct checker_cdg_stats *ret_stats, char *msg, size_t msg_len);
 

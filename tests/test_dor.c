@@ -251,16 +251,7 @@ static bool cdg_acyclic(const struct fabric *f, const struct routes *r, bool ign
 
 static void check_invariants(const struct fabric *f, const struct routes *r, const char *what)
 {
-	struct checker_stats st;
-	char msg[256];
-	int v;
-
-	v = checker_run(f, r, CHECKER_MINIMAL, &st, msg, sizeof(msg));
-	if (v)
-		fprintf(stderr, "\n%s: %d violations, first: %s\n", what, v, msg);
-	CU_ASSERT_EQUAL(v, 0);
-	CU_ASSERT_EQUAL(st.unreachable, 0);
-	CU_ASSERT(st.checked > 0);
+	checker_assert_sound(f, r, CHECKER_MINIMAL, what);
 }
 
 /*

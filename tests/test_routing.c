@@ -34,16 +34,7 @@ static struct routes *route(const struct fabric *f)
 
 static void check(const struct fabric *f, const struct routes *r, const char *what)
 {
-	struct checker_stats st;
-	char msg[256];
-	int v;
-
-	v = checker_run(f, r, CHECKER_MINIMAL, &st, msg, sizeof(msg));
-	if (v)
-		fprintf(stderr, "\n%s: %d violations, first: %s\n", what, v, msg);
-	CU_ASSERT_EQUAL(v, 0);
-	CU_ASSERT_EQUAL(st.unreachable, 0);
-	CU_ASSERT(st.checked > 0);
+	checker_assert_sound(f, r, CHECKER_MINIMAL, what);
 }
 
 /* Generate, parse, assign, route, check; frees the text. */
