@@ -54,13 +54,13 @@ struct madio {
 static int agent_class(struct madio *io, int agent)
 {
 	if (agent == io->agent_smi)
-		return 0x01;
+		return WIRE_CLASS_SMI;
 	if (agent == io->agent_dr)
-		return 0x81;
+		return WIRE_CLASS_SMI_DR;
 	if (agent == io->agent_sa)
-		return 0x03;
+		return WIRE_CLASS_SA;
 	if (agent == io->agent_perf)
-		return 0x04;
+		return WIRE_CLASS_PERF;
 	return -1;
 }
 
@@ -146,17 +146,18 @@ static void madio_drain(evutil_socket_t fd, short what, void *arg)
 
 static int reg(struct madio *io, int mgmt_class, bool server, char *err, size_t err_len)
 {
-	long methods[16 / sizeof(long)];
+	unsigned long methods[16 / sizeof(unsigned long)];
 	int agent;
 
 	memset(methods, 0, sizeof(methods));
 	if (server) {
 		/* Get, Set, Trap, TrapRepress, GetTable, ... : everything but responses */
 		for (int m = 1; m < 0x80; m++)
-			methods[m / (8 * sizeof(long))] |= 1L << (m % (8 * sizeof(long)));
+			methods[m / (8 * sizeof(unsigned long))] |=
+			    1UL << (m % (8 * sizeof(unsigned long)));
 	}
-	agent = umad_register(io->portid, mgmt_class, mgmt_class == 0x03 ? 2 : 1, 0,
-			      server ? methods : NULL);
+	agent = umad_register(io->portid, mgmt_class, mgmt_class == WIRE_CLASS_SA ? 2 : 1, 0,
+			      server ? (long *)methods : NULL);
 	if (agent < 0)
 		snprintf(err, err_len, "cannot register MAD class 0x%02x on %s/%d: %s", mgmt_class,
 			 io->ca_name, io->port_num, strerror(-agent));
@@ -206,10 +207,10 @@ int madio_open(struct event_base *base, const char *ca_name, int port_num, madio
 	}
 	/* DR first: the SM's own traffic; then LID-routed SMI (traps, SMInfo),
 	 * SA and PerfMgt as servers so any MAD that arrives has an agent. */
-	if ((r = io->agent_dr = reg(io, 0x81, true, err, err_len)) < 0 ||
-	    (r = io->agent_smi = reg(io, 0x01, true, err, err_len)) < 0 ||
-	    (r = io->agent_sa = reg(io, 0x03, true, err, err_len)) < 0 ||
-	    (r = io->agent_perf = reg(io, 0x04, true, err, err_len)) < 0)
+	if ((r = io->agent_dr = reg(io, WIRE_CLASS_SMI_DR, true, err, err_len)) < 0 ||
+	    (r = io->agent_smi = reg(io, WIRE_CLASS_SMI, true, err, err_len)) < 0 ||
+	    (r = io->agent_sa = reg(io, WIRE_CLASS_SA, true, err, err_len)) < 0 ||
+	    (r = io->agent_perf = reg(io, WIRE_CLASS_PERF, true, err, err_len)) < 0)
 		goto fail;
 	r = umad_get_issm_path(io->ca_name, io->port_num, path, sizeof(path));
 	if (r < 0 || (io->issm_fd = open(path, O_RDWR)) < 0) {
@@ -299,7 +300,7 @@ int madio_send(struct madio *io, const uint8_t *mad, size_t len, unsigned timeou
 	if (wire_mad_peek(mad, len, &cls, NULL, NULL) < 0)
 		return -EINVAL;
 	switch (cls) {
-	case 0x81:
+	case WIRE_CLASS_SMI_DR:
 		return do_send(io, io->agent_dr, mad, len, 0xffff, 0, timeout_ms);
 	default:
 		return -EINVAL;
@@ -309,11 +310,11 @@ int madio_send(struct madio *io, const uint8_t *mad, size_t len, unsigned timeou
 int madio_send_lid(struct madio *io, int mgmt_class, const uint8_t *mad, size_t len, uint16_t dlid,
 		   uint32_t qp, unsigned timeout_ms)
 {
-	int agent = mgmt_class == 0x01	 ? io->agent_smi
-		    : mgmt_class == 0x03 ? io->agent_sa
-		    : mgmt_class == 0x81 ? io->agent_dr
-		    : mgmt_class == 0x04 ? io->agent_perf
-					 : -1;
+	int agent = mgmt_class == WIRE_CLASS_SMI      ? io->agent_smi
+		    : mgmt_class == WIRE_CLASS_SA     ? io->agent_sa
+		    : mgmt_class == WIRE_CLASS_SMI_DR ? io->agent_dr
+		    : mgmt_class == WIRE_CLASS_PERF   ? io->agent_perf
+						      : -1;
 	if (agent < 0)
 		return -EINVAL;
 	return do_send(io, agent, mad, len, dlid, qp, timeout_ms);

@@ -36,6 +36,7 @@
  * coordinates are inferred and the VL scheme comes with the routes.
  * Pure: no I/O, no globals.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -666,6 +667,8 @@ int dor_compute(const struct fabric *f, struct routes **ret, char *why, size_t w
 				continue;
 			}
 			d = dor_step(&g, a, t, &dir);
+			/* t != a and ranks are coordinates: some dimension differs */
+			assert(d < g.shape.dims);
 			next = dor_next(&g, a, d, dir);
 			for (i = 0; i < n_isl; i++) {
 				if (isl_nbr[i] == next && counts[isl_port[i]] < best_count) {

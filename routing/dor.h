@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 /*
  * Dimensions as found: the prime factors of the switch graph, so a ring of 4

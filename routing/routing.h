@@ -10,42 +10,8 @@
 #ifndef IBSMD_ROUTING_H
 #define IBSMD_ROUTING_H
 
-#include "sm/fabric.h"
-
-#define ROUTES_MAX_SL 16
-
-struct routes {
-	uint16_t max_lid; /* tables cover LIDs 0..max_lid */
-	uint32_t n_nodes;
-	uint8_t **lft;	 /* lft[node] NULL for non-switches, else max_lid + 1 ports */
-	void *lft_block; /* the rows of lft, one mapping (routes_new owns it) */
-	size_t lft_block_size;
-	/*
-	 * Engines that need more than one VL (dor on a torus) also fill these;
-	 * single-VL engines leave n_vls = 1 and the pointers NULL (SL 0, VL 0).
-	 *  - path_sl[src_sw * n_sw + dst_sw]: the SL for traffic that enters the
-	 *    fabric at switch src_sw and leaves it at dst_sw (dense switch
-	 *    indices from sw_index[node]; a CA uses the switch its port links to);
-	 *  - sl2vl[node]: for a switch, (nports + 1) * ROUTES_MAX_SL entries, the
-	 *    VL for (output port, SL), the same for every input port; for a CA
-	 *    or router, ROUTES_MAX_SL entries for its ports.
-	 */
-	uint8_t n_vls;
-	uint32_t n_sw;
-	uint32_t *sw_index; /* n_nodes entries; UINT32_MAX for non-switches */
-	uint8_t *path_sl;
-	uint8_t **sl2vl;
-};
-
-/* Allocate sw_index/path_sl/sl2vl for f (all SL 0 / VL 0).  0 or -ENOMEM. */
-int routes_alloc_vls(struct routes *r, const struct fabric *f, uint8_t n_vls);
-/* SL for traffic from src_lid's port to dst_lid's port (0 when no path SLs). */
-uint8_t routes_path_sl(const struct routes *r, const struct fabric *f, const struct lid_map *m,
-		       uint16_t src_lid, uint16_t dst_lid);
-
-/* Tables for every switch of f, all entries LFT_NO_PORT; NULL on ENOMEM. */
-struct routes *routes_new(const struct fabric *f, uint16_t max_lid);
-void routes_free(struct routes *r);
+#include "fabric/fabric.h"
+#include "fabric/routes.h"
 
 struct routing_stats {
 	double ms;
@@ -70,7 +36,7 @@ struct routing_engine {
 extern const struct routing_engine routing_engines[];
 const struct routing_engine *routing_find(const char *name);
 
-/* Statistics of a routing result (no timing: the caller fills ms). */
+/* Statistics of a routing result; ms is left 0 (the caller times the engine). */
 void routing_stats(const struct fabric *f, const struct routes *r, struct routing_stats *ret);
 
 int minhop_compute(const struct fabric *f, struct routes **ret, char *why, size_t why_len);

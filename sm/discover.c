@@ -15,7 +15,7 @@
 
 #include "mad/wire.h"
 #include "sm/discover.h"
-#include "sm/log.h"
+#include "lib/log.h"
 
 enum probe_kind { PROBE_NODEINFO, PROBE_NODEDESC, PROBE_PORTINFO, PROBE_SWITCHINFO };
 

@@ -9,7 +9,7 @@
 #define IBSMD_DISCOVER_H
 
 #include "mad/xact.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 struct discover_result {
 	struct fabric *fabric; /* owned by the receiver */

@@ -25,7 +25,7 @@
 #include <stdio.h>
 
 #include "routing/routing.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 /*
  * Each writer prints to out and returns 0, -EIO when a write failed, or

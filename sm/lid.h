@@ -13,7 +13,7 @@
 #ifndef IBSMD_LID_H
 #define IBSMD_LID_H
 
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 struct lid_db;
 

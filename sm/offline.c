@@ -16,9 +16,9 @@
 
 #include "sm/dump.h"
 #include "sm/lid.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/offline.h"
-#include "sm/topo.h"
+#include "fabric/topo.h"
 
 #define OFFLINE_MAX_ENGINES 32
 

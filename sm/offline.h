@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "routing/routing.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 /*
  * Route f with engine, then the engines of chain (comma-separated) in order,

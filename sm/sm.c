@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "mad/wire.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/offline.h"
 #include "sm/sm.h"
 

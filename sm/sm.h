@@ -16,7 +16,7 @@
 #include "mad/xact.h"
 #include "routing/routing.h"
 #include "sm/discover.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 #include "sm/lid.h"
 
 enum sm_state {

@@ -22,9 +22,9 @@
 #include <sys/wait.h>
 
 #include "mad/wire.h"
-#include "sm/lft.h"
+#include "fabric/lft.h"
 #include "sm/dump.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/offline.h"
 #include "sm/sm.h"
 

@@ -14,7 +14,7 @@ ENGINES="minhop updn ftree dor"
 command -v ibdmchk >/dev/null || { log "SKIP: ibdmchk (Debian ibutils) is not installed"; exit 77; }
 if ! "$OFFLINE" --offline /dev/null >/dev/null 2>"$T/probe.err" &&
 	grep -qiE "unrecognized|invalid option|usage" "$T/probe.err"; then
-	fail "$OFFLINE does not take --offline (wire it in sm/main.c)"
+	fail "$OFFLINE does not take --offline (wire it in daemon/main.c)"
 	finish
 fi
 

@@ -16,7 +16,7 @@
 
 #include "routing/dor.h"
 #include "routing/routing.h"
-#include "sm/topo.h"
+#include "fabric/topo.h"
 #include "tests/checker.h"
 #include "tests/testutil.h"
 #include "tests/topogen.h"

@@ -13,7 +13,7 @@
 #include <CUnit/Basic.h>
 
 #include "routing/routing.h"
-#include "sm/topo.h"
+#include "fabric/topo.h"
 #include "tests/checker.h"
 #include "tests/testutil.h"
 #include "tests/topogen.h"

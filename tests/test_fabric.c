@@ -1,6 +1,6 @@
 /*
- * Unit tests of the fabric model (sm/fabric.c) and the topology reader
- * (sm/topo.c): ibsim's example nets, an ibnetdiscover dump with LIDs, and
+ * Unit tests of the fabric model (fabric/fabric.c) and the topology reader
+ * (fabric/topo.c): ibsim's example nets, an ibnetdiscover dump with LIDs, and
  * malformed files with the line their error must name.
  */
 #include <errno.h>
@@ -11,8 +11,8 @@
 
 #include <CUnit/Basic.h>
 
-#include "sm/fabric.h"
-#include "sm/topo.h"
+#include "fabric/fabric.h"
+#include "fabric/topo.h"
 #include "tests/testutil.h"
 
 #define IBSIM_EXAMPLES "/usr/share/doc/ibsim-utils/net-examples"

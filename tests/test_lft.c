@@ -1,5 +1,5 @@
 /*
- * Unit tests for sm/lft.c: the LinearForwardingTable diff (IBA 1.4 vol 1,
+ * Unit tests for fabric/lft.c: the LinearForwardingTable diff (IBA 1.4 vol 1,
  * 14.2.5.10).  Unknown old tables, identical tables, single changes, tops
  * that grow and shrink (entries past a top count as LFT_NO_PORT), block
  * boundaries, and the padding of lft_block.
@@ -11,8 +11,8 @@
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
 
-#include "sm/fabric.h"
-#include "sm/lft.h"
+#include "fabric/fabric.h"
+#include "fabric/lft.h"
 #include "tests/testutil.h"
 
 #define MAX_LIDS 49152 /* unicast LIDs 0..0xBFFF */

@@ -16,7 +16,7 @@
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
 
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 #include "sm/lid.h"
 #include "tests/testutil.h"
 

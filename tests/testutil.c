@@ -8,7 +8,7 @@
 
 #include <CUnit/Basic.h>
 
-#include "sm/topo.h"
+#include "fabric/topo.h"
 #include "tests/testutil.h"
 
 int testutil_run(const char *suite, const struct testutil_case *cases)

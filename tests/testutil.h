@@ -10,7 +10,7 @@
 
 #include <CUnit/CUnit.h>
 
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 struct testutil_case {
 	const char *name;
@@ -24,7 +24,7 @@ struct testutil_case {
  */
 int testutil_run(const char *suite, const struct testutil_case *cases);
 
-/* Parse a topology text (sm/topo.h); a parse error fails the test (fatal). */
+/* Parse a topology text (fabric/topo.h); a parse error fails the test (fatal). */
 struct fabric *testutil_load_text(const char *text);
 
 /*

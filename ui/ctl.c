@@ -29,7 +29,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "sm/log.h"
+#include "lib/log.h"
 #include "ui/ctl.h"
 
 #define CTL_DEF_MAX_REQUEST (64 * 1024)
@@ -297,8 +297,7 @@ static void client_handle_line(struct ctl_client *c, const char *line, size_t le
 		goto out_req;
 	}
 	id = json_object_get(req, "id");
-	json_object_foreach(req, key, val)
-	{
+	json_object_foreach (req, key, val) {
 		if (strcmp(key, "cmd") && strcmp(key, "args") && strcmp(key, "id")) {
 			snprintf(msg, sizeof(msg), "unknown request member '%.64s'", key);
 			client_send_error(c, id, CTL_ERR_BAD_REQUEST, msg);

@@ -454,7 +454,9 @@ static bool is_table(json_t *v)
 
 	if (!json_is_array(v) || !json_array_size(v))
 		return false;
-	json_array_foreach(v, i, e) if (!json_is_object(e)) return false;
+	json_array_foreach (v, i, e)
+		if (!json_is_object(e))
+			return false;
 	return true;
 }
 
@@ -465,14 +467,13 @@ static void print_table(json_t *rows, const char *indent)
 	const char *key;
 	char *s;
 
-	json_array_foreach(rows, i, row)
-	{
-		json_object_foreach(row, key, val)
-		{
+	json_array_foreach (rows, i, row) {
+		json_object_foreach (row, key, val) {
 			bool seen = false;
 
-			json_array_foreach(cols, j, val) if (!strcmp(json_string_value(val), key))
-			    seen = true;
+			json_array_foreach (cols, j, val)
+				if (!strcmp(json_string_value(val), key))
+					seen = true;
 			if (!seen)
 				json_array_append_new(cols, json_string(key));
 		}
@@ -483,8 +484,7 @@ static void print_table(json_t *rows, const char *indent)
 		die(EXIT_USAGE, "out of memory");
 	for (j = 0; j < ncols; j++)
 		width[j] = strlen(json_string_value(json_array_get(cols, j)));
-	json_array_foreach(rows, i, row)
-	{
+	json_array_foreach (rows, i, row) {
 		for (j = 0; j < ncols; j++) {
 			val = json_object_get(row, json_string_value(json_array_get(cols, j)));
 			s = val ? scalar_str(val) : strdup("-");
@@ -504,8 +504,7 @@ static void print_table(json_t *rows, const char *indent)
 			printf("%*s", (int)(width[j] - strlen(h) + 2), "");
 	}
 	putchar('\n');
-	json_array_foreach(rows, i, row)
-	{
+	json_array_foreach (rows, i, row) {
 		fputs(indent, stdout);
 		for (j = 0; j < ncols; j++) {
 			val = json_object_get(row, json_string_value(json_array_get(cols, j)));
@@ -530,8 +529,7 @@ static size_t key_width(json_t *obj, const char *prefix)
 	json_t *v;
 	size_t w = 0, l;
 
-	json_object_foreach(obj, key, v)
-	{
+	json_object_foreach (obj, key, v) {
 		if (json_is_object(v) && json_object_size(v)) {
 			char p[256];
 
@@ -552,8 +550,7 @@ static void print_object(json_t *obj, const char *prefix, size_t width)
 	json_t *v;
 	char *s;
 
-	json_object_foreach(obj, key, v)
-	{
+	json_object_foreach (obj, key, v) {
 		char name[256];
 
 		snprintf(name, sizeof(name), "%s%s", prefix, key);
@@ -591,8 +588,7 @@ static void print_human(json_t *result)
 	} else if (is_table(result)) {
 		print_table(result, "");
 	} else if (json_is_array(result)) {
-		json_array_foreach(result, i, e)
-		{
+		json_array_foreach (result, i, e) {
 			s = scalar_str(e);
 			puts(s);
 			free(s);
@@ -623,8 +619,7 @@ static void print_event(json_t *event)
 		print_json(event, JSON_COMPACT);
 		return;
 	}
-	json_object_foreach(event, key, v)
-	{
+	json_object_foreach (event, key, v) {
 		s = scalar_str(v);
 		printf("%s%s=%s", first ? "" : " ", key, s);
 		free(s);

@@ -24,8 +24,7 @@ static void check_view(const struct sm_conf *c)
 	o = conf_to_json(c);
 	FUZZ_CHECK(o != NULL);
 	conf_defaults(&c2);
-	json_object_foreach(o, key, v)
-	{
+	json_object_foreach (o, key, v) {
 		if (json_is_integer(v)) {
 			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
 			s = num;

@@ -1,5 +1,5 @@
 /*
- * Fuzz target for sm/topo.c, the reader of topology files (ibnetdiscover /
+ * Fuzz target for fabric/topo.c, the reader of topology files (ibnetdiscover /
  * ibsim "net" text that comes from outside ibsmd), and fabric_lid_map() over
  * what it builds.
  *
@@ -11,8 +11,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "sm/fabric.h"
-#include "sm/topo.h"
+#include "fabric/fabric.h"
+#include "fabric/topo.h"
 #include "tests/fuzz/fuzz.h"
 
 static void check_fabric(const struct fabric *f)

@@ -20,8 +20,8 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
-#include "sm/api.h"
-#include "sm/log.h"
+#include "ui/api.h"
+#include "lib/log.h"
 #include "ui/ctl.h"
 
 /* A client waiting for a sweep to finish: answered once sm->sweeps >= target. */
@@ -141,8 +141,7 @@ static int api_check_args(json_t *args, const char *const *names, struct ctl_err
 
 	if (!args)
 		return 0;
-	json_object_foreach(args, key, v)
-	{
+	json_object_foreach (args, key, v) {
 		bool known = false;
 
 		for (size_t i = 0; names && names[i]; i++)

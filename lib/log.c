@@ -9,7 +9,7 @@
 #include <time.h>
 #include <systemd/sd-journal.h>
 
-#include "sm/log.h"
+#include "lib/log.h"
 
 static const char *log_ident = "ibsmd";
 static bool log_journal;

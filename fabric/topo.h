@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 /*
  * Parse len bytes of text (need not be NUL-terminated) into a new fabric.

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 #define FABRIC_MIN_NODES 16
 #define FABRIC_MIN_INDEX 32

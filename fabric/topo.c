@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "sm/topo.h"
+#include "fabric/topo.h"
 
 #define TOPO_MAX_FILE (1u << 30)
 

@@ -1,8 +1,8 @@
 /* LFT block diff (see lft.h). */
 #include <string.h>
 
-#include "sm/fabric.h"
-#include "sm/lft.h"
+#include "fabric/fabric.h"
+#include "fabric/lft.h"
 
 void lft_block(const uint8_t *table, int top, uint32_t b, uint8_t ret[LFT_BLOCK])
 {

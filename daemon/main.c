@@ -13,9 +13,9 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
-#include "sm/api.h"
+#include "ui/api.h"
 #include "sm/conf.h"
-#include "sm/log.h"
+#include "lib/log.h"
 #include "sm/offline.h"
 #include "sm/sm.h"
 

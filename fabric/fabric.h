@@ -2,7 +2,7 @@
  * The fabric model: every node, port and link the SM knows of, by index.
  *
  * A fabric is built by discovery (sm/discover.c) or by the topology parser
- * (sm/topo.c), then frozen: routing engines and the SA read it through a
+ * (fabric/topo.c), then frozen: routing engines and the SA read it through a
  * const pointer and nothing changes a published snapshot.  Nodes are kept in
  * an array; links are (node index, port number) pairs on both ends; a GUID
  * index finds a node by its node GUID.  IBA 1.4 vol 1, ch. 14.2.5 (NodeInfo,

@@ -1,0 +1,130 @@
+/*
+ * Forwarding tables (see routes.h): allocation of the LFT matrix, path SLs and
+ * SL-to-VL tables, and the path SL lookup.  IBA 1.4 vol 1, 18.2.4.3.2 (linear
+ * forwarding tables) and 7.6.6 (SL to VL mapping).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "fabric/routes.h"
+
+struct routes *routes_new(const struct fabric *f, uint16_t max_lid)
+{
+	struct routes *r = calloc(1, sizeof(*r));
+	size_t row = (size_t)max_lid + 1, n_sw = 0, size;
+	uint32_t i;
+	uint8_t *block;
+
+	if (!r)
+		return NULL;
+	r->max_lid = max_lid;
+	r->n_nodes = f->n_nodes;
+	r->n_vls = 1;
+	r->lft = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(*r->lft));
+	if (!r->lft)
+		goto out_free;
+	for (i = 0; i < f->n_nodes; i++)
+		n_sw += node_is_switch(&f->nodes[i]);
+	/*
+	 * One block for every switch's table (k=56: 190 MB).  Mapped with
+	 * transparent huge pages where the kernel allows: first-touch page faults
+	 * on 4 KiB pages cost more than the routing itself on some VMs.
+	 */
+	size = n_sw * row;
+	if (size) {
+		block =
+		    mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (block == MAP_FAILED)
+			goto out_free;
+		if (size >= (2u << 20))
+			madvise(block, size, MADV_HUGEPAGE);
+		memset(block, LFT_NO_PORT, size);
+		r->lft_block = block;
+		r->lft_block_size = size;
+	}
+	for (i = 0, block = r->lft_block; i < f->n_nodes; i++) {
+		if (!node_is_switch(&f->nodes[i]))
+			continue;
+		r->lft[i] = block;
+		block += row;
+	}
+	return r;
+
+out_free:
+	routes_free(r);
+	return NULL;
+}
+
+void routes_free(struct routes *r)
+{
+	uint32_t i;
+
+	if (!r)
+		return;
+	if (r->lft_block)
+		munmap(r->lft_block, r->lft_block_size);
+	free(r->lft);
+	if (r->sl2vl)
+		for (i = 0; i < r->n_nodes; i++)
+			free(r->sl2vl[i]);
+	free(r->sl2vl);
+	free(r->path_sl);
+	free(r->sw_index);
+	free(r);
+}
+
+int routes_alloc_vls(struct routes *r, const struct fabric *f, uint8_t n_vls)
+{
+	uint32_t i;
+
+	r->n_vls = n_vls;
+	r->n_sw = 0;
+	r->sw_index = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof(*r->sw_index));
+	r->sl2vl = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(*r->sl2vl));
+	if (!r->sw_index || !r->sl2vl)
+		return -ENOMEM;
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct node *n = &f->nodes[i];
+		size_t sz =
+		    node_is_switch(n) ? (size_t)(n->nports + 1) * ROUTES_MAX_SL : ROUTES_MAX_SL;
+		r->sw_index[i] = node_is_switch(n) ? r->n_sw++ : UINT32_MAX;
+		r->sl2vl[i] = calloc(sz, 1);
+		if (!r->sl2vl[i])
+			return -ENOMEM;
+	}
+	size_t n_pairs = (size_t)r->n_sw * r->n_sw;
+	r->path_sl = calloc(n_pairs ? n_pairs : 1, 1);
+	return r->path_sl ? 0 : -ENOMEM;
+}
+
+static uint32_t lid_switch(const struct fabric *f, const struct lid_map *m, uint16_t lid)
+{
+	uint32_t ni;
+	const struct node *n;
+	const struct port *p;
+
+	if (lid == 0 || lid > m->max_lid || (ni = m->node[lid]) == FABRIC_NO_NODE)
+		return FABRIC_NO_NODE;
+	n = &f->nodes[ni];
+	if (node_is_switch(n))
+		return ni;
+	p = &n->ports[m->port[lid]];
+	return port_is_linked(p) ? p->remote_node : FABRIC_NO_NODE;
+}
+
+uint8_t routes_path_sl(const struct routes *r, const struct fabric *f, const struct lid_map *m,
+		       uint16_t src_lid, uint16_t dst_lid)
+{
+	uint32_t a, b;
+
+	if (!r->path_sl || !r->sw_index)
+		return 0;
+	a = lid_switch(f, m, src_lid);
+	b = lid_switch(f, m, dst_lid);
+	if (a == FABRIC_NO_NODE || b == FABRIC_NO_NODE || r->sw_index[a] == UINT32_MAX ||
+	    r->sw_index[b] == UINT32_MAX)
+		return 0;
+	return r->path_sl[(size_t)r->sw_index[a] * r->n_sw + r->sw_index[b]];
+}

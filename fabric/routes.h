@@ -1,0 +1,52 @@
+/*
+ * Forwarding tables: what a routing engine computes for a fabric and what the
+ * SM programs into the switches.  For every switch, the egress port of every
+ * LID; for engines that use more than one VL, the SL of each switch-to-switch
+ * path and each port's SL-to-VL map.  A data model, like struct fabric: the
+ * engines (routing/) fill it, sm/ programs and publishes it, nothing changes
+ * a published one.
+ */
+#ifndef IBSMD_ROUTES_H
+#define IBSMD_ROUTES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric/fabric.h"
+
+#define ROUTES_MAX_SL 16
+
+struct routes {
+	uint16_t max_lid; /* tables cover LIDs 0..max_lid */
+	uint32_t n_nodes;
+	uint8_t **lft;	 /* lft[node] NULL for non-switches, else max_lid + 1 ports */
+	void *lft_block; /* the rows of lft, one mapping (routes_new owns it) */
+	size_t lft_block_size;
+	/*
+	 * Engines that need more than one VL (dor on a torus) also fill these;
+	 * single-VL engines leave n_vls = 1 and the pointers NULL (SL 0, VL 0).
+	 *  - path_sl[src_sw * n_sw + dst_sw]: the SL for traffic that enters the
+	 *    fabric at switch src_sw and leaves it at dst_sw (dense switch
+	 *    indices from sw_index[node]; a CA uses the switch its port links to);
+	 *  - sl2vl[node]: for a switch, (nports + 1) * ROUTES_MAX_SL entries, the
+	 *    VL for (output port, SL), the same for every input port; for a CA
+	 *    or router, ROUTES_MAX_SL entries for its ports.
+	 */
+	uint8_t n_vls;
+	uint32_t n_sw;
+	uint32_t *sw_index; /* n_nodes entries; UINT32_MAX for non-switches */
+	uint8_t *path_sl;
+	uint8_t **sl2vl;
+};
+
+/* Allocate sw_index/path_sl/sl2vl for f (all SL 0 / VL 0).  0 or -ENOMEM. */
+int routes_alloc_vls(struct routes *r, const struct fabric *f, uint8_t n_vls);
+/* SL for traffic from src_lid's port to dst_lid's port (0 when no path SLs). */
+uint8_t routes_path_sl(const struct routes *r, const struct fabric *f, const struct lid_map *m,
+		       uint16_t src_lid, uint16_t dst_lid);
+
+/* Tables for every switch of f, all entries LFT_NO_PORT; NULL on ENOMEM. */
+struct routes *routes_new(const struct fabric *f, uint16_t max_lid);
+void routes_free(struct routes *r);
+
+#endif
