@@ -35,6 +35,7 @@ struct daemon {
 	int exit_code;
 	bool notified_ready;
 	struct event *ev_term, *ev_int, *ev_hup;
+	struct event *watchdog;
 };
 
 static void usage(FILE *out)
@@ -95,6 +96,32 @@ static void on_sweep(void *arg, const struct sweep_summary *s)
 }
 
 static void reload(struct daemon *d);
+
+static void watchdog_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sd_notify(0, "WATCHDOG=1");
+}
+
+/* Send WATCHDOG=1 from the loop at half the interval systemd asked for (sd_watchdog_enabled(3)). */
+static void watchdog_start(struct daemon *d)
+{
+	uint64_t usec = 0;
+	struct timeval tv;
+
+	if (sd_watchdog_enabled(0, &usec) <= 0 || !usec)
+		return;
+	usec /= 2;
+	tv.tv_sec = (time_t)(usec / 1000000);
+	tv.tv_usec = (suseconds_t)(usec % 1000000);
+	d->watchdog = event_new(d->base, -1, EV_PERSIST, watchdog_cb, d);
+	if (!d->watchdog || event_add(d->watchdog, &tv) < 0) {
+		log_warn("cannot arm the systemd watchdog timer: systemd may restart us");
+		return;
+	}
+	sd_notify(0, "WATCHDOG=1");
+	log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "systemd watchdog: WATCHDOG=1 every %llu ms",
+		(unsigned long long)(usec / 1000));
+}
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
@@ -376,10 +403,12 @@ int main(int argc, char **argv)
 		if (!d.once) {
 			d.exit_code = 0;
 			sweep_schedule(&d.sm);
-			api_watchdog_start(d.api);
+			watchdog_start(&d);
 		}
 		event_base_dispatch(d.base);
 	}
+	if (d.watchdog)
+		event_free(d.watchdog);
 	api_free(d.api);
 	sm_fini(&d.sm);
 	event_free(d.ev_term);

@@ -86,7 +86,6 @@ struct fabric {
 	uint32_t sm_node; /* node the SM runs on */
 	uint8_t sm_port;  /* its port number (0 on a switch) */
 	uint64_t subnet_prefix;
-	uint64_t generation;
 };
 
 /* Allocate an empty fabric; NULL on ENOMEM.  fabric_free(NULL) is a no-op. */
@@ -125,6 +124,12 @@ static inline uint8_t node_last_lid_port(const struct node *n)
 	return node_is_switch(n) ? 0 : n->nports;
 }
 
+/* The LID a port answers to: a switch's ports all answer to port 0's. */
+static inline uint16_t node_port_lid(const struct node *n, uint8_t port)
+{
+	return node_is_switch(n) ? n->ports[0].lid : n->ports[port].lid;
+}
+
 static inline bool port_is_linked(const struct port *p)
 {
 	return p->remote_node != FABRIC_NO_NODE;
@@ -146,15 +151,5 @@ void fabric_lid_map_clear(struct lid_map *m);
 
 /* Number of nodes of a type. */
 uint32_t fabric_count(const struct fabric *f, uint8_t type);
-
-const char *node_type_str(uint8_t type);
-
-/*
- * PortInfo:LinkWidthActive / LinkSpeedActive as ibnetdiscover spells them
- * ("4x", "QDR"); NULL for a value it has no name for (callers pick their
- * own placeholder).
- */
-const char *fabric_width_str(uint8_t width);
-const char *fabric_speed_str(uint8_t speed);
 
 #endif

@@ -12,7 +12,10 @@
 #ifndef IBSMD_TOPO_H
 #define IBSMD_TOPO_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "fabric/fabric.h"
 
@@ -30,5 +33,30 @@ int topo_parse(const char *text, size_t len, struct fabric **ret, char *err, siz
 
 /* topo_parse() of a file; err is "FILE:LINE: ..." (or "FILE: strerror"). */
 int topo_load(const char *path, struct fabric **ret, char *err, size_t err_len);
+
+/*
+ * Discovery order as libibnetdisc (ibnetdiscover, dump_fts) sees it: BFS from
+ * the SM's port; only switches forward, a CA start node only through the SM's
+ * port; nodes out of reach follow, each unreached one starting a BFS of its
+ * own.  order[] lists every node; parent[] is the BFS parent (FABRIC_NO_NODE
+ * for a root), via[] the parent's port it was reached by, from_sm[] whether
+ * the SM's port reaches it.
+ */
+struct topo_order {
+	uint32_t *order;
+	uint32_t *parent;
+	uint8_t *via;
+	bool *from_sm;
+};
+/* 0 or -ENOMEM (nothing to clear then). */
+int topo_order_build(const struct fabric *f, struct topo_order *ret);
+/* Free the arrays; a zeroed or cleared order is fine. */
+void topo_order_clear(struct topo_order *o);
+
+/* ibnetdiscover's clean_nodedesc: control characters become spaces. */
+void topo_clean_desc(const char *in, char *out, size_t len);
+
+/* Write f in ibnetdiscover's format.  0, -ENOMEM or -EIO (a write failed). */
+int topo_write(const struct fabric *f, FILE *out);
 
 #endif

@@ -17,6 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fabric/names.h"
+#include "lib/atomic_file.h"
+#include "fabric/topo.h"
 #include "sm/dump.h"
 
 #define DUMP_NO_HOPS 0xff
@@ -27,77 +30,14 @@ struct dump_ctx {
 	const struct routes *r;
 	struct lid_map map;
 	bool have_map;
-	uint32_t *order;  /* nodes in discovery order */
-	uint32_t *parent; /* BFS parent, FABRIC_NO_NODE for a root */
-	uint8_t *via;	  /* port of the parent the node was reached by */
-	bool *from_sm;	  /* reached from the SM's port */
+	struct topo_order o; /* discovery order */
 };
 
 static void dump_ctx_clear(struct dump_ctx *c)
 {
 	if (c->have_map)
 		fabric_lid_map_clear(&c->map);
-	free(c->order);
-	free(c->parent);
-	free(c->via);
-	free(c->from_sm);
-}
-
-/*
- * Discovery order as libibnetdisc sees it: BFS from the SM's port; only
- * switches forward, a CA start node only through the SM's port.  Nodes out
- * of reach follow, each unreached one starting a BFS of its own.
- */
-static int dump_ctx_order(struct dump_ctx *c)
-{
-	const struct fabric *f = c->f;
-	uint32_t n = f->n_nodes, head = 0, tail = 0, start;
-	bool *seen;
-
-	c->order = malloc((n ? n : 1) * sizeof(*c->order));
-	c->parent = malloc((n ? n : 1) * sizeof(*c->parent));
-	c->via = calloc(n ? n : 1, 1);
-	c->from_sm = calloc(n ? n : 1, sizeof(*c->from_sm));
-	seen = calloc(n ? n : 1, sizeof(*seen));
-	if (!c->order || !c->parent || !c->via || !c->from_sm || !seen) {
-		free(seen);
-		return -ENOMEM;
-	}
-	for (start = 0; start <= n; start++) {
-		uint32_t root = start == 0 ? f->sm_node : start - 1;
-
-		if (root >= n || seen[root])
-			continue;
-		seen[root] = true;
-		c->parent[root] = FABRIC_NO_NODE;
-		c->from_sm[root] = start == 0;
-		c->order[tail++] = root;
-		while (head < tail) {
-			uint32_t ni = c->order[head++];
-			const struct node *nd = &f->nodes[ni];
-			unsigned int p, lo = 1, hi = nd->nports;
-
-			if (!node_is_switch(nd)) {
-				if (ni != root)
-					continue;
-				if (start == 0 && f->sm_port >= 1 && f->sm_port <= nd->nports)
-					lo = hi = f->sm_port;
-			}
-			for (p = lo; p <= hi; p++) {
-				uint32_t rn = nd->ports[p].remote_node;
-
-				if (!port_is_linked(&nd->ports[p]) || rn >= n || seen[rn])
-					continue;
-				seen[rn] = true;
-				c->parent[rn] = ni;
-				c->via[rn] = (uint8_t)p;
-				c->from_sm[rn] = start == 0;
-				c->order[tail++] = rn;
-			}
-		}
-	}
-	free(seen);
-	return 0;
+	topo_order_clear(&c->o);
 }
 
 static int dump_ctx_init(struct dump_ctx *c, const struct fabric *f, const struct routes *r)
@@ -111,45 +51,17 @@ static int dump_ctx_init(struct dump_ctx *c, const struct fabric *f, const struc
 	if (err && err != -EEXIST)
 		return err;
 	c->have_map = true;
-	err = dump_ctx_order(c);
+	err = topo_order_build(f, &c->o);
 	if (err)
 		dump_ctx_clear(c);
 	return err;
-}
-
-static uint16_t node_base_lid(const struct node *n, uint8_t port)
-{
-	return node_is_switch(n) ? n->ports[0].lid : n->ports[port].lid;
 }
 
 static uint16_t sm_lid(const struct fabric *f)
 {
 	if (f->sm_node >= f->n_nodes)
 		return 0;
-	return node_base_lid(&f->nodes[f->sm_node], f->sm_port);
-}
-
-/* ibnetdiscover's clean_nodedesc: control characters become spaces. */
-static void dump_desc(const char *in, char *out, size_t len)
-{
-	size_t i;
-
-	for (i = 0; in[i] && i + 1 < len; i++)
-		out[i] = (in[i] > 0 && in[i] < 0x20) || in[i] == 0x7f ? ' ' : in[i];
-	out[i] = '\0';
-}
-
-static const char *node_prefix(const struct node *n)
-{
-	switch (n->type) {
-	case NODE_SWITCH:
-		return "S";
-	case NODE_CA:
-		return "H";
-	case NODE_ROUTER:
-		return "R";
-	}
-	return "?";
+	return node_port_lid(&f->nodes[f->sm_node], f->sm_port);
 }
 
 static int dump_status(FILE *out)
@@ -157,117 +69,9 @@ static int dump_status(FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
-/* ---- ibnetdiscover ------------------------------------------------------ */
-
-static void topo_ids(FILE *out, const struct node *n)
-{
-	fprintf(out, "\nvendid=0x%x\ndevid=0x%x\n", n->vendor_id, n->device_id);
-	if (n->sys_guid)
-		fprintf(out, "sysimgguid=0x%" PRIx64 "\n", n->sys_guid);
-}
-
-static void topo_remote(FILE *out, const struct fabric *f, const struct port *pt,
-			const char *tail_ws)
-{
-	const struct node *rn = &f->nodes[pt->remote_node];
-
-	fprintf(out, "\t\"%s-%016" PRIx64 "\"[%u]", node_prefix(rn), rn->guid, pt->remote_port);
-	if (!node_is_switch(rn))
-		fprintf(out, "%s(%" PRIx64 ") ", tail_ws, rn->ports[pt->remote_port].guid);
-}
-
-/* The tail of a port line: the far end's description, LID, width and speed. */
-static void topo_peer(FILE *out, const struct fabric *f, const struct port *pt)
-{
-	const struct node *rn = &f->nodes[pt->remote_node];
-	char rdesc[sizeof(rn->desc)];
-
-	dump_desc(rn->desc, rdesc, sizeof(rdesc));
-	fprintf(out, "\"%s\" lid %u %s%s\n", rdesc, node_base_lid(rn, pt->remote_port),
-		fabric_width_str(pt->width_active) ?: "undefined",
-		fabric_speed_str(pt->speed_active) ?: "undefined");
-}
-
-static void topo_switch(FILE *out, const struct fabric *f, const struct node *n)
-{
-	char desc[sizeof(n->desc)];
-	unsigned int p;
-
-	topo_ids(out, n);
-	dump_desc(n->desc, desc, sizeof(desc));
-	fprintf(out, "switchguid=0x%" PRIx64 "(%" PRIx64 ")\n", n->guid, n->ports[0].guid);
-	fprintf(out, "Switch\t%u \"S-%016" PRIx64 "\"\t\t# \"%s\" %s port 0 lid %u lmc %u\n",
-		n->nports, n->guid, desc, n->enhanced_port0 ? "enhanced" : "base", n->ports[0].lid,
-		n->ports[0].lmc);
-	for (p = 1; p <= n->nports; p++) {
-		const struct port *pt = &n->ports[p];
-
-		if (!port_is_linked(pt) || pt->remote_node >= f->n_nodes)
-			continue;
-		fprintf(out, "[%u]", p);
-		topo_remote(out, f, pt, "");
-		fprintf(out, "\t\t# ");
-		topo_peer(out, f, pt);
-	}
-}
-
-static void topo_ca(FILE *out, const struct fabric *f, const struct node *n)
-{
-	char desc[sizeof(n->desc)];
-	const char *lc = n->type == NODE_ROUTER ? "rt" : "ca";
-	const char *uc = n->type == NODE_ROUTER ? "Rt" : "Ca";
-	unsigned int p;
-
-	topo_ids(out, n);
-	dump_desc(n->desc, desc, sizeof(desc));
-	fprintf(out, "%sguid=0x%" PRIx64 "\n", lc, n->guid);
-	fprintf(out, "%s\t%u \"%s-%016" PRIx64 "\"\t\t# \"%s\"\n", uc, n->nports, node_prefix(n),
-		n->guid, desc);
-	for (p = 1; p <= n->nports; p++) {
-		const struct port *pt = &n->ports[p];
-
-		if (!port_is_linked(pt) || pt->remote_node >= f->n_nodes)
-			continue;
-		fprintf(out, "[%u](%" PRIx64 ") ", p, pt->guid);
-		topo_remote(out, f, pt, " ");
-		fprintf(out, "\t\t# lid %u lmc %u ", pt->lid, pt->lmc);
-		topo_peer(out, f, pt);
-	}
-}
-
 int dump_topo(const struct fabric *f, const struct routes *r, FILE *out)
 {
-	struct dump_ctx c;
-	time_t t = time(NULL);
-	char tbuf[64];
-	int err, type;
-	uint32_t i;
-
-	err = dump_ctx_init(&c, f, r);
-	if (err)
-		return err;
-	fprintf(out, "#\n# Topology file: generated on %s#\n", ctime_r(&t, tbuf));
-	if (f->sm_node < f->n_nodes) {
-		const struct node *sm = &f->nodes[f->sm_node];
-		fprintf(out, "# Initiated from node %016" PRIx64 " port %016" PRIx64 "\n", sm->guid,
-			sm->ports[node_is_switch(sm) ? 0 : f->sm_port].guid);
-	}
-	/* libibnetdisc prepends each node it finds to its type's list */
-	for (type = NODE_SWITCH; type != 0; type = type == NODE_SWITCH ? NODE_CA
-						   : type == NODE_CA   ? NODE_ROUTER
-								       : 0) {
-		for (i = f->n_nodes; i-- > 0;) {
-			const struct node *n = &f->nodes[c.order[i]];
-			if (n->type != type)
-				continue;
-			if (type == NODE_SWITCH)
-				topo_switch(out, f, n);
-			else
-				topo_ca(out, f, n);
-		}
-	}
-	dump_ctx_clear(&c);
-	return dump_status(out);
+	return topo_write(f, out);
 }
 
 /* ---- dump_fts -------------------------------------------------------------- */
@@ -277,28 +81,15 @@ static void lfts_path(FILE *out, const struct dump_ctx *c, uint32_t ni)
 	uint8_t path[FABRIC_DR_MAX_HOPS + 1];
 	unsigned int hops = 0, i;
 
-	if (!c->from_sm[ni]) {
+	if (!c->o.from_sm[ni]) {
 		fputs("-", out); /* dump_fts cannot reach it */
 		return;
 	}
-	for (; c->parent[ni] != FABRIC_NO_NODE && hops < FABRIC_DR_MAX_HOPS; ni = c->parent[ni])
-		path[hops++] = c->via[ni];
+	for (; c->o.parent[ni] != FABRIC_NO_NODE && hops < FABRIC_DR_MAX_HOPS; ni = c->o.parent[ni])
+		path[hops++] = c->o.via[ni];
 	fputs("0", out);
 	for (i = hops; i-- > 0;)
 		fprintf(out, ",%u", path[i]);
-}
-
-static const char *type_str(uint8_t type)
-{
-	switch (type) {
-	case NODE_CA:
-		return "Channel Adapter";
-	case NODE_SWITCH:
-		return "Switch";
-	case NODE_ROUTER:
-		return "Router";
-	}
-	return "???";
 }
 
 static void lfts_switch(FILE *out, const struct dump_ctx *c, uint32_t ni)
@@ -313,7 +104,7 @@ static void lfts_switch(FILE *out, const struct dump_ctx *c, uint32_t ni)
 
 	if (n->lft_cap && top >= n->lft_cap)
 		top = n->lft_cap - 1;
-	dump_desc(n->desc, desc, sizeof(desc));
+	topo_clean_desc(n->desc, desc, sizeof(desc));
 	fprintf(out, "Unicast lids [0x0-0x%x] of switch DR path slid 0; dlid 0; ", top);
 	lfts_path(out, c, ni);
 	fprintf(out, " guid 0x%016" PRIx64 " (%s):\n", n->guid, desc);
@@ -341,9 +132,9 @@ static void lfts_switch(FILE *out, const struct dump_ctx *c, uint32_t ni)
 		}
 		on = &f->nodes[owner];
 		op = &on->ports[c->map.port[lid]];
-		dump_desc(on->desc, desc, sizeof(desc));
-		fprintf(out, "(%s portguid 0x%016" PRIx64 ": '%s')\n", type_str(on->type), op->guid,
-			desc);
+		topo_clean_desc(on->desc, desc, sizeof(desc));
+		fprintf(out, "(%s portguid 0x%016" PRIx64 ": '%s')\n",
+			names_node_type_long(on->type), op->guid, desc);
 		if (op->lmc > 0) {
 			base = op->lid;
 			last = op->lid + (1u << op->lmc) - 1;
@@ -363,7 +154,7 @@ int dump_lfts(const struct fabric *f, const struct routes *r, FILE *out)
 	if (err)
 		return err;
 	for (i = f->n_nodes; i-- > 0;) {
-		uint32_t ni = c.order[i];
+		uint32_t ni = c.o.order[i];
 		if (node_is_switch(&f->nodes[ni]) && ni < r->n_nodes && r->lft[ni])
 			lfts_switch(out, &c, ni);
 	}
@@ -422,7 +213,7 @@ static const char *osm_state(uint8_t s)
 /* One end of a subnet.lst link; vendor_width is 6 for the local end, 8 for the remote one. */
 static void lst_end(FILE *out, const struct node *n, uint8_t pn, uint16_t smlid, int vendor_width)
 {
-	uint16_t lid = node_base_lid(n, pn);
+	uint16_t lid = node_port_lid(n, pn);
 
 	fprintf(out,
 		"{ %s%s Ports:%02X SystemGUID:%016" PRIx64 " NodeGUID:%016" PRIx64
@@ -731,38 +522,21 @@ typedef int (*dump_fn)(const struct fabric *f, const struct routes *r, FILE *out
 static int dump_file(const struct fabric *f, const struct routes *r, const char *dir,
 		     const char *name, dump_fn fn)
 {
-	char path[4096], tmp[4096];
-	FILE *out;
-	int fd, err;
+	struct atomic_file af;
+	char path[4096];
+	int err;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name) >= (int)sizeof(tmp))
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	out = fdopen(fd, "w");
-	if (!out) {
-		err = -errno;
-		close(fd);
-		goto out_unlink;
-	}
-	err = fn(f, r, out);
-	if (fchmod(fd, 0644) < 0 && !err)
-		err = -errno;
-	if (fclose(out) != 0 && !err)
-		err = -EIO;
+	err = atomic_file_open(&af, path, 0644);
 	if (err)
-		goto out_unlink;
-	if (rename(tmp, path) < 0) {
-		err = -errno;
-		goto out_unlink;
+		return err;
+	err = fn(f, r, af.fp);
+	if (err) {
+		atomic_file_abort(&af);
+		return err;
 	}
-	return 0;
-
-out_unlink:
-	unlink(tmp);
-	return err;
+	return atomic_file_commit(&af, false);
 }
 
 int dump_all(const struct fabric *f, const struct routes *r, const char *dir)

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/atomic_file.h"
 #include "sm/lid.h"
 
 #define LID_SPACE 0xC000u /* LIDs 0..0xBFFF; bit 0 is never handed out */
@@ -509,39 +510,12 @@ static int lid_entry_cmp(const void *a, const void *b)
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
 }
 
-/* fsync the directory holding path, so a rename into it is durable. */
-static int lid_sync_dir(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	int fd, r = 0;
-
-	if (!slash)
-		dir = strdup(".");
-	else if (slash == path)
-		dir = strdup("/");
-	else
-		dir = strndup(path, (size_t)(slash - path));
-	if (!dir)
-		return -ENOMEM;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		r = -errno;
-	else if (fsync(fd) < 0)
-		r = -errno;
-	if (fd >= 0)
-		close(fd);
-	free(dir);
-	return r;
-}
-
 int lid_db_save(const struct lid_db *db, const char *path)
 {
 	struct lid_db_entry *sorted;
+	struct atomic_file af;
 	uint32_t i, n = 0;
-	char *tmp;
-	FILE *fp;
-	int fd, r = 0;
+	int r;
 
 	if (!db || !path || !*path)
 		return -EINVAL;
@@ -553,44 +527,15 @@ int lid_db_save(const struct lid_db *db, const char *path)
 			sorted[n++] = db->slots[i];
 	qsort(sorted, n, sizeof(*sorted), lid_entry_cmp);
 
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
-		r = -ENOMEM;
+	r = atomic_file_open(&af, path, 0644);
+	if (r < 0)
 		goto free_sorted;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		goto free_tmp;
-	}
-	if (fchmod(fd, 0644) < 0 || !(fp = fdopen(fd, "w"))) {
-		r = -errno;
-		close(fd);
-		goto unlink_tmp;
-	}
-	errno = 0;
-	fprintf(fp, "# ibsmd guid2lid (OpenSM format): port GUID, first LID, last LID\n");
+	fprintf(af.fp, "# ibsmd guid2lid (OpenSM format): port GUID, first LID, last LID\n");
 	for (i = 0; i < n; i++)
-		fprintf(fp, "0x%016" PRIx64 " 0x%04x 0x%04x\n", sorted[i].guid, sorted[i].lid,
+		fprintf(af.fp, "0x%016" PRIx64 " 0x%04x 0x%04x\n", sorted[i].guid, sorted[i].lid,
 			sorted[i].lid + (1u << sorted[i].lmc) - 1);
-	if (fflush(fp) != 0 || ferror(fp))
-		r = errno ? -errno : -EIO;
-	else if (fsync(fileno(fp)) < 0)
-		r = -errno;
-	if (fclose(fp) != 0 && !r)
-		r = errno ? -errno : -EIO;
-	if (r)
-		goto unlink_tmp;
-	if (rename(tmp, path) < 0) {
-		r = -errno;
-		goto unlink_tmp;
-	}
-	r = lid_sync_dir(path);
-	goto free_tmp;
+	r = atomic_file_commit(&af, true);
 
-unlink_tmp:
-	unlink(tmp);
-free_tmp:
-	free(tmp);
 free_sorted:
 	free(sorted);
 	return r;

@@ -245,7 +245,7 @@ static void port_op_done(void *arg, int status, const struct wire_smp *req,
 int sm_port_set_enabled(struct sm *sm, uint64_t node_guid, uint8_t port, bool enable,
 			void (*done)(void *arg, int status), void *arg)
 {
-	const struct fabric *f = sm->fabric;
+	const struct fabric *f = sm->snap ? sm->snap->fabric : NULL;
 	uint8_t path[FABRIC_DR_MAX_HOPS + 1], hops;
 	struct wire_portinfo pi;
 	struct wire_smp smp;
@@ -301,12 +301,10 @@ void sm_fini(struct sm *sm)
 	if (sm->sweep_timer)
 		event_free(sm->sweep_timer);
 	sm->sweep_timer = NULL;
-	fabric_free(sm->fabric);
-	routes_free(sm->routes);
+	snapshot_free(sm->snap);
+	sm->snap = NULL;
 	lid_db_free(sm->lids);
 	free(sm->roots);
 	sm->roots = NULL;
-	sm->fabric = NULL;
-	sm->routes = NULL;
 	sm->lids = NULL;
 }

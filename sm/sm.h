@@ -17,6 +17,7 @@
 #include "routing/routing.h"
 #include "sm/discover.h"
 #include "fabric/fabric.h"
+#include "fabric/snapshot.h"
 #include "sm/lid.h"
 
 enum sm_state {
@@ -74,19 +75,18 @@ struct sm {
 	uint64_t light_count; /* periodic ticks, for the every-30th heavy sweep */
 	bool light_running;
 	struct sweep_summary last;
-	/* the published snapshot and its routes; replaced whole after a sweep */
-	struct fabric *fabric;
-	struct routes *routes;
+	/* the published snapshot (fabric, routes, indexes); replaced whole after a sweep */
+	struct snapshot *snap;
 	struct sweep *cur; /* sweep in progress, or NULL */
 	bool sweep_again;  /* a sweep was asked for while one ran */
 	sm_sweep_done_fn on_sweep;
 	void *on_sweep_arg;
 	/*
 	 * Called after every sweep once the new snapshot is published
-	 * (sm->fabric, sm->routes, sm->last), with the snapshot it replaced
-	 * (NULL on the first sweep; freed right after the call).
+	 * (sm->snap, sm->last), with the snapshot it replaced (NULL on the
+	 * first sweep; freed right after the call).
 	 */
-	void (*on_publish)(void *arg, const struct fabric *old_f);
+	void (*on_publish)(void *arg, const struct snapshot *old);
 	void *on_publish_arg;
 	bool force_lft; /* next sweep rewrites every LFT block (reroute) */
 	/* with on_publish_arg: a heavy sweep starts; an engine refused the fabric */

@@ -379,8 +379,8 @@ static void program_vls(struct sweep *sw, uint32_t ni, const struct fabric *old_
 static void phase_program(struct sweep *sw)
 {
 	struct fabric *f = sw->f;
-	const struct fabric *old_f = sw->sm->fabric;
-	const struct routes *old_r = sw->sm->routes;
+	const struct fabric *old_f = sw->sm->snap ? sw->sm->snap->fabric : NULL;
+	const struct routes *old_r = sw->sm->snap ? sw->sm->snap->routes : NULL;
 
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		struct node *n = &f->nodes[i];
@@ -438,8 +438,9 @@ static void phase_state(struct sweep *sw, uint8_t from, uint8_t to, enum op_kind
  */
 static void sweep_dump(struct sm *sm)
 {
+	const struct snapshot *snap = sm->snap;
 	uint64_t entries =
-	    (uint64_t)fabric_count(sm->fabric, NODE_SWITCH) * (sm->routes->max_lid + 1);
+	    (uint64_t)fabric_count(snap->fabric, NODE_SWITCH) * (snap->routes->max_lid + 1);
 	pid_t pid;
 
 	sweep_dump_reap(sm, false);
@@ -462,7 +463,7 @@ static void sweep_dump(struct sm *sm)
 		return;
 	}
 	if (pid == 0) {
-		int e = dump_all(sm->fabric, sm->routes, sm->opts.state_dir);
+		int e = dump_all(snap->fabric, snap->routes, sm->opts.state_dir);
 		if (e < 0)
 			log_warn("cannot write routing dumps to %s: %s", sm->opts.state_dir,
 				 strerror(-e));
@@ -515,16 +516,17 @@ static void sweep_finish(struct sweep *sw)
 			 s->set_errors);
 	s->status = s->reason[0] ? -EIO : 0;
 
-	/* publish: the new snapshot replaces the old one whole */
-	f->generation = sm->fabric ? sm->fabric->generation + 1 : 1;
 	/* a switch whose LFT programming failed must be rewritten next time */
 	for (uint32_t i = 0; i < f->n_nodes; i++)
 		if (sw->lft_ok && !sw->lft_ok[i] && sw->routes->lft[i])
 			f->nodes[i].lft_top = 0xffff;
-	struct fabric *old_f = sm->fabric;
-	struct routes *old_r = sm->routes;
-	sm->fabric = f;
-	sm->routes = sw->routes;
+	/* publish: the new snapshot replaces the old one whole */
+	struct snapshot *old = sm->snap, *snap;
+	if (snapshot_new(f, sw->routes, old ? old->generation + 1 : 1, &snap) < 0) {
+		log_err("sweep failed: out of memory publishing the snapshot");
+		abort();
+	}
+	sm->snap = snap;
 	sw->f = NULL;
 	sw->routes = NULL;
 	sm->sweeps++;
@@ -532,11 +534,10 @@ static void sweep_finish(struct sweep *sw)
 	sm->subnet_up = s->status == 0;
 	sm->state = SM_MASTER;
 	if (sm->on_publish)
-		sm->on_publish(sm->on_publish_arg, old_f);
+		sm->on_publish(sm->on_publish_arg, old);
 	if (s->status == 0 && (s->sets || sm->sweeps == 1))
 		sweep_dump(sm);
-	fabric_free(old_f);
-	routes_free(old_r);
+	snapshot_free(old);
 	if (s->status == 0)
 		log_msg(LOG_CAT_SWEEP, sm->sweeps == 1 || s->sets ? LOG_INFO : LOG_DEBUG,
 			"subnet up: %u nodes (%u switches, %u CAs), %u links active, %u LIDs, "
@@ -765,8 +766,9 @@ static void light_done(void *arg, int status, const struct wire_smp *req,
 	struct wire_switchinfo si;
 
 	l->pending--;
-	if (status != -ECANCELED && !l->changed && sm->fabric && op->node < sm->fabric->n_nodes) {
-		const struct node *n = &sm->fabric->nodes[op->node];
+	if (status != -ECANCELED && !l->changed && sm->snap &&
+	    op->node < sm->snap->fabric->n_nodes) {
+		const struct node *n = &sm->snap->fabric->nodes[op->node];
 		if (status < 0) {
 			l->changed = true;
 			snprintf(l->why, sizeof(l->why), "switch 0x%016llx \"%s\" did not answer",
@@ -795,7 +797,7 @@ static void light_done(void *arg, int status, const struct wire_smp *req,
 
 int sweep_light(struct sm *sm)
 {
-	const struct fabric *f = sm->fabric;
+	const struct fabric *f = sm->snap ? sm->snap->fabric : NULL;
 	struct light *l;
 
 	if (sm->cur || sm->light_running)

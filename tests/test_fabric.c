@@ -12,6 +12,7 @@
 #include <CUnit/Basic.h>
 
 #include "fabric/fabric.h"
+#include "fabric/names.h"
 #include "fabric/topo.h"
 #include "tests/testutil.h"
 
@@ -129,10 +130,10 @@ static void test_fabric_lid_map(void)
 
 static void test_node_type_str(void)
 {
-	CU_ASSERT_STRING_EQUAL(node_type_str(NODE_CA), "CA");
-	CU_ASSERT_STRING_EQUAL(node_type_str(NODE_SWITCH), "Switch");
-	CU_ASSERT_STRING_EQUAL(node_type_str(NODE_ROUTER), "Router");
-	CU_ASSERT_PTR_NOT_NULL(node_type_str(0));
+	CU_ASSERT_STRING_EQUAL(names_node_type(NODE_CA), "CA");
+	CU_ASSERT_STRING_EQUAL(names_node_type(NODE_SWITCH), "Switch");
+	CU_ASSERT_STRING_EQUAL(names_node_type(NODE_ROUTER), "Router");
+	CU_ASSERT_PTR_NOT_NULL(names_node_type(0));
 }
 
 static void test_topo_ibsim_example(void)

@@ -2,7 +2,7 @@
  * The daemon's control API: the command handlers behind the control socket
  * (ui/ctl.c serves the socket; this file answers from the SM's published
  * snapshot and turns orders into SM actions), fabric events for `smctl
- * events`, Prometheus metrics, and the systemd watchdog.
+ * events` and Prometheus metrics.
  */
 #ifndef IBSMD_API_H
 #define IBSMD_API_H
@@ -15,8 +15,6 @@ struct api;
 /* Create the control socket per conf and hook into sm.  0 or -errno with err. */
 int api_start(struct sm *sm, const struct sm_conf *conf, struct api **ret, char *err,
 	      size_t err_len);
-/* Send WATCHDOG=1 from the loop when systemd asked for a watchdog.  NULL ok. */
-void api_watchdog_start(struct api *api);
 /* Close the socket and every client.  NULL ok. */
 void api_free(struct api *api);
 

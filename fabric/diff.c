@@ -1,0 +1,93 @@
+/*
+ * Snapshot diff (see diff.h).  O(nodes x ports) with the GUID index.
+ */
+#include "fabric/diff.h"
+
+bool diff_link_first_end(const struct fabric *f, uint32_t a, uint8_t pa)
+{
+	const struct port *p = &f->nodes[a].ports[pa];
+
+	return a < p->remote_node || (a == p->remote_node && pa < p->remote_port);
+}
+
+/* Nodes of a missing from b. */
+static void diff_nodes(const struct fabric *a, const struct fabric *b, enum diff_kind kind,
+		       diff_fn *fn, void *arg)
+{
+	for (uint32_t i = 0; i < a->n_nodes; i++) {
+		if (fabric_find_guid(b, a->nodes[i].guid) != FABRIC_NO_NODE)
+			continue;
+		fn(arg, &(struct diff_change){.kind = kind, .f = a, .node = i});
+	}
+}
+
+/* Links of a whose far end differs in b (gone, or now elsewhere). */
+static void diff_links(const struct fabric *a, const struct fabric *b, enum diff_kind kind,
+		       diff_fn *fn, void *arg)
+{
+	for (uint32_t i = 0; i < a->n_nodes; i++) {
+		const struct node *n = &a->nodes[i];
+		uint32_t bi = fabric_find_guid(b, n->guid);
+
+		for (unsigned pn = 1; pn <= n->nports; pn++) {
+			const struct port *p = &n->ports[pn];
+			bool same = false;
+
+			if (!port_is_linked(p) || p->remote_node >= a->n_nodes ||
+			    !diff_link_first_end(a, i, (uint8_t)pn))
+				continue;
+			if (bi != FABRIC_NO_NODE && pn <= b->nodes[bi].nports) {
+				const struct port *bp = &b->nodes[bi].ports[pn];
+
+				same = port_is_linked(bp) && bp->remote_node < b->n_nodes &&
+				       b->nodes[bp->remote_node].guid ==
+					   a->nodes[p->remote_node].guid &&
+				       bp->remote_port == p->remote_port;
+			}
+			if (same)
+				continue;
+			fn(arg, &(struct diff_change){.kind = kind,
+						      .f = a,
+						      .node = i,
+						      .port = (uint8_t)pn,
+						      .peer = p->remote_node,
+						      .peer_port = p->remote_port});
+		}
+	}
+}
+
+void diff_fabrics(const struct fabric *old, const struct fabric *new, diff_fn *fn, void *arg)
+{
+	diff_nodes(old, new, DIFF_NODE_REMOVED, fn, arg);
+	diff_nodes(new, old, DIFF_NODE_ADDED, fn, arg);
+	diff_links(old, new, DIFF_LINK_DOWN, fn, arg);
+	diff_links(new, old, DIFF_LINK_UP, fn, arg);
+	for (uint32_t i = 0; i < new->n_nodes; i++) {
+		const struct node *n = &new->nodes[i];
+		uint32_t oi = fabric_find_guid(old, n->guid);
+		const struct node *o;
+
+		if (oi == FABRIC_NO_NODE)
+			continue;
+		o = &old->nodes[oi];
+		for (unsigned pn = 0; pn <= n->nports && pn <= o->nports; pn++) {
+			const struct port *p = &n->ports[pn], *op = &o->ports[pn];
+			bool lid_port = pn >= node_first_lid_port(n) && pn <= node_last_lid_port(n);
+			struct diff_change c = {.f = new, .node = i, .port = (uint8_t)pn};
+
+			if (pn && op->state == PORT_ACTIVE && p->state != PORT_ACTIVE) {
+				c.kind = DIFF_PORT_DOWN;
+				fn(arg, &c);
+			} else if (pn && op->state != PORT_ACTIVE && p->state == PORT_ACTIVE) {
+				c.kind = DIFF_PORT_UP;
+				fn(arg, &c);
+			}
+			if (lid_port && op->lid && p->lid && op->lid != p->lid) {
+				c.kind = DIFF_LID_CHANGED;
+				c.lid = p->lid;
+				c.old_lid = op->lid;
+				fn(arg, &c);
+			}
+		}
+	}
+}

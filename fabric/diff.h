@@ -1,0 +1,45 @@
+/*
+ * What changed between two fabric snapshots: nodes that came and went, links
+ * that went down or came up (or now lead elsewhere), ports that left or
+ * reached ACTIVE, LIDs that changed.  Pure: the caller gets one callback per
+ * change, in a fixed order (nodes removed, nodes added, links down, links up,
+ * then port states and LIDs node by node), and turns them into events, log
+ * lines or incremental work.  Nodes are matched by node GUID, so the two
+ * fabrics may index their nodes differently.
+ */
+#ifndef IBSMD_DIFF_H
+#define IBSMD_DIFF_H
+
+#include <stdint.h>
+
+#include "fabric/fabric.h"
+
+enum diff_kind {
+	DIFF_NODE_REMOVED, /* node of old */
+	DIFF_NODE_ADDED,   /* node of new */
+	DIFF_LINK_DOWN,	   /* (node, port) -- (peer, peer_port) of old */
+	DIFF_LINK_UP,	   /* (node, port) -- (peer, peer_port) of new */
+	DIFF_PORT_DOWN,	   /* (node, port) of new: was ACTIVE, is not */
+	DIFF_PORT_UP,	   /* (node, port) of new: is ACTIVE, was not */
+	DIFF_LID_CHANGED,  /* (node, port) of new: lid, was old_lid */
+};
+
+struct diff_change {
+	enum diff_kind kind;
+	const struct fabric *f; /* the fabric node and peer index: old or new */
+	uint32_t node;
+	uint8_t port;
+	uint32_t peer;
+	uint8_t peer_port;
+	uint16_t lid, old_lid;
+};
+
+typedef void diff_fn(void *arg, const struct diff_change *c);
+
+/* Report every change from old to new through fn. */
+void diff_fabrics(const struct fabric *old, const struct fabric *new, diff_fn *fn, void *arg);
+
+/* Whether (a, pa) is the end a link is reported from: each link once, from its lower end. */
+bool diff_link_first_end(const struct fabric *f, uint32_t a, uint8_t pa);
+
+#endif

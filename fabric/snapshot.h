@@ -1,0 +1,50 @@
+/*
+ * A published snapshot: one discovered fabric with its routes, the indexes
+ * every reader needs (LID -> port, port GUID -> port; node GUIDs are indexed
+ * by the fabric itself) and a generation number.  Built once when a sweep
+ * publishes, then read by everyone (control replies, events, dumps, later the
+ * SA) and changed by no one: a reader never sees a sweep in progress.
+ */
+#ifndef IBSMD_SNAPSHOT_H
+#define IBSMD_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fabric/fabric.h"
+#include "fabric/routes.h"
+
+struct snapshot_port_slot {
+	uint64_t guid; /* 0 = empty */
+	uint32_t node;
+	uint8_t port;
+};
+
+struct snapshot {
+	struct fabric *fabric;
+	struct routes *routes;
+	uint64_t generation;
+	struct lid_map lids; /* LID -> (node, port), LMC ranges included */
+	/* port GUID -> (node, port): open addressing, power-of-two size */
+	struct snapshot_port_slot *ports;
+	uint32_t ports_cap;
+};
+
+/*
+ * Build the indexes and take ownership of f and r (both freed by
+ * snapshot_free).  0, or -ENOMEM with f and r left to the caller.  Two ports
+ * claiming one LID, or one port GUID, keep the first in node order (the LID
+ * manager prevents both).
+ */
+int snapshot_new(struct fabric *f, struct routes *r, uint64_t generation, struct snapshot **ret);
+/* NULL is fine. */
+void snapshot_free(struct snapshot *s);
+
+/* (node, port) that owns a LID (LMC ranges included).  false when none. */
+bool snapshot_find_lid(const struct snapshot *s, uint32_t lid, uint32_t *ret_node,
+		       uint8_t *ret_port);
+/* (node, port) of a port GUID (CA/router ports, switch port 0).  false when none. */
+bool snapshot_find_port_guid(const struct snapshot *s, uint64_t guid, uint32_t *ret_node,
+			     uint8_t *ret_port);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * Inside the control API (ui/api*.c, ui/events.c, ui/metrics.c): the state
+ * the handlers share and the helpers they all use.  Not for other rooms: the
+ * daemon sees ui/api.h only.
+ *
+ *   api.c        the command table, start-up and shut-down
+ *   api_ids.c    identifiers (GUID, LID, description) -> (node, port), O(1)
+ *   api_views.c  read commands: status, nodes, ports, links, lids, node,
+ *                route, topology, config, events
+ *   api_admin.c  orders: sweep, reroute, priority, port, loglevel
+ *   events.c     sweep and snapshot changes -> events for subscribers
+ *   metrics.c    the Prometheus text of `metrics`
+ */
+#ifndef IBSMD_API_INT_H
+#define IBSMD_API_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+#include <jansson.h>
+
+#include "fabric/snapshot.h"
+#include "sm/conf.h"
+#include "sm/sm.h"
+#include "ui/ctl.h"
+
+/* A client waiting for a sweep to finish: answered once sm->sweeps >= target. */
+struct api_waiter {
+	uint64_t client_id;
+	uint64_t target;
+};
+
+struct api {
+	struct sm *sm;
+	struct sm_conf conf; /* as started; live values are read back from sm->opts */
+	struct ctl_server *srv;
+	struct timespec started;
+	struct api_waiter *waiters;
+	size_t n_waiters, cap_waiters;
+	bool in_publish; /* inside the publish hook: sm->cur is the sweep just finished */
+	enum sm_state last_state;
+	bool last_subnet_up;
+	void (*prev_publish)(void *arg, const struct snapshot *old);
+	void *prev_publish_arg;
+};
+
+/* ---- helpers (api.c) --------------------------------------------------- */
+
+json_t *api_guid(uint64_t g);
+double api_uptime(const struct api *api);
+/* Reject members of args other than the names given (NULL-terminated). */
+int api_check_args(json_t *args, const char *const *names, struct ctl_error *err);
+/* not_ready until the first sweep has published a snapshot. */
+int api_need_fabric(const struct api *api, struct ctl_error *err);
+/* A text being built (open_memstream); api_text_end returns the malloc'd text or NULL. */
+struct api_text {
+	FILE *fp;
+	char *buf;
+	size_t len;
+};
+int api_text_begin(struct api_text *t);
+char *api_text_end(struct api_text *t);
+
+/* ---- identifiers (api_ids.c) ------------------------------------------- */
+
+/* The port that stands for a node: switch port 0, else the first linked port with a LID. */
+uint8_t api_node_port(const struct node *n);
+uint16_t api_node_lid(const struct node *n);
+/*
+ * Resolve an identifier (docs/protocol.md "Identifiers"): a JSON integer is
+ * a LID; a string "0x" with more than 4 hex digits is a GUID (node or port);
+ * a string number up to 0xBFFF is a LID; anything else a node description
+ * (exact match).  Returns 0 or -EINVAL with err (bad_argument / not_found).
+ */
+int api_resolve(const struct snapshot *s, json_t *v, const char *what, uint32_t *ret_node,
+		uint8_t *ret_port, struct ctl_error *err);
+
+/* ---- command handlers ------------------------------------------------- */
+
+ctl_handler_fn api_status, api_nodes, api_ports, api_links, api_lids, api_node, api_route,
+    api_topology, api_config, api_events;
+ctl_handler_fn api_sweep, api_reroute, api_priority, api_port, api_loglevel;
+ctl_handler_fn metrics_command;
+
+/* ---- admin (api_admin.c) ----------------------------------------------- */
+
+/* The reply of sweep/reroute: the last sweep's summary. */
+json_t *api_sweep_json(const struct sm *sm);
+/* Answer the clients whose sweep has finished (called when a snapshot is published). */
+void api_admin_published(struct api *api);
+void api_admin_free(struct api *api);
+
+/* ---- events (events.c) ------------------------------------------------- */
+
+/* Hook the SM's sweep and routing events; publish snapshot changes to subscribers. */
+void events_attach(struct api *api);
+void events_detach(struct api *api);
+/* The events of one published snapshot (old is the one it replaced, NULL on the first). */
+void events_published(struct api *api, const struct snapshot *old);
+
+#endif

@@ -1,0 +1,492 @@
+/*
+ * The control API's read commands (docs/protocol.md): status, nodes, ports,
+ * links, lids, node, route, topology, config, events.  JSON views of the
+ * published snapshot; nothing here changes the SM.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/diff.h"
+#include "fabric/names.h"
+#include "fabric/topo.h"
+#include "lib/log.h"
+#include "ui/api_int.h"
+
+#define API_ROUTE_MAX_HOPS 64
+
+/* ---- JSON views of the model ------------------------------------------ */
+
+static json_t *api_node_json(const struct node *n)
+{
+	char path[FABRIC_DR_MAX_HOPS * 4 + 4];
+	size_t off;
+
+	off = (size_t)snprintf(path, sizeof(path), "0");
+	for (unsigned h = 1; h <= n->dr_hops && off < sizeof(path); h++)
+		off += (size_t)snprintf(path + off, sizeof(path) - off, ",%u", n->dr_path[h]);
+	return json_pack("{s:o, s:s, s:s, s:i, s:i, s:s, s:i, s:i}", "guid", api_guid(n->guid),
+			 "type", names_node_type(n->type), "desc", n->desc, "ports", n->nports,
+			 "lid", api_node_lid(n), "dr_path", path, "vendor_id", (int)n->vendor_id,
+			 "device_id", (int)n->device_id);
+}
+
+static json_t *api_port_json(const struct fabric *f, const struct node *n, uint8_t pn)
+{
+	const struct port *p = &n->ports[pn];
+	json_t *o;
+
+	o = json_pack("{s:o, s:s, s:i, s:o, s:i, s:i, s:s, s:s, s:s, s:s, s:i}", "node_guid",
+		      api_guid(n->guid), "node_desc", n->desc, "port", pn, "port_guid",
+		      api_guid(p->guid), "lid", node_port_lid(n, pn), "lmc",
+		      node_is_switch(n) ? n->ports[0].lmc : p->lmc, "state",
+		      names_port_state(p->state), "phys_state", names_phys_state(p->phys_state),
+		      "width", names_width(p->width_active) ?: "?", "speed",
+		      names_speed(p->speed_active) ?: "?", "mtu", names_mtu_bytes(p->neighbor_mtu));
+	if (o && port_is_linked(p) && p->remote_node < f->n_nodes) {
+		const struct node *r = &f->nodes[p->remote_node];
+
+		json_object_set_new(o, "peer_guid", api_guid(r->guid));
+		json_object_set_new(o, "peer_port", json_integer(p->remote_port));
+		json_object_set_new(o, "peer_desc", json_string(r->desc));
+	}
+	return o;
+}
+
+static json_t *api_ports_of(const struct fabric *f, const struct node *n)
+{
+	json_t *a = json_array();
+
+	for (unsigned pn = 1; a && pn <= n->nports; pn++)
+		json_array_append_new(a, api_port_json(f, n, (uint8_t)pn));
+	return a;
+}
+
+static json_t *api_nodes_json(const struct fabric *f)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; a && i < f->n_nodes; i++)
+		json_array_append_new(a, api_node_json(&f->nodes[i]));
+	return a;
+}
+
+static json_t *api_links_json(const struct fabric *f)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; a && i < f->n_nodes; i++) {
+		const struct node *n = &f->nodes[i];
+
+		for (unsigned pn = 1; pn <= n->nports; pn++) {
+			const struct port *p = &n->ports[pn];
+			const struct node *r;
+			const struct port *rp;
+
+			if (!port_is_linked(p) || p->remote_node >= f->n_nodes ||
+			    !diff_link_first_end(f, i, (uint8_t)pn))
+				continue;
+			r = &f->nodes[p->remote_node];
+			rp = &r->ports[p->remote_port];
+			json_array_append_new(
+			    a, json_pack(
+				   "{s:o, s:s, s:i, s:o, s:s, s:i, s:s, s:s, s:s}", "a_guid",
+				   api_guid(n->guid), "a_desc", n->desc, "a_port", pn, "b_guid",
+				   api_guid(r->guid), "b_desc", r->desc, "b_port", p->remote_port,
+				   "width", names_width(p->width_active) ?: "?", "speed",
+				   names_speed(p->speed_active) ?: "?", "state",
+				   names_port_state(p->state < rp->state ? p->state : rp->state)));
+		}
+	}
+	return a;
+}
+
+/* ---- read commands ---------------------------------------------------- */
+
+static json_t *api_mad_json(const struct api *api)
+{
+	struct xact_stats xs = {0};
+
+	if (api->sm->xe)
+		xact_get_stats(api->sm->xe, &xs);
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i}", "sent", (json_int_t)xs.sent,
+			 "received", (json_int_t)xs.received, "timeouts", (json_int_t)xs.timeouts,
+			 "retries", (json_int_t)xs.retries, "errors",
+			 (json_int_t)(xs.remote_errors + xs.send_errors), "unmatched",
+			 (json_int_t)xs.unmatched, "malformed",
+			 (json_int_t)(xs.malformed + api->sm->mad_malformed), "outstanding",
+			 (int)xs.outstanding);
+}
+
+int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
+{
+	struct api *api = ctx;
+	struct sm *sm = api->sm;
+	const struct fabric *f = sm->snap ? sm->snap->fabric : NULL;
+	const struct sweep_summary *s = &sm->last;
+	uint16_t sm_lid = 0;
+	uint32_t switches = 0, nodes = 0;
+
+	if (api_check_args(args, NULL, err))
+		return -EINVAL;
+	if (f && f->sm_node < f->n_nodes)
+		sm_lid = f->nodes[f->sm_node].ports[f->sm_port].lid;
+	if (f) {
+		nodes = f->n_nodes;
+		switches = fabric_count(f, NODE_SWITCH);
+	}
+	*ret = json_pack(
+	    "{s:s, s:b, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:i, s:s, s:I, s:I,"
+	    " s:s, s:s, s:I, s:I, s:o, s:I}",
+	    "state", names_sm_state(sm->state), "subnet_up", sm->subnet_up, "nodes", (int)nodes,
+	    "switches", (int)switches, "cas", (int)(nodes - switches), "ports_active",
+	    (int)s->ports_active, "links", (int)s->links, "lids", (int)s->lids, "sm_lid", sm_lid,
+	    "sm_guid", api_guid(sm->port_guid), "priority", sm->opts.priority, "routing_engine",
+	    s->engine[0] ? s->engine : sm->opts.routing, "sweeps", (json_int_t)sm->sweeps,
+	    "last_sweep_ms", (json_int_t)(s->ms + 0.5), "last_sweep_status",
+	    sm->sweeps ? (s->status ? "failed" : "ok") : "none", "last_sweep_reason", s->reason,
+	    "generation", (json_int_t)(sm->snap ? sm->snap->generation : 0), "uptime_s",
+	    (json_int_t)api_uptime(api), "mad", api_mad_json(api), "traps", (json_int_t)sm->traps);
+	if (*ret)
+		json_object_set_new(*ret, "light_sweeps",
+				    json_integer((json_int_t)sm->light_sweeps));
+	return *ret ? 0 : -ENOMEM;
+}
+
+int api_nodes(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
+{
+	struct api *api = ctx;
+
+	if (api_check_args(args, NULL, err) || api_need_fabric(api, err))
+		return -EINVAL;
+	*ret = api_nodes_json(api->sm->snap->fabric);
+	return *ret ? 0 : -ENOMEM;
+}
+
+int api_ports(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
+{
+	struct api *api = ctx;
+	const struct snapshot *snap = api->sm->snap;
+	const struct fabric *f = snap ? snap->fabric : NULL;
+	json_t *a;
+
+	if (api_check_args(args, NULL, err) || api_need_fabric(api, err))
+		return -EINVAL;
+	a = json_array();
+	for (uint32_t i = 0; a && i < f->n_nodes; i++)
+		for (unsigned pn = 1; pn <= f->nodes[i].nports; pn++)
+			json_array_append_new(a, api_port_json(f, &f->nodes[i], (uint8_t)pn));
+	*ret = a;
+	return a ? 0 : -ENOMEM;
+}
+
+int api_links(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
+{
+	struct api *api = ctx;
+
+	if (api_check_args(args, NULL, err) || api_need_fabric(api, err))
+		return -EINVAL;
+	*ret = api_links_json(api->sm->snap->fabric);
+	return *ret ? 0 : -ENOMEM;
+}
+
+int api_lids(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
+{
+	struct api *api = ctx;
+	const struct snapshot *snap = api->sm->snap;
+	const struct fabric *f = snap ? snap->fabric : NULL;
+	json_t *a;
+
+	if (api_check_args(args, NULL, err) || api_need_fabric(api, err))
+		return -EINVAL;
+	a = json_array();
+	for (uint32_t i = 0; a && i < f->n_nodes; i++) {
+		const struct node *n = &f->nodes[i];
+
+		for (unsigned pn = node_first_lid_port(n); pn <= node_last_lid_port(n); pn++) {
+			const struct port *p = &n->ports[pn];
+
+			if (!p->lid)
+				continue;
+			json_array_append_new(
+			    a, json_pack("{s:i, s:i, s:o, s:o, s:s, s:i}", "lid", p->lid, "lmc",
+					 p->lmc, "port_guid", api_guid(p->guid), "node_guid",
+					 api_guid(n->guid), "desc", n->desc, "port", pn));
+		}
+	}
+	*ret = a;
+	return a ? 0 : -ENOMEM;
+}
+
+int api_node(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
+{
+	static const char *const names[] = {"id", NULL};
+	struct api *api = ctx;
+	const struct snapshot *snap = api->sm->snap;
+	const struct fabric *f = snap ? snap->fabric : NULL;
+	uint32_t ni;
+	uint8_t pn;
+	json_t *o;
+
+	if (api_check_args(args, names, err) || api_need_fabric(api, err))
+		return -EINVAL;
+	if (!json_object_get(args, "id"))
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+				     "missing \"id\" (GUID, LID or "
+				     "node description)");
+	if (api_resolve(snap, json_object_get(args, "id"), "id", &ni, &pn, err))
+		return -EINVAL;
+	o = api_node_json(&f->nodes[ni]);
+	if (!o)
+		return -ENOMEM;
+	json_object_set_new(o, "ports", api_ports_of(f, &f->nodes[ni]));
+	json_object_set_new(o, "nports", json_integer(f->nodes[ni].nports));
+	*ret = o;
+	return 0;
+}
+
+/*
+ * Follow the LFTs from src to dst.  A CA source enters the fabric at the
+ * switch its port is linked to; each switch forwards per lft[dlid]; the walk
+ * ends at the destination port, at a dead end, or after API_ROUTE_MAX_HOPS.
+ */
+int api_route(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
+{
+	static const char *const names[] = {"src", "dst", NULL};
+	struct api *api = ctx;
+	const struct snapshot *snap = api->sm->snap;
+	const struct fabric *f = snap ? snap->fabric : NULL;
+	const struct routes *r = snap ? snap->routes : NULL;
+	const char *why = NULL;
+	uint32_t sn, dn, cur;
+	uint8_t sp, dp, in_port;
+	uint16_t slid, dlid;
+	bool complete = false;
+	json_t *hops, *o;
+
+	if (api_check_args(args, names, err) || api_need_fabric(api, err))
+		return -EINVAL;
+	if (!json_object_get(args, "src") || !json_object_get(args, "dst"))
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+				     "route needs \"src\" and \"dst\" (GUID, LID or description)");
+	if (api_resolve(snap, json_object_get(args, "src"), "src", &sn, &sp, err) ||
+	    api_resolve(snap, json_object_get(args, "dst"), "dst", &dn, &dp, err))
+		return -EINVAL;
+	slid = node_port_lid(&f->nodes[sn], sp);
+	dlid = node_port_lid(&f->nodes[dn], dp);
+	/* a LID given inside an LMC range routes to that LID */
+	if (json_is_integer(json_object_get(args, "dst")))
+		dlid = (uint16_t)json_integer_value(json_object_get(args, "dst"));
+	hops = json_array();
+	if (!hops)
+		return -ENOMEM;
+	if (!dlid) {
+		why = "the destination has no LID";
+		goto out;
+	}
+	if (sn == dn && (sp == dp || node_is_switch(&f->nodes[sn]))) {
+		complete = true;
+		goto out;
+	}
+	if (node_is_switch(&f->nodes[sn])) {
+		cur = sn;
+		in_port = 0;
+	} else {
+		const struct port *p = &f->nodes[sn].ports[sp];
+
+		if (!port_is_linked(p) || p->remote_node >= f->n_nodes) {
+			why = "the source port is not linked";
+			goto out;
+		}
+		cur = p->remote_node;
+		in_port = p->remote_port;
+		if (cur == dn && in_port == dp) {
+			complete = true; /* back to back */
+			goto out;
+		}
+		if (!node_is_switch(&f->nodes[cur])) {
+			why = "the source's neighbour is not a switch";
+			goto out;
+		}
+	}
+	for (unsigned h = 0;; h++) {
+		const struct node *n = &f->nodes[cur];
+		const struct port *op;
+		uint8_t out;
+
+		if (h >= API_ROUTE_MAX_HOPS) {
+			why = "loop: the path is longer than 64 hops";
+			goto out;
+		}
+		out = cur < r->n_nodes && r->lft[cur] && dlid <= r->max_lid ? r->lft[cur][dlid]
+									    : LFT_NO_PORT;
+		json_array_append_new(hops, json_pack("{s:o, s:s, s:i, s:i, s:i}", "guid",
+						      api_guid(n->guid), "desc", n->desc, "lid",
+						      n->ports[0].lid, "in_port", in_port,
+						      "out_port", out == LFT_NO_PORT ? -1 : out));
+		if (out == LFT_NO_PORT || out > n->nports) {
+			why = "no route: the switch has no LFT entry for the destination";
+			goto out;
+		}
+		if (out == 0) {
+			if (cur == dn)
+				complete = true;
+			else
+				why = "no route: the LFT delivers to port 0 of the wrong switch";
+			goto out;
+		}
+		op = &n->ports[out];
+		if (!port_is_linked(op) || op->remote_node >= f->n_nodes) {
+			why = "no route: the LFT points at a port with no link";
+			goto out;
+		}
+		if (!node_is_switch(&f->nodes[op->remote_node])) {
+			if (op->remote_node != dn)
+				why = "no route: the LFT delivers to the wrong end node";
+			complete = op->remote_node == dn;
+			goto out;
+		}
+		in_port = op->remote_port;
+		cur = op->remote_node;
+	}
+out:
+	o = json_pack("{s:i, s:i, s:o, s:s, s:i, s:o, s:s, s:i, s:o, s:b, s:i}", "src_lid", slid,
+		      "dst_lid", dlid, "src_guid", api_guid(f->nodes[sn].guid), "src_desc",
+		      f->nodes[sn].desc, "src_port", sp, "dst_guid", api_guid(f->nodes[dn].guid),
+		      "dst_desc", f->nodes[dn].desc, "dst_port", dp, "hops", hops, "complete",
+		      complete, "switches", (int)json_array_size(hops));
+	if (!o)
+		return -ENOMEM;
+	if (why)
+		json_object_set_new(o, "reason", json_string(why));
+	*ret = o;
+	return 0;
+}
+
+/* ---- topology --------------------------------------------------------- */
+
+/* A Graphviz graph: switches as boxes, CAs as ellipses, one edge per link. */
+static char *api_topo_dot(const struct fabric *f)
+{
+	struct api_text b;
+
+	if (api_text_begin(&b) < 0)
+		return NULL;
+
+	fprintf(b.fp, "graph ibfabric {\n\tnode [fontsize=10];\n");
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		const struct node *n = &f->nodes[i];
+		char label[160];
+
+		/* descriptions come from the fabric: keep them out of the quoting */
+		size_t k = 0;
+		for (const char *s = n->desc; *s && k < sizeof(label) - 1; s++)
+			label[k++] =
+			    (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20) ? '_' : *s;
+		label[k] = '\0';
+		fprintf(b.fp, "\t\"%016" PRIx64 "\" [shape=%s, label=\"%s\\nlid %u\"];\n", n->guid,
+			node_is_switch(n) ? "box" : "ellipse", label, api_node_lid(n));
+	}
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		const struct node *n = &f->nodes[i];
+
+		for (unsigned pn = 1; pn <= n->nports; pn++) {
+			const struct port *p = &n->ports[pn];
+
+			if (!port_is_linked(p) || p->remote_node >= f->n_nodes ||
+			    !diff_link_first_end(f, i, (uint8_t)pn))
+				continue;
+			fprintf(b.fp,
+				"\t\"%016" PRIx64 "\" -- \"%016" PRIx64
+				"\" [taillabel=\"%u\", headlabel=\"%u\"%s];\n",
+				n->guid, f->nodes[p->remote_node].guid, pn, p->remote_port,
+				p->state == PORT_ACTIVE ? "" : ", style=dashed");
+		}
+	}
+	fprintf(b.fp, "}\n");
+	return api_text_end(&b);
+}
+
+/* The topology in ibnetdiscover's format, as the routing dumps write it. */
+static char *api_topo_ibnd(const struct fabric *f)
+{
+	struct api_text b;
+
+	if (api_text_begin(&b) < 0)
+		return NULL;
+	if (topo_write(f, b.fp) < 0) {
+		free(api_text_end(&b));
+		return NULL;
+	}
+	return api_text_end(&b);
+}
+
+int api_topology(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
+{
+	static const char *const names[] = {"format", NULL};
+	struct api *api = ctx;
+	const struct snapshot *snap = api->sm->snap;
+	const struct fabric *f = snap ? snap->fabric : NULL;
+	json_t *jfmt = json_object_get(args, "format");
+	const char *fmt = "json";
+	char *text;
+
+	if (api_check_args(args, names, err))
+		return -EINVAL;
+	if (jfmt && !json_is_string(jfmt))
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+				     "format must be \"json\", \"ibnetdiscover\" or \"dot\"");
+	if (jfmt)
+		fmt = json_string_value(jfmt);
+	if (strcmp(fmt, "json") && strcmp(fmt, "ibnetdiscover") && strcmp(fmt, "dot"))
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+				     "unknown format '%.32s': json, ibnetdiscover or dot", fmt);
+	if (api_need_fabric(api, err))
+		return -EINVAL;
+	if (!strcmp(fmt, "json")) {
+		*ret = json_pack("{s:I, s:o, s:o}", "generation", (json_int_t)snap->generation,
+				 "nodes", api_nodes_json(f), "links", api_links_json(f));
+		return *ret ? 0 : -ENOMEM;
+	}
+	text = !strcmp(fmt, "dot") ? api_topo_dot(f) : api_topo_ibnd(f);
+	if (!text)
+		return -ENOMEM;
+	*ret = json_string(text);
+	free(text);
+	if (!*ret)
+		return ctl_error_set(err, CTL_ERR_INTERNAL,
+				     "the topology text is not valid UTF-8 (node descriptions?)");
+	return 0;
+}
+
+int api_config(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
+{
+	struct api *api = ctx;
+	struct sm_conf live = api->conf;
+	int lvl = log_get_level(LOG_CAT_SWEEP);
+
+	if (api_check_args(args, NULL, err))
+		return -EINVAL;
+	/* what can change at run time (smctl priority, SIGHUP) lives in sm->opts */
+	live.sm_priority = api->sm->opts.priority;
+	live.sweep_interval = (int)api->sm->opts.sweep_interval;
+	live.mad_timeout_ms = (int)api->sm->opts.timeout_ms;
+	live.mad_retries = (int)api->sm->opts.retries;
+	snprintf(live.routing_engine, sizeof(live.routing_engine), "%s", api->sm->opts.routing);
+	snprintf(live.routing_chain, sizeof(live.routing_chain), "%.*s",
+		 (int)sizeof(live.routing_chain) - 1, api->sm->opts.routing_chain);
+	if (lvl == LOG_ERR || lvl == LOG_WARNING || lvl == LOG_INFO || lvl == LOG_DEBUG)
+		live.log_level = lvl;
+	*ret = conf_to_json(&live);
+	return *ret ? 0 : -ENOMEM;
+}
+
+int api_events(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
+{
+	if (api_check_args(args, NULL, err))
+		return -EINVAL;
+	ctl_client_subscribe(c);
+	return 0;
+}

@@ -1,0 +1,157 @@
+/*
+ * Fabric events for `smctl events` (docs/protocol.md "Events"): a heavy sweep
+ * starts or ends, an engine refuses the fabric, the SM changes state, and what
+ * changed between the snapshot just published and the one it replaced
+ * (fabric/diff.c): nodes, links, port states, LIDs.  Sent only to clients that
+ * subscribed; nothing is computed when none has.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fabric/diff.h"
+#include "fabric/names.h"
+#include "ui/api_int.h"
+
+static double events_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void events_emit(struct api *api, json_t *ev, uint64_t generation)
+{
+	if (!ev)
+		return;
+	json_object_set_new(ev, "time", json_real(events_now()));
+	json_object_set_new(ev, "generation", json_integer((json_int_t)generation));
+	ctl_server_publish(api->srv, ev);
+	json_decref(ev);
+}
+
+static void events_sweep_begin(void *arg, const char *why)
+{
+	struct api *api = arg;
+
+	events_emit(api,
+		    json_pack("{s:s, s:b, s:s}", "type", "sweep_start", "heavy", 1, "reason", why),
+		    api->sm->snap ? api->sm->snap->generation : 0);
+}
+
+static void events_route_fallback(void *arg, const char *engine, const char *reason)
+{
+	struct api *api = arg;
+
+	events_emit(api,
+		    json_pack("{s:s, s:s, s:s}", "type", "routing_fallback", "engine", engine,
+			      "reason", reason),
+		    api->sm->snap ? api->sm->snap->generation : 0);
+}
+
+struct events_diff {
+	struct api *api;
+	uint64_t generation;
+};
+
+static const char *const events_diff_type[] = {
+    [DIFF_NODE_REMOVED] = "node_removed", [DIFF_NODE_ADDED] = "node_added",
+    [DIFF_LINK_DOWN] = "link_down",	  [DIFF_LINK_UP] = "link_up",
+    [DIFF_PORT_DOWN] = "port_down",	  [DIFF_PORT_UP] = "port_up",
+    [DIFF_LID_CHANGED] = "lid_changed",
+};
+
+static void events_diff_one(void *arg, const struct diff_change *c)
+{
+	struct events_diff *d = arg;
+	const struct node *n = &c->f->nodes[c->node];
+	const char *type = events_diff_type[c->kind];
+	json_t *ev = NULL;
+
+	switch (c->kind) {
+	case DIFF_NODE_REMOVED:
+	case DIFF_NODE_ADDED:
+		ev = json_pack("{s:s, s:o, s:s, s:s, s:i}", "type", type, "guid", api_guid(n->guid),
+			       "desc", n->desc, "node_type", names_node_type(n->type), "lid",
+			       api_node_lid(n));
+		break;
+	case DIFF_LINK_DOWN:
+	case DIFF_LINK_UP: {
+		const struct node *r = &c->f->nodes[c->peer];
+
+		ev = json_pack(
+		    "{s:s, s:o, s:s, s:i, s:o, s:s, s:i, s:s}", "type", type, "guid",
+		    api_guid(n->guid), "desc", n->desc, "port", c->port, "peer_guid",
+		    api_guid(r->guid), "peer_desc", r->desc, "peer_port", c->peer_port, "state",
+		    c->kind == DIFF_LINK_UP ? names_port_state(n->ports[c->port].state) : "DOWN");
+		break;
+	}
+	case DIFF_PORT_DOWN:
+	case DIFF_PORT_UP:
+		ev = json_pack("{s:s, s:o, s:s, s:i, s:s}", "type", type, "guid", api_guid(n->guid),
+			       "desc", n->desc, "port", c->port, "state",
+			       names_port_state(n->ports[c->port].state));
+		break;
+	case DIFF_LID_CHANGED:
+		ev = json_pack("{s:s, s:o, s:s, s:i, s:i, s:i}", "type", type, "guid",
+			       api_guid(n->guid), "desc", n->desc, "port", c->port, "lid", c->lid,
+			       "previous", c->old_lid);
+		break;
+	}
+	events_emit(d->api, ev, d->generation);
+}
+
+void events_published(struct api *api, const struct snapshot *old)
+{
+	struct sm *sm = api->sm;
+	const struct snapshot *snap = sm->snap;
+	uint64_t gen = snap ? snap->generation : 0;
+	struct ctl_stats cs;
+
+	ctl_server_stats(api->srv, &cs);
+	if (cs.subscribers) {
+		if (old && snap) {
+			struct events_diff d = {api, gen};
+
+			diff_fabrics(old->fabric, snap->fabric, events_diff_one, &d);
+		}
+		if (sm->state != api->last_state)
+			events_emit(api,
+				    json_pack("{s:s, s:s, s:s}", "type", "state", "state",
+					      names_sm_state(sm->state), "previous",
+					      names_sm_state(api->last_state)),
+				    gen);
+		if (sm->subnet_up && !api->last_subnet_up)
+			events_emit(api,
+				    json_pack("{s:s, s:i, s:i}", "type", "subnet_up", "nodes",
+					      (int)sm->last.nodes, "ports_active",
+					      (int)sm->last.ports_active),
+				    gen);
+		events_emit(api,
+			    json_pack("{s:s, s:s, s:s, s:b, s:I, s:i, s:i, s:b}", "type",
+				      "sweep_end", "status", sm->last.status ? "failed" : "ok",
+				      "reason", sm->last.reason, "heavy", 1, "duration_ms",
+				      (json_int_t)(sm->last.ms + 0.5), "nodes", (int)sm->last.nodes,
+				      "sets", (int)sm->last.sets, "changed", sm->last.sets > 0),
+			    gen);
+	}
+	api->last_state = sm->state;
+	api->last_subnet_up = sm->subnet_up;
+}
+
+void events_attach(struct api *api)
+{
+	api->sm->on_sweep_begin = events_sweep_begin;
+	api->sm->on_route_fallback = events_route_fallback;
+}
+
+void events_detach(struct api *api)
+{
+	if (api->sm->on_sweep_begin == events_sweep_begin)
+		api->sm->on_sweep_begin = NULL;
+	if (api->sm->on_route_fallback == events_route_fallback)
+		api->sm->on_route_fallback = NULL;
+}
