@@ -66,9 +66,10 @@ static void usage(FILE *out)
 		SYSCONFDIR "/ibsmd.conf");
 }
 
-static void on_sweep(void *arg, const struct sweep_summary *s)
+static void on_sweep(void *arg, const void *data)
 {
 	struct daemon *d = arg;
+	const struct sweep_summary *s = data;
 
 	if (d->once) {
 		if (s->status == 0) {
@@ -376,8 +377,12 @@ int main(int argc, char **argv)
 		event_base_free(d.base);
 		return 1;
 	}
-	d.sm.on_sweep = on_sweep;
-	d.sm.on_sweep_arg = &d;
+	if (hook_add(&d.sm.hooks.sweep_done, on_sweep, &d) < 0) {
+		fprintf(stderr, "ibsmd: out of memory\n");
+		sm_fini(&d.sm);
+		event_base_free(d.base);
+		return 1;
+	}
 	/* --once needs no control socket unless one was asked for */
 	if (!d.once || d.socket_explicit) {
 		r = api_start(&d.sm, &d.conf, &d.api, err, sizeof(err));

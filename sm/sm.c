@@ -35,10 +35,7 @@ static void sm_answer_sminfo(struct sm *sm, const struct madio_addr *from, const
 	si.guid = sm->port_guid;
 	si.priority = sm->opts.priority;
 	si.act_count = (uint32_t)sm->sweeps;
-	si.state = sm->state == SM_MASTER	 ? 3
-		   : sm->state == SM_STANDBY	 ? 2
-		   : sm->state == SM_DISCOVERING ? 1
-						 : 0;
+	si.state = sm->state; /* enum sm_state has SMInfo:SMState's values */
 	memset(resp.data, 0, sizeof(resp.data));
 	wire_sminfo_encode(&si, resp.data, sizeof(resp.data));
 	if (wire_smp_encode(&resp, out, sizeof(out)) < 0)
@@ -290,7 +287,6 @@ int sm_port_set_enabled(struct sm *sm, uint64_t node_guid, uint8_t port, bool en
 
 void sm_fini(struct sm *sm)
 {
-	sm->on_sweep = NULL;
 	sweep_abort(sm);
 	/* let the dump writer finish: the files are renamed into place whole */
 	sweep_dump_reap(sm, true);
@@ -304,6 +300,11 @@ void sm_fini(struct sm *sm)
 	snapshot_free(sm->snap);
 	sm->snap = NULL;
 	lid_db_free(sm->lids);
+	hook_list_clear(&sm->hooks.sweep_begin);
+	hook_list_clear(&sm->hooks.route_fallback);
+	hook_list_clear(&sm->hooks.published);
+	hook_list_clear(&sm->hooks.sweep_done);
+	hook_list_clear(&sm->hooks.state_changed);
 	free(sm->roots);
 	sm->roots = NULL;
 	sm->lids = NULL;

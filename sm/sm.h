@@ -18,13 +18,15 @@
 #include "sm/discover.h"
 #include "fabric/fabric.h"
 #include "fabric/snapshot.h"
+#include "lib/hook.h"
 #include "sm/lid.h"
 
+/* IBA 14.4.1; the values are SMInfo:SMState's. */
 enum sm_state {
-	SM_NOTACTIVE,
-	SM_DISCOVERING,
-	SM_STANDBY,
-	SM_MASTER,
+	SM_NOTACTIVE = 0,
+	SM_DISCOVERING = 1,
+	SM_STANDBY = 2,
+	SM_MASTER = 3,
 };
 
 struct sm_opts {
@@ -59,7 +61,33 @@ struct sweep_summary {
 
 struct sweep;
 
-typedef void (*sm_sweep_done_fn)(void *arg, const struct sweep_summary *s);
+/* A routing engine refused the fabric (data of the route_fallback hooks). */
+struct sm_route_fallback {
+	const char *engine;
+	const char *reason;
+};
+
+/* The SM's state changed (data of the state_changed hooks). */
+struct sm_state_change {
+	enum sm_state from, to;
+};
+
+/*
+ * What the SM tells its observers (lib/hook.h), each list with what its data
+ * points at.  Hooks run on the loop, in the order they were added.
+ */
+struct sm_hooks {
+	struct hook_list sweep_begin;	 /* const char *: why the heavy sweep starts */
+	struct hook_list route_fallback; /* const struct sm_route_fallback * */
+	/*
+	 * A sweep published its snapshot (sm->snap, sm->last are the new
+	 * ones): const struct snapshot *, the snapshot it replaced (NULL on
+	 * the first sweep; freed right after the hooks).
+	 */
+	struct hook_list published;
+	struct hook_list sweep_done;	/* const struct sweep_summary *, after publishing */
+	struct hook_list state_changed; /* const struct sm_state_change * */
+};
 
 struct sm {
 	struct event_base *base;
@@ -79,19 +107,9 @@ struct sm {
 	struct snapshot *snap;
 	struct sweep *cur; /* sweep in progress, or NULL */
 	bool sweep_again;  /* a sweep was asked for while one ran */
-	sm_sweep_done_fn on_sweep;
-	void *on_sweep_arg;
-	/*
-	 * Called after every sweep once the new snapshot is published
-	 * (sm->snap, sm->last), with the snapshot it replaced (NULL on the
-	 * first sweep; freed right after the call).
-	 */
-	void (*on_publish)(void *arg, const struct snapshot *old);
-	void *on_publish_arg;
+	struct sm_hooks hooks;
 	bool force_lft; /* next sweep rewrites every LFT block (reroute) */
 	/* with on_publish_arg: a heavy sweep starts; an engine refused the fabric */
-	void (*on_sweep_begin)(void *arg, const char *why);
-	void (*on_route_fallback)(void *arg, const char *engine, const char *reason);
 	char again_why[160];
 	pid_t dump_pid;	 /* child writing the routing dumps, 0 if none */
 	uint64_t *roots; /* from opts.roots_file */

@@ -27,6 +27,7 @@
 #include "lib/log.h"
 #include "sm/offline.h"
 #include "sm/sm.h"
+#include "sm/smstate.h"
 
 enum op_kind {
 	OP_PORTINFO,
@@ -532,9 +533,8 @@ static void sweep_finish(struct sweep *sw)
 	sm->sweeps++;
 	sm->last = *s;
 	sm->subnet_up = s->status == 0;
-	sm->state = SM_MASTER;
-	if (sm->on_publish)
-		sm->on_publish(sm->on_publish_arg, old);
+	smstate_sweep_done(sm, s);
+	hook_run(&sm->hooks.published, old);
 	if (s->status == 0 && (s->sets || sm->sweeps == 1))
 		sweep_dump(sm);
 	snapshot_free(old);
@@ -550,8 +550,7 @@ static void sweep_finish(struct sweep *sw)
 	free(sw->lft_ok);
 	free(sw);
 	sm->cur = NULL;
-	if (sm->on_sweep)
-		sm->on_sweep(sm->on_sweep_arg, &sm->last);
+	hook_run(&sm->hooks.sweep_done, &sm->last);
 	if (sm->sweep_again) {
 		char why[sizeof(sm->again_why)];
 		snprintf(why, sizeof(why), "%s", sm->again_why);
@@ -611,8 +610,8 @@ static int route(struct sweep *sw, uint16_t max_lid)
 		    fallbacks + fallbacks_len,
 		    fallbacks_len < sizeof(fallbacks) ? sizeof(fallbacks) - fallbacks_len : 0,
 		    "%s\n", key);
-		if (sw->sm->on_route_fallback)
-			sw->sm->on_route_fallback(sw->sm->on_publish_arg, line, sep ? sep + 2 : "");
+		hook_run(&sw->sm->hooks.route_fallback,
+			 &(struct sm_route_fallback){line, sep ? sep + 2 : ""});
 	}
 	snprintf(sw->sm->last_fallback, sizeof(sw->sm->last_fallback), "%s", fallbacks);
 	sw->sum.route_ms = now_ms() - t0;
@@ -718,8 +717,7 @@ int sweep_start_why(struct sm *sm, const char *why)
 		sm->sweep_again = true;
 		return 0;
 	}
-	if (sm->on_sweep_begin)
-		sm->on_sweep_begin(sm->on_publish_arg, why);
+	hook_run(&sm->hooks.sweep_begin, why);
 	sw = calloc(1, sizeof(*sw));
 	if (!sw)
 		return -ENOMEM;
@@ -727,8 +725,7 @@ int sweep_start_why(struct sm *sm, const char *why)
 	sw->phase = PH_DISCOVER;
 	clock_gettime(CLOCK_MONOTONIC, &sw->t0);
 	sm->cur = sw;
-	if (sm->state == SM_NOTACTIVE)
-		sm->state = SM_DISCOVERING;
+	smstate_sweep_started(sm);
 	r = discover_start(sm->xe, on_discovered, sw, &sw->disc);
 	if (r < 0) {
 		sm->cur = NULL;

@@ -110,14 +110,12 @@ char *api_text_end(struct api_text *t)
 /* ---- life cycle --------------------------------------------------------- */
 
 /* The SM published a snapshot: events first, then the clients waiting for it. */
-static void api_on_publish(void *arg, const struct snapshot *old)
+static void api_on_publish(void *arg, const void *data)
 {
 	struct api *api = arg;
 
-	events_published(api, old);
+	events_published(api, data);
 	api_admin_published(api);
-	if (api->prev_publish)
-		api->prev_publish(api->prev_publish_arg, old);
 }
 
 /* mkdir -p of the directory holding path (0755). */
@@ -188,10 +186,12 @@ int api_start(struct sm *sm, const struct sm_conf *conf, struct api **ret, char 
 		r = -EINVAL;
 		goto err_free;
 	}
-	api->prev_publish = sm->on_publish;
-	api->prev_publish_arg = sm->on_publish_arg;
-	sm->on_publish = api_on_publish;
-	sm->on_publish_arg = api;
+	if (hook_add(&sm->hooks.published, api_on_publish, api) < 0) {
+		ctl_server_free(api->srv);
+		snprintf(err, err_len, "out of memory");
+		r = -ENOMEM;
+		goto err_free;
+	}
 	events_attach(api);
 	log_msg(LOG_CAT_CTL, LOG_DEBUG, "control socket %s", api->conf.socket_path);
 	*ret = api;
@@ -205,10 +205,7 @@ void api_free(struct api *api)
 {
 	if (!api)
 		return;
-	if (api->sm->on_publish == api_on_publish && api->sm->on_publish_arg == api) {
-		api->sm->on_publish = api->prev_publish;
-		api->sm->on_publish_arg = api->prev_publish_arg;
-	}
+	hook_remove(&api->sm->hooks.published, api_on_publish, api);
 	events_detach(api);
 	ctl_server_free(api->srv);
 	api_admin_free(api);

@@ -41,8 +41,6 @@ struct api {
 	bool in_publish; /* inside the publish hook: sm->cur is the sweep just finished */
 	enum sm_state last_state;
 	bool last_subnet_up;
-	void (*prev_publish)(void *arg, const struct snapshot *old);
-	void *prev_publish_arg;
 };
 
 /* ---- helpers (api.c) --------------------------------------------------- */

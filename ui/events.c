@@ -33,22 +33,24 @@ static void events_emit(struct api *api, json_t *ev, uint64_t generation)
 	json_decref(ev);
 }
 
-static void events_sweep_begin(void *arg, const char *why)
+static void events_sweep_begin(void *arg, const void *data)
 {
 	struct api *api = arg;
+	const char *why = data;
 
 	events_emit(api,
 		    json_pack("{s:s, s:b, s:s}", "type", "sweep_start", "heavy", 1, "reason", why),
 		    api->sm->snap ? api->sm->snap->generation : 0);
 }
 
-static void events_route_fallback(void *arg, const char *engine, const char *reason)
+static void events_route_fallback(void *arg, const void *data)
 {
 	struct api *api = arg;
+	const struct sm_route_fallback *fb = data;
 
 	events_emit(api,
-		    json_pack("{s:s, s:s, s:s}", "type", "routing_fallback", "engine", engine,
-			      "reason", reason),
+		    json_pack("{s:s, s:s, s:s}", "type", "routing_fallback", "engine", fb->engine,
+			      "reason", fb->reason),
 		    api->sm->snap ? api->sm->snap->generation : 0);
 }
 
@@ -144,14 +146,12 @@ void events_published(struct api *api, const struct snapshot *old)
 
 void events_attach(struct api *api)
 {
-	api->sm->on_sweep_begin = events_sweep_begin;
-	api->sm->on_route_fallback = events_route_fallback;
+	hook_add(&api->sm->hooks.sweep_begin, events_sweep_begin, api);
+	hook_add(&api->sm->hooks.route_fallback, events_route_fallback, api);
 }
 
 void events_detach(struct api *api)
 {
-	if (api->sm->on_sweep_begin == events_sweep_begin)
-		api->sm->on_sweep_begin = NULL;
-	if (api->sm->on_route_fallback == events_route_fallback)
-		api->sm->on_route_fallback = NULL;
+	hook_remove(&api->sm->hooks.sweep_begin, events_sweep_begin, api);
+	hook_remove(&api->sm->hooks.route_fallback, events_route_fallback, api);
 }
