@@ -34,6 +34,7 @@ struct daemon {
 	bool once;
 	int exit_code;
 	bool notified_ready;
+	bool verbose;
 	struct event *ev_term, *ev_int, *ev_hup;
 	struct event *watchdog;
 };
@@ -138,25 +139,6 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(d->base, NULL);
 }
 
-static void opts_from_conf(const struct sm_conf *c, struct sm_opts *o)
-{
-	sm_opts_defaults(o);
-	snprintf(o->ca_name, sizeof(o->ca_name), "%s", c->ca_name);
-	o->port_num = c->port_num;
-	snprintf(o->state_dir, sizeof(o->state_dir), "%s", c->state_dir);
-	snprintf(o->routing, sizeof(o->routing), "%s", c->routing_engine);
-	snprintf(o->routing_chain, sizeof(o->routing_chain), "%s", c->routing_chain);
-	snprintf(o->roots_file, sizeof(o->roots_file), "%s", c->updn_roots_file);
-	o->window = c->mad_window;
-	o->timeout_ms = c->mad_timeout_ms;
-	o->retries = c->mad_retries;
-	o->lmc = c->lmc;
-	o->priority = c->sm_priority;
-	o->subnet_prefix = c->subnet_prefix;
-	o->sweep_interval = c->sweep_interval;
-	o->dump_max_entries = (uint64_t)c->dump_max_lft_entries;
-}
-
 /* Defaults, then the file, then the command line.  0 or -EINVAL with err. */
 static int load_conf(struct daemon *d, struct sm_conf *c, char *err, size_t err_len)
 {
@@ -183,7 +165,6 @@ static int load_conf(struct daemon *d, struct sm_conf *c, char *err, size_t err_
 static void reload(struct daemon *d)
 {
 	struct sm_conf nc;
-	const char *keys[32];
 	char err[512];
 	size_t n;
 
@@ -191,41 +172,9 @@ static void reload(struct daemon *d)
 		log_err("reload: %s; keeping the running configuration", err);
 		return;
 	}
-	n = conf_diff(&d->conf, &nc, keys, 32);
-	for (size_t i = 0; i < n && i < 32; i++)
-		if (!conf_key_is_live(keys[i]))
-			log_warn("reload: %s changed but takes effect only on restart", keys[i]);
-	/* what can change live */
-	d->conf.sm_priority = nc.sm_priority;
-	d->conf.sweep_interval = nc.sweep_interval;
-	d->conf.mad_timeout_ms = nc.mad_timeout_ms;
-	d->conf.mad_retries = nc.mad_retries;
-	d->conf.log_level = nc.log_level;
-	snprintf(d->conf.routing_engine, sizeof(d->conf.routing_engine), "%s", nc.routing_engine);
-	snprintf(d->conf.routing_chain, sizeof(d->conf.routing_chain), "%s", nc.routing_chain);
-	d->sm.opts.priority = nc.sm_priority;
-	d->sm.opts.sweep_interval = nc.sweep_interval;
-	d->sm.opts.dump_max_entries = (uint64_t)nc.dump_max_lft_entries;
-	d->conf.dump_max_lft_entries = nc.dump_max_lft_entries;
-	snprintf(d->sm.opts.routing, sizeof(d->sm.opts.routing), "%s", nc.routing_engine);
-	snprintf(d->sm.opts.routing_chain, sizeof(d->sm.opts.routing_chain), "%s",
-		 nc.routing_chain);
-	if (strcmp(d->sm.opts.roots_file, nc.updn_roots_file)) {
-		char old[sizeof(d->sm.opts.roots_file)];
-		snprintf(old, sizeof(old), "%s", d->sm.opts.roots_file);
-		snprintf(d->sm.opts.roots_file, sizeof(d->sm.opts.roots_file), "%s",
-			 nc.updn_roots_file);
-		if (sm_load_roots(&d->sm, err, sizeof(err)) < 0) {
-			log_err("reload: %s; keeping the previous updn roots", err);
-			snprintf(d->sm.opts.roots_file, sizeof(d->sm.opts.roots_file), "%s", old);
-		} else {
-			snprintf(d->conf.updn_roots_file, sizeof(d->conf.updn_roots_file), "%s",
-				 nc.updn_roots_file);
-		}
-	}
-	xact_set_opts(d->sm.xe, nc.mad_timeout_ms, nc.mad_retries);
-	log_set_level(-1, nc.log_level);
-	sweep_schedule(&d->sm);
+	if (d->verbose)
+		nc.log_level = LOG_DEBUG; /* --verbose wins over the file, as at start-up */
+	n = sm_reconfigure(&d->sm, &nc);
 	log_info("configuration reloaded from %s (%zu keys changed)", d->conf_path, n);
 	sweep_start_why(&d->sm, "SIGHUP");
 }
@@ -271,8 +220,7 @@ int main(int argc, char **argv)
 	    {'l', "lmc"},
 	};
 	struct daemon d = {.exit_code = 1};
-	struct sm_opts o;
-	bool check_only = false, verbose = false;
+	bool check_only = false;
 	const char *offline_topo = NULL, *dump_dir = NULL;
 	char err[512];
 	int c, r;
@@ -299,7 +247,7 @@ int main(int argc, char **argv)
 			d.once = true;
 			break;
 		case 'v':
-			verbose = true;
+			d.verbose = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -350,7 +298,9 @@ int main(int argc, char **argv)
 						     : "(defaults)");
 		return 0;
 	}
-	log_set_level(-1, verbose ? LOG_DEBUG : d.conf.log_level);
+	if (d.verbose)
+		d.conf.log_level = LOG_DEBUG;
+	log_set_level(-1, d.conf.log_level);
 	if (dump_dir && !offline_topo) {
 		fprintf(stderr, "ibsmd: --dump-dir needs --offline\n");
 		return 2;
@@ -363,7 +313,6 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ibsmd: %s\n", err);
 		return offline_exit_code(r);
 	}
-	opts_from_conf(&d.conf, &o);
 
 	signal(SIGPIPE, SIG_IGN);
 	d.base = event_base_new();
@@ -371,7 +320,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ibsmd: cannot create the event loop\n");
 		return 1;
 	}
-	r = sm_init(&d.sm, d.base, &o, err, sizeof(err));
+	r = sm_init(&d.sm, d.base, &d.conf, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "ibsmd: %s\n", err);
 		event_base_free(d.base);
@@ -385,7 +334,7 @@ int main(int argc, char **argv)
 	}
 	/* --once needs no control socket unless one was asked for */
 	if (!d.once || d.socket_explicit) {
-		r = api_start(&d.sm, &d.conf, &d.api, err, sizeof(err));
+		r = api_start(&d.sm, &d.api, err, sizeof(err));
 		if (r < 0) {
 			fprintf(stderr, "ibsmd: %s\n", err);
 			sm_fini(&d.sm);
@@ -400,7 +349,7 @@ int main(int argc, char **argv)
 	evsignal_add(d.ev_int, NULL);
 	evsignal_add(d.ev_hup, NULL);
 	log_msg(LOG_CAT_SWEEP, d.once ? LOG_DEBUG : LOG_INFO, "ibsmd %s starting, state in %s",
-		PACKAGE_VERSION, o.state_dir);
+		PACKAGE_VERSION, d.conf.state_dir);
 	r = sweep_start_why(&d.sm, "startup");
 	if (r < 0) {
 		fprintf(stderr, "ibsmd: cannot start a sweep: %s\n", strerror(-r));

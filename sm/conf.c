@@ -43,38 +43,49 @@ struct conf_key {
 	size_t off;
 	size_t size; /* strings: buffer size */
 	long min, max;
-	bool live;
+	const char *def; /* the default, as it would be written in the file */
+	enum conf_live live;
 };
 
-#define STR_KEY(n, t, live)                                                                        \
+#define STR_KEY(n, t, def, live)                                                                   \
 	{                                                                                          \
-#n, t, offsetof(struct sm_conf, n), sizeof(((struct sm_conf *)0)->n), 0, 0, live   \
+#n, t, offsetof(struct sm_conf, n), sizeof(((struct sm_conf *)0)->n), 0, 0, def,   \
+		    live                                                                           \
 	}
-#define INT_KEY(n, lo, hi, live)                                                                   \
+#define INT_KEY(n, lo, hi, def, live)                                                              \
 	{                                                                                          \
-#n, CONF_INT, offsetof(struct sm_conf, n), sizeof(int), lo, hi, live               \
+#n, CONF_INT, offsetof(struct sm_conf, n), sizeof(int), lo, hi, def, live          \
 	}
 
+/*
+ * Every key, its default and how it goes live: CONF_RESTART keys are read at
+ * start-up only; CONF_LIVE_READ keys are read where they are used (the next
+ * sweep, the next SMInfo answer), so replacing the value applies them;
+ * CONF_LIVE_APPLY keys need their owner to act (a timer, the MAD window, the
+ * control socket's admin group), through the appliers registered with
+ * sm_conf_applier_add().
+ */
 static const struct conf_key conf_keys[] = {
-    STR_KEY(ca_name, CONF_NAME, false),
-    INT_KEY(port_num, 0, 254, false),
-    STR_KEY(state_dir, CONF_PATH, false),
-    STR_KEY(socket_path, CONF_PATH, false),
-    STR_KEY(socket_group, CONF_NAME, false),
-    STR_KEY(admin_group, CONF_NAME, true),
-    STR_KEY(routing_engine, CONF_ENGINE, true),
-    STR_KEY(routing_chain, CONF_CHAIN, true),
-    STR_KEY(updn_roots_file, CONF_OPT_PATH, true),
-    INT_KEY(sm_priority, 0, 15, true),
-    INT_KEY(sweep_interval, 0, 86400, true),
-    INT_KEY(mad_window, 1, 1024, true),
-    INT_KEY(mad_timeout_ms, 10, 60000, true),
-    INT_KEY(mad_retries, 0, 20, true),
-    INT_KEY(lmc, 0, 7, false),
-    INT_KEY(dump_max_lft_entries, 0, 200000000, true),
+    STR_KEY(ca_name, CONF_NAME, "", CONF_RESTART),
+    INT_KEY(port_num, 0, 254, "0", CONF_RESTART),
+    STR_KEY(state_dir, CONF_PATH, "/var/lib/ibsmd", CONF_RESTART),
+    STR_KEY(socket_path, CONF_PATH, "/run/ibsmd/ibsmd.sock", CONF_RESTART),
+    STR_KEY(socket_group, CONF_NAME, "", CONF_RESTART),
+    STR_KEY(admin_group, CONF_NAME, "", CONF_LIVE_APPLY),
+    STR_KEY(routing_engine, CONF_ENGINE, "ftree", CONF_LIVE_READ),
+    STR_KEY(routing_chain, CONF_CHAIN, "ftree,updn,minhop", CONF_LIVE_READ),
+    STR_KEY(updn_roots_file, CONF_OPT_PATH, "", CONF_LIVE_APPLY),
+    INT_KEY(sm_priority, 0, 15, "0", CONF_LIVE_READ),
+    INT_KEY(sweep_interval, 0, 86400, "10", CONF_LIVE_APPLY),
+    INT_KEY(mad_window, 1, 1024, "32", CONF_LIVE_APPLY),
+    INT_KEY(mad_timeout_ms, 10, 60000, "200", CONF_LIVE_APPLY),
+    INT_KEY(mad_retries, 0, 20, "3", CONF_LIVE_APPLY),
+    INT_KEY(lmc, 0, 7, "0", CONF_RESTART),
+    INT_KEY(dump_max_lft_entries, 0, 200000000, "2000000", CONF_LIVE_READ),
     {"subnet_prefix", CONF_U64, offsetof(struct sm_conf, subnet_prefix), sizeof(uint64_t), 0, 0,
-     false},
-    {"log_level", CONF_LEVEL, offsetof(struct sm_conf, log_level), sizeof(int), 0, 0, true},
+     "0xfe80000000000000", CONF_RESTART},
+    {"log_level", CONF_LEVEL, offsetof(struct sm_conf, log_level), sizeof(int), 0, 0, "info",
+     CONF_LIVE_APPLY},
 };
 
 #define CONF_NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -109,25 +120,6 @@ const char *conf_log_level_str(int level)
 	return NULL;
 }
 
-void conf_defaults(struct sm_conf *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->port_num = 0;
-	snprintf(c->state_dir, sizeof(c->state_dir), "%s", "/var/lib/ibsmd");
-	snprintf(c->socket_path, sizeof(c->socket_path), "%s", "/run/ibsmd/ibsmd.sock");
-	snprintf(c->routing_engine, sizeof(c->routing_engine), "%s", "ftree");
-	snprintf(c->routing_chain, sizeof(c->routing_chain), "%s", "ftree,updn,minhop");
-	c->sm_priority = 0;
-	c->sweep_interval = 10;
-	c->mad_window = 32;
-	c->mad_timeout_ms = 200;
-	c->mad_retries = 3;
-	c->lmc = 0;
-	c->dump_max_lft_entries = 2000000;
-	c->subnet_prefix = 0xfe80000000000000ULL;
-	c->log_level = LOG_INFO;
-}
-
 static const struct conf_key *conf_find(const char *name)
 {
 	size_t i;
@@ -140,9 +132,14 @@ static const struct conf_key *conf_find(const char *name)
 
 bool conf_key_is_live(const char *key)
 {
+	return conf_key_live(key) != CONF_RESTART;
+}
+
+enum conf_live conf_key_live(const char *key)
+{
 	const struct conf_key *k = conf_find(key);
 
-	return k && k->live;
+	return k ? k->live : CONF_RESTART;
 }
 
 static bool conf_is_engine(const char *s, size_t len)
@@ -296,6 +293,21 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 	}
 	snprintf(why, why_len, "internal: bad key type");
 	return -EINVAL;
+}
+
+void conf_defaults(struct sm_conf *c)
+{
+	char why[192];
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < CONF_NKEYS; i++) {
+		/* the table's defaults are ours: one that does not parse is a bug */
+		if (conf_parse_value(c, &conf_keys[i], conf_keys[i].def, why, sizeof(why)) < 0) {
+			fprintf(stderr, "ibsmd: internal: default of %s: %s\n", conf_keys[i].name,
+				why);
+			abort();
+		}
+	}
 }
 
 int conf_set(struct sm_conf *c, const char *key, const char *value, char *err, size_t err_len)
@@ -482,6 +494,34 @@ json_t *conf_to_json(const struct sm_conf *c)
 		}
 	}
 	return o;
+}
+
+int conf_copy_key(struct sm_conf *dst, const struct sm_conf *src, const char *key)
+{
+	const struct conf_key *k = conf_find(key);
+
+	if (!k)
+		return -ENOENT;
+	memcpy((char *)dst + k->off, (const char *)src + k->off, k->size);
+	return 0;
+}
+
+int conf_value_str(const struct sm_conf *c, const char *key, char *buf, size_t len)
+{
+	const struct conf_key *k = conf_find(key);
+	json_t *v;
+
+	if (!k)
+		return -ENOENT;
+	v = conf_key_json(c, k);
+	if (json_is_string(v))
+		snprintf(buf, len, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	else
+		snprintf(buf, len, "?");
+	json_decref(v);
+	return 0;
 }
 
 size_t conf_diff(const struct sm_conf *a, const struct sm_conf *b, const char **ret_keys,

@@ -39,7 +39,14 @@ struct sm_conf {
 	int log_level;			     /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
 };
 
-/* Every field to its default. */
+/* How a key takes effect (see the key table in conf.c). */
+enum conf_live {
+	CONF_RESTART,	 /* read at start-up only */
+	CONF_LIVE_READ,	 /* read where it is used: a new value applies by itself */
+	CONF_LIVE_APPLY, /* its owner must act on a new value (an applier) */
+};
+
+/* Every field to its default (one table holds every key's default). */
 void conf_defaults(struct sm_conf *c);
 
 /*
@@ -63,6 +70,13 @@ int conf_set(struct sm_conf *c, const char *key, const char *value, char *err, s
 
 /* Whether a key takes effect on SIGHUP without a restart.  False for unknown keys. */
 bool conf_key_is_live(const char *key);
+/* How a key takes effect; CONF_RESTART for unknown keys. */
+enum conf_live conf_key_live(const char *key);
+
+/* Copy one key's value from src to dst.  0 or -ENOENT (unknown key). */
+int conf_copy_key(struct sm_conf *dst, const struct sm_conf *src, const char *key);
+/* One key's value as text, as conf_to_json shows it.  0 or -ENOENT. */
+int conf_value_str(const struct sm_conf *c, const char *key, char *buf, size_t len);
 
 /*
  * Names of the keys whose values differ between a and b, up to max of them

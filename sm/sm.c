@@ -33,7 +33,7 @@ static void sm_answer_sminfo(struct sm *sm, const struct madio_addr *from, const
 	if (req.mgmt_class == WIRE_CLASS_SMI_DR)
 		resp.direction = true;
 	si.guid = sm->port_guid;
-	si.priority = sm->opts.priority;
+	si.priority = (uint8_t)sm->conf.sm_priority;
 	si.act_count = (uint32_t)sm->sweeps;
 	si.state = sm->state; /* enum sm_state has SMInfo:SMState's values */
 	memset(resp.data, 0, sizeof(resp.data));
@@ -128,22 +128,26 @@ static void sm_recv(void *ctx, int mgmt_class, int status, const struct madio_ad
 			cls, method, len >= 18 ? buf[16] << 8 | buf[17] : 0, from->slid);
 }
 
+static int sm_conf_appliers_init(struct sm *sm);
+
 static int sm_send(void *ctx, const uint8_t *mad, size_t len, unsigned timeout_ms)
 {
 	struct sm *sm = ctx;
 	return madio_send(sm->io, mad, len, timeout_ms);
 }
 
-int sm_init(struct sm *sm, struct event_base *base, const struct sm_opts *o, char *err,
+int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, char *err,
 	    size_t err_len)
 {
-	struct xact_opts xo = {o->window, o->timeout_ms, o->retries};
+	const struct sm_conf *o = &sm->conf;
+	struct xact_opts xo = {(unsigned)c->mad_window, (unsigned)c->mad_timeout_ms,
+			       (unsigned)c->mad_retries};
 	char lerr[512];
 	int r;
 
 	memset(sm, 0, sizeof(*sm));
 	sm->base = base;
-	sm->opts = *o;
+	sm->conf = *c;
 	sm->state = SM_NOTACTIVE;
 	if (mkdir(o->state_dir, 0755) < 0 && errno != EEXIST) {
 		snprintf(err, err_len, "cannot create state directory %s: %s", o->state_dir,
@@ -171,9 +175,14 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_opts *o, cha
 	if (madio_port_info(sm->io, &mpi) == 0)
 		sm->port_guid = mpi.port_guid;
 	sm->xe = xact_new(base, &xo, sm_send, sm);
+	if (sm->xe && sm_conf_appliers_init(sm) < 0) {
+		snprintf(err, err_len, "out of memory");
+		r = -ENOMEM;
+		goto fail;
+	}
 	if (!sm->xe) {
 		snprintf(err, err_len, "cannot create the transaction engine (window %u)",
-			 o->window);
+			 (unsigned)o->mad_window);
 		r = -EINVAL;
 		goto fail;
 	}
@@ -183,11 +192,131 @@ fail:
 	return r;
 }
 
+/* ---- live configuration ------------------------------------------------ */
+
+int sm_conf_applier_add(struct sm *sm, const char *key, sm_conf_apply_fn *fn, void *ctx)
+{
+	struct sm_conf_applier *a;
+
+	if (conf_key_live(key) != CONF_LIVE_APPLY)
+		return -EINVAL;
+	a = realloc(sm->appliers, (sm->n_appliers + 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	sm->appliers = a;
+	sm->appliers[sm->n_appliers++] = (struct sm_conf_applier){key, fn, ctx};
+	return 0;
+}
+
+void sm_conf_applier_remove(struct sm *sm, const char *key, sm_conf_apply_fn *fn, void *ctx)
+{
+	for (size_t i = 0; i < sm->n_appliers; i++) {
+		struct sm_conf_applier *a = &sm->appliers[i];
+
+		if (a->fn == fn && a->ctx == ctx && !strcmp(a->key, key)) {
+			memmove(a, a + 1, (sm->n_appliers - i - 1) * sizeof(*a));
+			sm->n_appliers--;
+			return;
+		}
+	}
+}
+
+/* The SM's own live keys: the MAD timers, the sweep timer, the updn roots, the log. */
+static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_conf *old, char *err,
+		    size_t err_len)
+{
+	if (!strcmp(key, "mad_timeout_ms") || !strcmp(key, "mad_retries")) {
+		xact_set_opts(sm->xe, (unsigned)sm->conf.mad_timeout_ms,
+			      (unsigned)sm->conf.mad_retries);
+	} else if (!strcmp(key, "sweep_interval")) {
+		sweep_schedule(sm);
+	} else if (!strcmp(key, "updn_roots_file")) {
+		return sm_load_roots(sm, err, err_len);
+	} else if (!strcmp(key, "log_level")) {
+		log_set_level(-1, sm->conf.log_level);
+	} else {
+		snprintf(err, err_len, "no applier for %s", key);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int sm_conf_appliers_init(struct sm *sm)
+{
+	static const char *const keys[] = {"mad_timeout_ms", "mad_retries", "sweep_interval",
+					   "updn_roots_file", "log_level"};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (sm_conf_applier_add(sm, keys[i], sm_apply, NULL) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* Run every applier of key; the first failure puts the old value back. */
+static int sm_conf_apply_key(struct sm *sm, const char *key, const struct sm_conf *old, char *err,
+			     size_t err_len)
+{
+	bool applied = false;
+
+	for (size_t i = 0; i < sm->n_appliers; i++) {
+		const struct sm_conf_applier *a = &sm->appliers[i];
+		int r;
+
+		if (strcmp(a->key, key))
+			continue;
+		r = a->fn(a->ctx, sm, key, old, err, err_len);
+		if (r < 0) {
+			conf_copy_key(&sm->conf, old, key);
+			/* appliers that already ran see the old value again */
+			for (size_t j = 0; j < i; j++)
+				if (!strcmp(sm->appliers[j].key, key))
+					sm->appliers[j].fn(sm->appliers[j].ctx, sm, key, old, err,
+							   err_len);
+			return r;
+		}
+		applied = true;
+	}
+	if (!applied) {
+		conf_copy_key(&sm->conf, old, key);
+		snprintf(err, err_len, "nothing applies %s in this daemon", key);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+size_t sm_reconfigure(struct sm *sm, const struct sm_conf *nc)
+{
+	const char *keys[64];
+	struct sm_conf old = sm->conf;
+	size_t n = conf_diff(&sm->conf, nc, keys, 64), live = 0;
+
+	for (size_t i = 0; i < n && i < 64; i++) {
+		char was[160], now[160], err[512] = "";
+
+		conf_value_str(&old, keys[i], was, sizeof(was));
+		conf_value_str(nc, keys[i], now, sizeof(now));
+		if (conf_key_live(keys[i]) == CONF_RESTART) {
+			log_warn("reload: %s changed (%s -> %s) but takes effect only on restart",
+				 keys[i], was, now);
+			continue;
+		}
+		conf_copy_key(&sm->conf, nc, keys[i]);
+		if (conf_key_live(keys[i]) == CONF_LIVE_APPLY &&
+		    sm_conf_apply_key(sm, keys[i], &old, err, sizeof(err)) < 0) {
+			log_err("reload: %s: %s; keeping %s", keys[i], err, was);
+			continue;
+		}
+		log_info("reload: %s: %s -> %s", keys[i], was, now);
+		live++;
+	}
+	return live;
+}
+
 int sm_load_roots(struct sm *sm, char *err, size_t err_len)
 {
 	uint64_t *roots;
 	size_t n;
-	int r = offline_load_roots(sm->opts.roots_file, &roots, &n, err, err_len);
+	int r = offline_load_roots(sm->conf.updn_roots_file, &roots, &n, err, err_len);
 
 	if (r < 0)
 		return r;
@@ -195,7 +324,7 @@ int sm_load_roots(struct sm *sm, char *err, size_t err_len)
 	sm->roots = roots;
 	sm->n_roots = n;
 	if (n)
-		log_info("updn: %zu root switches from %s", n, sm->opts.roots_file);
+		log_info("updn: %zu root switches from %s", n, sm->conf.updn_roots_file);
 	return 0;
 }
 
@@ -307,5 +436,8 @@ void sm_fini(struct sm *sm)
 	hook_list_clear(&sm->hooks.state_changed);
 	free(sm->roots);
 	sm->roots = NULL;
+	free(sm->appliers);
+	sm->appliers = NULL;
+	sm->n_appliers = 0;
 	sm->lids = NULL;
 }

@@ -15,6 +15,7 @@
 #include "mad/madio.h"
 #include "mad/xact.h"
 #include "routing/routing.h"
+#include "sm/conf.h"
 #include "sm/discover.h"
 #include "fabric/fabric.h"
 #include "fabric/snapshot.h"
@@ -27,23 +28,6 @@ enum sm_state {
 	SM_DISCOVERING = 1,
 	SM_STANDBY = 2,
 	SM_MASTER = 3,
-};
-
-struct sm_opts {
-	char ca_name[64];
-	int port_num;
-	char state_dir[512];
-	char routing[64];
-	char routing_chain[256];
-	char roots_file[512]; /* updn root switch GUIDs, "" = automatic */
-	unsigned window;
-	unsigned timeout_ms;
-	unsigned retries;
-	uint8_t lmc;
-	uint8_t priority;
-	uint64_t subnet_prefix;
-	unsigned sweep_interval;   /* seconds, 0 = no periodic sweep */
-	uint64_t dump_max_entries; /* routing dumps up to switches x LIDs; 0 = never */
 };
 
 struct sweep_summary {
@@ -60,6 +44,21 @@ struct sweep_summary {
 };
 
 struct sweep;
+struct sm;
+
+/*
+ * Applies a new value of a CONF_LIVE_APPLY key (sm->conf already holds it,
+ * old holds the previous configuration).  0, or -errno with err: the key is
+ * then put back to its old value.
+ */
+typedef int sm_conf_apply_fn(void *ctx, struct sm *sm, const char *key, const struct sm_conf *old,
+			     char *err, size_t err_len);
+
+struct sm_conf_applier {
+	const char *key;
+	sm_conf_apply_fn *fn;
+	void *ctx;
+};
 
 /* A routing engine refused the fabric (data of the route_fallback hooks). */
 struct sm_route_fallback {
@@ -91,7 +90,9 @@ struct sm_hooks {
 
 struct sm {
 	struct event_base *base;
-	struct sm_opts opts;
+	struct sm_conf conf; /* the one configuration: start-up values, then live changes */
+	struct sm_conf_applier *appliers;
+	size_t n_appliers;
 	struct madio *io;
 	struct xact_engine *xe;
 	struct lid_db *lids;
@@ -112,7 +113,7 @@ struct sm {
 	/* with on_publish_arg: a heavy sweep starts; an engine refused the fabric */
 	char again_why[160];
 	pid_t dump_pid;	 /* child writing the routing dumps, 0 if none */
-	uint64_t *roots; /* from opts.roots_file */
+	uint64_t *roots; /* from conf.updn_roots_file */
 	size_t n_roots;
 	char last_route_engine[32];
 	char last_fallback[1024]; /* refusals of the last routing pass, "engine: why" lines */
@@ -122,13 +123,12 @@ struct sm {
 	struct event *sweep_timer;
 };
 
-void sm_opts_defaults(struct sm_opts *o);
-/* Open the port and set up; 0 or -errno with a message in err. */
-int sm_init(struct sm *sm, struct event_base *base, const struct sm_opts *o, char *err,
+/* Open the port and set up with configuration c (copied); 0 or -errno with a message in err. */
+int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, char *err,
 	    size_t err_len);
 void sm_fini(struct sm *sm);
 
-/* (Re)load opts.roots_file into sm->roots.  0 or -errno with err; old roots kept on error. */
+/* (Re)load conf.updn_roots_file into sm->roots.  0 or -errno with err; old roots kept on error. */
 int sm_load_roots(struct sm *sm, char *err, size_t err_len);
 
 /*
@@ -139,6 +139,21 @@ int sm_load_roots(struct sm *sm, char *err, size_t err_len);
  */
 int sm_port_set_enabled(struct sm *sm, uint64_t node_guid, uint8_t port, bool enable,
 			void (*done)(void *arg, int status), void *arg);
+
+/*
+ * Register an applier for a CONF_LIVE_APPLY key (the SM registers its own in
+ * sm_init; the control API its admin_group).  0, -ENOMEM, or -EINVAL when the
+ * key is not a CONF_LIVE_APPLY key.
+ */
+int sm_conf_applier_add(struct sm *sm, const char *key, sm_conf_apply_fn *fn, void *ctx);
+void sm_conf_applier_remove(struct sm *sm, const char *key, sm_conf_apply_fn *fn, void *ctx);
+
+/*
+ * SIGHUP: take the live keys of nc that differ from sm->conf, each logged as
+ * "KEY: OLD -> NEW" and applied by its appliers; a changed restart-only key
+ * is logged and kept.  Returns how many keys changed live.
+ */
+size_t sm_reconfigure(struct sm *sm, const struct sm_conf *nc);
 
 /* Start a heavy sweep now (or right after the running one).  0 or -errno. */
 int sweep_start(struct sm *sm);
@@ -154,7 +169,7 @@ void sweep_abort(struct sm *sm);
  * published subnet yet).  0 or -errno.
  */
 int sweep_light(struct sm *sm);
-/* Arm the periodic (light) sweep timer per opts.sweep_interval. */
+/* Arm the periodic (light) sweep timer per conf.sweep_interval. */
 void sweep_schedule(struct sm *sm);
 
 #endif

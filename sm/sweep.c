@@ -71,20 +71,6 @@ static double now_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-void sm_opts_defaults(struct sm_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	snprintf(o->state_dir, sizeof(o->state_dir), "%s", LOCALSTATEDIR "/lib/ibsmd");
-	snprintf(o->routing, sizeof(o->routing), "ftree");
-	snprintf(o->routing_chain, sizeof(o->routing_chain), "ftree,updn,minhop");
-	o->window = 32;
-	o->timeout_ms = 200;
-	o->retries = 3;
-	o->subnet_prefix = 0xfe80000000000000ULL;
-	o->sweep_interval = 10;
-	o->dump_max_entries = 2000000;
-}
-
 static void sweep_next_phase(struct sweep *sw);
 
 static void sweep_destroy(struct sweep *sw)
@@ -218,7 +204,7 @@ static void program_port(struct sweep *sw, uint32_t ni, uint8_t pn)
 		want.lid = p->lid;
 		want.lmc = p->lmc;
 		want.sm_lid = sm_port->lid;
-		want.gid_prefix = sw->sm->opts.subnet_prefix;
+		want.gid_prefix = sw->sm->conf.subnet_prefix;
 		want.mkey = 0;
 		want.subnet_timeout = want.subnet_timeout ? want.subnet_timeout : 18;
 	}
@@ -449,13 +435,13 @@ static void sweep_dump(struct sm *sm)
 		log_msg(LOG_CAT_ROUTE, LOG_DEBUG, "routing dumps: the previous writer still runs");
 		return;
 	}
-	if (entries > sm->opts.dump_max_entries) {
-		if (sm->opts.dump_max_entries)
+	if (entries > (uint64_t)sm->conf.dump_max_lft_entries) {
+		if (sm->conf.dump_max_lft_entries)
 			log_ratelimited(LOG_CAT_ROUTE, LOG_INFO,
 					"routing dumps skipped: %llu LFT entries is more than "
 					"dump_max_lft_entries (%llu)",
 					(unsigned long long)entries,
-					(unsigned long long)sm->opts.dump_max_entries);
+					(unsigned long long)sm->conf.dump_max_lft_entries);
 		return;
 	}
 	pid = fork();
@@ -464,9 +450,9 @@ static void sweep_dump(struct sm *sm)
 		return;
 	}
 	if (pid == 0) {
-		int e = dump_all(snap->fabric, snap->routes, sm->opts.state_dir);
+		int e = dump_all(snap->fabric, snap->routes, sm->conf.state_dir);
 		if (e < 0)
-			log_warn("cannot write routing dumps to %s: %s", sm->opts.state_dir,
+			log_warn("cannot write routing dumps to %s: %s", sm->conf.state_dir,
 				 strerror(-e));
 		_exit(e < 0 ? 1 : 0);
 	}
@@ -592,7 +578,7 @@ static int route(struct sweep *sw, uint16_t max_lid)
 	double t0 = now_ms();
 	int r;
 
-	r = offline_route_roots(sw->f, sw->sm->opts.routing, sw->sm->opts.routing_chain,
+	r = offline_route_roots(sw->f, sw->sm->conf.routing_engine, sw->sm->conf.routing_chain,
 				sw->sm->roots, sw->sm->n_roots, &sw->routes, sw->sum.engine,
 				sizeof(sw->sum.engine), why_log, sizeof(why_log));
 	for (line = why_log; (nl = strchr(line, '\n')); line = nl + 1) {
@@ -656,8 +642,8 @@ static void on_discovered(void *arg, int status, struct discover_result *res)
 			 strerror(status < 0 ? -status : EHOSTUNREACH));
 		goto fail;
 	}
-	sw->f->subnet_prefix = sm->opts.subnet_prefix;
-	r = lid_assign(sm->lids, sw->f, sm->opts.lmc, &ls);
+	sw->f->subnet_prefix = sm->conf.subnet_prefix;
+	r = lid_assign(sm->lids, sw->f, (uint8_t)sm->conf.lmc, &ls);
 	if (r < 0) {
 		snprintf(sw->sum.reason, sizeof(sw->sum.reason), "LID assignment failed: %s",
 			 strerror(-r));
@@ -849,10 +835,13 @@ static void sweep_timer_cb(evutil_socket_t fd, short what, void *arg)
 
 void sweep_schedule(struct sm *sm)
 {
-	struct timeval tv = {sm->opts.sweep_interval, 0};
+	struct timeval tv = {sm->conf.sweep_interval, 0};
 
-	if (!sm->opts.sweep_interval)
+	if (!sm->conf.sweep_interval) {
+		if (sm->sweep_timer)
+			evtimer_del(sm->sweep_timer);
 		return;
+	}
 	if (!sm->sweep_timer)
 		sm->sweep_timer = evtimer_new(sm->base, sweep_timer_cb, sm);
 	if (sm->sweep_timer)

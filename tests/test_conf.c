@@ -256,6 +256,34 @@ static void test_set(void)
 	CU_ASSERT_EQUAL(c.sm_priority, 9);
 }
 
+/* One key copied, its value as text, unknown keys refused. */
+static void test_copy_and_value(void)
+{
+	struct sm_conf a, b;
+	char buf[64], err[128];
+	const char *keys[4];
+
+	conf_defaults(&a);
+	conf_defaults(&b);
+	CU_ASSERT_EQUAL(conf_set(&b, "mad_window", "64", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(conf_set(&b, "admin_group", "wheel", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(conf_copy_key(&a, &b, "mad_window"), 0);
+	CU_ASSERT_EQUAL(a.mad_window, 64);
+	CU_ASSERT_STRING_EQUAL(a.admin_group, "");
+	CU_ASSERT_EQUAL(conf_diff(&a, &b, keys, 4), 1);
+	CU_ASSERT_STRING_EQUAL(keys[0], "admin_group");
+	CU_ASSERT_EQUAL(conf_copy_key(&a, &b, "admin_group"), 0);
+	CU_ASSERT_EQUAL(conf_diff(&a, &b, keys, 4), 0);
+	CU_ASSERT_EQUAL(conf_copy_key(&a, &b, "nope"), -ENOENT);
+	CU_ASSERT_EQUAL(conf_value_str(&a, "mad_window", buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "64");
+	CU_ASSERT_EQUAL(conf_value_str(&a, "log_level", buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "info");
+	CU_ASSERT_EQUAL(conf_value_str(&a, "subnet_prefix", buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "0xfe80000000000000");
+	CU_ASSERT_EQUAL(conf_value_str(&a, "nope", buf, sizeof(buf)), -ENOENT);
+}
+
 static void test_diff_and_live(void)
 {
 	struct sm_conf a, b;
@@ -276,6 +304,12 @@ static void test_diff_and_live(void)
 	CU_ASSERT(!conf_key_is_live("socket_path"));
 	CU_ASSERT(!conf_key_is_live("ca_name"));
 	CU_ASSERT(!conf_key_is_live("nope"));
+	/* how live keys take effect: read where used, or applied by their owner */
+	CU_ASSERT_EQUAL(conf_key_live("routing_engine"), CONF_LIVE_READ);
+	CU_ASSERT_EQUAL(conf_key_live("mad_window"), CONF_LIVE_APPLY);
+	CU_ASSERT_EQUAL(conf_key_live("admin_group"), CONF_LIVE_APPLY);
+	CU_ASSERT_EQUAL(conf_key_live("lmc"), CONF_RESTART);
+	CU_ASSERT_EQUAL(conf_key_live("nope"), CONF_RESTART);
 }
 
 static void test_json(void)
@@ -311,6 +345,7 @@ int main(void)
 	    {"file-level errors", test_file_errors},
 	    {"command-line overrides", test_set},
 	    {"diff and live keys", test_diff_and_live},
+	    {"copy a key, a key's value", test_copy_and_value},
 	    {"JSON view", test_json},
 	    {NULL, NULL},
 	};

@@ -109,6 +109,15 @@ char *api_text_end(struct api_text *t)
 
 /* ---- life cycle --------------------------------------------------------- */
 
+/* SIGHUP changed admin_group: peers are judged by the new group from now on. */
+static int api_apply_admin_group(void *ctx, struct sm *sm, const char *key,
+				 const struct sm_conf *old, char *err, size_t err_len)
+{
+	struct api *api = ctx;
+
+	return ctl_server_set_admin_group(api->srv, sm->conf.admin_group, err, err_len);
+}
+
 /* The SM published a snapshot: events first, then the clients waiting for it. */
 static void api_on_publish(void *arg, const void *data)
 {
@@ -149,8 +158,7 @@ static int api_mkdir_parent(const char *path, char *err, size_t err_len)
 	return 0;
 }
 
-int api_start(struct sm *sm, const struct sm_conf *conf, struct api **ret, char *err,
-	      size_t err_len)
+int api_start(struct sm *sm, struct api **ret, char *err, size_t err_len)
 {
 	struct ctl_opts opts;
 	struct api *api;
@@ -158,7 +166,7 @@ int api_start(struct sm *sm, const struct sm_conf *conf, struct api **ret, char 
 	int r;
 
 	*ret = NULL;
-	if (!conf->socket_path[0]) {
+	if (!sm->conf.socket_path[0]) {
 		snprintf(err, err_len, "no control socket path (socket_path)");
 		return -EINVAL;
 	}
@@ -168,32 +176,33 @@ int api_start(struct sm *sm, const struct sm_conf *conf, struct api **ret, char 
 		return -ENOMEM;
 	}
 	api->sm = sm;
-	api->conf = *conf;
 	api->last_state = sm->state;
 	api->last_subnet_up = sm->subnet_up;
 	clock_gettime(CLOCK_MONOTONIC, &api->started);
-	r = api_mkdir_parent(api->conf.socket_path, err, err_len);
+	r = api_mkdir_parent(sm->conf.socket_path, err, err_len);
 	if (r < 0)
 		goto err_free;
 	ctl_opts_init(&opts);
-	opts.path = api->conf.socket_path;
-	opts.socket_group = api->conf.socket_group;
-	opts.admin_group = api->conf.admin_group;
+	opts.path = sm->conf.socket_path;
+	opts.socket_group = sm->conf.socket_group;
+	opts.admin_group = sm->conf.admin_group;
 	api->srv = ctl_server_new(sm->base, &opts, api_commands, api, cerr, sizeof(cerr));
 	if (!api->srv) {
-		snprintf(err, err_len, "control socket %s: %s", api->conf.socket_path,
+		snprintf(err, err_len, "control socket %s: %s", sm->conf.socket_path,
 			 cerr[0] ? cerr : "cannot create it");
 		r = -EINVAL;
 		goto err_free;
 	}
-	if (hook_add(&sm->hooks.published, api_on_publish, api) < 0) {
+	if (hook_add(&sm->hooks.published, api_on_publish, api) < 0 ||
+	    sm_conf_applier_add(sm, "admin_group", api_apply_admin_group, api) < 0) {
+		hook_remove(&sm->hooks.published, api_on_publish, api);
 		ctl_server_free(api->srv);
 		snprintf(err, err_len, "out of memory");
 		r = -ENOMEM;
 		goto err_free;
 	}
 	events_attach(api);
-	log_msg(LOG_CAT_CTL, LOG_DEBUG, "control socket %s", api->conf.socket_path);
+	log_msg(LOG_CAT_CTL, LOG_DEBUG, "control socket %s", sm->conf.socket_path);
 	*ret = api;
 	return 0;
 err_free:
@@ -206,6 +215,7 @@ void api_free(struct api *api)
 	if (!api)
 		return;
 	hook_remove(&api->sm->hooks.published, api_on_publish, api);
+	sm_conf_applier_remove(api->sm, "admin_group", api_apply_admin_group, api);
 	events_detach(api);
 	ctl_server_free(api->srv);
 	api_admin_free(api);

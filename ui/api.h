@@ -12,9 +12,11 @@
 
 struct api;
 
-/* Create the control socket per conf and hook into sm.  0 or -errno with err. */
-int api_start(struct sm *sm, const struct sm_conf *conf, struct api **ret, char *err,
-	      size_t err_len);
+/*
+ * Create the control socket per sm->conf (socket_path, socket_group,
+ * admin_group, the last one live) and hook into sm.  0 or -errno with err.
+ */
+int api_start(struct sm *sm, struct api **ret, char *err, size_t err_len);
 /* Close the socket and every client.  NULL ok. */
 void api_free(struct api *api);
 

@@ -190,17 +190,17 @@ int api_priority(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, st
 	static const char *const names[] = {"priority", NULL};
 	struct api *api = ctx;
 	json_t *v = json_object_get(args, "priority");
-	int prev = api->sm->opts.priority;
+	int prev = api->sm->conf.sm_priority;
 
 	if (api_check_args(args, names, err))
 		return -EINVAL;
 	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 15)
 		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
 				     "priority must be an integer from 0 to 15");
-	api->sm->opts.priority = (uint8_t)json_integer_value(v);
-	log_info("SM priority %d -> %d (pid %d uid %u)", prev, api->sm->opts.priority,
+	api->sm->conf.sm_priority = (int)json_integer_value(v);
+	log_info("SM priority %d -> %d (pid %d uid %u)", prev, api->sm->conf.sm_priority,
 		 (int)ctl_client_pid(c), (unsigned)ctl_client_uid(c));
-	*ret = json_pack("{s:i, s:i}", "priority", api->sm->opts.priority, "previous", prev);
+	*ret = json_pack("{s:i, s:i}", "priority", api->sm->conf.sm_priority, "previous", prev);
 	return *ret ? 0 : -ENOMEM;
 }
 

@@ -33,7 +33,6 @@ struct api_waiter {
 
 struct api {
 	struct sm *sm;
-	struct sm_conf conf; /* as started; live values are read back from sm->opts */
 	struct ctl_server *srv;
 	struct timespec started;
 	struct api_waiter *waiters;

@@ -143,8 +143,8 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	    "state", names_sm_state(sm->state), "subnet_up", sm->subnet_up, "nodes", (int)nodes,
 	    "switches", (int)switches, "cas", (int)(nodes - switches), "ports_active",
 	    (int)s->ports_active, "links", (int)s->links, "lids", (int)s->lids, "sm_lid", sm_lid,
-	    "sm_guid", api_guid(sm->port_guid), "priority", sm->opts.priority, "routing_engine",
-	    s->engine[0] ? s->engine : sm->opts.routing, "sweeps", (json_int_t)sm->sweeps,
+	    "sm_guid", api_guid(sm->port_guid), "priority", sm->conf.sm_priority, "routing_engine",
+	    s->engine[0] ? s->engine : sm->conf.routing_engine, "sweeps", (json_int_t)sm->sweeps,
 	    "last_sweep_ms", (json_int_t)(s->ms + 0.5), "last_sweep_status",
 	    sm->sweeps ? (s->status ? "failed" : "ok") : "none", "last_sweep_reason", s->reason,
 	    "generation", (json_int_t)(sm->snap ? sm->snap->generation : 0), "uptime_s",
@@ -464,19 +464,12 @@ int api_topology(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, st
 int api_config(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
 {
 	struct api *api = ctx;
-	struct sm_conf live = api->conf;
+	struct sm_conf live = api->sm->conf;
 	int lvl = log_get_level(LOG_CAT_SWEEP);
 
 	if (api_check_args(args, NULL, err))
 		return -EINVAL;
-	/* what can change at run time (smctl priority, SIGHUP) lives in sm->opts */
-	live.sm_priority = api->sm->opts.priority;
-	live.sweep_interval = (int)api->sm->opts.sweep_interval;
-	live.mad_timeout_ms = (int)api->sm->opts.timeout_ms;
-	live.mad_retries = (int)api->sm->opts.retries;
-	snprintf(live.routing_engine, sizeof(live.routing_engine), "%s", api->sm->opts.routing);
-	snprintf(live.routing_chain, sizeof(live.routing_chain), "%.*s",
-		 (int)sizeof(live.routing_chain) - 1, api->sm->opts.routing_chain);
+	/* smctl loglevel changes the level without touching the configuration */
 	if (lvl == LOG_ERR || lvl == LOG_WARNING || lvl == LOG_INFO || lvl == LOG_DEBUG)
 		live.log_level = lvl;
 	*ret = conf_to_json(&live);

@@ -729,18 +729,8 @@ struct ctl_server *ctl_server_new(struct event_base *base, const struct ctl_opts
 	srv->max_clients = opts->max_clients ? opts->max_clients : CTL_DEF_MAX_CLIENTS;
 	srv->max_output = opts->max_output ? opts->max_output : CTL_DEF_MAX_OUTPUT;
 	srv->admin_uid_override = opts->admin_uid_override;
-	if (opts->admin_group && opts->admin_group[0]) {
-		struct group gr, *grp = NULL;
-		char buf[4096];
-
-		if (getgrnam_r(opts->admin_group, &gr, buf, sizeof(buf), &grp) || !grp) {
-			snprintf(err, err_len, "admin group '%s' does not exist",
-				 opts->admin_group);
-			goto err_free;
-		}
-		srv->admin_gid = grp->gr_gid;
-		srv->have_admin_gid = true;
-	}
+	if (ctl_server_set_admin_group(srv, opts->admin_group, err, err_len) < 0)
+		goto err_free;
 	srv->reaper = event_new(base, -1, 0, reaper_cb, srv);
 	if (!srv->reaper) {
 		snprintf(err, err_len, "out of memory");
@@ -754,6 +744,27 @@ err_reaper:
 err_free:
 	free(srv);
 	return NULL;
+}
+
+int ctl_server_set_admin_group(struct ctl_server *srv, const char *group, char *err, size_t err_len)
+{
+	struct group gr, *grp = NULL;
+	char buf[4096];
+
+	if (!group || !group[0]) {
+		srv->have_admin_gid = false;
+	} else {
+		if (getgrnam_r(group, &gr, buf, sizeof(buf), &grp) || !grp) {
+			snprintf(err, err_len, "admin group '%s' does not exist", group);
+			return -ENOENT;
+		}
+		srv->admin_gid = grp->gr_gid;
+		srv->have_admin_gid = true;
+	}
+	/* connected peers are judged again by the new rule */
+	for (struct ctl_client *c = srv->clients; c; c = c->next)
+		c->admin = server_peer_is_admin(srv, c->pid, c->uid, c->gid);
+	return 0;
 }
 
 void ctl_server_free(struct ctl_server *srv)

@@ -110,6 +110,14 @@ void ctl_opts_init(struct ctl_opts *opts);
 struct ctl_server *ctl_server_new(struct event_base *base, const struct ctl_opts *opts,
 				  const struct ctl_command *cmds, void *ctx, char *err,
 				  size_t err_len);
+/*
+ * Replace the admin group (NULL or "" = root only); connected peers are
+ * judged again.  0, or -ENOENT with err when the group does not exist (the
+ * old rule stays).
+ */
+int ctl_server_set_admin_group(struct ctl_server *srv, const char *group, char *err,
+			       size_t err_len);
+
 /* Close every client, stop listening, unlink the socket.  NULL is fine. */
 void ctl_server_free(struct ctl_server *srv);
 

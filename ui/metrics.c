@@ -65,7 +65,7 @@ int metrics_command(void *ctx, struct ctl_client *c, json_t *args, json_t **ret,
 	metrics_one(b, "ibsmd_ports_active", "gauge", "Linked ports in state ACTIVE.",
 		    sm->last.ports_active);
 	metrics_one(b, "ibsmd_lids", "gauge", "LIDs assigned.", sm->last.lids);
-	metrics_one(b, "ibsmd_sm_priority", "gauge", "Our SM priority.", sm->opts.priority);
+	metrics_one(b, "ibsmd_sm_priority", "gauge", "Our SM priority.", sm->conf.sm_priority);
 	metrics_one(b, "ibsmd_mads_sent_total", "counter", "SMPs sent, retries included.",
 		    (double)xs.sent);
 	metrics_one(b, "ibsmd_mads_received_total", "counter", "SMP responses received.",
