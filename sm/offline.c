@@ -100,6 +100,7 @@ int offline_route_roots(const struct fabric *f, const char *engine, const char *
 			const uint64_t *roots, size_t n_roots, struct routes **ret,
 			char *used_engine, size_t used_len, char *why_log, size_t why_len)
 {
+	const struct routing_opts ro = {.roots = roots, .n_roots = n_roots};
 	const char *tried[OFFLINE_MAX_ENGINES];
 	char names[512];
 	char why[256];
@@ -127,10 +128,7 @@ int offline_route_roots(const struct fabric *f, const char *engine, const char *
 			continue;
 		}
 		why[0] = '\0';
-		if (n_roots && e->compute == updn_compute)
-			r = updn_compute_roots(f, roots, n_roots, &rt, why, sizeof(why));
-		else
-			r = e->compute(f, &rt, why, sizeof(why));
+		r = e->compute(f, &ro, &rt, why, sizeof(why));
 		if (r == 0) {
 			*ret = rt;
 			if (used_engine && used_len)

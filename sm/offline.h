@@ -28,7 +28,7 @@ int offline_route(const struct fabric *f, const char *engine, const char *chain,
 		  struct routes **ret, char *used_engine, size_t used_len, char *why_log,
 		  size_t why_len);
 
-/* The same; updn uses the given root switch GUIDs when n_roots > 0. */
+/* The same; updn and dnup use the given root switch GUIDs when n_roots > 0. */
 int offline_route_roots(const struct fabric *f, const char *engine, const char *chain,
 			const uint64_t *roots, size_t n_roots, struct routes **ret,
 			char *used_engine, size_t used_len, char *why_log, size_t why_len);
