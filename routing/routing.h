@@ -5,8 +5,8 @@
  * (struct routing_opts) and fills a struct routes: for every switch, the
  * egress port for every LID.  Engines do no I/O, keep no globals and do not
  * log; when they refuse a topology they return -ENOTSUP with a one-line
- * reason, and the caller (sm/) logs it and tries the next engine of its
- * fallback chain.
+ * reason, and the fallback chain (routing/chain.h) tries the next engine and
+ * hands the refusals to its caller (sm/), which logs them.
  */
 #ifndef IBSMD_ROUTING_H
 #define IBSMD_ROUTING_H
