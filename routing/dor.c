@@ -29,7 +29,8 @@
  * makes dependencies go from lower to higher dimensions only; within a ring
  * no VL0 segment uses the dateline, and every VL1 segment contains it and is
  * at most size/2 hops long, so neither closes a cycle around the ring.  A
- * mesh needs one VL and gets no VL tables.
+ * mesh needs one VL and gets no VL tables; a torus is refused when the
+ * caller allows a single VL (routing_opts.max_vls 1).
  *
  * OpenSM's dor is min-hop preferring low port numbers (it trusts the cabling)
  * and has no VL scheme; its torus-2QoS takes the axes by hand.  Here the
@@ -574,6 +575,17 @@ static uint8_t dor_path_sl(const struct dor_grid *g, const unsigned int *wbit, u
 	return sl;
 }
 
+/* Some dimension is a ring: the routing needs the dateline's second VL. */
+static bool dor_is_torus(const struct dor_shape *shape)
+{
+	unsigned int d;
+
+	for (d = 0; d < shape->dims; d++)
+		if (shape->wrap[d])
+			return true;
+	return false;
+}
+
 /* Path SLs for every switch pair and SL2VL tables on every port. */
 static int dor_vls(const struct dor_grid *g, struct routes *r)
 {
@@ -613,7 +625,8 @@ static int dor_vls(const struct dor_grid *g, struct routes *r)
 	return 0;
 }
 
-int dor_compute(const struct fabric *f, struct routes **ret, char *why, size_t why_len)
+int dor_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
+		char *why, size_t why_len)
 {
 	uint32_t *tgt = NULL, l, a, counts[256], isl_nbr[256];
 	uint8_t *tgt_port = NULL, isl_port[256];
@@ -629,6 +642,12 @@ int dor_compute(const struct fabric *f, struct routes **ret, char *why, size_t w
 	err = dor_grid_build(&g, f, why, why_len);
 	if (err)
 		goto out_free;
+	if (o && o->max_vls == 1 && dor_is_torus(&g.shape)) {
+		routing_why(why, why_len,
+			    "a torus needs 2 data VLs for its dateline, max_vls is 1");
+		err = -ENOTSUP;
+		goto out_free;
+	}
 
 	/* where each LID sits: (switch rank, port on that switch) */
 	err = routing_lid_targets(f, &map, g.rank, &tgt, &tgt_port);

@@ -1018,7 +1018,8 @@ static int ftree_route(struct ftree *ft, struct routes *r, bool again, char *why
 	return 0;
 }
 
-int ftree_compute(const struct fabric *f, struct routes **ret, char *why, size_t why_len)
+int ftree_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
+		  char *why, size_t why_len)
 {
 	struct ftree ft = {0};
 	struct routes *r = NULL;

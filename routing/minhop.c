@@ -42,7 +42,8 @@ static uint8_t minhop_pick(const uint64_t *mask, unsigned int words, const uint3
 	return best;
 }
 
-int minhop_compute(const struct fabric *f, struct routes **ret, char *why, size_t why_len)
+int minhop_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
+		   char *why, size_t why_len)
 {
 	uint32_t *sw_of = NULL, *sw_node = NULL, *adj_start = NULL, *tgt_sw = NULL;
 	uint32_t *queue = NULL, n_sw = 0, n_adj = 0, i, s, l;

@@ -1,11 +1,12 @@
 /*
  * Routing engines: pure functions from a frozen fabric to forwarding tables.
  *
- * An engine reads a const struct fabric (LIDs already assigned) and fills a
- * struct routes: for every switch, the egress port for every LID.  Engines do
- * no I/O, keep no globals and do not log; when they refuse a topology they
- * return -ENOTSUP with a one-line reason, and the caller (sm/) logs it and
- * tries the next engine of its fallback chain.
+ * An engine reads a const struct fabric (LIDs already assigned) and options
+ * (struct routing_opts) and fills a struct routes: for every switch, the
+ * egress port for every LID.  Engines do no I/O, keep no globals and do not
+ * log; when they refuse a topology they return -ENOTSUP with a one-line
+ * reason, and the fallback chain (routing/chain.h) tries the next engine and
+ * hands the refusals to its caller (sm/), which logs them.
  */
 #ifndef IBSMD_ROUTING_H
 #define IBSMD_ROUTING_H
@@ -21,11 +22,38 @@ struct routing_stats {
 };
 
 /*
- * Compute routes.  Returns 0, -ENOTSUP (topology refused; why filled),
- * -EINVAL (e.g. no LIDs) or -ENOMEM.  *ret is owned by the caller.
+ * What the caller asks of every engine.  Each engine reads the fields that
+ * concern it and ignores the rest; a NULL pointer or a zeroed struct is the
+ * defaults (automatic roots, no VL limit, LMC 0).
  */
-typedef int (*routing_compute_fn)(const struct fabric *f, struct routes **ret, char *why,
-				  size_t why_len);
+struct routing_opts {
+	/*
+	 * Root switches (node GUIDs) for updn and dnup; n_roots 0 = automatic
+	 * roots.  A GUID that is not a switch of the fabric is -EINVAL.
+	 */
+	const uint64_t *roots;
+	size_t n_roots;
+	/*
+	 * Data VLs the engine may use, 0 = no limit.  An engine that needs more
+	 * (dor on a torus needs 2) refuses with -ENOTSUP and says so.
+	 */
+	uint8_t max_vls;
+	/*
+	 * The LMC the LIDs were assigned with.  Carried for engines that will
+	 * spread an LMC range over paths on purpose; none reads it yet (each
+	 * routes every LID of a range on its own, from the fabric's LIDs).
+	 */
+	uint8_t lmc;
+};
+
+/*
+ * Compute routes with options o (NULL = defaults).  Returns 0, -ENOTSUP
+ * (topology refused, or it needs more than o->max_vls VLs; why filled),
+ * -EINVAL (e.g. no LIDs, a root that is not a switch; why filled) or
+ * -ENOMEM.  *ret is owned by the caller and left untouched on failure.
+ */
+typedef int (*routing_compute_fn)(const struct fabric *f, const struct routing_opts *o,
+				  struct routes **ret, char *why, size_t why_len);
 
 struct routing_engine {
 	const char *name;
@@ -39,20 +67,22 @@ const struct routing_engine *routing_find(const char *name);
 /* Statistics of a routing result; ms is left 0 (the caller times the engine). */
 void routing_stats(const struct fabric *f, const struct routes *r, struct routing_stats *ret);
 
-int minhop_compute(const struct fabric *f, struct routes **ret, char *why, size_t why_len);
-int updn_compute(const struct fabric *f, struct routes **ret, char *why, size_t why_len);
-int dnup_compute(const struct fabric *f, struct routes **ret, char *why, size_t why_len);
-int ftree_compute(const struct fabric *f, struct routes **ret, char *why, size_t why_len);
-int dor_compute(const struct fabric *f, struct routes **ret, char *why, size_t why_len);
-
+int minhop_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
+		   char *why, size_t why_len);
 /*
- * updn with the given root switches (node GUIDs).  Components of the fabric
- * without a given root get automatic roots.  -EINVAL when a GUID is not a
- * switch of f; -ENOTSUP when with these roots some switch with a CA has no
- * up/down path to some LID (the routing would not be deadlock-free).
+ * updn and dnup rank from o->roots where given; components of the fabric
+ * without a given root get automatic roots.  -ENOTSUP when with the given
+ * roots some switch with a CA has no up/down path to some LID (the routing
+ * would not be deadlock-free).
  */
-int updn_compute_roots(const struct fabric *f, const uint64_t *root_guids, size_t n,
-		       struct routes **ret, char *why, size_t why_len);
+int updn_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
+		 char *why, size_t why_len);
+int dnup_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
+		 char *why, size_t why_len);
+int ftree_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
+		  char *why, size_t why_len);
+int dor_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
+		char *why, size_t why_len);
 
 /*
  * Helpers shared by the engines (routing/), not meant for sm/.

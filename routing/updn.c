@@ -9,17 +9,18 @@
  * then up), so the channel dependencies follow an acyclic orientation and
  * there is no credit loop.  dnup uses the reversed order (down* up*).
  *
- * Roots.  Given by GUID (updn_compute_roots), or chosen per connected
+ * Roots.  Given by GUID (struct routing_opts), or chosen per connected
  * component: the switches whose greatest distance to a switch with a CA is
  * smallest (for a fat tree: its top level; for a mesh: its centre).  With
  * several roots, two roots may share no common ancestor; that is harmless as
  * long as every switch with a CA has a legal path to every LID.  When one
  * does not, the component falls back to a single root (the lowest GUID of
  * the candidates), with which every switch has a legal path to every other.
- * dnup ranks from the switches with CAs instead (so on a fat tree it routes
- * leaf, up to a spine, down to a leaf, like updn from the spines); where that
- * leaves a switch with a CA without a legal path (meshes, irregular graphs)
- * dnup gives the updn result.
+ * dnup ranks from the given roots too, and where none are given from the
+ * switches with CAs (so on a fat tree it routes leaf, up to a spine, down to
+ * a leaf, like updn from the spines); where that leaves a switch with a CA
+ * without a legal path (meshes, irregular graphs, some given roots) dnup
+ * gives the updn result for the same roots.
  *
  * Routes.  For each destination switch d: D[y] is the length of the
  * shortest all-down path from y to d, A[y] the length of the path y takes:
@@ -502,7 +503,7 @@ static int updn_run(const struct fabric *f, bool reverse, const uint64_t *root_g
 		free(ecc);
 		free(has_root);
 		updn_clear(&u);
-		return updn_run(f, false, NULL, 0, ret, why, why_len);
+		return updn_run(f, false, root_guids, n_roots, ret, why, why_len);
 	} else if (u.comp_failed_any) {
 		/* failed components: one root, the lowest GUID of the candidates */
 		for (c = 0; c < u.n_comp; c++)
@@ -557,20 +558,22 @@ out:
 	return err;
 }
 
-int updn_compute(const struct fabric *f, struct routes **ret, char *why, size_t why_len)
+int updn_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
+		 char *why, size_t why_len)
 {
-	return updn_run(f, false, NULL, 0, ret, why, why_len);
-}
-
-int dnup_compute(const struct fabric *f, struct routes **ret, char *why, size_t why_len)
-{
-	return updn_run(f, true, NULL, 0, ret, why, why_len);
-}
-
-int updn_compute_roots(const struct fabric *f, const uint64_t *root_guids, size_t n,
-		       struct routes **ret, char *why, size_t why_len)
-{
-	if (n && !root_guids)
+	if (o && o->n_roots && !o->roots) {
+		routing_why(why, why_len, "%zu root GUIDs and no array", o->n_roots);
 		return -EINVAL;
-	return updn_run(f, false, root_guids, n, ret, why, why_len);
+	}
+	return updn_run(f, false, o ? o->roots : NULL, o ? o->n_roots : 0, ret, why, why_len);
+}
+
+int dnup_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
+		 char *why, size_t why_len)
+{
+	if (o && o->n_roots && !o->roots) {
+		routing_why(why, why_len, "%zu root GUIDs and no array", o->n_roots);
+		return -EINVAL;
+	}
+	return updn_run(f, true, o ? o->roots : NULL, o ? o->n_roots : 0, ret, why, why_len);
 }

@@ -2,8 +2,8 @@
  * Offline routing (ibsmd --offline): the daemon's steps 2 and 3 of a sweep
  * (LID assignment, routing with the fallback chain) on a fabric read from a
  * topology file instead of discovered, with a JSON summary and the dumps of
- * sm/dump.c.  offline_route() is the fallback chain itself, shared with the
- * sweep so that online and offline routing cannot drift apart.
+ * sm/dump.c.  The fallback chain is routing/chain.c's, the sweep's too, so
+ * online and offline routing cannot drift apart.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -19,27 +19,7 @@
 #include "lib/log.h"
 #include "sm/offline.h"
 #include "fabric/topo.h"
-
-#define OFFLINE_MAX_ENGINES 32
-
-static void why_append(char *log, size_t len, const char *name, const char *reason)
-{
-	size_t used;
-
-	if (!log || !len)
-		return;
-	used = strnlen(log, len);
-	if (used + 1 < len)
-		snprintf(log + used, len - used, "%s: %s\n", name, reason);
-}
-
-int offline_route(const struct fabric *f, const char *engine, const char *chain,
-		  struct routes **ret, char *used_engine, size_t used_len, char *why_log,
-		  size_t why_len)
-{
-	return offline_route_roots(f, engine, chain, NULL, 0, ret, used_engine, used_len, why_log,
-				   why_len);
-}
+#include "routing/chain.h"
 
 int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *err, size_t err_len)
 {
@@ -96,53 +76,6 @@ int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *er
 	return 0;
 }
 
-int offline_route_roots(const struct fabric *f, const char *engine, const char *chain,
-			const uint64_t *roots, size_t n_roots, struct routes **ret,
-			char *used_engine, size_t used_len, char *why_log, size_t why_len)
-{
-	const char *tried[OFFLINE_MAX_ENGINES];
-	char names[512];
-	char why[256];
-	char *save = NULL, *name;
-	size_t n_tried = 0, i;
-	int r = -ENOTSUP;
-
-	if (why_log && why_len)
-		why_log[0] = '\0';
-	snprintf(names, sizeof(names), "%s,%s", engine ? engine : "", chain ? chain : "");
-	for (name = strtok_r(names, ", \t", &save); name; name = strtok_r(NULL, ", \t", &save)) {
-		const struct routing_engine *e = routing_find(name);
-		struct routes *rt = NULL;
-
-		for (i = 0; i < n_tried; i++)
-			if (!strcmp(tried[i], name))
-				break;
-		if (i < n_tried)
-			continue;
-		if (n_tried < OFFLINE_MAX_ENGINES)
-			tried[n_tried++] = name;
-		if (!e) {
-			why_append(why_log, why_len, name, "unknown routing engine");
-			r = -EINVAL;
-			continue;
-		}
-		why[0] = '\0';
-		if (n_roots && e->compute == updn_compute)
-			r = updn_compute_roots(f, roots, n_roots, &rt, why, sizeof(why));
-		else
-			r = e->compute(f, &rt, why, sizeof(why));
-		if (r == 0) {
-			*ret = rt;
-			if (used_engine && used_len)
-				snprintf(used_engine, used_len, "%s", e->name);
-			return 0;
-		}
-		routes_free(rt);
-		why_append(why_log, why_len, e->name, why[0] ? why : strerror(-r));
-	}
-	return r;
-}
-
 int offline_exit_code(int rc)
 {
 	return rc == 0 ? 0 : rc == -EINVAL ? 2 : 1;
@@ -156,30 +89,19 @@ static double now_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-/* The "NAME: REASON" lines of offline_route() as a JSON array, each logged. */
-static json_t *fallbacks_json(const char *why_log)
+/* The refusals of a chain run as a JSON array, each logged. */
+static json_t *fallbacks_json(const struct chain_result *res)
 {
 	json_t *a = json_array();
-	const char *line = why_log;
+	unsigned int i;
 
-	while (a && line && *line) {
-		const char *nl = strchr(line, '\n');
-		const char *colon = strstr(line, ": ");
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		char name[64], reason[512];
+	for (i = 0; a && i < res->n_refusals; i++) {
+		const struct chain_refusal *x = &res->refusals[i];
 
-		if (colon && colon < line + len) {
-			snprintf(name, sizeof(name), "%.*s", (int)(colon - line), line);
-			snprintf(reason, sizeof(reason), "%.*s", (int)(line + len - colon - 2),
-				 colon + 2);
-		} else {
-			snprintf(name, sizeof(name), "?");
-			snprintf(reason, sizeof(reason), "%.*s", (int)len, line);
-		}
 		log_msg(LOG_CAT_ROUTE, LOG_WARNING,
-			"routing engine %s refused: %s, trying the next one", name, reason);
-		json_array_append_new(a, json_pack("{s:s, s:s}", "engine", name, "reason", reason));
-		line = nl ? nl + 1 : NULL;
+			"routing engine %s refused: %s, trying the next one", x->engine, x->reason);
+		json_array_append_new(
+		    a, json_pack("{s:s, s:s}", "engine", x->engine, "reason", x->reason));
 	}
 	return a;
 }
@@ -205,10 +127,10 @@ int offline_run(const char *topo_path, const char *engine, const char *chain,
 	size_t n_roots = 0;
 	struct fabric *f = NULL;
 	struct lid_db *db = NULL;
-	struct routes *routes = NULL;
+	struct chain_result res = {0};
+	struct routing_opts ro = {.lmc = lmc};
 	struct lid_assign_stats ls;
 	struct routing_stats st = {0};
-	char used[32] = "", why_log[4096] = "";
 	json_t *o = NULL;
 	double t0, ms;
 	int rc, route_rc;
@@ -249,21 +171,23 @@ int offline_run(const char *topo_path, const char *engine, const char *chain,
 		goto out_free;
 	}
 
+	ro.roots = roots;
+	ro.n_roots = n_roots;
 	t0 = now_ms();
-	route_rc = offline_route_roots(f, engine, chain, roots, n_roots, &routes, used,
-				       sizeof(used), why_log, sizeof(why_log));
+	route_rc = chain_run(f, &ro, engine, chain, &res);
 	ms = now_ms() - t0;
 	if (route_rc == 0)
-		routing_stats(f, routes, &st);
+		routing_stats(f, res.routes, &st);
 
 	o = json_object();
 	if (!o) {
 		rc = -ENOMEM;
 		goto out_free;
 	}
-	json_object_set_new(o, "engine", route_rc == 0 ? json_string(used) : json_null());
+	json_object_set_new(o, "engine",
+			    route_rc == 0 ? json_string(res.engine->name) : json_null());
 	json_object_set_new(o, "requested", engine && *engine ? json_string(engine) : json_null());
-	json_object_set_new(o, "fallbacks", fallbacks_json(why_log));
+	json_object_set_new(o, "fallbacks", fallbacks_json(&res));
 	json_object_set_new(o, "lids", json_integer(count_lid_ports(f)));
 	json_object_set_new(o, "max_lid", json_integer(ls.max_lid));
 	json_object_set_new(o, "lmc", json_integer(lmc));
@@ -279,7 +203,7 @@ int offline_run(const char *topo_path, const char *engine, const char *chain,
 	/* all-to-all link load: every CA to every CA LID; too slow past ~10k CAs */
 	if (route_rc == 0 && fabric_count(f, NODE_CA) <= 10000) {
 		struct routing_link_load ll;
-		if (routing_link_load(f, routes, &ll) == 0 && ll.n_links) {
+		if (routing_link_load(f, res.routes, &ll) == 0 && ll.n_links) {
 			json_object_set_new(o, "link_load_max", json_integer(ll.max));
 			json_object_set_new(o, "link_load_mean", json_real(ll.mean));
 			json_object_set_new(o, "link_load_ratio", json_real(ll.ratio));
@@ -298,12 +222,12 @@ int offline_run(const char *topo_path, const char *engine, const char *chain,
 	}
 	log_msg(LOG_CAT_ROUTE, LOG_INFO,
 		"%s: %s routing, %.1f ms, max %u / mean %.1f routes per port, %u unreachable",
-		topo_path, used, ms, st.max_routes_per_port, st.mean_routes_per_port,
+		topo_path, res.engine->name, ms, st.max_routes_per_port, st.mean_routes_per_port,
 		st.unreachable);
 	if (dump_dir) {
 		rc = mkdir(dump_dir, 0755) < 0 && errno != EEXIST ? -errno : 0;
 		if (rc == 0)
-			rc = dump_all(f, routes, dump_dir);
+			rc = dump_all(f, res.routes, dump_dir);
 		if (rc < 0) {
 			snprintf(err, err_len, "%s: cannot write the dumps: %s", dump_dir,
 				 strerror(-rc));
@@ -317,7 +241,7 @@ int offline_run(const char *topo_path, const char *engine, const char *chain,
 out_free:
 	free(roots);
 	json_decref(o);
-	routes_free(routes);
+	chain_result_clear(&res);
 	lid_db_free(db);
 	fabric_free(f);
 	return rc;

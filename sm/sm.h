@@ -14,6 +14,7 @@
 
 #include "mad/madio.h"
 #include "mad/xact.h"
+#include "routing/chain.h"
 #include "routing/routing.h"
 #include "sm/conf.h"
 #include "sm/discover.h"
@@ -116,7 +117,8 @@ struct sm {
 	uint64_t *roots; /* from conf.updn_roots_file */
 	size_t n_roots;
 	char last_route_engine[32];
-	char last_fallback[1024]; /* refusals of the last routing pass, "engine: why" lines */
+	struct chain_refusal last_refusals[CHAIN_MAX]; /* of the last routing pass */
+	unsigned int n_last_refusals;
 	struct routing_stats last_route_stats;
 	uint64_t port_guid;
 	uint64_t mad_malformed, mad_unexpected, traps;

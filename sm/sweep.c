@@ -25,7 +25,7 @@
 #include "fabric/lft.h"
 #include "sm/dump.h"
 #include "lib/log.h"
-#include "sm/offline.h"
+#include "routing/chain.h"
 #include "sm/sm.h"
 #include "sm/smstate.h"
 
@@ -572,38 +572,37 @@ static void sweep_next_phase(struct sweep *sw)
 
 static int route(struct sweep *sw, uint16_t max_lid)
 {
-	char why_log[2048] = "", *line, *nl;
-	char fallbacks[sizeof(sw->sm->last_fallback)] = "";
-	size_t fallbacks_len = 0;
+	struct sm *sm = sw->sm;
+	struct routing_opts ro = {
+	    .roots = sm->roots, .n_roots = sm->n_roots, .lmc = (uint8_t)sm->conf.lmc};
+	struct chain_result res;
 	double t0 = now_ms();
+	unsigned int i;
 	int r;
 
-	r = offline_route_roots(sw->f, sw->sm->conf.routing_engine, sw->sm->conf.routing_chain,
-				sw->sm->roots, sw->sm->n_roots, &sw->routes, sw->sum.engine,
-				sizeof(sw->sum.engine), why_log, sizeof(why_log));
-	for (line = why_log; (nl = strchr(line, '\n')); line = nl + 1) {
-		char *sep = strstr(line, ": ");
-		*nl = '\0';
-		if (sep)
-			*sep = '\0';
-		/* warn when the reason is new; the same refusal every sweep is debug */
-		char key[sizeof(sw->sm->last_fallback)];
-		snprintf(key, sizeof(key), "%s: %s", line, sep ? sep + 2 : "");
-		log_msg(LOG_CAT_ROUTE, strstr(sw->sm->last_fallback, key) ? LOG_DEBUG : LOG_WARNING,
-			"routing engine %s refused: %s, trying the next one", line,
-			sep ? sep + 2 : "");
-		fallbacks_len += snprintf(
-		    fallbacks + fallbacks_len,
-		    fallbacks_len < sizeof(fallbacks) ? sizeof(fallbacks) - fallbacks_len : 0,
-		    "%s\n", key);
-		hook_run(&sw->sm->hooks.route_fallback,
-			 &(struct sm_route_fallback){line, sep ? sep + 2 : ""});
+	r = chain_run(sw->f, &ro, sm->conf.routing_engine, sm->conf.routing_chain, &res);
+	for (i = 0; i < res.n_refusals; i++) {
+		const struct chain_refusal *x = &res.refusals[i];
+
+		/* warn when the refusal is new; the same refusal every sweep is debug */
+		log_msg(LOG_CAT_ROUTE,
+			chain_has_refusal(sm->last_refusals, sm->n_last_refusals, x) ? LOG_DEBUG
+										     : LOG_WARNING,
+			"routing engine %s refused: %s, trying the next one", x->engine, x->reason);
+		hook_run(&sm->hooks.route_fallback,
+			 &(struct sm_route_fallback){x->engine, x->reason});
 	}
-	snprintf(sw->sm->last_fallback, sizeof(sw->sm->last_fallback), "%s", fallbacks);
+	memcpy(sm->last_refusals, res.refusals, sizeof(sm->last_refusals));
+	sm->n_last_refusals = res.n_refusals;
+	if (r == 0) {
+		snprintf(sw->sum.engine, sizeof(sw->sum.engine), "%s", res.engine->name);
+		sw->routes = res.routes;
+		res.routes = NULL;
+	}
+	chain_result_clear(&res);
 	sw->sum.route_ms = now_ms() - t0;
 	if (r == 0) {
 		struct routing_stats st;
-		struct sm *sm = sw->sm;
 		bool changed;
 		routing_stats(sw->f, sw->routes, &st);
 		/* info when the outcome changes, debug on the periodic re-route */

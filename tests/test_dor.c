@@ -27,7 +27,7 @@ static struct routes *route(const struct fabric *f, const char *what)
 	char why[256] = "";
 	int rc;
 
-	rc = dor_compute(f, &r, why, sizeof(why));
+	rc = dor_compute(f, NULL, &r, why, sizeof(why));
 	if (rc)
 		fprintf(stderr, "\n%s: dor: %d %s\n", what, rc, why);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -597,7 +597,7 @@ static void expect_refused(char *text, const char *want, const char *what)
 
 	free(text);
 	testutil_assign_lids(f, 0);
-	rc = dor_compute(f, &r, why, sizeof(why));
+	rc = dor_compute(f, NULL, &r, why, sizeof(why));
 	if (rc != -ENOTSUP || (want && !strstr(why, want)))
 		fprintf(stderr, "\n%s: dor: %d \"%s\"\n", what, rc, why);
 	CU_ASSERT_EQUAL(rc, -ENOTSUP);
@@ -713,12 +713,12 @@ static void test_bad_lids(void)
 	char why[128] = "";
 
 	free(t);
-	CU_ASSERT_EQUAL(dor_compute(f, &r, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(dor_compute(f, NULL, &r, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_PTR_NULL(r);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "no LIDs"));
 	testutil_assign_lids(f, 0);
 	f->nodes[1].ports[1].lid = f->nodes[0].ports[1].lid;
-	CU_ASSERT_EQUAL(dor_compute(f, &r, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(dor_compute(f, NULL, &r, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_PTR_NULL(r);
 	fabric_free(f);
 }

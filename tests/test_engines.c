@@ -38,7 +38,7 @@ static struct routes *route_check(const struct engine *e, const struct fabric *f
 	char why[256] = "", msg[256] = "", label[128];
 	int rc, v;
 
-	rc = e->fn(f, &r, why, sizeof(why));
+	rc = e->fn(f, NULL, &r, why, sizeof(why));
 	if (rc)
 		fprintf(stderr, "\n%s on %s: %d %s\n", e->name, what, rc, why);
 	CU_ASSERT_EQUAL(rc, 0);
@@ -188,7 +188,7 @@ static void refuse(char *text, const char *what, const char *needle)
 	char why[256] = "";
 	int rc;
 
-	rc = ftree_compute(f, &r, why, sizeof(why));
+	rc = ftree_compute(f, NULL, &r, why, sizeof(why));
 	fprintf(stderr, "\n  ftree on %s: %d \"%s\"", what, rc, why);
 	CU_ASSERT_EQUAL(rc, -ENOTSUP);
 	CU_ASSERT_PTR_NULL(r);
@@ -215,7 +215,7 @@ static void compare_shuffled(const struct engine *e, const char *text, const cha
 	uint32_t i, j;
 
 	testutil_assign_lids(a, 0);
-	CU_ASSERT_EQUAL_FATAL(e->fn(a, &ra, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL_FATAL(e->fn(a, NULL, &ra, why, sizeof(why)), 0);
 	for (seed = 1; seed <= 3; seed++) {
 		char *shuffled = topogen_shuffle(text, seed);
 
@@ -224,7 +224,7 @@ static void compare_shuffled(const struct engine *e, const char *text, const cha
 		free(shuffled);
 		CU_ASSERT_EQUAL_FATAL(b->n_nodes, a->n_nodes);
 		testutil_assign_lids(b, 0);
-		CU_ASSERT_EQUAL_FATAL(e->fn(b, &rb, why, sizeof(why)), 0);
+		CU_ASSERT_EQUAL_FATAL(e->fn(b, NULL, &rb, why, sizeof(why)), 0);
 		CU_ASSERT_EQUAL_FATAL(ra->max_lid, rb->max_lid);
 		for (i = 0; i < a->n_nodes; i++) {
 			if (!node_is_switch(&a->nodes[i]))
@@ -266,6 +266,15 @@ static void test_determinism(void)
 	}
 }
 
+/* updn with the given roots, as the chain passes them. */
+static int updn_roots(const struct fabric *f, const uint64_t *roots, size_t n, struct routes **ret,
+		      char *why, size_t why_len)
+{
+	const struct routing_opts o = {.roots = roots, .n_roots = n};
+
+	return updn_compute(f, &o, ret, why, why_len);
+}
+
 static void test_roots(void)
 {
 	struct fabric *f = load_lids(topogen_fat_tree(2, 8, 0, 0), 0);
@@ -283,8 +292,8 @@ static void test_roots(void)
 			roots[n++] = f->nodes[i].guid;
 	CU_ASSERT_EQUAL_FATAL(n, 4);
 	/* the spines: the same tables as automatic roots */
-	CU_ASSERT_EQUAL_FATAL(updn_compute_roots(f, roots, n, &r, why, sizeof(why)), 0);
-	CU_ASSERT_EQUAL_FATAL(updn_compute(f, &ra, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL_FATAL(updn_roots(f, roots, n, &r, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL_FATAL(updn_compute(f, NULL, &ra, why, sizeof(why)), 0);
 	for (i = 0; i < f->n_nodes; i++)
 		if (r->lft[i])
 			CU_ASSERT_EQUAL(memcmp(r->lft[i], ra->lft[i], (size_t)r->max_lid + 1), 0);
@@ -293,25 +302,25 @@ static void test_roots(void)
 	r = NULL;
 	/* one leaf as root: legal, every path through it or below it */
 	roots[0] = f->nodes[testutil_find_desc(f, "sw-L1-3")].guid;
-	CU_ASSERT_EQUAL_FATAL(updn_compute_roots(f, roots, 1, &r, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL_FATAL(updn_roots(f, roots, 1, &r, why, sizeof(why)), 0);
 	CU_ASSERT_EQUAL(checker_run(f, r, 0, NULL, msg, sizeof(msg)), 0);
 	CU_ASSERT_EQUAL(checker_cdg_acyclic(f, r, &cs, msg, sizeof(msg)), 0);
 	routes_free(r);
 	r = NULL;
 	/* not a switch, not in the fabric */
 	bad = f->nodes[0].guid;
-	CU_ASSERT_EQUAL(updn_compute_roots(f, &bad, 1, &r, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(updn_roots(f, &bad, 1, &r, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_PTR_NULL(r);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "not a switch"));
 	bad = 0x1234;
-	CU_ASSERT_EQUAL(updn_compute_roots(f, &bad, 1, &r, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(updn_roots(f, &bad, 1, &r, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_PTR_NULL(r);
 	fabric_free(f);
 
 	/* a mesh with a corner as its root */
 	f = load_lids(topogen_mesh(4, 4, 1, 0), 0);
 	roots[0] = f->nodes[testutil_find_desc(f, "sw-0-0")].guid;
-	CU_ASSERT_EQUAL_FATAL(updn_compute_roots(f, roots, 1, &r, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL_FATAL(updn_roots(f, roots, 1, &r, why, sizeof(why)), 0);
 	CU_ASSERT_EQUAL(checker_run(f, r, 0, NULL, msg, sizeof(msg)), 0);
 	CU_ASSERT_EQUAL(checker_cdg_acyclic(f, r, &cs, msg, sizeof(msg)), 0);
 	routes_free(r);
@@ -330,15 +339,15 @@ static void test_bad_input(void)
 
 	for (i = 0; i < sizeof(engines) / sizeof(engines[0]); i++) {
 		why[0] = '\0';
-		CU_ASSERT_EQUAL(engines[i].fn(f, &r, why, sizeof(why)), -EINVAL);
+		CU_ASSERT_EQUAL(engines[i].fn(f, NULL, &r, why, sizeof(why)), -EINVAL);
 		CU_ASSERT_PTR_NULL(r);
 		CU_ASSERT_PTR_NOT_NULL(strstr(why, "no LIDs"));
 	}
-	CU_ASSERT_EQUAL(updn_compute_roots(f, NULL, 0, &r, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(updn_roots(f, NULL, 0, &r, why, sizeof(why)), -EINVAL);
 	testutil_assign_lids(f, 0);
 	f->nodes[1].ports[1].lid = f->nodes[0].ports[1].lid;
 	for (i = 0; i < sizeof(engines) / sizeof(engines[0]); i++) {
-		CU_ASSERT_EQUAL(engines[i].fn(f, &r, why, sizeof(why)), -EINVAL);
+		CU_ASSERT_EQUAL(engines[i].fn(f, NULL, &r, why, sizeof(why)), -EINVAL);
 		CU_ASSERT_PTR_NULL(r);
 	}
 	fabric_free(f);
@@ -353,7 +362,7 @@ static void test_cdg_catches(void)
 	char why[256], msg[256] = "";
 	int v;
 
-	CU_ASSERT_EQUAL_FATAL(minhop_compute(f, &r, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL_FATAL(minhop_compute(f, NULL, &r, why, sizeof(why)), 0);
 	v = checker_cdg_acyclic(f, r, &cs, msg, sizeof(msg));
 	fprintf(stderr, "\n  minhop on torus 5x4: %d (%s), %llu channels, %llu deps\n", v, msg,
 		(unsigned long long)cs.channels, (unsigned long long)cs.deps);
@@ -432,7 +441,7 @@ static void test_ftree_layered(void)
 		struct fabric *f = layered_fabric(seed);
 		struct routes *r = NULL;
 		char why[256] = "";
-		int rc = ftree_compute(f, &r, why, sizeof(why));
+		int rc = ftree_compute(f, NULL, &r, why, sizeof(why));
 
 		if (rc) {
 			CU_ASSERT_EQUAL(rc, -ENOTSUP);
@@ -470,7 +479,7 @@ static void test_timing(void)
 	double t0, ms;
 
 	t0 = testutil_now_ms();
-	CU_ASSERT_EQUAL_FATAL(ftree_compute(f, &r, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL_FATAL(ftree_compute(f, NULL, &r, why, sizeof(why)), 0);
 	ms = testutil_now_ms() - t0;
 	CU_ASSERT_EQUAL(checker_run(f, r, CHECKER_MINIMAL, NULL, why, sizeof(why)), 0);
 	CU_ASSERT_EQUAL(routing_link_load(f, r, &ll), 0);

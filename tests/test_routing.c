@@ -24,7 +24,7 @@ static struct routes *route(const struct fabric *f)
 	char why[128] = "";
 	int rc;
 
-	rc = minhop_compute(f, &r, why, sizeof(why));
+	rc = minhop_compute(f, NULL, &r, why, sizeof(why));
 	if (rc)
 		fprintf(stderr, "\nminhop: %d %s\n", rc, why);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -320,12 +320,12 @@ static void test_bad_lids(void)
 	char why[128] = "";
 
 	free(t);
-	CU_ASSERT_EQUAL(minhop_compute(f, &r, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(minhop_compute(f, NULL, &r, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_PTR_NULL(r);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "no LIDs"));
 	testutil_assign_lids(f, 0);
 	f->nodes[1].ports[1].lid = f->nodes[0].ports[1].lid; /* two CAs, one LID */
-	CU_ASSERT_EQUAL(minhop_compute(f, &r, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(minhop_compute(f, NULL, &r, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_PTR_NULL(r);
 	fabric_free(f);
 }
