@@ -77,6 +77,7 @@ static const struct conf_key conf_keys[] = {
     STR_KEY(updn_roots_file, CONF_OPT_PATH, "", CONF_LIVE_APPLY),
     INT_KEY(sm_priority, 0, 15, "0", CONF_LIVE_READ),
     INT_KEY(sweep_interval, 0, 86400, "10", CONF_LIVE_APPLY),
+    INT_KEY(sweep_holddown_ms, 0, 60000, "500", CONF_LIVE_READ),
     INT_KEY(mad_window, 1, 1024, "32", CONF_LIVE_APPLY),
     INT_KEY(mad_timeout_ms, 10, 60000, "200", CONF_LIVE_APPLY),
     INT_KEY(mad_retries, 0, 20, "3", CONF_LIVE_APPLY),

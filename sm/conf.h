@@ -30,6 +30,7 @@ struct sm_conf {
 	char updn_roots_file[CONF_PATH_MAX]; /* root switch GUIDs for updn, "" = automatic */
 	int sm_priority;		     /* 0..15 */
 	int sweep_interval;		     /* seconds, 0 = no periodic sweep */
+	int sweep_holddown_ms;		     /* a requested sweep waits this long after the last */
 	int mad_window;			     /* outstanding MADs, 1..1024 */
 	int mad_timeout_ms;		     /* 10..60000 */
 	int mad_retries;		     /* 0..20 */

@@ -22,8 +22,12 @@
 #ifndef IBSMD_DUMP_H
 #define IBSMD_DUMP_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
+#include "fabric/snapshot.h"
 #include "routing/routing.h"
 #include "fabric/fabric.h"
 
@@ -57,5 +61,14 @@ int dump_sl2vl(const struct fabric *f, const struct routes *r, FILE *out);
  * files are still attempted).
  */
 int dump_all(const struct fabric *f, const struct routes *r, const char *dir);
+
+/*
+ * Write dump_all() into dir from a forked child, unless the previous child
+ * (*pid) still runs or the fabric has more than max_entries LFT entries
+ * (switches x LIDs).  *pid gets the child.  Logs what it skips.
+ */
+void dump_spawn(const struct snapshot *snap, const char *dir, uint64_t max_entries, pid_t *pid);
+/* Collect the child *pid if it has finished (or wait for it); *pid = 0 then. */
+void dump_reap(pid_t *pid, bool wait);
 
 #endif

@@ -11,6 +11,7 @@
 #include "mad/wire.h"
 #include "lib/log.h"
 #include "sm/offline.h"
+#include "sm/dump.h"
 #include "sm/sm.h"
 
 /* SubnGet(SMInfo) from another SM or a diagnostic tool (IBA 14.4.1): answer it. */
@@ -418,14 +419,12 @@ void sm_fini(struct sm *sm)
 {
 	sweep_abort(sm);
 	/* let the dump writer finish: the files are renamed into place whole */
-	sweep_dump_reap(sm, true);
+	dump_reap(&sm->sched.dump_pid, true);
 	xact_free(sm->xe);
 	sm->xe = NULL;
 	madio_close(sm->io);
 	sm->io = NULL;
-	if (sm->sweep_timer)
-		event_free(sm->sweep_timer);
-	sm->sweep_timer = NULL;
+	sweep_sched_fini(sm);
 	snapshot_free(sm->snap);
 	sm->snap = NULL;
 	lid_db_free(sm->lids);

@@ -18,6 +18,9 @@
 #include "routing/routing.h"
 #include "sm/conf.h"
 #include "sm/discover.h"
+#include "sm/light.h"
+#include "sm/route.h"
+#include "sm/sweep.h"
 #include "fabric/fabric.h"
 #include "fabric/snapshot.h"
 #include "lib/hook.h"
@@ -29,19 +32,6 @@ enum sm_state {
 	SM_DISCOVERING = 1,
 	SM_STANDBY = 2,
 	SM_MASTER = 3,
-};
-
-struct sweep_summary {
-	int status;	  /* 0 when the subnet came up */
-	char reason[256]; /* why not, one line */
-	uint32_t nodes, switches, cas;
-	uint32_t links, ports_active, ports_linked;
-	uint32_t lids;
-	uint32_t timeouts;
-	uint32_t sets, set_errors;
-	uint32_t lft_blocks;
-	double ms, discover_ms, route_ms;
-	char engine[32];
 };
 
 struct sweep;
@@ -101,28 +91,16 @@ struct sm {
 	enum sm_state state;
 	bool subnet_up;
 	uint64_t sweeps;
-	uint64_t light_sweeps;
-	uint64_t light_count; /* periodic ticks, for the every-30th heavy sweep */
-	bool light_running;
 	struct sweep_summary last;
-	/* the published snapshot (fabric, routes, indexes); replaced whole after a sweep */
-	struct snapshot *snap;
-	struct sweep *cur; /* sweep in progress, or NULL */
-	bool sweep_again;  /* a sweep was asked for while one ran */
+	struct snapshot *snap;	  /* the published snapshot; replaced whole after a sweep */
+	struct sweep_sched sched; /* sm/sweep.c */
+	struct route_state route; /* sm/route.c */
+	struct light_state light; /* sm/light.c */
 	struct sm_hooks hooks;
-	bool force_lft; /* next sweep rewrites every LFT block (reroute) */
-	/* with on_publish_arg: a heavy sweep starts; an engine refused the fabric */
-	char again_why[160];
-	pid_t dump_pid;	 /* child writing the routing dumps, 0 if none */
 	uint64_t *roots; /* from conf.updn_roots_file */
 	size_t n_roots;
-	char last_route_engine[32];
-	struct chain_refusal last_refusals[CHAIN_MAX]; /* of the last routing pass */
-	unsigned int n_last_refusals;
-	struct routing_stats last_route_stats;
 	uint64_t port_guid;
 	uint64_t mad_malformed, mad_unexpected, traps;
-	struct event *sweep_timer;
 };
 
 /* Open the port and set up with configuration c (copied); 0 or -errno with a message in err. */
@@ -156,22 +134,5 @@ void sm_conf_applier_remove(struct sm *sm, const char *key, sm_conf_apply_fn *fn
  * is logged and kept.  Returns how many keys changed live.
  */
 size_t sm_reconfigure(struct sm *sm, const struct sm_conf *nc);
-
-/* Start a heavy sweep now (or right after the running one).  0 or -errno. */
-int sweep_start(struct sm *sm);
-/* The same, saying why (logged at debug, published as a sweep_start event). */
-int sweep_start_why(struct sm *sm, const char *why);
-/* Collect the routing-dump writer if it has finished (or wait for it). */
-void sweep_dump_reap(struct sm *sm, bool wait);
-/* Abandon the running sweep (shutdown); safe before xact_free. */
-void sweep_abort(struct sm *sm);
-/*
- * A light sweep: poll every switch's SwitchInfo; start a heavy sweep when one
- * reports a port state change or does not answer (or when there is no
- * published subnet yet).  0 or -errno.
- */
-int sweep_light(struct sm *sm);
-/* Arm the periodic (light) sweep timer per conf.sweep_interval. */
-void sweep_schedule(struct sm *sm);
 
 #endif

@@ -50,7 +50,7 @@ static int api_do_sweep(struct api *api, struct ctl_client *c, json_t *args, jso
 	struct sm *sm = api->sm;
 	json_t *jwait = json_object_get(args, "wait");
 	/* a sweep already running saw the fabric before the order: wait for the next */
-	uint64_t target = sm->sweeps + (sm->cur && !api->in_publish ? 2 : 1);
+	uint64_t target = sm->sweeps + (sweep_running(sm) && !api->in_publish ? 2 : 1);
 	int r;
 
 	if (api_check_args(args, names, err))
@@ -63,7 +63,7 @@ static int api_do_sweep(struct api *api, struct ctl_client *c, json_t *args, jso
 	if ((!jwait || json_is_true(jwait)) && api_waiter_add(api, ctl_client_id(c), target) < 0)
 		return -ENOMEM;
 	if (reroute)
-		sm->force_lft = true;
+		sweep_force_lft(sm);
 	r = sweep_start_why(sm, reroute ? "reroute over the control socket"
 					: "sweep over the control socket");
 	if (r < 0) {

@@ -37,7 +37,7 @@ struct api {
 	struct timespec started;
 	struct api_waiter *waiters;
 	size_t n_waiters, cap_waiters;
-	bool in_publish; /* inside the publish hook: sm->cur is the sweep just finished */
+	bool in_publish; /* inside the publish hook: the running sweep is the one just finished */
 	enum sm_state last_state;
 	bool last_subnet_up;
 };

@@ -151,7 +151,7 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	    (json_int_t)api_uptime(api), "mad", api_mad_json(api), "traps", (json_int_t)sm->traps);
 	if (*ret)
 		json_object_set_new(*ret, "light_sweeps",
-				    json_integer((json_int_t)sm->light_sweeps));
+				    json_integer((json_int_t)sm->light.sweeps));
 	return *ret ? 0 : -ENOMEM;
 }
 

@@ -49,7 +49,7 @@ int metrics_command(void *ctx, struct ctl_client *c, json_t *args, json_t **ret,
 		    "1 when the last heavy sweep brought every port up.", sm->subnet_up);
 	metrics_one(b, "ibsmd_sweeps_total", "counter", "Heavy sweeps done.", (double)sm->sweeps);
 	metrics_one(b, "ibsmd_light_sweeps_total", "counter",
-		    "Light sweeps (SwitchInfo polls) done.", (double)sm->light_sweeps);
+		    "Light sweeps (SwitchInfo polls) done.", (double)sm->light.sweeps);
 	metrics_one(b, "ibsmd_last_sweep_seconds", "gauge", "Duration of the last heavy sweep.",
 		    sm->last.ms / 1e3);
 	metrics_one(b, "ibsmd_last_sweep_ok", "gauge", "1 when the last heavy sweep succeeded.",

@@ -1,0 +1,110 @@
+/*
+ * The light sweep (see light.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lib/log.h"
+#include "mad/wire.h"
+#include "sm/light.h"
+#include "sm/sm.h"
+#include "sm/sweep.h"
+
+struct light {
+	struct sm *sm;
+	unsigned pending;
+	bool changed;
+	char why[160];
+};
+
+struct light_op {
+	struct light *l;
+	uint32_t node;
+};
+
+static void light_done(void *arg, int status, const struct wire_smp *req,
+		       const struct wire_smp *resp)
+{
+	struct light_op *op = arg;
+	struct light *l = op->l;
+	struct sm *sm = l->sm;
+	struct wire_switchinfo si;
+
+	l->pending--;
+	if (status != -ECANCELED && !l->changed && sm->snap &&
+	    op->node < sm->snap->fabric->n_nodes) {
+		const struct node *n = &sm->snap->fabric->nodes[op->node];
+		if (status < 0) {
+			l->changed = true;
+			snprintf(l->why, sizeof(l->why), "switch 0x%016llx \"%s\" did not answer",
+				 (unsigned long long)n->guid, n->desc);
+		} else if (wire_switchinfo_decode(resp->data, sizeof(resp->data), &si) < 0 ||
+			   si.port_state_change) {
+			l->changed = true;
+			snprintf(l->why, sizeof(l->why),
+				 "switch 0x%016llx \"%s\" reports a port state change",
+				 (unsigned long long)n->guid, n->desc);
+		}
+	}
+	free(op);
+	if (l->pending)
+		return;
+	if (status != -ECANCELED) {
+		sm->light.sweeps++;
+		if (l->changed) {
+			log_msg(LOG_CAT_SWEEP, LOG_INFO, "light sweep: %s: heavy sweep", l->why);
+			sweep_start_why(sm, l->why);
+		}
+	}
+	sm->light.running = false;
+	free(l);
+}
+
+int light_sweep(struct sm *sm)
+{
+	const struct fabric *f = sm->snap ? sm->snap->fabric : NULL;
+	struct light *l;
+
+	if (sweep_running(sm) || sm->light.running)
+		return 0;
+	/*
+	 * Heavy instead when there is nothing good to compare with, when the last
+	 * heavy sweep missed nodes (they may answer again without any port
+	 * changing state), and every 30th time as a safety net.
+	 */
+	if (!f || !sm->subnet_up)
+		return sweep_start_why(sm, "periodic: the subnet is not up");
+	if (sm->last.timeouts)
+		return sweep_start_why(sm, "periodic: the last sweep missed nodes");
+	if (++sm->light.ticks % 30 == 0)
+		return sweep_start_why(sm, "periodic: every 30th sweep is heavy");
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->sm = sm;
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		const struct node *n = &f->nodes[i];
+		struct light_op *op;
+		struct wire_smp smp;
+		if (!node_is_switch(n) || wire_smp_init_dr(&smp, WIRE_GET, WIRE_ATTR_SWITCH_INFO, 0,
+							   n->dr_path, n->dr_hops) < 0)
+			continue;
+		op = calloc(1, sizeof(*op));
+		if (!op)
+			break;
+		*op = (struct light_op){l, i};
+		if (xact_submit(sm->xe, &smp, light_done, op) < 0) {
+			free(op);
+			break;
+		}
+		l->pending++;
+	}
+	if (!l->pending) {
+		/* no switches (two CAs back to back): nothing cheap to poll */
+		free(l);
+		return sweep_start_why(sm, "periodic: no switch to poll");
+	}
+	sm->light.running = true;
+	return 0;
+}

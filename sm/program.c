@@ -1,0 +1,427 @@
+/*
+ * Programming the subnet (see program.h).  Every Set is diffed against what
+ * the node holds (PortInfo field by field against what discovery read) or was
+ * last given (LFT blocks and VL tables against the published routes), so a
+ * sweep of a healthy fabric sends only Gets.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/lft.h"
+#include "lib/log.h"
+#include "mad/wire.h"
+#include "sm/discover.h"
+#include "sm/program.h"
+
+enum program_op {
+	OP_PORTINFO,
+	OP_PKEY,
+	OP_SWITCHINFO,
+	OP_LFT,
+	OP_SL2VL,
+	OP_VLARB,
+	OP_PORT_STATE,
+	OP_OTHER
+};
+
+struct program {
+	struct xact_engine *xe;
+	struct fabric *f;
+	program_done_fn *done;
+	void *arg;
+	unsigned pending;
+	bool started;
+	bool aborted;
+	bool *lft_failed; /* per node, allocated on the first failed LFT block */
+	struct program_stats st;
+};
+
+struct program_req {
+	struct program *pg;
+	enum program_op kind;
+	uint32_t node;
+	uint8_t port;
+};
+
+struct program *program_new(struct xact_engine *xe, struct fabric *f, program_done_fn *done,
+			    void *arg)
+{
+	struct program *pg = calloc(1, sizeof(*pg));
+
+	if (!pg)
+		return NULL;
+	*pg = (struct program){.xe = xe, .f = f, .done = done, .arg = arg};
+	return pg;
+}
+
+static void program_free(struct program *pg)
+{
+	free(pg->lft_failed);
+	free(pg);
+}
+
+/* Every SMP done and no more to come: report, then free. */
+static void program_finish(struct program *pg)
+{
+	/* a switch whose LFT programming failed must be rewritten next time */
+	for (uint32_t i = 0; pg->lft_failed && i < pg->f->n_nodes; i++)
+		if (pg->lft_failed[i])
+			pg->f->nodes[i].lft_top = 0xffff;
+	if (pg->done)
+		pg->done(pg->arg, &pg->st);
+	program_free(pg);
+}
+
+static void program_req_done(void *arg, int status, const struct wire_smp *req,
+			     const struct wire_smp *resp)
+{
+	struct program_req *op = arg;
+	struct program *pg = op->pg;
+	struct node *n;
+
+	pg->pending--;
+	if (pg->aborted) {
+		free(op);
+		if (!pg->pending)
+			program_free(pg);
+		return;
+	}
+	n = &pg->f->nodes[op->node];
+	if (status < 0) {
+		pg->st.errors++;
+		if (status == -ETIMEDOUT)
+			pg->st.timeouts++;
+		log_port_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, n->guid, op->port,
+				     "node 0x%016llx \"%s\" port %u: Set attr 0x%04x mod 0x%x "
+				     "failed: %s",
+				     (unsigned long long)n->guid, n->desc, op->port, req->attr_id,
+				     req->attr_mod, strerror(-status));
+		if (op->kind == OP_LFT) {
+			if (!pg->lft_failed)
+				pg->lft_failed = calloc(pg->f->n_nodes, sizeof(*pg->lft_failed));
+			if (pg->lft_failed)
+				pg->lft_failed[op->node] = true;
+			else
+				n->lft_top = 0xffff; /* out of memory: mark it now */
+		}
+	} else if (op->kind == OP_PORTINFO || op->kind == OP_PORT_STATE) {
+		struct wire_portinfo pi;
+		struct port *p = &n->ports[op->port];
+		if (wire_portinfo_decode(resp->data, sizeof(resp->data), &pi) == 0) {
+			memcpy(p->pi, resp->data, sizeof(p->pi));
+			p->state = pi.state;
+			p->neighbor_mtu = pi.neighbor_mtu;
+			p->oper_vls = pi.oper_vls;
+		}
+	}
+	free(op);
+	if (!pg->pending && pg->started)
+		program_finish(pg);
+}
+
+static int program_send(struct program *pg, enum program_op kind, uint32_t node, uint8_t port,
+			uint16_t attr, uint32_t mod, const uint8_t data[64])
+{
+	struct program_req *op;
+	struct wire_smp smp;
+	uint8_t path[FABRIC_DR_MAX_HOPS + 1];
+	uint8_t hops;
+	int r;
+
+	if (discover_port_path(pg->f, node, port, path, &hops) < 0 ||
+	    wire_smp_init_dr(&smp, WIRE_SET, attr, mod, path, hops) < 0) {
+		pg->st.errors++;
+		return -EINVAL;
+	}
+	memcpy(smp.data, data, sizeof(smp.data));
+	op = calloc(1, sizeof(*op));
+	if (!op) {
+		pg->st.errors++;
+		return -ENOMEM;
+	}
+	*op = (struct program_req){pg, kind, node, port};
+	r = xact_submit(pg->xe, &smp, program_req_done, op);
+	if (r < 0) {
+		free(op);
+		pg->st.errors++;
+		return r;
+	}
+	pg->pending++;
+	pg->st.sets++;
+	return 0;
+}
+
+int program_set(struct program *pg, uint32_t node, uint8_t port, uint16_t attr, uint32_t mod,
+		const uint8_t data[64])
+{
+	enum program_op kind = attr == WIRE_ATTR_PORT_INFO ? OP_PORTINFO
+			       : attr == WIRE_ATTR_LFT	   ? OP_LFT
+							   : OP_OTHER;
+
+	if (node >= pg->f->n_nodes)
+		return -EINVAL;
+	return program_send(pg, kind, node, port, attr, mod, data);
+}
+
+void program_start(struct program *pg)
+{
+	pg->started = true;
+	if (!pg->pending)
+		program_finish(pg);
+}
+
+void program_abort(struct program *pg)
+{
+	if (!pg)
+		return;
+	pg->aborted = true;
+	if (!pg->pending)
+		program_free(pg);
+}
+
+static bool port_is_up(const struct port *p)
+{
+	return p->valid && p->phys_state == PHYS_LINKUP && p->state >= PORT_INIT;
+}
+
+static uint8_t min8(uint8_t a, uint8_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The PortInfo fields the SM sets differ between what a port holds and what we want. */
+static bool portinfo_differs(const struct wire_portinfo *a, const struct wire_portinfo *b)
+{
+	return a->lid != b->lid || a->lmc != b->lmc || a->sm_lid != b->sm_lid ||
+	       a->gid_prefix != b->gid_prefix || a->mkey != b->mkey ||
+	       a->subnet_timeout != b->subnet_timeout || a->neighbor_mtu != b->neighbor_mtu ||
+	       a->oper_vls != b->oper_vls;
+}
+
+/* Program one port's PortInfo when what it holds differs from what we want. */
+static void program_port(struct program *pg, const struct routes *r,
+			 const struct program_params *pp, uint32_t ni, uint8_t pn)
+{
+	struct fabric *f = pg->f;
+	struct node *n = &f->nodes[ni];
+	struct port *p = &n->ports[pn];
+	struct wire_portinfo cur, want;
+	uint8_t data[64];
+	bool lid_port = pn == 0 || !node_is_switch(n);
+	const struct port *sm_port = &f->nodes[f->sm_node].ports[f->sm_port];
+
+	if (!p->valid || wire_portinfo_decode(p->pi, sizeof(p->pi), &cur) < 0)
+		return;
+	want = cur;
+	if (lid_port) {
+		want.lid = p->lid;
+		want.lmc = p->lmc;
+		want.sm_lid = sm_port->lid;
+		want.gid_prefix = pp->subnet_prefix;
+		want.mkey = 0;
+		want.subnet_timeout = want.subnet_timeout ? want.subnet_timeout : 18;
+	}
+	if (pn != 0 && port_is_linked(p)) {
+		const struct port *rp = &f->nodes[p->remote_node].ports[p->remote_port];
+		if (rp->valid) {
+			want.neighbor_mtu = min8(p->mtu_cap, rp->mtu_cap);
+			/* VLCap and OperationalVLs share an encoding (1: VL0 .. 5: VL0-14) */
+			want.oper_vls = min8(p->vl_cap, rp->vl_cap);
+			if (r->n_vls > 1 && want.oper_vls < 2)
+				log_ratelimited(LOG_CAT_ROUTE, LOG_WARNING,
+						"node 0x%016llx port %u supports only VL0 but %s "
+						"routing needs %u VLs",
+						(unsigned long long)n->guid, pn,
+						pp->engine ? pp->engine : "the", r->n_vls);
+		}
+	}
+	want.state = PORT_NOP;
+	want.phys_state = 0;
+	cur.state = PORT_NOP;
+	cur.phys_state = 0;
+	/* OperationalVLs may only change while the port is not yet armed */
+	if (p->state > PORT_INIT)
+		want.oper_vls = cur.oper_vls;
+	if (!portinfo_differs(&cur, &want))
+		return;
+	/*
+	 * A port in INIT whose link is up can be armed by the same Set: INIT ->
+	 * ARMED needs nothing from the neighbour (IBA 7.2.5), only ARMED ->
+	 * ACTIVE does.  Saves one SMP per port on a fresh fabric.
+	 */
+	if (pn != 0 && p->state == PORT_INIT && port_is_linked(p))
+		want.state = PORT_ARMED;
+	memcpy(data, p->pi, sizeof(data));
+	wire_portinfo_encode(&want, data, sizeof(data));
+	program_send(pg, OP_PORTINFO, ni, pn, WIRE_ATTR_PORT_INFO, pn, data);
+}
+
+static void program_switch(struct program *pg, const struct routes *r, uint32_t ni,
+			   const struct fabric *old_f, const struct routes *old_r, bool force)
+{
+	struct node *n = &pg->f->nodes[ni];
+	const uint8_t *lft = r->lft[ni];
+	const uint8_t *old = NULL;
+	int old_top = -1;
+	int top = r->max_lid;
+	uint32_t *blocks;
+	size_t nb;
+	struct wire_switchinfo si;
+	uint8_t data[64];
+
+	if (!lft)
+		return;
+	if (top >= n->lft_cap && n->lft_cap)
+		top = n->lft_cap - 1;
+	if (wire_switchinfo_decode(n->si, sizeof(n->si), &si) == 0 &&
+	    (si.lft_top != top || si.port_state_change)) {
+		si.lft_top = top;
+		si.port_state_change = 1; /* writing 1 clears it */
+		memcpy(data, n->si, sizeof(data));
+		wire_switchinfo_encode(&si, data, sizeof(data));
+		program_send(pg, OP_SWITCHINFO, ni, 0, WIRE_ATTR_SWITCH_INFO, 0, data);
+	}
+	if (old_f && old_r && !force) {
+		uint32_t oi = fabric_find_guid(old_f, n->guid);
+		if (oi != FABRIC_NO_NODE && oi < old_r->n_nodes && old_r->lft[oi] &&
+		    old_f->nodes[oi].lft_top == si.lft_top) {
+			old = old_r->lft[oi];
+			old_top = old_r->max_lid;
+		}
+	}
+	blocks = malloc((top / LFT_BLOCK + 1) * sizeof(*blocks));
+	if (!blocks)
+		return;
+	nb = lft_diff(old, old_top, lft, top, blocks);
+	for (size_t i = 0; i < nb; i++) {
+		uint8_t ports[LFT_BLOCK];
+		lft_block(lft, top, blocks[i], ports);
+		wire_lft_encode(ports, data, sizeof(data));
+		if (program_send(pg, OP_LFT, ni, 0, WIRE_ATTR_LFT, blocks[i], data) == 0)
+			pg->st.lft_blocks++;
+	}
+	free(blocks);
+	n->lft_top = top;
+}
+
+/* The node's SL->VL table in routes r, or NULL when r uses a single VL. */
+static const uint8_t *node_sl2vl(const struct routes *r, uint32_t ni)
+{
+	if (!r || r->n_vls <= 1 || !r->sl2vl || ni >= r->n_nodes)
+		return NULL;
+	return r->sl2vl[ni];
+}
+
+/*
+ * SL2VL and VLArb (IBA 14.2.5.8, 14.2.5.9) where the engine uses more than one
+ * VL.  Switch tables depend only on the output port, so every input port gets
+ * the same row.  VLArb: the low-priority table round-robins the VLs in use
+ * with equal weight, the high-priority table is left empty.  Skipped when
+ * the node's tables equal what this SM programmed last time.
+ */
+static void program_vls(struct program *pg, const struct routes *r, uint32_t ni,
+			const struct fabric *old_f, const struct routes *old_r, bool force)
+{
+	struct node *n = &pg->f->nodes[ni];
+	const uint8_t *t = node_sl2vl(r, ni);
+	const uint8_t *old_t = NULL;
+	unsigned first = 1, last = n->nports;
+	size_t sz = node_is_switch(n) ? (size_t)(n->nports + 1) * ROUTES_MAX_SL : ROUTES_MAX_SL;
+	uint8_t data[64];
+
+	if (!t)
+		return;
+	if (old_f && old_r && !force) {
+		uint32_t oi = fabric_find_guid(old_f, n->guid);
+		if (oi != FABRIC_NO_NODE && old_f->nodes[oi].nports == n->nports)
+			old_t = node_sl2vl(old_r, oi);
+	}
+	if (old_t && old_r->n_vls == r->n_vls && !memcmp(old_t, t, sz))
+		return;
+	for (unsigned out = first; out <= last; out++) {
+		struct port *op = &n->ports[out];
+		uint8_t vl[16], arb_vl[32] = {0}, arb_w[32] = {0};
+		if (!port_is_up(op) || !port_is_linked(op))
+			continue;
+		for (int sl = 0; sl < 16; sl++)
+			vl[sl] = node_is_switch(n) ? t[out * ROUTES_MAX_SL + sl] : t[sl];
+		memset(data, 0, sizeof(data));
+		wire_sl2vl_encode(vl, data, sizeof(data));
+		if (node_is_switch(n)) {
+			for (unsigned in = 0; in <= n->nports; in++) {
+				if (in == out || (in && !port_is_linked(&n->ports[in])))
+					continue;
+				program_send(pg, OP_SL2VL, ni, 0, WIRE_ATTR_SL2VL, in << 8 | out,
+					     data);
+			}
+		} else {
+			program_send(pg, OP_SL2VL, ni, out, WIRE_ATTR_SL2VL, 0, data);
+		}
+		for (unsigned v = 0; v < r->n_vls && v < 32; v++) {
+			arb_vl[v] = v;
+			arb_w[v] = 64;
+		}
+		memset(data, 0, sizeof(data));
+		wire_vlarb_encode(arb_vl, arb_w, data, sizeof(data));
+		/* block 1: low priority entries 0..31; attribute modifier port in 15:0 */
+		program_send(pg, OP_VLARB, ni, node_is_switch(n) ? 0 : out, WIRE_ATTR_VL_ARB,
+			     1u << 16 | (node_is_switch(n) ? out : 0), data);
+		/* block 3: high priority entries 0..31, all weight 0 (unused) */
+		memset(arb_w, 0, sizeof(arb_w));
+		memset(data, 0, sizeof(data));
+		wire_vlarb_encode(arb_vl, arb_w, data, sizeof(data));
+		program_send(pg, OP_VLARB, ni, node_is_switch(n) ? 0 : out, WIRE_ATTR_VL_ARB,
+			     3u << 16 | (node_is_switch(n) ? out : 0), data);
+	}
+}
+
+void program_configure(struct program *pg, const struct routes *r, const struct fabric *old_f,
+		       const struct routes *old_r, const struct program_params *pp)
+{
+	struct fabric *f = pg->f;
+
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		struct node *n = &f->nodes[i];
+		for (unsigned pn = node_is_switch(n) ? 0 : 1; pn <= n->nports; pn++) {
+			struct port *p = &n->ports[pn];
+			if (pn != 0 && !port_is_up(p))
+				continue;
+			program_port(pg, r, pp, i, pn);
+			/* a port coming up gets the default partition at index 0 */
+			if (!node_is_switch(n) && p->state == PORT_INIT) {
+				uint16_t keys[32] = {0xffff};
+				uint8_t data[64];
+				wire_pkey_encode(keys, data, sizeof(data));
+				program_send(pg, OP_PKEY, i, pn, WIRE_ATTR_PKEY_TABLE, 0, data);
+			}
+		}
+		if (node_is_switch(n))
+			program_switch(pg, r, i, old_f, old_r, pp->force);
+		program_vls(pg, r, i, old_f, old_r, pp->force);
+	}
+}
+
+void program_port_states(struct program *pg, uint8_t from, uint8_t to)
+{
+	struct fabric *f = pg->f;
+
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		struct node *n = &f->nodes[i];
+		for (unsigned pn = 1; pn <= n->nports; pn++) {
+			struct port *p = &n->ports[pn];
+			struct wire_portinfo pi;
+			uint8_t data[64];
+			if (!port_is_up(p) || p->state != from || !port_is_linked(p))
+				continue;
+			if (wire_portinfo_decode(p->pi, sizeof(p->pi), &pi) < 0)
+				continue;
+			pi.state = to;
+			pi.phys_state = 0;
+			memcpy(data, p->pi, sizeof(data));
+			wire_portinfo_encode(&pi, data, sizeof(data));
+			program_send(pg, OP_PORT_STATE, i, pn, WIRE_ATTR_PORT_INFO, pn, data);
+		}
+	}
+}

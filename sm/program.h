@@ -1,0 +1,78 @@
+/*
+ * Programming the subnet: desired state versus what the nodes hold, turned
+ * into the Set SMPs that make them equal, as one batch with a completion
+ * callback (IBA 1.4 vol 1, 14.2.5: PortInfo, P_KeyTable, SwitchInfo,
+ * LinearForwardingTable, SLtoVLMappingTable, VLArbitrationTable; 7.2 link
+ * states).  A batch works on a fabric that is not published: the answers to
+ * its PortInfo Sets update that fabric's copies of the ports.  A heavy sweep
+ * runs three batches (configure, arm, activate); anything else that must
+ * change a few tables (a port order, later multicast or partitions) runs a
+ * batch of its own without a sweep.  All SMPs are directed route, so
+ * programming does not depend on the tables being programmed.
+ */
+#ifndef IBSMD_PROGRAM_H
+#define IBSMD_PROGRAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fabric/fabric.h"
+#include "fabric/routes.h"
+#include "mad/xact.h"
+
+struct program;
+
+struct program_stats {
+	uint32_t sets;	     /* SMPs sent */
+	uint32_t errors;     /* that failed (error status, timeout, could not be sent) */
+	uint32_t timeouts;   /* of those, unanswered */
+	uint32_t lft_blocks; /* LFT blocks among the sets */
+};
+
+/* What the desired state depends on besides the routes. */
+struct program_params {
+	uint64_t subnet_prefix;
+	const char *engine; /* the routing engine, for log lines */
+	bool force;	    /* rewrite every LFT block and VL table (reroute) */
+};
+
+/*
+ * Runs once, when every SMP of the batch has completed and the batch has been
+ * started (program_start); the batch is freed right after.
+ */
+typedef void program_done_fn(void *arg, const struct program_stats *st);
+
+/* A new, empty batch on f (which must outlive it).  NULL on ENOMEM. */
+struct program *program_new(struct xact_engine *xe, struct fabric *f, program_done_fn *done,
+			    void *arg);
+
+/*
+ * Queue what makes every node of f match routes r: PortInfo (LID, LMC, SM
+ * LID, subnet prefix, neighbour MTU, operational VLs; a port in INIT is armed
+ * by the same Set), P_Key index 0 = 0xFFFF on CA ports coming up, SwitchInfo
+ * LinearFDBTop, the LFT blocks that differ from old_r (what the switch was
+ * last given; every block without old_r or with force), and SL2VL/VLArb
+ * where r uses more than one VL and the tables changed.  A switch whose LFT
+ * blocks do not all succeed is marked (lft_top = 0xffff) so the next batch
+ * rewrites it.
+ */
+void program_configure(struct program *p, const struct routes *r, const struct fabric *old_f,
+		       const struct routes *old_r, const struct program_params *pp);
+
+/* Queue PortState from -> to on every port of f that is up, linked and in state from. */
+void program_port_states(struct program *p, uint8_t from, uint8_t to);
+
+/*
+ * Queue one Set of attr/mod with data to (node, port) along the node's
+ * directed route (discover_port_path).  0 or -errno (counted as an error).
+ */
+int program_set(struct program *p, uint32_t node, uint8_t port, uint16_t attr, uint32_t mod,
+		const uint8_t data[64]);
+
+/* No more SMPs: done runs when the last completes (before this returns if none is left). */
+void program_start(struct program *p);
+
+/* Give up: done is not called; the batch frees itself once its SMPs are cancelled. */
+void program_abort(struct program *p);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * The routing pass of a sweep (see route.h).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/log.h"
+#include "sm/route.h"
+#include "sm/sm.h"
+
+static double route_now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+int route_fabric(struct sm *sm, const struct fabric *f, struct routes **ret, char *engine,
+		 size_t engine_len, double *ret_ms)
+{
+	struct route_state *rs = &sm->route;
+	struct routing_opts ro = {
+	    .roots = sm->roots, .n_roots = sm->n_roots, .lmc = (uint8_t)sm->conf.lmc};
+	struct chain_result res;
+	struct routing_stats st;
+	double t0 = route_now_ms();
+	bool changed;
+	int r;
+
+	r = chain_run(f, &ro, sm->conf.routing_engine, sm->conf.routing_chain, &res);
+	for (unsigned int i = 0; i < res.n_refusals; i++) {
+		const struct chain_refusal *x = &res.refusals[i];
+
+		/* warn when the refusal is new; the same refusal every sweep is debug */
+		log_msg(LOG_CAT_ROUTE,
+			chain_has_refusal(rs->last_refusals, rs->n_last_refusals, x) ? LOG_DEBUG
+										     : LOG_WARNING,
+			"routing engine %s refused: %s, trying the next one", x->engine, x->reason);
+		hook_run(&sm->hooks.route_fallback,
+			 &(struct sm_route_fallback){x->engine, x->reason});
+	}
+	memcpy(rs->last_refusals, res.refusals, sizeof(rs->last_refusals));
+	rs->n_last_refusals = res.n_refusals;
+	*ret_ms = route_now_ms() - t0;
+	if (r < 0) {
+		chain_result_clear(&res);
+		return r;
+	}
+	snprintf(engine, engine_len, "%s", res.engine->name);
+	*ret = res.routes;
+	res.routes = NULL;
+	chain_result_clear(&res);
+
+	routing_stats(f, *ret, &st);
+	/* info when the outcome changes, debug on the periodic re-route */
+	changed = strcmp(rs->last_engine, engine) ||
+		  st.max_routes_per_port != rs->last_stats.max_routes_per_port ||
+		  st.unreachable != rs->last_stats.unreachable ||
+		  st.mean_routes_per_port != rs->last_stats.mean_routes_per_port;
+	log_msg(LOG_CAT_ROUTE, changed ? LOG_INFO : LOG_DEBUG,
+		"routed with %s: %.1f ms, max %u / mean %.1f routes per port, %u unreachable",
+		engine, *ret_ms, st.max_routes_per_port, st.mean_routes_per_port, st.unreachable);
+	snprintf(rs->last_engine, sizeof(rs->last_engine), "%s", engine);
+	rs->last_stats = st;
+	return 0;
+}

@@ -1,0 +1,36 @@
+/*
+ * The routing pass of a sweep: the configured engine and its fallback chain
+ * (routing/chain.c) over the discovered fabric, with what the daemon says
+ * about it: each refusal logged (a warning when new, debug while it repeats
+ * sweep after sweep) and handed to the route_fallback hooks, the outcome
+ * logged at info when it changes.
+ */
+#ifndef IBSMD_ROUTE_H
+#define IBSMD_ROUTE_H
+
+#include <stddef.h>
+
+#include "fabric/fabric.h"
+#include "fabric/routes.h"
+#include "routing/chain.h"
+#include "routing/routing.h"
+
+struct sm;
+
+/* What the last routing pass said, to tell a repeat from news. */
+struct route_state {
+	char last_engine[32];
+	struct chain_refusal last_refusals[CHAIN_MAX];
+	unsigned int n_last_refusals;
+	struct routing_stats last_stats;
+};
+
+/*
+ * Route f per sm->conf (routing_engine, routing_chain, lmc) and the updn
+ * roots.  0 with *ret (the caller's), the engine's name in engine and the
+ * time taken in *ret_ms; else the chain's error (no engine could route).
+ */
+int route_fabric(struct sm *sm, const struct fabric *f, struct routes **ret, char *engine,
+		 size_t engine_len, double *ret_ms);
+
+#endif

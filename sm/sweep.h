@@ -1,0 +1,82 @@
+/*
+ * The heavy sweep (IBA 1.4 vol 1, 14.4 subnet management; 7.2 link states)
+ * as a small state machine, and the scheduler in front of it.
+ *
+ * Phases, in order; a failure goes straight to PUBLISH with the reason:
+ *   DISCOVER  directed-route BFS into a new fabric (sm/discover.c)
+ *   DECIDE    smstate_decide(): may this SM program the subnet?
+ *   ASSIGN    LIDs (sm/lid.c), the guid->LID map saved when it changed
+ *   ROUTE     the engine and its fallback chain (sm/route.c)
+ *   PROGRAM   a batch of Sets: PortInfo, P_Key, SwitchInfo, LFT, SL2VL, VLArb
+ *             that differ (sm/program.c)
+ *   ARM       a batch: INIT -> ARMED where the PROGRAM batch left a port in INIT
+ *   ACTIVATE  a batch: ARMED -> ACTIVE
+ *   PUBLISH   the fabric, its routes and indexes become the published
+ *             snapshot (fabric/snapshot.h); hooks run; routing dumps follow
+ *
+ * The scheduler folds requests: one that arrives while a sweep runs, or
+ * within sweep_holddown_ms of the last one's end, waits for that hold-down
+ * and joins every other request made meanwhile, so a burst of traps costs
+ * one sweep after the running one (like an OSPF SPF hold timer).  The first
+ * request after a quiet spell starts at once.
+ */
+#ifndef IBSMD_SWEEP_H
+#define IBSMD_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <event2/event.h>
+
+struct sm;
+struct sweep;
+
+/* What a heavy sweep did; sm->last holds the last one's. */
+struct sweep_summary {
+	int status;	  /* 0 when the subnet came up */
+	char reason[256]; /* why not, one line */
+	uint32_t nodes, switches, cas;
+	uint32_t links, ports_active, ports_linked;
+	uint32_t lids;
+	uint32_t timeouts;
+	uint32_t sets, set_errors;
+	uint32_t lft_blocks;
+	double ms, discover_ms, route_ms;
+	char engine[32];
+};
+
+/* The scheduler's state, inside struct sm. */
+struct sweep_sched {
+	struct sweep *cur;	/* the sweep running, or NULL */
+	bool pending;		/* a sweep was asked for and waits */
+	char pending_why[160];	/* the first reason asked for */
+	unsigned pending_count; /* requests folded into the pending sweep */
+	struct event *holddown; /* fires when a pending sweep may start */
+	double last_end_ms;	/* CLOCK_MONOTONIC end of the last sweep, 0 = none yet */
+	bool force_lft;		/* the next sweep rewrites every LFT block (reroute) */
+	pid_t dump_pid;		/* child writing the routing dumps, 0 if none */
+	struct event *timer;	/* the periodic (light) sweep */
+};
+
+/*
+ * Ask for a heavy sweep, saying why (logged at debug, published by the
+ * sweep_begin hooks when it starts): now, or after the hold-down (above).
+ * 0 or -errno.
+ */
+int sweep_start_why(struct sm *sm, const char *why);
+/* sweep_start_why(sm, "requested"). */
+int sweep_start(struct sm *sm);
+/* Whether a heavy sweep runs now. */
+bool sweep_running(const struct sm *sm);
+/* Whether a requested heavy sweep waits (behind the running one or the hold-down). */
+bool sweep_pending(const struct sm *sm);
+/* The next sweep rewrites every LFT block and VL table (smctl reroute). */
+void sweep_force_lft(struct sm *sm);
+/* Abandon the running sweep and any pending one (shutdown); safe before xact_free. */
+void sweep_abort(struct sm *sm);
+/* Arm the periodic (light) sweep timer per conf.sweep_interval; 0 stops it. */
+void sweep_schedule(struct sm *sm);
+/* Free the scheduler's timers (sm_fini). */
+void sweep_sched_fini(struct sm *sm);
+
+#endif
