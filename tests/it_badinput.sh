@@ -75,6 +75,18 @@ for args in "--class 0x01 --base-version 7" \
 		fail "madinject $args"
 done
 check "daemon survives the bad MADs" kill -0 "$SM_PID"
+
+# --- a burst of traps (40 over 0.8 s, each after the sweep the one before started
+# has ended) is folded into a couple of heavy sweeps by the sweep hold-down
+wait_for 10 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"last_sweep_status\"])') = ok ]"
+T0=$(st traps); H0=$(st sweeps)
+(export SIM_HOST=ca-3; sim_run 30 "$INJECT" --dlid "${SMLID:-1}" --class 0x01 --method 0x05 \
+	--attr 0x02 --trap 128 --count 40 --interval 20 >/dev/null 2>&1) || fail "madinject a trap burst"
+check "40 traps arrive" wait_for 10 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"traps\"])') -ge $((T0 + 40)) ]"
+sleep 2
+H1=$(st sweeps)
+check "a burst of 40 traps costs 1 to 4 heavy sweeps, not 40 ($H0 -> $H1)" \
+	test "$H1" -ge $((H0 + 1)) -a "$H1" -le $((H0 + 4))
 check "a malformed SMP is logged" grep -q "malformed" "$T/smd.err"
 check "unserved MADs are logged" grep -q "ignored a MAD of class 0x03" "$T/smd.err"
 sweeps=$(grep -c "subnet up" "$T/smd.err")

@@ -3,13 +3,19 @@
  * bad-input integration tests.  Runs under umad2sim like any diag tool.
  *
  *   madinject --dlid LID [--class C] [--method M] [--attr A] [--len N]
- *             [--base-version V] [--qp Q] [--garbage]
+ *             [--base-version V] [--qp Q] [--garbage] [--trap NUM] [--count N]
+ *             [--interval MS]
+ *
+ * --trap NUM makes the data a generic Notice with that trap number; --count
+ * sends N copies, each with its own TID, MS milliseconds apart (0:
+ * back to back): a trap burst.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <infiniband/umad.h>
 
 #include "mad/wire.h"
@@ -25,10 +31,13 @@ int main(int argc, char **argv)
 	    {"base-version", required_argument, NULL, 'b'},
 	    {"qp", required_argument, NULL, 'q'},
 	    {"garbage", no_argument, NULL, 'g'},
+	    {"trap", required_argument, NULL, 't'},
+	    {"count", required_argument, NULL, 'n'},
+	    {"interval", required_argument, NULL, 'i'},
 	    {0},
 	};
 	int dlid = 0, cls = 0x01, method = 0x01, attr = 0x20, len = 256, bv = 1, qp = -1;
-	int garbage = 0, c, portid, agent, r;
+	int garbage = 0, c, portid, agent, r, trap = -1, count = 1, interval = 0;
 	uint8_t umad[1024];
 	uint8_t *mad;
 
@@ -59,13 +68,22 @@ int main(int argc, char **argv)
 		case 'g':
 			garbage = 1;
 			break;
+		case 't':
+			trap = v;
+			break;
+		case 'n':
+			count = v;
+			break;
+		case 'i':
+			interval = v;
+			break;
 		default:
 			fprintf(stderr, "usage: madinject --dlid LID [options]\n");
 			return 2;
 		}
 	}
-	if (!dlid || len < 0 || len > 256) {
-		fprintf(stderr, "madinject: --dlid required, --len 0..256\n");
+	if (!dlid || len < 0 || len > 256 || count < 1 || count > 100000) {
+		fprintf(stderr, "madinject: --dlid required, --len 0..256, --count 1..100000\n");
 		return 2;
 	}
 	if (qp < 0)
@@ -95,17 +113,31 @@ int main(int argc, char **argv)
 	mad[15] = 0x34;
 	mad[16] = attr >> 8;
 	mad[17] = attr & 0xff;
+	if (trap >= 0) {
+		/* Notice (IBA 14.2.5.1): IsGeneric, Type 1 (urgent), ProducerType 2 (switch) */
+		mad[64] = 0x80 | 1;
+		mad[67] = 2;
+		mad[68] = trap >> 8;
+		mad[69] = trap & 0xff;
+	}
 	umad_set_addr(umad, dlid, qp, 0, qp ? 0x80010000 : 0);
-	r = umad_send(portid, agent, umad, len, 100, 0);
-	if (r < 0) {
-		fprintf(stderr, "madinject: send failed: %s\n", strerror(-r));
-		return 1;
+	for (int i = 0; i < count; i++) {
+		mad[14] = i >> 8; /* a TID of its own each */
+		mad[13] = i & 0xff;
+		r = umad_send(portid, agent, umad, len, 100, 0);
+		if (r < 0) {
+			fprintf(stderr, "madinject: send %d failed: %s\n", i, strerror(-r));
+			return 1;
+		}
+		if (interval > 0)
+			usleep((useconds_t)interval * 1000);
 	}
 	/* give the simulator time to deliver before we detach */
 	int rlen = 256;
 	umad_recv(portid, umad, &rlen, 300);
 	umad_close_port(portid);
-	printf("madinject: sent class 0x%02x method 0x%02x attr 0x%04x len %d to LID %d qp %d\n",
-	       cls, method, attr, len, dlid, qp);
+	printf("madinject: sent %d x class 0x%02x method 0x%02x attr 0x%04x len %d to LID %d qp "
+	       "%d\n",
+	       count, cls, method, attr, len, dlid, qp);
 	return 0;
 }
