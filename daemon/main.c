@@ -356,7 +356,7 @@ int main(int argc, char **argv)
 	} else {
 		if (!d.once) {
 			d.exit_code = 0;
-			sweep_schedule(&d.sm);
+			light_schedule(&d.sm);
 			watchdog_start(&d);
 		}
 		event_base_dispatch(d.base);

@@ -108,3 +108,33 @@ int light_sweep(struct sm *sm)
 	sm->light.running = true;
 	return 0;
 }
+
+static void light_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+
+	light_sweep(sm);
+	light_schedule(sm);
+}
+
+void light_schedule(struct sm *sm)
+{
+	struct timeval tv = {sm->conf.sweep_interval, 0};
+
+	if (!sm->conf.sweep_interval) {
+		if (sm->light.timer)
+			evtimer_del(sm->light.timer);
+		return;
+	}
+	if (!sm->light.timer)
+		sm->light.timer = evtimer_new(sm->base, light_timer_cb, sm);
+	if (sm->light.timer)
+		evtimer_add(sm->light.timer, &tv);
+}
+
+void light_fini(struct sm *sm)
+{
+	if (sm->light.timer)
+		event_free(sm->light.timer);
+	sm->light.timer = NULL;
+}

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <event2/event.h>
 
 struct sm;
 
@@ -21,9 +22,14 @@ struct light_state {
 	uint64_t sweeps; /* light sweeps done */
 	uint64_t ticks;	 /* periodic ticks, for the every-30th heavy sweep */
 	bool running;
+	struct event *timer; /* the periodic tick */
 };
 
 /* One light sweep (or a heavy one, see above).  0 or -errno. */
 int light_sweep(struct sm *sm);
+/* Arm the periodic tick (a light sweep) per conf.sweep_interval; 0 stops it. */
+void light_schedule(struct sm *sm);
+/* Free the timer (sm_fini). */
+void light_fini(struct sm *sm);
 
 #endif

@@ -230,7 +230,7 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 		xact_set_opts(sm->xe, (unsigned)sm->conf.mad_timeout_ms,
 			      (unsigned)sm->conf.mad_retries);
 	} else if (!strcmp(key, "sweep_interval")) {
-		sweep_schedule(sm);
+		light_schedule(sm);
 	} else if (!strcmp(key, "updn_roots_file")) {
 		return sm_load_roots(sm, err, err_len);
 	} else if (!strcmp(key, "log_level")) {
@@ -425,6 +425,7 @@ void sm_fini(struct sm *sm)
 	madio_close(sm->io);
 	sm->io = NULL;
 	sweep_sched_fini(sm);
+	light_fini(sm);
 	snapshot_free(sm->snap);
 	sm->snap = NULL;
 	lid_db_free(sm->lids);

@@ -15,7 +15,6 @@
 
 #include "lib/log.h"
 #include "sm/dump.h"
-#include "sm/light.h"
 #include "sm/program.h"
 #include "sm/route.h"
 #include "sm/sm.h"
@@ -408,34 +407,9 @@ int sweep_start(struct sm *sm)
 	return sweep_start_why(sm, "requested");
 }
 
-static void sweep_timer_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct sm *sm = arg;
-
-	light_sweep(sm);
-	sweep_schedule(sm);
-}
-
-void sweep_schedule(struct sm *sm)
-{
-	struct timeval tv = {sm->conf.sweep_interval, 0};
-
-	if (!sm->conf.sweep_interval) {
-		if (sm->sched.timer)
-			evtimer_del(sm->sched.timer);
-		return;
-	}
-	if (!sm->sched.timer)
-		sm->sched.timer = evtimer_new(sm->base, sweep_timer_cb, sm);
-	if (sm->sched.timer)
-		evtimer_add(sm->sched.timer, &tv);
-}
-
 void sweep_sched_fini(struct sm *sm)
 {
-	if (sm->sched.timer)
-		event_free(sm->sched.timer);
 	if (sm->sched.holddown)
 		event_free(sm->sched.holddown);
-	sm->sched.timer = sm->sched.holddown = NULL;
+	sm->sched.holddown = NULL;
 }

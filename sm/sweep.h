@@ -55,7 +55,6 @@ struct sweep_sched {
 	double last_end_ms;	/* CLOCK_MONOTONIC end of the last sweep, 0 = none yet */
 	bool force_lft;		/* the next sweep rewrites every LFT block (reroute) */
 	pid_t dump_pid;		/* child writing the routing dumps, 0 if none */
-	struct event *timer;	/* the periodic (light) sweep */
 };
 
 /*
@@ -74,8 +73,6 @@ bool sweep_pending(const struct sm *sm);
 void sweep_force_lft(struct sm *sm);
 /* Abandon the running sweep and any pending one (shutdown); safe before xact_free. */
 void sweep_abort(struct sm *sm);
-/* Arm the periodic (light) sweep timer per conf.sweep_interval; 0 stops it. */
-void sweep_schedule(struct sm *sm);
 /* Free the scheduler's timers (sm_fini). */
 void sweep_sched_fini(struct sm *sm);
 

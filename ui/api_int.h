@@ -4,6 +4,7 @@
  * daemon sees ui/api.h only.
  *
  *   api.c        the command table, start-up and shut-down
+ *   api_util.c   helpers: GUIDs as JSON, argument checks, texts in memory
  *   api_ids.c    identifiers (GUID, LID, description) -> (node, port), O(1)
  *   api_views.c  read commands: status, nodes, ports, links, lids, node,
  *                route, topology, config, events
@@ -42,7 +43,7 @@ struct api {
 	bool last_subnet_up;
 };
 
-/* ---- helpers (api.c) --------------------------------------------------- */
+/* ---- helpers (api_util.c) --------------------------------------------------- */
 
 json_t *api_guid(uint64_t g);
 double api_uptime(const struct api *api);
