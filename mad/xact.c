@@ -43,6 +43,8 @@ struct xact_engine {
 	struct xact_stats st;
 };
 
+static const struct madio_dest dest_permissive = {WIRE_PERMISSIVE_LID, 0, 0, 0};
+
 static void xact_pump(struct xact_engine *xe);
 
 static void slot_transmit(struct xact_slot *s)
@@ -51,7 +53,8 @@ static void slot_transmit(struct xact_slot *s)
 	struct timeval tv = {xe->opts.timeout_ms / 1000, (xe->opts.timeout_ms % 1000) * 1000};
 
 	xe->st.sent++;
-	if (xe->send(xe->send_ctx, s->buf, WIRE_MAD_SIZE, xe->opts.timeout_ms) < 0)
+	if (xe->send(xe->send_ctx, &dest_permissive, s->buf, WIRE_MAD_SIZE, xe->opts.timeout_ms) <
+	    0)
 		xe->st.send_errors++;
 	evtimer_add(s->timer, &tv);
 }

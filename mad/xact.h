@@ -13,6 +13,7 @@
 
 #include <event2/event.h>
 
+#include "mad/madio.h"
 #include "mad/wire.h"
 
 struct xact_engine;
@@ -23,8 +24,12 @@ struct xact_opts {
 	unsigned retries;    /* extra attempts after the first */
 };
 
-/* Send one encoded MAD; 0 or -errno.  Called from the loop. */
-typedef int (*xact_send_fn)(void *ctx, const uint8_t *mad, size_t len, unsigned timeout_ms);
+/*
+ * Send one encoded MAD to `to`; 0 or -errno.  Called from the loop.  SMPs
+ * go to the permissive LID on QP0.
+ */
+typedef int (*xact_send_fn)(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len,
+			    unsigned timeout_ms);
 
 /*
  * Completion: status 0 with resp; -EREMOTEIO with resp when the MAD status is

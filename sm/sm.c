@@ -131,10 +131,11 @@ static void sm_recv(void *ctx, int mgmt_class, int status, const struct madio_ad
 			cls, method, len >= 18 ? buf[16] << 8 | buf[17] : 0, from->slid);
 }
 
-static int sm_send(void *ctx, const uint8_t *mad, size_t len, unsigned timeout_ms)
+static int sm_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len,
+		   unsigned timeout_ms)
 {
 	struct sm *sm = ctx;
-	return madio_send(sm->io, mad, len, timeout_ms);
+	return madio_send(sm->io, to, mad, len, timeout_ms);
 }
 
 int sm_init(struct sm *sm, struct event_base *base, const struct sm_opts *o, char *err,

@@ -141,7 +141,8 @@ static bool tid_sent_before(const struct fake *fk, uint64_t tid)
 	return false;
 }
 
-static int fake_send(void *ctx, const uint8_t *mad, size_t len, unsigned timeout_ms)
+static int fake_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len,
+		     unsigned timeout_ms)
 {
 	struct fake *fk = ctx;
 	struct wire_smp s;
