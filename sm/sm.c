@@ -1,6 +1,7 @@
 /*
- * The SM object (see sm.h): opens the MAD port, wires received MADs to the
- * transaction engine, owns the LID database.  IBA 1.4 vol 1, 14.4.
+ * The SM object (see sm.h): opens the MAD port, wires received MADs through
+ * the dispatch table to the transaction engine and the SM's handlers, owns
+ * the LID database.  IBA 1.4 vol 1, 14.4.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mad/dispatch.h"
 #include "mad/wire.h"
 #include "lib/log.h"
 #include "sm/offline.h"
@@ -82,53 +84,101 @@ static void sm_handle_trap(struct sm *sm, const struct madio_addr *from, const u
 	}
 }
 
-static void sm_recv(void *ctx, int mgmt_class, int status, const struct madio_addr *from,
-		    const uint8_t *buf, size_t len)
+/*
+ * Received MADs, wired by the dispatch table (sm_dispatch_new).  Handlers
+ * take the header dispatch decoded; the ones above still decode their body.
+ */
+static void sm_recv_response(void *ctx, const struct madio_addr *from,
+			     const struct wire_mad_hdr *hdr, const uint8_t *buf, size_t len)
 {
 	struct sm *sm = ctx;
-	uint8_t cls, method;
-	uint64_t tid;
+	bool smp = hdr->mgmt_class == WIRE_CLASS_SMI || hdr->mgmt_class == WIRE_CLASS_SMI_DR;
+	int r = xact_input(sm->xe, buf, len);
 
-	if (wire_mad_peek(buf, len, &cls, &method, &tid) < 0) {
+	if (r == -EBADMSG) {
 		sm->mad_malformed++;
 		log_ratelimited(LOG_CAT_MAD, LOG_WARNING,
-				"dropped a truncated MAD (%zu bytes) from LID %u", len, from->slid);
-		return;
+				"dropped a malformed %s response (class 0x%02x, %zu bytes) "
+				"from LID %u",
+				smp ? "SMP" : "GSI", hdr->mgmt_class, len, from->slid);
+	} else if (r == -ENOENT) {
+		log_msg(LOG_CAT_MAD, LOG_DEBUG, "late or unknown response TID 0x%016llx",
+			(unsigned long long)hdr->tid);
 	}
-	if (status) {
-		/* a send that failed (umad2sim: the simulator dropped it) */
-		xact_send_failed(sm->xe, tid);
-		return;
-	}
-	if ((cls == WIRE_CLASS_SMI || cls == WIRE_CLASS_SMI_DR) && (method & 0x80)) {
-		int r = xact_input(sm->xe, buf, len);
-		if (r == -EBADMSG) {
-			sm->mad_malformed++;
-			log_ratelimited(
-			    LOG_CAT_MAD, LOG_WARNING,
-			    "dropped a malformed SMP response (class 0x%02x, %zu bytes) "
-			    "from LID %u",
-			    cls, len, from->slid);
-		} else if (r == -ENOENT) {
-			log_msg(LOG_CAT_MAD, LOG_DEBUG, "late or unknown response TID 0x%016llx",
-				(unsigned long long)tid);
-		}
-		return;
-	}
-	if ((cls == WIRE_CLASS_SMI || cls == WIRE_CLASS_SMI_DR) && method == WIRE_GET &&
-	    len >= 18 && (buf[16] << 8 | buf[17]) == WIRE_ATTR_SM_INFO) {
-		sm_answer_sminfo(sm, from, buf, len);
-		return;
-	}
-	if (cls == WIRE_CLASS_SMI && method == WIRE_TRAP) {
-		sm_handle_trap(sm, from, buf, len);
-		return;
-	}
+}
+
+static void sm_recv_sminfo(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr *hdr,
+			   const uint8_t *buf, size_t len)
+{
+	sm_answer_sminfo(ctx, from, buf, len);
+}
+
+static void sm_recv_trap(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr *hdr,
+			 const uint8_t *buf, size_t len)
+{
+	sm_handle_trap(ctx, from, buf, len);
+}
+
+static void sm_recv_unserved(void *ctx, const struct madio_addr *from,
+			     const struct wire_mad_hdr *hdr, const uint8_t *buf, size_t len)
+{
+	struct sm *sm = ctx;
+
 	sm->mad_unexpected++;
 	log_ratelimited(LOG_CAT_MAD, LOG_NOTICE,
 			"ignored a MAD of class 0x%02x method 0x%02x attr 0x%04x from LID %u: "
 			"not served yet",
-			cls, method, len >= 18 ? buf[16] << 8 | buf[17] : 0, from->slid);
+			hdr->mgmt_class, hdr->method, hdr->attr_id, from->slid);
+}
+
+static struct dispatch *sm_dispatch_new(struct sm *sm)
+{
+	static const struct {
+		uint8_t mgmt_class;
+		unsigned method, attr_id;
+		dispatch_fn fn;
+	} table[] = {
+	    /* responses to our requests: SMPs, and GSI for PerfMgt and SA queries */
+	    {WIRE_CLASS_SMI, DISPATCH_ANY_RESPONSE, DISPATCH_ANY_ATTR, sm_recv_response},
+	    {WIRE_CLASS_SMI_DR, DISPATCH_ANY_RESPONSE, DISPATCH_ANY_ATTR, sm_recv_response},
+	    {WIRE_CLASS_SA, DISPATCH_ANY_RESPONSE, DISPATCH_ANY_ATTR, sm_recv_response},
+	    {WIRE_CLASS_PERF, DISPATCH_ANY_RESPONSE, DISPATCH_ANY_ATTR, sm_recv_response},
+	    {WIRE_CLASS_SMI, WIRE_GET, WIRE_ATTR_SM_INFO, sm_recv_sminfo},
+	    {WIRE_CLASS_SMI_DR, WIRE_GET, WIRE_ATTR_SM_INFO, sm_recv_sminfo},
+	    {WIRE_CLASS_SMI, WIRE_TRAP, DISPATCH_ANY_ATTR, sm_recv_trap},
+	};
+	struct dispatch *d = dispatch_new(sm_recv_unserved, sm);
+
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (dispatch_register(d, table[i].mgmt_class, table[i].method, table[i].attr_id,
+				      table[i].fn, sm) < 0) {
+			dispatch_free(d);
+			return NULL;
+		}
+	}
+	return d;
+}
+
+static void sm_recv(void *ctx, int mgmt_class, int status, const struct madio_addr *from,
+		    const uint8_t *buf, size_t len)
+{
+	struct sm *sm = ctx;
+	struct wire_mad_hdr hdr;
+
+	if (status) {
+		/* a send that failed (umad2sim: the simulator dropped it) */
+		if (wire_mad_hdr_decode(buf, len, &hdr) == 0) {
+			xact_send_failed(sm->xe, hdr.tid);
+			return;
+		}
+	} else if (dispatch_input(sm->disp, from, buf, len) != -EBADMSG) {
+		return;
+	}
+	sm->mad_malformed++;
+	log_ratelimited(LOG_CAT_MAD, LOG_WARNING, "dropped a truncated MAD (%zu bytes) from LID %u",
+			len, from->slid);
 }
 
 static int sm_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len,
@@ -168,6 +218,12 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_opts *o, cha
 	r = sm_load_roots(sm, err, err_len);
 	if (r < 0)
 		goto fail;
+	sm->disp = sm_dispatch_new(sm);
+	if (!sm->disp) {
+		snprintf(err, err_len, "out of memory setting up MAD dispatch");
+		r = -ENOMEM;
+		goto fail;
+	}
 	r = madio_open(base, o->ca_name, o->port_num, sm_recv, sm, &sm->io, err, err_len);
 	if (r < 0)
 		goto fail;
@@ -299,6 +355,8 @@ void sm_fini(struct sm *sm)
 	sm->xe = NULL;
 	madio_close(sm->io);
 	sm->io = NULL;
+	dispatch_free(sm->disp);
+	sm->disp = NULL;
 	if (sm->sweep_timer)
 		event_free(sm->sweep_timer);
 	sm->sweep_timer = NULL;

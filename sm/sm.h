@@ -57,6 +57,7 @@ struct sweep_summary {
 };
 
 struct sweep;
+struct dispatch;
 
 typedef void (*sm_sweep_done_fn)(void *arg, const struct sweep_summary *s);
 
@@ -65,6 +66,7 @@ struct sm {
 	struct sm_opts opts;
 	struct madio *io;
 	struct xact_engine *xe;
+	struct dispatch *disp; /* received MADs to their handlers */
 	struct lid_db *lids;
 	char lid_path[600];
 	enum sm_state state;
