@@ -268,8 +268,8 @@ void madio_close(struct madio *io)
 	free(io);
 }
 
-static int do_send(struct madio *io, int agent, const uint8_t *mad, size_t len, uint16_t dlid,
-		   uint32_t qp, unsigned timeout_ms)
+static int do_send(struct madio *io, int agent, const uint8_t *mad, size_t len,
+		   const struct madio_dest *to, unsigned timeout_ms)
 {
 	uint8_t umad[512];
 	size_t usz = umad_size();
@@ -280,10 +280,11 @@ static int do_send(struct madio *io, int agent, const uint8_t *mad, size_t len, 
 	/* all of it: umad2sim reads past the MAD length */
 	memset(umad, 0, sizeof(umad));
 	memcpy(umad_get_mad(umad), mad, len);
-	if (qp == 0)
-		umad_set_addr(umad, dlid ? dlid : 0xffff, 0, 0, 0);
+	if (to->qpn == 0)
+		umad_set_addr(umad, to->dlid ? to->dlid : WIRE_PERMISSIVE_LID, 0, to->sl, 0);
 	else
-		umad_set_addr(umad, dlid, qp, 0, 0x80010000);
+		umad_set_addr(umad, to->dlid, to->qpn, to->sl,
+			      to->qkey ? to->qkey : MADIO_GSI_QKEY);
 	r = umad_send(io->portid, agent, umad, len, timeout_ms, 0);
 	if (r < 0) {
 		io->st.send_errors++;
@@ -293,31 +294,47 @@ static int do_send(struct madio *io, int agent, const uint8_t *mad, size_t len, 
 	return 0;
 }
 
-int madio_send(struct madio *io, const uint8_t *mad, size_t len, unsigned timeout_ms)
+static int class_agent(struct madio *io, int mgmt_class)
 {
-	uint8_t cls;
-
-	if (wire_mad_peek(mad, len, &cls, NULL, NULL) < 0)
-		return -EINVAL;
-	switch (cls) {
+	switch (mgmt_class) {
+	case WIRE_CLASS_SMI:
+		return io->agent_smi;
 	case WIRE_CLASS_SMI_DR:
-		return do_send(io, io->agent_dr, mad, len, 0xffff, 0, timeout_ms);
+		return io->agent_dr;
+	case WIRE_CLASS_SA:
+		return io->agent_sa;
+	case WIRE_CLASS_PERF:
+		return io->agent_perf;
 	default:
-		return -EINVAL;
+		return -1;
 	}
+}
+
+int madio_send(struct madio *io, const struct madio_dest *to, const uint8_t *mad, size_t len,
+	       unsigned timeout_ms)
+{
+	struct wire_mad_hdr h;
+	bool smp;
+	int agent;
+
+	if (!to || wire_mad_hdr_decode(mad, len, &h) < 0)
+		return -EINVAL;
+	agent = class_agent(io, h.mgmt_class);
+	smp = h.mgmt_class == WIRE_CLASS_SMI || h.mgmt_class == WIRE_CLASS_SMI_DR;
+	if (agent < 0 || to->dlid == 0 || smp != (to->qpn == 0))
+		return -EINVAL;
+	return do_send(io, agent, mad, len, to, timeout_ms);
 }
 
 int madio_send_lid(struct madio *io, int mgmt_class, const uint8_t *mad, size_t len, uint16_t dlid,
 		   uint32_t qp, unsigned timeout_ms)
 {
-	int agent = mgmt_class == WIRE_CLASS_SMI      ? io->agent_smi
-		    : mgmt_class == WIRE_CLASS_SA     ? io->agent_sa
-		    : mgmt_class == WIRE_CLASS_SMI_DR ? io->agent_dr
-		    : mgmt_class == WIRE_CLASS_PERF   ? io->agent_perf
-						      : -1;
+	struct madio_dest to = {dlid, qp, MADIO_GSI_QKEY, 0};
+	int agent = class_agent(io, mgmt_class);
+
 	if (agent < 0)
 		return -EINVAL;
-	return do_send(io, agent, mad, len, dlid, qp, timeout_ms);
+	return do_send(io, agent, mad, len, &to, timeout_ms);
 }
 
 int madio_port_info(struct madio *io, struct madio_port_info *ret)

@@ -34,6 +34,21 @@ struct madio_addr {
 	uint8_t sl;
 };
 
+#define MADIO_GSI_QKEY 0x80010000u /* the well-known Q_Key of QP1 */
+
+/*
+ * Where a MAD goes.  Directed-route SMPs: the permissive DLID 0xffff, QP0;
+ * LID-routed SMPs: the port's DLID, QP0; GSI MADs (any other class): DLID,
+ * the remote QPN (QP1 for a port's class agents), Q_Key (0 means
+ * MADIO_GSI_QKEY) and SL.
+ */
+struct madio_dest {
+	uint16_t dlid;
+	uint32_t qpn;
+	uint32_t qkey;
+	uint8_t sl;
+};
+
 /*
  * A received MAD: agent is the class it arrived on (0x01, 0x81, 0x03, 0x04);
  * status is umad's (0, or ETIMEDOUT etc. for a send that failed, in which case
@@ -52,8 +67,18 @@ int madio_open(struct event_base *base, const char *ca_name, int port_num, madio
 /* Stop the receiver, close the port, free.  NULL ok. */
 void madio_close(struct madio *io);
 
-/* Send one MAD on the agent of its class.  LID-routed SMPs need dlid. 0 or -errno. */
-int madio_send(struct madio *io, const uint8_t *mad, size_t len, unsigned timeout_ms);
+/*
+ * Send one MAD request on the agent of its class (read from the MAD) to `to`.
+ * -EINVAL when the MAD has no header, its class has no agent, or `to` does not
+ * fit the class (SMPs go to QP0, GSI MADs to a non-zero QPN, DLID non-zero);
+ * else 0 or umad's -errno.
+ */
+int madio_send(struct madio *io, const struct madio_dest *to, const uint8_t *mad, size_t len,
+	       unsigned timeout_ms);
+/*
+ * Send a reply (or a trap repress) on the agent of mgmt_class to LID dlid
+ * (0: permissive), QP qp (0 for SMPs; else with MADIO_GSI_QKEY).  0 or -errno.
+ */
 int madio_send_lid(struct madio *io, int mgmt_class, const uint8_t *mad, size_t len, uint16_t dlid,
 		   uint32_t qp, unsigned timeout_ms);
 

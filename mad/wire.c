@@ -1,8 +1,9 @@
 /*
- * SMP codec (see wire.h).  IBA 1.4 vol 1: 13.4.3 (MAD base header), 14.2.1.1
- * and 14.2.1.2 (LID-routed and directed-route SMP formats), 14.2.5 (SM
- * attributes).  Every field is read and written through libibmad's field
- * tables; this file owns only the length checks and the host-order structs.
+ * MAD header and SMP codec (see wire.h).  IBA 1.4 vol 1: 13.4.2 and 13.4.3
+ * (MAD format, common header), 14.2.1.1 and 14.2.1.2 (LID-routed and
+ * directed-route SMP formats), 14.2.5 (SM attributes).  Every field is read
+ * and written through libibmad's field tables; this file owns only the length
+ * checks and the host-order structs.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -90,17 +91,61 @@ int wire_smp_encode(const struct wire_smp *s, uint8_t *buf, size_t len)
 	return WIRE_MAD_SIZE;
 }
 
+/*
+ * libibmad names the class-specific bytes 6-7 only for DR SMPs (hop pointer,
+ * hop count); for every other class they are the same two bytes.
+ */
+int wire_mad_hdr_decode(const uint8_t *buf, size_t len, struct wire_mad_hdr *ret)
+{
+	struct wire_mad_hdr h;
+
+	if (!buf || len < WIRE_MAD_HDR_SIZE)
+		return -EBADMSG;
+	memset(&h, 0, sizeof(h)); /* padding too: callers may memcmp */
+	h.base_version = get(buf, 0, IB_MAD_BASEVER_F);
+	h.mgmt_class = get(buf, 0, IB_MAD_MGMTCLASS_F);
+	h.class_version = get(buf, 0, IB_MAD_CLASSVER_F);
+	h.method = get(buf, 0, IB_MAD_METHOD_F) | (get(buf, 0, IB_MAD_RESPONSE_F) << 7);
+	h.status = get(buf, 0, IB_MAD_STATUS_F);
+	h.class_specific = get(buf, 0, IB_DRSMP_HOPPTR_F) << 8 | get(buf, 0, IB_DRSMP_HOPCNT_F);
+	h.tid = get64(buf, 0, IB_MAD_TRID_F);
+	h.attr_id = get(buf, 0, IB_MAD_ATTRID_F);
+	h.attr_mod = get(buf, 0, IB_MAD_ATTRMOD_F);
+	*ret = h;
+	return 0;
+}
+
+int wire_mad_hdr_encode(const struct wire_mad_hdr *h, uint8_t *buf, size_t len)
+{
+	if (len < WIRE_MAD_HDR_SIZE)
+		return -ENOSPC;
+	mad_set_field(buf, 0, IB_MAD_BASEVER_F, h->base_version);
+	mad_set_field(buf, 0, IB_MAD_MGMTCLASS_F, h->mgmt_class);
+	mad_set_field(buf, 0, IB_MAD_CLASSVER_F, h->class_version);
+	mad_set_field(buf, 0, IB_MAD_METHOD_F, h->method & 0x7f);
+	mad_set_field(buf, 0, IB_MAD_RESPONSE_F, (h->method & WIRE_METHOD_RESP) ? 1 : 0);
+	mad_set_field(buf, 0, IB_MAD_STATUS_F, h->status);
+	mad_set_field(buf, 0, IB_DRSMP_HOPPTR_F, h->class_specific >> 8);
+	mad_set_field(buf, 0, IB_DRSMP_HOPCNT_F, h->class_specific & 0xff);
+	mad_set_field64(buf, 0, IB_MAD_TRID_F, h->tid);
+	mad_set_field(buf, 0, IB_MAD_ATTRID_F, h->attr_id);
+	mad_set_field(buf, 0, IB_MAD_ATTRMOD_F, h->attr_mod);
+	return 0;
+}
+
 int wire_mad_peek(const uint8_t *buf, size_t len, uint8_t *ret_class, uint8_t *ret_method,
 		  uint64_t *ret_tid)
 {
-	if (!buf || len < 24)
+	struct wire_mad_hdr h;
+
+	if (wire_mad_hdr_decode(buf, len, &h) < 0)
 		return -EBADMSG;
 	if (ret_class)
-		*ret_class = get(buf, 0, IB_MAD_MGMTCLASS_F);
+		*ret_class = h.mgmt_class;
 	if (ret_method)
-		*ret_method = get(buf, 0, IB_MAD_METHOD_F) | (get(buf, 0, IB_MAD_RESPONSE_F) << 7);
+		*ret_method = h.method;
 	if (ret_tid)
-		*ret_tid = get64(buf, 0, IB_MAD_TRID_F);
+		*ret_tid = h.tid;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /*
- * The SMP codec: subnet management packets (IBA 1.4 vol 1, 14.2.1: LID-routed
- * class 0x01 and directed-route class 0x81) and the SM attributes ibsmd uses
+ * The MAD codec: the common header of every MAD (IBA 1.4 vol 1,
+ * 13.4.2), subnet management packets (14.2.1: LID-routed class 0x01 and
+ * directed-route class 0x81) and the SM attributes ibsmd uses
  * (14.2.5: NodeDescription, NodeInfo, SwitchInfo, PortInfo, P_KeyTable,
  * LinearForwardingTable, SMInfo) between wire bytes and host-order structs.
  *
@@ -47,6 +48,7 @@ enum wire_attr {
 	WIRE_ATTR_LFT = 0x0019,
 	WIRE_ATTR_MFT = 0x001B,
 	WIRE_ATTR_SM_INFO = 0x0020,
+	WIRE_ATTR_PERF_PORT_COUNTERS = 0x0012, /* PerfMgt class (16.1.3.5) */
 };
 
 /* A subnet management packet, header and 64-byte attribute data. */
@@ -89,6 +91,30 @@ int wire_smp_decode(const uint8_t *buf, size_t len, struct wire_smp *ret);
 /* Peek at the management class / method / TID of any MAD.  -EBADMSG if short. */
 int wire_mad_peek(const uint8_t *buf, size_t len, uint8_t *ret_class, uint8_t *ret_method,
 		  uint64_t *ret_tid);
+
+#define WIRE_MAD_HDR_SIZE 24
+#define WIRE_METHOD_RESP 0x80 /* the R bit of the method byte */
+
+/*
+ * The common MAD header of any class (13.4.2), host order.  Versions are not
+ * checked here: that is for whoever decodes the body.
+ */
+struct wire_mad_hdr {
+	uint8_t base_version;
+	uint8_t mgmt_class;
+	uint8_t class_version;
+	uint8_t method;		 /* with the R bit (WIRE_METHOD_RESP) */
+	uint16_t status;	 /* DR SMPs: the D bit and 15 status bits */
+	uint16_t class_specific; /* DR SMPs: hop pointer << 8 | hop count */
+	uint64_t tid;
+	uint16_t attr_id;
+	uint32_t attr_mod;
+};
+
+/* -EBADMSG when buf is NULL or shorter than WIRE_MAD_HDR_SIZE; ret untouched then. */
+int wire_mad_hdr_decode(const uint8_t *buf, size_t len, struct wire_mad_hdr *ret);
+/* Write h over buf[0..24) (the reserved bytes 18-19 are kept).  0 or -ENOSPC. */
+int wire_mad_hdr_encode(const struct wire_mad_hdr *h, uint8_t *buf, size_t len);
 
 /* "0,1,3" -> path/hops (path[0] = 0).  -EINVAL on syntax, range or > 63 hops. */
 int wire_dr_path_parse(const char *s, uint8_t *path, uint8_t *ret_hops);

@@ -1,6 +1,15 @@
 /*
- * SMP transaction engine (see xact.h).  IBA 1.4 vol 1, 13.4.6.4 (TID) and
+ * MAD transaction engine (see xact.h).  IBA 1.4 vol 1, 13.4.6.4 (TID) and
  * 13.4.11 (timeouts, retries are the requester's business).
+ *
+ * Slots are allocated up to the largest window asked for plus the control
+ * reserve and never freed before xact_free, so a TID stays valid across
+ * window changes.  Free slots are a stack whose bottom holds the highest
+ * indices: bulk traffic alone uses slots 0..window-1, as it always did.
+ * Each lane has its own budget: bulk up to `window` outstanding, control up
+ * to XACT_CONTROL_SLOTS, so neither ever waits for the other's traffic and
+ * the bulk window is the same with or without control requests.  Bulk holds
+ * at most the largest window, so an admitted request always finds a slot.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -9,41 +18,129 @@
 
 #include "mad/xact.h"
 
-#define SLOT_BITS 10 /* window <= 1024 */
+#define SLOTS_MAX (XACT_WINDOW_MAX + XACT_CONTROL_SLOTS)
+#define SLOT_BITS 11 /* the low bits of a TID: the slot index */
+#define N_LANES 2
+
+_Static_assert(SLOTS_MAX <= 1u << SLOT_BITS, "every slot index fits in the TID");
 
 struct xact_req {
-	struct wire_smp smp;
-	xact_done_fn done;
+	union {
+		struct wire_smp smp; /* directed route (or LID-routed, via xact_submit) */
+		struct {
+			uint8_t *mad; /* a heap copy while queued */
+			struct madio_dest to;
+		} a; /* addressed */
+	};
+	union {
+		xact_done_fn done;
+		xact_mad_done_fn mad_done;
+	};
 	void *arg;
+	bool addressed;
+};
+
+struct xact_queue {
+	struct xact_req *q; /* ring */
+	size_t head, len, cap;
 };
 
 struct xact_slot {
 	struct xact_engine *xe;
+	unsigned idx;
 	struct event *timer;
 	bool busy;
+	enum xact_lane lane;
 	unsigned tries_left;
 	uint32_t seq;
-	struct xact_req req;
+	uint64_t tid;
+	uint8_t mgmt_class; /* a response must have these */
+	uint16_t attr_id;
+	struct xact_req req; /* addressed: the request is buf */
+	struct madio_dest to;
 	uint8_t buf[WIRE_MAD_SIZE];
+};
+
+/* What a completion hands over: a decoded SMP and/or the raw bytes. */
+struct xact_resp {
+	const struct wire_mad_hdr *hdr;
+	const struct wire_smp *smp; /* SMI classes only */
+	const uint8_t *buf;
+	size_t len;
 };
 
 struct xact_engine {
 	struct event_base *base;
-	struct xact_opts opts;
+	struct xact_opts opts; /* opts.window: the current bulk window */
 	xact_send_fn send;
 	void *send_ctx;
-	struct xact_slot *slots;
-	unsigned *free_slots; /* stack of free slot indices */
+	struct xact_slot *slots[SLOTS_MAX]; /* [0..n_slots) allocated */
+	unsigned n_slots;
+	unsigned free_slots[SLOTS_MAX]; /* stack of free slot indices */
 	unsigned n_free;
-	struct xact_req *queue; /* ring */
-	size_t q_head, q_len, q_cap;
+	struct xact_queue lanes[N_LANES];
+	unsigned lane_out[N_LANES];
 	uint32_t tid_high;
 	uint32_t seq;
 	bool pumping;
 	struct xact_stats st;
 };
 
+static const struct madio_dest dest_permissive = {WIRE_PERMISSIVE_LID, 0, 0, 0};
+
 static void xact_pump(struct xact_engine *xe);
+
+static int queue_push(struct xact_queue *q, const struct xact_req *r)
+{
+	if (q->len == q->cap) {
+		size_t ncap = q->cap ? q->cap * 2 : 64;
+		struct xact_req *nq = malloc(ncap * sizeof(*nq));
+		if (!nq)
+			return -ENOMEM;
+		for (size_t i = 0; i < q->len; i++)
+			nq[i] = q->q[(q->head + i) % q->cap];
+		free(q->q);
+		q->q = nq;
+		q->cap = ncap;
+		q->head = 0;
+	}
+	q->q[(q->head + q->len) % q->cap] = *r;
+	q->len++;
+	return 0;
+}
+
+static struct xact_req queue_pop(struct xact_queue *q)
+{
+	struct xact_req r = q->q[q->head];
+
+	q->head = (q->head + 1) % q->cap;
+	q->len--;
+	return r;
+}
+
+static bool lane_is_valid(enum xact_lane lane)
+{
+	return lane == XACT_BULK || lane == XACT_CONTROL;
+}
+
+/* After a shrink bulk may hold more than the window until enough complete. */
+static bool lane_may_start(const struct xact_engine *xe, enum xact_lane lane)
+{
+	return xe->lane_out[lane] < (lane == XACT_BULK ? xe->opts.window : XACT_CONTROL_SLOTS);
+}
+
+/* Run a request's callback: with a response, timed out or cancelled. */
+static void req_complete(struct xact_req *r, int status, const uint8_t *req_buf,
+			 const struct xact_resp *resp)
+{
+	if (r->addressed) {
+		if (r->mad_done)
+			r->mad_done(r->arg, status, req_buf, resp ? resp->hdr : NULL,
+				    resp ? resp->buf : NULL, resp ? resp->len : 0);
+	} else if (r->done) {
+		r->done(r->arg, status, &r->smp, resp ? resp->smp : NULL);
+	}
+}
 
 static void slot_transmit(struct xact_slot *s)
 {
@@ -51,23 +148,27 @@ static void slot_transmit(struct xact_slot *s)
 	struct timeval tv = {xe->opts.timeout_ms / 1000, (xe->opts.timeout_ms % 1000) * 1000};
 
 	xe->st.sent++;
-	if (xe->send(xe->send_ctx, s->buf, WIRE_MAD_SIZE, xe->opts.timeout_ms) < 0)
+	if (xe->send(xe->send_ctx, &s->to, s->buf, WIRE_MAD_SIZE, xe->opts.timeout_ms) < 0)
 		xe->st.send_errors++;
 	evtimer_add(s->timer, &tv);
 }
 
-static void slot_finish(struct xact_slot *s, int status, const struct wire_smp *resp)
+static void slot_finish(struct xact_slot *s, int status, const struct xact_resp *resp)
 {
 	struct xact_engine *xe = s->xe;
 	struct xact_req req = s->req;
+	uint8_t req_buf[WIRE_MAD_SIZE];
 
+	/* the slot may be reused by the callback: keep what it needs */
+	if (req.addressed)
+		memcpy(req_buf, s->buf, sizeof(req_buf));
 	evtimer_del(s->timer);
 	s->busy = false;
-	xe->free_slots[xe->n_free++] = s - xe->slots;
+	xe->free_slots[xe->n_free++] = s->idx;
 	xe->st.outstanding--;
+	xe->lane_out[s->lane]--;
 	xe->st.completed++;
-	if (req.done)
-		req.done(req.arg, status, &req.smp, resp);
+	req_complete(&req, status, req_buf, resp);
 	xact_pump(xe);
 }
 
@@ -88,12 +189,52 @@ static void slot_timeout(evutil_socket_t fd, short what, void *arg)
 	slot_retry(arg);
 }
 
+/*
+ * Allocate slots up to n (all or none).  The new ones go to the bottom of
+ * the free stack, highest index lowest, so lower indices are taken first.
+ */
+static int slots_grow(struct xact_engine *xe, unsigned n)
+{
+	unsigned old = xe->n_slots, k;
+
+	if (n <= old)
+		return 0;
+	for (unsigned i = old; i < n; i++) {
+		struct xact_slot *s = calloc(1, sizeof(*s));
+		if (!s)
+			goto undo;
+		s->xe = xe;
+		s->idx = i;
+		s->timer = evtimer_new(xe->base, slot_timeout, s);
+		if (!s->timer) {
+			free(s);
+			goto undo;
+		}
+		xe->slots[i] = s;
+		xe->n_slots = i + 1;
+	}
+	k = n - old;
+	memmove(xe->free_slots + k, xe->free_slots, xe->n_free * sizeof(xe->free_slots[0]));
+	for (unsigned j = 0; j < k; j++)
+		xe->free_slots[j] = n - 1 - j;
+	xe->n_free += k;
+	return 0;
+undo:
+	while (xe->n_slots > old) {
+		struct xact_slot *s = xe->slots[--xe->n_slots];
+		event_free(s->timer);
+		free(s);
+		xe->slots[xe->n_slots] = NULL;
+	}
+	return -ENOMEM;
+}
+
 struct xact_engine *xact_new(struct event_base *base, const struct xact_opts *opts,
 			     xact_send_fn send, void *send_ctx)
 {
 	struct xact_engine *xe;
 
-	if (!base || !opts || !send || opts->window == 0 || opts->window > (1u << SLOT_BITS))
+	if (!base || !opts || !send || opts->window == 0 || opts->window > XACT_WINDOW_MAX)
 		return NULL;
 	xe = calloc(1, sizeof(*xe));
 	if (!xe)
@@ -102,23 +243,25 @@ struct xact_engine *xact_new(struct event_base *base, const struct xact_opts *op
 	xe->opts = *opts;
 	xe->send = send;
 	xe->send_ctx = send_ctx;
-	xe->slots = calloc(opts->window, sizeof(*xe->slots));
-	xe->free_slots = calloc(opts->window, sizeof(*xe->free_slots));
-	if (!xe->slots || !xe->free_slots)
-		goto fail;
-	for (unsigned i = 0; i < opts->window; i++) {
-		xe->slots[i].xe = xe;
-		xe->slots[i].timer = evtimer_new(base, slot_timeout, &xe->slots[i]);
-		if (!xe->slots[i].timer)
-			goto fail;
-		xe->free_slots[opts->window - 1 - i] = i;
+	if (slots_grow(xe, opts->window + XACT_CONTROL_SLOTS) < 0) {
+		free(xe);
+		return NULL;
 	}
-	xe->n_free = opts->window;
 	xe->tid_high = ((uint32_t)time(NULL) ^ 0x1b5d0000u) & 0x7fffffffu;
 	return xe;
-fail:
-	xact_free(xe);
-	return NULL;
+}
+
+/* Cancel what waits in one lane. */
+static void lane_cancel(struct xact_engine *xe, enum xact_lane lane)
+{
+	struct xact_queue *q = &xe->lanes[lane];
+
+	while (q->len) {
+		struct xact_req r = queue_pop(q);
+		req_complete(&r, -ECANCELED, r.addressed ? r.a.mad : NULL, NULL);
+		if (r.addressed)
+			free(r.a.mad);
+	}
 }
 
 void xact_cancel_all(struct xact_engine *xe)
@@ -134,19 +277,13 @@ void xact_cancel_all(struct xact_engine *xe)
 	was_pumping = xe->pumping;
 	xe->pumping = true;
 	do {
-		/* drop the queue first so finishing slots does not refill them */
-		while (xe->q_len) {
-			struct xact_req r = xe->queue[xe->q_head];
-			xe->q_head = (xe->q_head + 1) % xe->q_cap;
-			xe->q_len--;
-			xe->st.queued = xe->q_len;
-			if (r.done)
-				r.done(r.arg, -ECANCELED, &r.smp, NULL);
-		}
-		for (unsigned i = 0; i < xe->opts.window; i++)
-			if (xe->slots[i].busy)
-				slot_finish(&xe->slots[i], -ECANCELED, NULL);
-	} while (xe->q_len);
+		/* drop the queues first so finishing slots does not refill them */
+		lane_cancel(xe, XACT_CONTROL);
+		lane_cancel(xe, XACT_BULK);
+		for (unsigned i = 0; i < xe->n_slots; i++)
+			if (xe->slots[i]->busy)
+				slot_finish(xe->slots[i], -ECANCELED, NULL);
+	} while (xe->lanes[XACT_CONTROL].len || xe->lanes[XACT_BULK].len);
 	xe->pumping = was_pumping;
 }
 
@@ -154,32 +291,52 @@ void xact_free(struct xact_engine *xe)
 {
 	if (!xe)
 		return;
-	if (xe->slots) {
-		xact_cancel_all(xe);
-		for (unsigned i = 0; i < xe->opts.window; i++)
-			if (xe->slots[i].timer)
-				event_free(xe->slots[i].timer);
+	xact_cancel_all(xe);
+	for (unsigned i = 0; i < xe->n_slots; i++) {
+		event_free(xe->slots[i]->timer);
+		free(xe->slots[i]);
 	}
-	free(xe->slots);
-	free(xe->free_slots);
-	free(xe->queue);
+	for (unsigned l = 0; l < N_LANES; l++)
+		free(xe->lanes[l].q);
 	free(xe);
 }
 
-static void slot_start(struct xact_engine *xe, const struct xact_req *r)
+static void slot_start(struct xact_engine *xe, enum xact_lane lane, struct xact_req *r)
 {
 	unsigned idx = xe->free_slots[--xe->n_free];
-	struct xact_slot *s = &xe->slots[idx];
+	struct xact_slot *s = xe->slots[idx];
+	struct wire_mad_hdr h;
 
 	s->busy = true;
+	s->lane = lane;
 	s->req = *r;
 	s->seq = ++xe->seq & ((1u << (32 - SLOT_BITS)) - 1);
-	s->req.smp.tid = (uint64_t)xe->tid_high << 32 | s->seq << SLOT_BITS | idx;
+	s->tid = (uint64_t)xe->tid_high << 32 | s->seq << SLOT_BITS | idx;
 	s->tries_left = xe->opts.retries;
-	wire_smp_encode(&s->req.smp, s->buf, sizeof(s->buf));
+	if (r->addressed) {
+		/* checked by xact_submit_mad: the header decodes */
+		memcpy(s->buf, r->a.mad, WIRE_MAD_SIZE);
+		free(r->a.mad);
+		s->req.a.mad = NULL;
+		wire_mad_hdr_decode(s->buf, WIRE_MAD_SIZE, &h);
+		h.tid = s->tid;
+		wire_mad_hdr_encode(&h, s->buf, WIRE_MAD_SIZE);
+		s->to = r->a.to;
+		s->mgmt_class = h.mgmt_class;
+		s->attr_id = h.attr_id;
+	} else {
+		s->req.smp.tid = s->tid;
+		wire_smp_encode(&s->req.smp, s->buf, sizeof(s->buf));
+		s->to = dest_permissive;
+		s->mgmt_class = s->req.smp.mgmt_class;
+		s->attr_id = s->req.smp.attr_id;
+	}
 	xe->st.outstanding++;
+	xe->lane_out[lane]++;
 	if (xe->st.outstanding > xe->st.max_outstanding)
 		xe->st.max_outstanding = xe->st.outstanding;
+	if (lane == XACT_BULK && xe->lane_out[lane] > xe->st.max_bulk)
+		xe->st.max_bulk = xe->lane_out[lane];
 	slot_transmit(s);
 }
 
@@ -188,40 +345,94 @@ static void xact_pump(struct xact_engine *xe)
 	if (xe->pumping)
 		return;
 	xe->pumping = true;
-	while (xe->n_free && xe->q_len) {
-		struct xact_req r = xe->queue[xe->q_head];
-		xe->q_head = (xe->q_head + 1) % xe->q_cap;
-		xe->q_len--;
-		xe->st.queued = xe->q_len;
-		slot_start(xe, &r);
+	while (xe->n_free) {
+		enum xact_lane lane;
+		struct xact_req r;
+
+		if (xe->lanes[XACT_CONTROL].len && lane_may_start(xe, XACT_CONTROL))
+			lane = XACT_CONTROL;
+		else if (xe->lanes[XACT_BULK].len && lane_may_start(xe, XACT_BULK))
+			lane = XACT_BULK;
+		else
+			break;
+		r = queue_pop(&xe->lanes[lane]);
+		slot_start(xe, lane, &r);
 	}
 	xe->pumping = false;
 }
 
-int xact_submit(struct xact_engine *xe, const struct wire_smp *req, xact_done_fn done, void *arg)
+static int xact_enqueue(struct xact_engine *xe, enum xact_lane lane, const struct xact_req *r)
 {
-	uint8_t probe[WIRE_MAD_SIZE];
+	int rc = queue_push(&xe->lanes[lane], r);
 
-	if (!xe || !req || wire_smp_encode(req, probe, sizeof(probe)) < 0)
-		return -EINVAL;
-	if (xe->q_len == xe->q_cap) {
-		size_t ncap = xe->q_cap ? xe->q_cap * 2 : 64;
-		struct xact_req *nq = malloc(ncap * sizeof(*nq));
-		if (!nq)
-			return -ENOMEM;
-		for (size_t i = 0; i < xe->q_len; i++)
-			nq[i] = xe->queue[(xe->q_head + i) % xe->q_cap];
-		free(xe->queue);
-		xe->queue = nq;
-		xe->q_cap = ncap;
-		xe->q_head = 0;
-	}
-	xe->queue[(xe->q_head + xe->q_len) % xe->q_cap] = (struct xact_req){*req, done, arg};
-	xe->q_len++;
-	xe->st.queued = xe->q_len;
+	if (rc < 0)
+		return rc;
 	xe->st.submitted++;
 	xact_pump(xe);
 	return 0;
+}
+
+int xact_submit_lane(struct xact_engine *xe, enum xact_lane lane, const struct wire_smp *req,
+		     xact_done_fn done, void *arg)
+{
+	uint8_t probe[WIRE_MAD_SIZE];
+	struct xact_req r;
+
+	if (!xe || !req || !lane_is_valid(lane) || wire_smp_encode(req, probe, sizeof(probe)) < 0)
+		return -EINVAL;
+	memset(&r, 0, sizeof(r));
+	r.smp = *req;
+	r.done = done;
+	r.arg = arg;
+	return xact_enqueue(xe, lane, &r);
+}
+
+int xact_submit(struct xact_engine *xe, const struct wire_smp *req, xact_done_fn done, void *arg)
+{
+	return xact_submit_lane(xe, XACT_BULK, req, done, arg);
+}
+
+/* A LID-routed SMP to QP0, or a GSI MAD to a QP of its own. */
+static bool dest_fits(const struct wire_mad_hdr *h, const uint8_t *mad, const struct madio_dest *to)
+{
+	struct wire_smp smp;
+
+	if (to->dlid == 0)
+		return false;
+	switch (h->mgmt_class) {
+	case WIRE_CLASS_SMI_DR:
+		return false; /* xact_submit */
+	case WIRE_CLASS_SMI:
+		return to->qpn == 0 && wire_smp_decode(mad, WIRE_MAD_SIZE, &smp) == 0;
+	default:
+		return to->qpn != 0 && to->qpn <= 0xffffff;
+	}
+}
+
+int xact_submit_mad(struct xact_engine *xe, enum xact_lane lane, const struct madio_dest *to,
+		    const uint8_t *mad, size_t len, xact_mad_done_fn done, void *arg)
+{
+	struct wire_mad_hdr h;
+	struct xact_req r;
+	int rc;
+
+	if (!xe || !to || !lane_is_valid(lane) || len != WIRE_MAD_SIZE ||
+	    wire_mad_hdr_decode(mad, len, &h) < 0 || h.base_version != 1 ||
+	    (h.method & WIRE_METHOD_RESP) || !dest_fits(&h, mad, to))
+		return -EINVAL;
+	memset(&r, 0, sizeof(r));
+	r.addressed = true;
+	r.a.to = *to;
+	r.mad_done = done;
+	r.arg = arg;
+	r.a.mad = malloc(WIRE_MAD_SIZE);
+	if (!r.a.mad)
+		return -ENOMEM;
+	memcpy(r.a.mad, mad, WIRE_MAD_SIZE);
+	rc = xact_enqueue(xe, lane, &r);
+	if (rc < 0)
+		free(r.a.mad);
+	return rc;
 }
 
 static struct xact_slot *slot_by_tid(struct xact_engine *xe, uint64_t tid)
@@ -230,37 +441,48 @@ static struct xact_slot *slot_by_tid(struct xact_engine *xe, uint64_t tid)
 	struct xact_slot *s;
 
 	/* the kernel may rewrite the high 32 bits; match on the low ones */
-	if (idx >= xe->opts.window)
+	if (idx >= xe->n_slots)
 		return NULL;
-	s = &xe->slots[idx];
-	if (!s->busy || (uint32_t)s->req.smp.tid != (uint32_t)tid)
+	s = xe->slots[idx];
+	if (!s->busy || (uint32_t)s->tid != (uint32_t)tid)
 		return NULL;
 	return s;
 }
 
 int xact_input(struct xact_engine *xe, const uint8_t *buf, size_t len)
 {
-	struct wire_smp resp;
+	struct wire_mad_hdr h;
+	struct wire_smp smp;
+	struct xact_resp resp = {&h, NULL, buf, len};
 	struct xact_slot *s;
+	uint16_t status;
 
-	if (wire_smp_decode(buf, len, &resp) < 0) {
-		xe->st.malformed++;
-		return -EBADMSG;
+	if (wire_mad_hdr_decode(buf, len, &h) < 0 || h.base_version != 1)
+		goto malformed;
+	status = h.status;
+	if (h.mgmt_class == WIRE_CLASS_SMI || h.mgmt_class == WIRE_CLASS_SMI_DR) {
+		if (wire_smp_decode(buf, len, &smp) < 0)
+			goto malformed;
+		resp.smp = &smp;
+		status = smp.status; /* DR: without the D bit */
 	}
 	xe->st.received++;
-	s = slot_by_tid(xe, resp.tid);
-	if (!s || !(resp.method & 0x80) || resp.attr_id != s->req.smp.attr_id ||
-	    resp.mgmt_class != s->req.smp.mgmt_class) {
+	s = slot_by_tid(xe, h.tid);
+	if (!s || !(h.method & WIRE_METHOD_RESP) || h.attr_id != s->attr_id ||
+	    h.mgmt_class != s->mgmt_class) {
 		xe->st.unmatched++;
 		return -ENOENT;
 	}
-	if (resp.status) {
+	if (status) {
 		xe->st.remote_errors++;
 		slot_finish(s, -EREMOTEIO, &resp);
 	} else {
 		slot_finish(s, 0, &resp);
 	}
 	return 0;
+malformed:
+	xe->st.malformed++;
+	return -EBADMSG;
 }
 
 int xact_send_failed(struct xact_engine *xe, uint64_t tid)
@@ -274,14 +496,35 @@ int xact_send_failed(struct xact_engine *xe, uint64_t tid)
 	return 0;
 }
 
+int xact_set_window(struct xact_engine *xe, unsigned window)
+{
+	int rc;
+
+	if (!xe || window == 0 || window > XACT_WINDOW_MAX)
+		return -EINVAL;
+	rc = slots_grow(xe, window + XACT_CONTROL_SLOTS);
+	if (rc < 0)
+		return rc;
+	xe->opts.window = window;
+	xe->st.max_bulk = 0;
+	xact_pump(xe);
+	return 0;
+}
+
 unsigned xact_pending(const struct xact_engine *xe)
 {
-	return xe ? xe->st.outstanding + xe->q_len : 0;
+	if (!xe)
+		return 0;
+	return xe->st.outstanding + xe->lanes[XACT_BULK].len + xe->lanes[XACT_CONTROL].len;
 }
 
 void xact_get_stats(const struct xact_engine *xe, struct xact_stats *ret)
 {
 	*ret = xe->st;
+	ret->queued = xe->lanes[XACT_BULK].len + xe->lanes[XACT_CONTROL].len;
+	ret->ctl_outstanding = xe->lane_out[XACT_CONTROL];
+	ret->ctl_queued = xe->lanes[XACT_CONTROL].len;
+	ret->window = xe->opts.window;
 }
 
 void xact_set_opts(struct xact_engine *xe, unsigned timeout_ms, unsigned retries)

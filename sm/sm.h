@@ -36,6 +36,7 @@ enum sm_state {
 
 struct sweep;
 struct sm;
+struct dispatch;
 
 /*
  * Applies a new value of a CONF_LIVE_APPLY key (sm->conf already holds it,
@@ -86,6 +87,7 @@ struct sm {
 	size_t n_appliers;
 	struct madio *io;
 	struct xact_engine *xe;
+	struct dispatch *disp; /* received MADs to their handlers */
 	struct lid_db *lids;
 	char lid_path[600];
 	enum sm_state state;
@@ -110,15 +112,6 @@ void sm_fini(struct sm *sm);
 
 /* (Re)load conf.updn_roots_file into sm->roots.  0 or -errno with err; old roots kept on error. */
 int sm_load_roots(struct sm *sm, char *err, size_t err_len);
-
-/*
- * Disable a port (PortPhysicalState = Disabled) or enable it again
- * (= Polling), then sweep.  The SM's own link is refused (-EPERM); an
- * unknown node/port is -ENOENT.  done(arg, status) runs when the Set
- * completes (status 0 or -errno).  0 when the Set was sent.
- */
-int sm_port_set_enabled(struct sm *sm, uint64_t node_guid, uint8_t port, bool enable,
-			void (*done)(void *arg, int status), void *arg);
 
 /*
  * Register an applier for a CONF_LIVE_APPLY key (the SM registers its own in

@@ -9,6 +9,7 @@
 #ifndef IBSMD_SMSTATE_H
 #define IBSMD_SMSTATE_H
 
+#include "mad/wire.h"
 #include "sm/sm.h"
 
 /* Set the state; logs and runs the state_changed hooks when it changes. */
@@ -26,5 +27,13 @@ enum smstate_decision smstate_decide(struct sm *sm, const struct fabric *f);
 
 /* A heavy sweep published its result. */
 void smstate_sweep_done(struct sm *sm, const struct sweep_summary *s);
+
+/*
+ * SubnGet(SMInfo) from another SM or a diagnostic tool, LID-routed or
+ * directed (a dispatch handler, ctx the SM): answer with our GUID, priority,
+ * ActCount and state.
+ */
+void smstate_recv_sminfo(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr *hdr,
+			 const uint8_t *buf, size_t len);
 
 #endif

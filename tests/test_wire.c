@@ -1,8 +1,9 @@
 /*
- * Unit tests for mad/wire.c, the SMP codec (IBA 1.4 vol 1, 13.4.3, 14.2.1,
- * 14.2.5): header round trips for LID-routed and directed-route SMPs, golden
- * byte images written by hand from the spec layout, the SM attributes,
- * directed-route path parsing and validation, and truncation at every length.
+ * Unit tests for mad/wire.c, the MAD codec (IBA 1.4 vol 1, 13.4.2, 13.4.3,
+ * 14.2.1, 14.2.5): the common MAD header of any class, header round trips
+ * for LID-routed and directed-route SMPs, golden byte images written by hand
+ * from the spec layout, the SM attributes, directed-route path parsing and
+ * validation, and truncation at every length.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -959,6 +960,145 @@ static void test_attr_in_smp(void)
 	assert_portinfo_equal(&pi, &got);
 }
 
+/* ---- the common MAD header (13.4.2), any class ---------------------------- */
+
+/* PerfMgt GetResp(PortCounters), status 0x0004, class-specific 0xbeef */
+static const uint8_t golden_gsi_hdr[WIRE_MAD_HDR_SIZE] = {
+    0x01, 0x04, 0x01, 0x81,			    /* base ver, class, class ver, R|Get */
+    0x00, 0x04, 0xbe, 0xef,			    /* status, class specific */
+    0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, /* TID */
+    0x00, 0x12, 0x5a, 0xa5,			    /* attr id, reserved */
+    0x01, 0x02, 0x03, 0x04,			    /* attr mod */
+};
+
+static void make_gsi_hdr(struct wire_mad_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->base_version = 1;
+	h->mgmt_class = WIRE_CLASS_PERF;
+	h->class_version = 1;
+	h->method = WIRE_GET_RESP;
+	h->status = 0x0004;
+	h->class_specific = 0xbeef;
+	h->tid = 0x0123456789abcdefULL;
+	h->attr_id = WIRE_ATTR_PERF_PORT_COUNTERS;
+	h->attr_mod = 0x01020304;
+}
+
+static void assert_hdr_equal(const struct wire_mad_hdr *a, const struct wire_mad_hdr *b)
+{
+	CU_ASSERT_EQUAL(a->base_version, b->base_version);
+	CU_ASSERT_EQUAL(a->mgmt_class, b->mgmt_class);
+	CU_ASSERT_EQUAL(a->class_version, b->class_version);
+	CU_ASSERT_EQUAL(a->method, b->method);
+	CU_ASSERT_EQUAL(a->status, b->status);
+	CU_ASSERT_EQUAL(a->class_specific, b->class_specific);
+	CU_ASSERT_EQUAL(a->tid, b->tid);
+	CU_ASSERT_EQUAL(a->attr_id, b->attr_id);
+	CU_ASSERT_EQUAL(a->attr_mod, b->attr_mod);
+}
+
+static void test_hdr_golden(void)
+{
+	struct wire_mad_hdr h, want, d2;
+	uint8_t buf[WIRE_MAD_HDR_SIZE + 8];
+
+	/* decode the golden image */
+	make_gsi_hdr(&want);
+	CU_ASSERT_EQUAL_FATAL(wire_mad_hdr_decode(golden_gsi_hdr, sizeof(golden_gsi_hdr), &h), 0);
+	assert_hdr_equal(&h, &want);
+
+	/* encode over zeroes: the image but for the reserved bytes, and no more */
+	memset(buf, 0xee, sizeof(buf));
+	memset(buf, 0, WIRE_MAD_HDR_SIZE);
+	CU_ASSERT_EQUAL(wire_mad_hdr_encode(&want, buf, WIRE_MAD_HDR_SIZE), 0);
+	for (int i = 0; i < WIRE_MAD_HDR_SIZE; i++)
+		if (buf[i] != (i == 18 || i == 19 ? 0 : golden_gsi_hdr[i])) {
+			fprintf(stderr, "\nheader byte %d: got 0x%02x", i, buf[i]);
+			CU_FAIL("MAD header differs from the golden image");
+		}
+	CU_ASSERT_EQUAL(buf[WIRE_MAD_HDR_SIZE], 0xee);
+	/* encode over the image itself: unchanged, reserved bytes kept */
+	memcpy(buf, golden_gsi_hdr, sizeof(golden_gsi_hdr));
+	CU_ASSERT_EQUAL(wire_mad_hdr_encode(&h, buf, sizeof(buf)), 0);
+	CU_ASSERT(memcmp(buf, golden_gsi_hdr, sizeof(golden_gsi_hdr)) == 0);
+	/* decode -> encode -> decode */
+	CU_ASSERT_EQUAL_FATAL(wire_mad_hdr_decode(buf, WIRE_MAD_HDR_SIZE, &d2), 0);
+	assert_hdr_equal(&h, &d2);
+	CU_ASSERT_EQUAL(wire_mad_hdr_encode(&h, buf, WIRE_MAD_HDR_SIZE - 1), -ENOSPC);
+	CU_ASSERT_EQUAL(wire_mad_hdr_encode(&h, buf, 0), -ENOSPC);
+
+	/* a request: R bit clear */
+	want.method = WIRE_GET;
+	CU_ASSERT_EQUAL(wire_mad_hdr_encode(&want, buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(buf[3], 0x01);
+	CU_ASSERT_EQUAL_FATAL(wire_mad_hdr_decode(buf, sizeof(buf), &h), 0);
+	CU_ASSERT_EQUAL(h.method, WIRE_GET);
+}
+
+/* On SMPs the header agrees with the SMP codec: D bit in the status, hops in class-specific. */
+static void test_hdr_smp(void)
+{
+	uint8_t img[WIRE_MAD_SIZE];
+	struct wire_mad_hdr h;
+	struct wire_smp s;
+	uint8_t cls, method;
+	uint64_t tid;
+
+	build_golden_dr(img);
+	CU_ASSERT_EQUAL_FATAL(wire_mad_hdr_decode(img, sizeof(img), &h), 0);
+	CU_ASSERT_EQUAL_FATAL(wire_smp_decode(img, sizeof(img), &s), 0);
+	CU_ASSERT_EQUAL(h.base_version, 1);
+	CU_ASSERT_EQUAL(h.mgmt_class, WIRE_CLASS_SMI_DR);
+	CU_ASSERT_EQUAL(h.class_version, 1);
+	CU_ASSERT_EQUAL(h.method, s.method);
+	CU_ASSERT_EQUAL(h.status, 0x8000 | s.status);
+	CU_ASSERT_EQUAL(h.class_specific, s.hop_ptr << 8 | s.hop_cnt);
+	CU_ASSERT_EQUAL(h.class_specific, 0x0405);
+	CU_ASSERT_EQUAL(h.tid, s.tid);
+	CU_ASSERT_EQUAL(h.attr_id, WIRE_ATTR_NODE_INFO);
+	CU_ASSERT_EQUAL(h.attr_mod, 0x12345678);
+	CU_ASSERT_EQUAL(wire_mad_peek(img, sizeof(img), &cls, &method, &tid), 0);
+	CU_ASSERT_EQUAL(cls, h.mgmt_class);
+	CU_ASSERT_EQUAL(method, h.method);
+	CU_ASSERT_EQUAL(tid, h.tid);
+
+	build_golden_lid(img);
+	CU_ASSERT_EQUAL_FATAL(wire_mad_hdr_decode(img, sizeof(img), &h), 0);
+	CU_ASSERT_EQUAL(h.mgmt_class, WIRE_CLASS_SMI);
+	CU_ASSERT_EQUAL(h.method, WIRE_SET);
+	CU_ASSERT_EQUAL(h.status, 0x001c);
+	CU_ASSERT_EQUAL(h.class_specific, 0);
+	CU_ASSERT_EQUAL(h.tid, 0xfedcba9876543210ULL);
+	CU_ASSERT_EQUAL(h.attr_id, WIRE_ATTR_PORT_INFO);
+	CU_ASSERT_EQUAL(h.attr_mod, 7);
+
+	/* versions are not the header's to check */
+	img[0] = 7;
+	img[2] = 9;
+	CU_ASSERT_EQUAL_FATAL(wire_mad_hdr_decode(img, sizeof(img), &h), 0);
+	CU_ASSERT_EQUAL(h.base_version, 7);
+	CU_ASSERT_EQUAL(h.class_version, 9);
+}
+
+static void test_hdr_truncation(void)
+{
+	uint8_t img[WIRE_MAD_SIZE];
+	struct wire_mad_hdr h, keep;
+
+	memset(img, 0, sizeof(img));
+	memcpy(img, golden_gsi_hdr, sizeof(golden_gsi_hdr));
+	memset(&keep, 0x5a, sizeof(keep));
+	for (size_t len = 0; len < WIRE_MAD_HDR_SIZE; len++) {
+		h = keep;
+		CU_ASSERT_EQUAL(wire_mad_hdr_decode(img, len, &h), -EBADMSG);
+		CU_ASSERT(memcmp(&h, &keep, sizeof(h)) == 0); /* untouched on failure */
+	}
+	for (size_t len = WIRE_MAD_HDR_SIZE; len <= WIRE_MAD_SIZE; len++)
+		CU_ASSERT_EQUAL(wire_mad_hdr_decode(img, len, &h), 0);
+	CU_ASSERT_EQUAL(wire_mad_hdr_decode(NULL, WIRE_MAD_SIZE, &h), -EBADMSG);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -981,6 +1121,9 @@ int main(void)
 	    {"P_KeyTable", test_pkey_block},
 	    {"SMInfo", test_sminfo},
 	    {"attribute inside an SMP", test_attr_in_smp},
+	    {"MAD header, golden image", test_hdr_golden},
+	    {"MAD header of SMPs", test_hdr_smp},
+	    {"MAD header truncation at every length", test_hdr_truncation},
 	    {NULL, NULL},
 	};
 

@@ -46,6 +46,8 @@ struct fake {
 	unsigned sends_mod[MAX_REQS];
 	unsigned outstanding, max_outstanding; /* answered TIDs leave */
 	uint8_t sent[MAX_SENDS][WIRE_MAD_SIZE];
+	struct madio_dest sent_to[MAX_SENDS];
+	void (*on_send)(struct fake *fk, const struct wire_mad_hdr *h); /* after recording */
 
 	unsigned input_ok, input_enoent, input_ebadmsg, input_other;
 };
@@ -91,11 +93,28 @@ static void schedule(struct fake *fk, struct delivery *d, unsigned delay_ms)
 	CU_ASSERT_FATAL(event_base_once(fk->base, -1, EV_TIMEOUT, deliver_cb, d, &tv) == 0);
 }
 
-/* The GetResp a well-behaved agent would send for the request in mad. */
+/*
+ * The GetResp a well-behaved agent would send for the request in mad, with
+ * the request's attr_mod echoed in data[0..3] (byte 64 on: the SMP data, and
+ * the PerfMgt data after its reserved bytes).
+ */
 static void make_response(const uint8_t *mad, uint16_t status, uint8_t *out)
 {
+	struct wire_mad_hdr h;
 	struct wire_smp s;
 
+	CU_ASSERT_FATAL(wire_mad_hdr_decode(mad, WIRE_MAD_SIZE, &h) == 0);
+	if (h.mgmt_class != WIRE_CLASS_SMI && h.mgmt_class != WIRE_CLASS_SMI_DR) {
+		memcpy(out, mad, WIRE_MAD_SIZE);
+		h.method = WIRE_GET_RESP;
+		h.status = status;
+		CU_ASSERT_FATAL(wire_mad_hdr_encode(&h, out, WIRE_MAD_SIZE) == 0);
+		out[64] = (uint8_t)(h.attr_mod >> 24);
+		out[65] = (uint8_t)(h.attr_mod >> 16);
+		out[66] = (uint8_t)(h.attr_mod >> 8);
+		out[67] = (uint8_t)h.attr_mod;
+		return;
+	}
 	CU_ASSERT_FATAL(wire_smp_decode(mad, WIRE_MAD_SIZE, &s) == 0);
 	s.method = WIRE_GET_RESP;
 	s.status = status;
@@ -134,39 +153,46 @@ static void report_send_failed(struct fake *fk, uint64_t tid)
 static bool tid_sent_before(const struct fake *fk, uint64_t tid)
 {
 	for (unsigned i = 0; i + 1 < fk->sends; i++) {
-		struct wire_smp s;
-		if (wire_smp_decode(fk->sent[i], WIRE_MAD_SIZE, &s) == 0 && s.tid == tid)
+		struct wire_mad_hdr h;
+		if (wire_mad_hdr_decode(fk->sent[i], WIRE_MAD_SIZE, &h) == 0 && h.tid == tid)
 			return true;
 	}
 	return false;
 }
 
-static int fake_send(void *ctx, const uint8_t *mad, size_t len, unsigned timeout_ms)
+static int fake_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len,
+		     unsigned timeout_ms)
 {
 	struct fake *fk = ctx;
+	struct wire_mad_hdr h;
 	struct wire_smp s;
 	bool first;
 
 	CU_ASSERT_EQUAL(len, WIRE_MAD_SIZE);
 	CU_ASSERT_FATAL(fk->sends < MAX_SENDS);
-	memcpy(fk->sent[fk->sends++], mad, WIRE_MAD_SIZE);
-	CU_ASSERT_FATAL(wire_smp_decode(mad, len, &s) == 0);
-	CU_ASSERT(!(s.method & 0x80)); /* requests only */
-	if (s.attr_mod < MAX_REQS)
-		fk->sends_mod[s.attr_mod]++;
-	first = !tid_sent_before(fk, s.tid);
+	memcpy(fk->sent[fk->sends], mad, WIRE_MAD_SIZE);
+	fk->sent_to[fk->sends++] = *to;
+	CU_ASSERT_FATAL(wire_mad_hdr_decode(mad, len, &h) == 0);
+	if (h.mgmt_class == WIRE_CLASS_SMI || h.mgmt_class == WIRE_CLASS_SMI_DR)
+		CU_ASSERT_FATAL(wire_smp_decode(mad, len, &s) == 0);
+	CU_ASSERT(!(h.method & 0x80)); /* requests only */
+	if (h.attr_mod < MAX_REQS)
+		fk->sends_mod[h.attr_mod]++;
+	first = !tid_sent_before(fk, h.tid);
 	if (first && ++fk->outstanding > fk->max_outstanding)
 		fk->max_outstanding = fk->outstanding;
+	if (fk->on_send)
+		fk->on_send(fk, &h);
 	if (fk->send_ret)
 		return fk->send_ret;
 	if (fk->fail_first && first) {
-		report_send_failed(fk, s.tid);
+		report_send_failed(fk, h.tid);
 		return 0;
 	}
 	if (fk->mode == FAKE_HOLD)
 		return 0;
-	if (fk->drop_mod == DROP_ALL || s.attr_mod == fk->drop_mod) {
-		if (!fk->drop_first || fk->sends_mod[s.attr_mod] <= fk->drop_first)
+	if (fk->drop_mod == DROP_ALL || h.attr_mod == fk->drop_mod) {
+		if (!fk->drop_first || fk->sends_mod[h.attr_mod] <= fk->drop_first)
 			return 0;
 	}
 	answer(fk, mad, fk->resp_status, fk->delay_ms);
@@ -213,6 +239,11 @@ struct done_rec {
 	uint32_t req_mod;
 	uint64_t req_tid, resp_tid;
 	unsigned order; /* completion order */
+	/* addressed requests (on_mad_done) */
+	uint8_t resp_class;
+	uint16_t resp_attr;
+	size_t resp_len;
+	bool req_null;
 };
 
 struct done_log {
@@ -251,6 +282,42 @@ static void on_done(void *arg, int status, const struct wire_smp *req, const str
 		event_base_loopbreak(log->fk->base);
 }
 
+static void on_mad_done(void *arg, int status, const uint8_t *req, const struct wire_mad_hdr *hdr,
+			const uint8_t *resp, size_t len)
+{
+	struct done_arg *a = arg;
+	struct done_log *log = a->log;
+	struct done_rec *r = &log->rec[a->idx];
+	struct wire_mad_hdr rh;
+
+	r->calls++;
+	r->status = status;
+	r->had_resp = resp != NULL;
+	r->req_null = req == NULL;
+	if (req) {
+		CU_ASSERT_FATAL(wire_mad_hdr_decode(req, WIRE_MAD_SIZE, &rh) == 0);
+		r->req_mod = rh.attr_mod;
+		r->req_tid = rh.tid;
+	}
+	CU_ASSERT_EQUAL(hdr == NULL, resp == NULL);
+	if (resp && hdr) {
+		CU_ASSERT_FATAL(len >= WIRE_MAD_HDR_SIZE);
+		r->resp_status = hdr->status;
+		r->resp_tid = hdr->tid;
+		r->resp_class = hdr->mgmt_class;
+		r->resp_attr = hdr->attr_id;
+		r->resp_len = len;
+		if (len >= 68)
+			r->resp_tag = (uint32_t)resp[64] << 24 | (uint32_t)resp[65] << 16 |
+				      (uint32_t)resp[66] << 8 | resp[67];
+	} else {
+		CU_ASSERT_EQUAL(len, 0);
+	}
+	r->order = log->completed++;
+	if (log->stop_at && log->completed >= log->stop_at)
+		event_base_loopbreak(log->fk->base);
+}
+
 static struct done_log *log_new(struct fake *fk, unsigned stop_at)
 {
 	struct done_log *log = calloc(1, sizeof(*log));
@@ -276,6 +343,95 @@ static void submit(struct fake *fk, struct done_log *log, unsigned i, bool dr)
 	args[i].log = log;
 	args[i].idx = i;
 	CU_ASSERT_EQUAL_FATAL(xact_submit(fk->xe, &s, on_done, &args[i]), 0);
+}
+
+/* Submit request i as a DR Get(NodeInfo) on a lane. */
+static void submit_lane(struct fake *fk, struct done_log *log, unsigned i, enum xact_lane lane)
+{
+	struct wire_smp s;
+	const uint8_t path[3] = {0, 1, 2};
+
+	CU_ASSERT_FATAL(wire_smp_init_dr(&s, WIRE_GET, WIRE_ATTR_NODE_INFO, i, path, 2) == 0);
+	args[i].log = log;
+	args[i].idx = i;
+	CU_ASSERT_EQUAL_FATAL(xact_submit_lane(fk->xe, lane, &s, on_done, &args[i]), 0);
+}
+
+/* A GSI request: PerfMgt Get(PortCounters), or an SA Get; attr_mod i tells it apart. */
+static void make_gsi(uint8_t *mad, uint8_t mgmt_class, uint16_t attr_id, uint32_t i)
+{
+	struct wire_mad_hdr h = {
+	    .base_version = 1,
+	    .mgmt_class = mgmt_class,
+	    .class_version = mgmt_class == WIRE_CLASS_SA ? 2 : 1,
+	    .method = WIRE_GET,
+	    .tid = 0xdeadbeef, /* the engine's to replace */
+	    .attr_id = attr_id,
+	    .attr_mod = i,
+	};
+
+	memset(mad, 0, WIRE_MAD_SIZE);
+	CU_ASSERT_FATAL(wire_mad_hdr_encode(&h, mad, WIRE_MAD_SIZE) == 0);
+	mad[64 + 2] = 0xab; /* PortCounters.PortSelect etc.: must go out as given */
+	mad[255] = 0xcd;
+}
+
+static void submit_gsi(struct fake *fk, struct done_log *log, unsigned i, enum xact_lane lane,
+		       const struct madio_dest *to)
+{
+	uint8_t mad[WIRE_MAD_SIZE];
+
+	make_gsi(mad, WIRE_CLASS_PERF, WIRE_ATTR_PERF_PORT_COUNTERS, i);
+	args[i].log = log;
+	args[i].idx = i;
+	CU_ASSERT_EQUAL_FATAL(
+	    xact_submit_mad(fk->xe, lane, to, mad, sizeof(mad), on_mad_done, &args[i]), 0);
+}
+
+/* A LID-routed Get(PortInfo) as raw bytes, through xact_submit_mad. */
+static void submit_lid_smp(struct fake *fk, struct done_log *log, unsigned i, uint16_t dlid)
+{
+	const struct madio_dest to = {.dlid = dlid};
+	uint8_t mad[WIRE_MAD_SIZE];
+	struct wire_smp s;
+
+	wire_smp_init_lid(&s, WIRE_GET, WIRE_ATTR_PORT_INFO, i);
+	CU_ASSERT_FATAL(wire_smp_encode(&s, mad, sizeof(mad)) == WIRE_MAD_SIZE);
+	args[i].log = log;
+	args[i].idx = i;
+	CU_ASSERT_EQUAL_FATAL(
+	    xact_submit_mad(fk->xe, XACT_BULK, &to, mad, sizeof(mad), on_mad_done, &args[i]), 0);
+}
+
+/* Index of the send that carried attr_mod i first, or -1. */
+static int send_of(const struct fake *fk, uint32_t i)
+{
+	for (unsigned k = 0; k < fk->sends; k++) {
+		struct wire_mad_hdr h;
+		if (wire_mad_hdr_decode(fk->sent[k], WIRE_MAD_SIZE, &h) == 0 && h.attr_mod == i)
+			return (int)k;
+	}
+	return -1;
+}
+
+/* attr_mod of send k. */
+static uint32_t mod_of(const struct fake *fk, unsigned k)
+{
+	struct wire_mad_hdr h;
+
+	CU_ASSERT_FATAL(k < fk->sends);
+	CU_ASSERT_FATAL(wire_mad_hdr_decode(fk->sent[k], WIRE_MAD_SIZE, &h) == 0);
+	return h.attr_mod;
+}
+
+/* Answer send k now (synchronously); returns xact_input's code. */
+static int answer_now(struct fake *fk, unsigned k, uint16_t status)
+{
+	uint8_t resp[WIRE_MAD_SIZE];
+
+	CU_ASSERT_FATAL(k < fk->sends);
+	make_response(fk->sent[k], status, resp);
+	return xact_input(fk->xe, resp, sizeof(resp));
 }
 
 /* ---- tests -------------------------------------------------------------- */
@@ -663,19 +819,20 @@ static void test_bad_input(void)
 	CU_ASSERT_EQUAL(xact_input(fk->xe, resp, 24), -EBADMSG);
 	CU_ASSERT_EQUAL(xact_input(fk->xe, resp, WIRE_MAD_SIZE - 1), -EBADMSG);
 	CU_ASSERT_EQUAL(xact_input(fk->xe, NULL, WIRE_MAD_SIZE), -EBADMSG);
-	/* wrong class: SA and PerfMgt */
-	memcpy(bad, resp, sizeof(bad));
-	bad[1] = WIRE_CLASS_SA;
-	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -EBADMSG);
-	bad[1] = WIRE_CLASS_PERF;
-	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -EBADMSG);
 	/* bad base version */
 	memcpy(bad, resp, sizeof(bad));
 	bad[0] = 2;
 	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -EBADMSG);
 	xact_get_stats(fk->xe, &st);
-	CU_ASSERT_EQUAL(st.malformed, 7);
+	CU_ASSERT_EQUAL(st.malformed, 5);
 	CU_ASSERT_EQUAL(st.received, 0);
+
+	/* right TID, a GSI class (SA, PerfMgt) for an SMP request */
+	memcpy(bad, resp, sizeof(bad));
+	bad[1] = WIRE_CLASS_SA;
+	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -ENOENT);
+	bad[1] = WIRE_CLASS_PERF;
+	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -ENOENT);
 
 	/* an unknown TID */
 	memcpy(bad, resp, sizeof(bad));
@@ -692,8 +849,8 @@ static void test_bad_input(void)
 	bad[1] = WIRE_CLASS_SMI_DR;
 	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -ENOENT);
 	xact_get_stats(fk->xe, &st);
-	CU_ASSERT_EQUAL(st.unmatched, 4);
-	CU_ASSERT_EQUAL(st.malformed, 7);
+	CU_ASSERT_EQUAL(st.unmatched, 6);
+	CU_ASSERT_EQUAL(st.malformed, 5);
 	CU_ASSERT_EQUAL(st.completed, 0);
 	CU_ASSERT_EQUAL(log->rec[0].calls, 0);
 	CU_ASSERT_EQUAL(log->rec[1].calls, 0);
@@ -709,7 +866,7 @@ static void test_bad_input(void)
 	CU_ASSERT_EQUAL(xact_input(fk->xe, resp, sizeof(resp)), -ENOENT);
 	CU_ASSERT_EQUAL(log->rec[1].calls, 1);
 	xact_get_stats(fk->xe, &st);
-	CU_ASSERT_EQUAL(st.unmatched, 5);
+	CU_ASSERT_EQUAL(st.unmatched, 7);
 	fake_free(fk);
 	free(log);
 }
@@ -920,6 +1077,502 @@ static void test_cancel_all_resubmit(void)
 	check_cancel_resubmit(false, 2, 3, 4);
 }
 
+/* ---- addressed requests ---------------------------------------------------- */
+
+/* Each kind of request reaches the transport with its address, bytes intact but the TID. */
+static void test_addressed_send(void)
+{
+	struct xact_opts o = {.window = 8, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 4);
+	const struct madio_dest perf = {.dlid = 0x34, .qpn = 1, .qkey = 0, .sl = 2};
+	const struct madio_dest sa = {.dlid = 0x01, .qpn = 1, .qkey = MADIO_GSI_QKEY, .sl = 0};
+	uint8_t mad[WIRE_MAD_SIZE];
+	int k;
+
+	fk->mode = FAKE_HOLD;
+	submit(fk, log, 0, true);
+	submit_lid_smp(fk, log, 1, 0x12);
+	submit_gsi(fk, log, 2, XACT_BULK, &perf);
+	make_gsi(mad, WIRE_CLASS_SA, 0x0035, 3);
+	args[3].log = log;
+	args[3].idx = 3;
+	CU_ASSERT_EQUAL_FATAL(
+	    xact_submit_mad(fk->xe, XACT_CONTROL, &sa, mad, sizeof(mad), on_mad_done, &args[3]), 0);
+	CU_ASSERT_EQUAL_FATAL(fk->sends, 4);
+
+	/* DR: the permissive LID on QP0 */
+	k = send_of(fk, 0);
+	CU_ASSERT_FATAL(k >= 0);
+	CU_ASSERT_EQUAL(fk->sent_to[k].dlid, WIRE_PERMISSIVE_LID);
+	CU_ASSERT_EQUAL(fk->sent_to[k].qpn, 0);
+	CU_ASSERT_EQUAL(fk->sent[k][1], WIRE_CLASS_SMI_DR);
+	/* LID-routed SMP: its DLID, QP0 */
+	k = send_of(fk, 1);
+	CU_ASSERT_FATAL(k >= 0);
+	CU_ASSERT_EQUAL(fk->sent_to[k].dlid, 0x12);
+	CU_ASSERT_EQUAL(fk->sent_to[k].qpn, 0);
+	CU_ASSERT_EQUAL(fk->sent[k][1], WIRE_CLASS_SMI);
+	/* GSI: DLID, QPN, Q_Key, SL as given */
+	k = send_of(fk, 2);
+	CU_ASSERT_FATAL(k >= 0);
+	CU_ASSERT_EQUAL(fk->sent_to[k].dlid, 0x34);
+	CU_ASSERT_EQUAL(fk->sent_to[k].qpn, 1);
+	CU_ASSERT_EQUAL(fk->sent_to[k].qkey, 0);
+	CU_ASSERT_EQUAL(fk->sent_to[k].sl, 2);
+	make_gsi(mad, WIRE_CLASS_PERF, WIRE_ATTR_PERF_PORT_COUNTERS, 2);
+	CU_ASSERT(memcmp(fk->sent[k], mad, 8) == 0); /* up to the TID */
+	CU_ASSERT(memcmp(fk->sent[k] + 16, mad + 16, WIRE_MAD_SIZE - 16) == 0);
+	CU_ASSERT(memcmp(fk->sent[k] + 8, mad + 8, 8) != 0); /* the engine's TID */
+	k = send_of(fk, 3);
+	CU_ASSERT_FATAL(k >= 0);
+	CU_ASSERT_EQUAL(fk->sent_to[k].dlid, 0x01);
+	CU_ASSERT_EQUAL(fk->sent_to[k].qkey, MADIO_GSI_QKEY);
+	CU_ASSERT_EQUAL(fk->sent[k][1], WIRE_CLASS_SA);
+	CU_ASSERT_EQUAL(fk->sent[k][2], 2);
+	/* TIDs are distinct */
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned j = i + 1; j < 4; j++)
+			CU_ASSERT(memcmp(fk->sent[i] + 8, fk->sent[j] + 8, 8) != 0);
+
+	/* every one completes with its own answer */
+	for (unsigned i = 0; i < 4; i++)
+		answer(fk, fk->sent[i], 0, 1);
+	run(fk, 2000);
+	CU_ASSERT_EQUAL(log->completed, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, 0);
+		CU_ASSERT(log->rec[i].had_resp);
+		CU_ASSERT_EQUAL(log->rec[i].req_mod, i);
+		CU_ASSERT_EQUAL(log->rec[i].resp_tag, i);
+		CU_ASSERT_EQUAL(log->rec[i].resp_tid, log->rec[i].req_tid);
+	}
+	CU_ASSERT_EQUAL(log->rec[1].resp_class, WIRE_CLASS_SMI);
+	CU_ASSERT_EQUAL(log->rec[1].resp_attr, WIRE_ATTR_PORT_INFO);
+	CU_ASSERT_EQUAL(log->rec[2].resp_class, WIRE_CLASS_PERF);
+	CU_ASSERT_EQUAL(log->rec[2].resp_attr, WIRE_ATTR_PERF_PORT_COUNTERS);
+	CU_ASSERT_EQUAL(log->rec[2].resp_len, WIRE_MAD_SIZE);
+	CU_ASSERT_EQUAL(log->rec[3].resp_class, WIRE_CLASS_SA);
+	fake_free(fk);
+	free(log);
+}
+
+static void test_submit_mad_invalid(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 1000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 0);
+	const struct madio_dest gsi = {.dlid = 5, .qpn = 1};
+	const struct madio_dest qp0 = {.dlid = 5, .qpn = 0};
+	struct madio_dest to;
+	uint8_t mad[WIRE_MAD_SIZE];
+	struct wire_smp s;
+	void *a = &args[0];
+	const uint8_t path[2] = {0, 1};
+
+	args[0].log = log;
+	make_gsi(mad, WIRE_CLASS_PERF, WIRE_ATTR_PERF_PORT_COUNTERS, 0);
+	/* the good one first, then each thing wrong with it */
+	CU_ASSERT_EQUAL(xact_submit_mad(NULL, XACT_BULK, &gsi, mad, sizeof(mad), on_mad_done, a),
+			-EINVAL);
+	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, NULL, mad, sizeof(mad), on_mad_done, a),
+			-EINVAL);
+	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &gsi, NULL, sizeof(mad), on_mad_done, a),
+			-EINVAL);
+	CU_ASSERT_EQUAL(
+	    xact_submit_mad(fk->xe, (enum xact_lane)7, &gsi, mad, sizeof(mad), on_mad_done, a),
+	    -EINVAL);
+	CU_ASSERT_EQUAL(
+	    xact_submit_mad(fk->xe, XACT_BULK, &gsi, mad, sizeof(mad) - 1, on_mad_done, a),
+	    -EINVAL);
+	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &gsi, mad, 24, on_mad_done, a), -EINVAL);
+	/* GSI to QP0, to DLID 0, to a QPN beyond 24 bits */
+	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &qp0, mad, sizeof(mad), on_mad_done, a),
+			-EINVAL);
+	to = gsi;
+	to.dlid = 0;
+	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &to, mad, sizeof(mad), on_mad_done, a),
+			-EINVAL);
+	to = gsi;
+	to.qpn = 0x1000000;
+	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &to, mad, sizeof(mad), on_mad_done, a),
+			-EINVAL);
+	/* a response, a bad base version */
+	mad[3] |= 0x80;
+	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &gsi, mad, sizeof(mad), on_mad_done, a),
+			-EINVAL);
+	mad[3] &= 0x7f;
+	mad[0] = 2;
+	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &gsi, mad, sizeof(mad), on_mad_done, a),
+			-EINVAL);
+	/* a LID-routed SMP to QP1, or one that does not decode (class version 2) */
+	wire_smp_init_lid(&s, WIRE_GET, WIRE_ATTR_PORT_INFO, 0);
+	CU_ASSERT_FATAL(wire_smp_encode(&s, mad, sizeof(mad)) == WIRE_MAD_SIZE);
+	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &gsi, mad, sizeof(mad), on_mad_done, a),
+			-EINVAL);
+	mad[2] = 2;
+	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &qp0, mad, sizeof(mad), on_mad_done, a),
+			-EINVAL);
+	/* directed route goes through xact_submit */
+	CU_ASSERT_FATAL(wire_smp_init_dr(&s, WIRE_GET, WIRE_ATTR_NODE_INFO, 0, path, 1) == 0);
+	CU_ASSERT_FATAL(wire_smp_encode(&s, mad, sizeof(mad)) == WIRE_MAD_SIZE);
+	to = qp0;
+	to.dlid = WIRE_PERMISSIVE_LID;
+	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &to, mad, sizeof(mad), on_mad_done, a),
+			-EINVAL);
+	/* nor does xact_submit_lane take a lane that is not one */
+	CU_ASSERT_EQUAL(xact_submit_lane(fk->xe, (enum xact_lane)2, &s, on_done, a), -EINVAL);
+	CU_ASSERT_EQUAL(fk->sends, 0);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 0);
+	fake_free(fk);
+	CU_ASSERT_EQUAL(log->rec[0].calls, 0);
+	free(log);
+}
+
+/*
+ * A GSI response completes its own request, found by TID, and only when it
+ * is a response of the request's class and attribute.
+ */
+static void test_gsi_matching(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 0);
+	const struct madio_dest to = {.dlid = 9, .qpn = 1};
+	uint8_t resp[WIRE_MAD_SIZE], bad[WIRE_MAD_SIZE];
+	struct xact_stats st;
+	struct wire_mad_hdr h;
+	struct wire_smp s;
+
+	fk->mode = FAKE_HOLD;
+	submit_gsi(fk, log, 0, XACT_BULK, &to);
+	submit_gsi(fk, log, 1, XACT_CONTROL, &to);
+	submit(fk, log, 2, true);
+	CU_ASSERT_EQUAL_FATAL(fk->sends, 3);
+	make_response(fk->sent[0], 0, resp);
+
+	/* right TID, another class (SA; a DR SMP) */
+	memcpy(bad, resp, sizeof(bad));
+	bad[1] = WIRE_CLASS_SA;
+	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -ENOENT);
+	CU_ASSERT_FATAL(wire_smp_decode(fk->sent[2], WIRE_MAD_SIZE, &s) == 0);
+	CU_ASSERT_FATAL(wire_mad_hdr_decode(resp, sizeof(resp), &h) == 0);
+	s.tid = h.tid;
+	s.method = WIRE_GET_RESP;
+	s.attr_id = WIRE_ATTR_PERF_PORT_COUNTERS;
+	CU_ASSERT_FATAL(wire_smp_encode(&s, bad, sizeof(bad)) == WIRE_MAD_SIZE);
+	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -ENOENT);
+	/* right TID, another attribute */
+	memcpy(bad, resp, sizeof(bad));
+	bad[17] = 0x13;
+	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -ENOENT);
+	/* the request echoed back (no R bit) */
+	CU_ASSERT_EQUAL(xact_input(fk->xe, fk->sent[0], WIRE_MAD_SIZE), -ENOENT);
+	/* a TID of no request */
+	memcpy(bad, resp, sizeof(bad));
+	bad[15] ^= 0x40;
+	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -ENOENT);
+	/* a GSI response to the DR request's TID */
+	make_response(fk->sent[2], 0, bad);
+	bad[1] = WIRE_CLASS_PERF;
+	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -ENOENT);
+	/* malformed: short of a header, base version 2 */
+	CU_ASSERT_EQUAL(xact_input(fk->xe, resp, WIRE_MAD_HDR_SIZE - 1), -EBADMSG);
+	memcpy(bad, resp, sizeof(bad));
+	bad[0] = 2;
+	CU_ASSERT_EQUAL(xact_input(fk->xe, bad, sizeof(bad)), -EBADMSG);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.unmatched, 6);
+	CU_ASSERT_EQUAL(st.malformed, 2);
+	CU_ASSERT_EQUAL(log->completed, 0);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 3);
+
+	/* the second request's answer completes the second only */
+	CU_ASSERT_EQUAL(answer_now(fk, 1, 0), 0);
+	CU_ASSERT_EQUAL(log->rec[1].calls, 1);
+	CU_ASSERT_EQUAL(log->rec[1].status, 0);
+	CU_ASSERT_EQUAL(log->rec[1].resp_tag, 1);
+	CU_ASSERT_EQUAL(log->rec[0].calls, 0);
+	/* the first's, with an error status: -EREMOTEIO with the response */
+	CU_ASSERT_EQUAL(answer_now(fk, 0, 0x000c), 0);
+	CU_ASSERT_EQUAL(log->rec[0].calls, 1);
+	CU_ASSERT_EQUAL(log->rec[0].status, -EREMOTEIO);
+	CU_ASSERT(log->rec[0].had_resp);
+	CU_ASSERT_EQUAL(log->rec[0].resp_status, 0x000c);
+	CU_ASSERT_EQUAL(log->rec[0].resp_tag, 0);
+	/* a header-only answer is enough to match; the body is the callback's */
+	CU_ASSERT_EQUAL(answer_now(fk, 0, 0), -ENOENT); /* done already */
+	submit_gsi(fk, log, 3, XACT_BULK, &to);
+	make_response(fk->sent[fk->sends - 1], 0, resp);
+	CU_ASSERT_EQUAL(xact_input(fk->xe, resp, WIRE_MAD_HDR_SIZE), 0);
+	CU_ASSERT_EQUAL(log->rec[3].status, 0);
+	CU_ASSERT_EQUAL(log->rec[3].resp_len, WIRE_MAD_HDR_SIZE);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.remote_errors, 1);
+	CU_ASSERT_EQUAL(st.completed, 3);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 1);
+	fake_free(fk);
+	free(log);
+}
+
+/* Addressed requests time out, retry and cancel like the others. */
+static void test_addressed_timeout_cancel(void)
+{
+	struct xact_opts o = {.window = 1, .timeout_ms = 10, .retries = 2};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 1);
+	const struct madio_dest to = {.dlid = 9, .qpn = 1};
+
+	fk->drop_mod = DROP_ALL;
+	submit_gsi(fk, log, 0, XACT_BULK, &to);
+	run(fk, 3000);
+	CU_ASSERT_EQUAL(fk->sends_mod[0], 3);
+	CU_ASSERT_EQUAL(log->rec[0].calls, 1);
+	CU_ASSERT_EQUAL(log->rec[0].status, -ETIMEDOUT);
+	CU_ASSERT_FALSE(log->rec[0].had_resp);
+	CU_ASSERT_FALSE(log->rec[0].req_null);
+	CU_ASSERT(memcmp(fk->sent[0], fk->sent[2], WIRE_MAD_SIZE) == 0); /* same TID */
+
+	/* one in flight, two queued: all cancelled once, the queued with their bytes */
+	fk->mode = FAKE_HOLD;
+	for (unsigned i = 1; i <= 3; i++)
+		submit_gsi(fk, log, i, XACT_BULK, &to);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 3);
+	xact_free(fk->xe);
+	fk->xe = NULL;
+	for (unsigned i = 1; i <= 3; i++) {
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, -ECANCELED);
+		CU_ASSERT_FALSE(log->rec[i].req_null);
+		CU_ASSERT_EQUAL(log->rec[i].req_mod, i);
+	}
+	fake_free(fk);
+	free(log);
+}
+
+/* ---- lanes ------------------------------------------------------------------ */
+
+/*
+ * A full bulk window with 100 more queued: control requests go out at once
+ * in their reserved slots, never more than XACT_CONTROL_SLOTS of them, the
+ * rest ahead of nothing but each other; bulk keeps its whole window and its
+ * order.
+ */
+static void test_control_lane(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 112);
+	struct xact_stats st;
+	const unsigned nbulk = 100, nctl = 12;
+	uint32_t next_bulk = 0;
+
+	fk->mode = FAKE_HOLD;
+	for (unsigned i = 0; i < nbulk; i++)
+		submit_lane(fk, log, i, XACT_BULK);
+	CU_ASSERT_EQUAL_FATAL(fk->sends, 4);
+	for (unsigned i = nbulk; i < nbulk + nctl; i++)
+		submit_lane(fk, log, i, XACT_CONTROL);
+	CU_ASSERT_EQUAL_FATAL(fk->sends, 4 + XACT_CONTROL_SLOTS);
+	for (unsigned k = 4; k < fk->sends; k++)
+		CU_ASSERT_EQUAL(mod_of(fk, k), nbulk + k - 4);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.outstanding, 4 + XACT_CONTROL_SLOTS);
+	CU_ASSERT_EQUAL(st.ctl_outstanding, XACT_CONTROL_SLOTS);
+	CU_ASSERT_EQUAL(st.ctl_queued, nctl - XACT_CONTROL_SLOTS);
+	CU_ASSERT_EQUAL(st.queued, nbulk - 4 + nctl - XACT_CONTROL_SLOTS);
+	CU_ASSERT_EQUAL(st.window, 4);
+
+	/* a control answer lets the next control request out, not a bulk one */
+	CU_ASSERT_EQUAL(answer_now(fk, 4, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(fk->sends, 13);
+	CU_ASSERT_EQUAL(mod_of(fk, 12), nbulk + XACT_CONTROL_SLOTS);
+	/* a bulk answer lets the next bulk one out: the window stays 4 */
+	CU_ASSERT_EQUAL(answer_now(fk, 0, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(fk->sends, 14);
+	CU_ASSERT_EQUAL(mod_of(fk, 13), 4);
+
+	/* then everything, answered as it goes */
+	fk->mode = FAKE_ANSWER;
+	for (unsigned k = 0; k < fk->sends; k++)
+		if (k != 0 && k != 4)
+			answer(fk, fk->sent[k], 0, 0);
+	run(fk, 10000);
+	CU_ASSERT_EQUAL(log->completed, nbulk + nctl);
+	for (unsigned i = 0; i < nbulk + nctl; i++) {
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, 0);
+	}
+	/* bulk went out in the order submitted; control before the queued bulk */
+	for (unsigned k = 0; k < fk->sends; k++) {
+		uint32_t m = mod_of(fk, k);
+		if (m < nbulk)
+			CU_ASSERT_EQUAL(m, next_bulk++);
+	}
+	CU_ASSERT_EQUAL(next_bulk, nbulk);
+	CU_ASSERT(send_of(fk, nbulk + nctl - 1) < send_of(fk, 10));
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.max_outstanding, 4 + XACT_CONTROL_SLOTS);
+	CU_ASSERT_EQUAL(st.outstanding, 0);
+	CU_ASSERT_EQUAL(st.ctl_outstanding, 0);
+	CU_ASSERT_EQUAL(st.queued, 0);
+	fake_free(fk);
+	free(log);
+}
+
+/*
+ * When both lanes have work and room, the pump serves control first: here
+ * both queue up while the first send is in progress (its send callback
+ * submits more), and go out control first once it returns.
+ */
+static struct done_log *both_log;
+
+static void both_on_send(struct fake *fk, const struct wire_mad_hdr *h)
+{
+	if (h->attr_mod != 0)
+		return;
+	fk->on_send = NULL;
+	submit_lane(fk, both_log, 1, XACT_BULK);
+	submit_lane(fk, both_log, 2, XACT_BULK);
+	submit_lane(fk, both_log, 3, XACT_CONTROL);
+	submit_lane(fk, both_log, 4, XACT_CONTROL);
+	CU_ASSERT_EQUAL(fk->sends, 1); /* held while this send runs */
+}
+
+static void test_control_first(void)
+{
+	struct xact_opts o = {.window = 2, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 0);
+
+	fk->mode = FAKE_HOLD;
+	both_log = log;
+	fk->on_send = both_on_send;
+	submit_lane(fk, log, 0, XACT_BULK);
+	CU_ASSERT_EQUAL_FATAL(fk->sends, 4);
+	CU_ASSERT_EQUAL(mod_of(fk, 0), 0);
+	CU_ASSERT_EQUAL(mod_of(fk, 1), 3);
+	CU_ASSERT_EQUAL(mod_of(fk, 2), 4);
+	CU_ASSERT_EQUAL(mod_of(fk, 3), 1);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 5); /* 2 waits for the window */
+	fake_free(fk);
+	free(log);
+}
+
+/* ---- the window at run time ------------------------------------------------ */
+
+static void test_set_window_grow(void)
+{
+	struct xact_opts o = {.window = 2, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 200);
+	struct xact_stats st;
+
+	fk->mode = FAKE_HOLD;
+	for (unsigned i = 0; i < 200; i++)
+		submit(fk, log, i, i % 2);
+	CU_ASSERT_EQUAL_FATAL(fk->sends, 2);
+	CU_ASSERT_EQUAL(xact_set_window(fk->xe, 0), -EINVAL);
+	CU_ASSERT_EQUAL(xact_set_window(fk->xe, XACT_WINDOW_MAX + 1), -EINVAL);
+	CU_ASSERT_EQUAL(xact_set_window(NULL, 8), -EINVAL);
+	CU_ASSERT_EQUAL(fk->sends, 2);
+	/* more go out at once, in order */
+	CU_ASSERT_EQUAL(xact_set_window(fk->xe, 8), 0);
+	CU_ASSERT_EQUAL_FATAL(fk->sends, 8);
+	for (unsigned k = 0; k < 8; k++)
+		CU_ASSERT_EQUAL(mod_of(fk, k), k);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.window, 8);
+	CU_ASSERT_EQUAL(st.outstanding, 8);
+	/* the two sent before the change still complete by their TIDs */
+	CU_ASSERT_EQUAL(answer_now(fk, 1, 0), 0);
+	CU_ASSERT_EQUAL(answer_now(fk, 0, 0), 0);
+	CU_ASSERT_EQUAL(log->rec[0].status, 0);
+	CU_ASSERT_EQUAL(log->rec[1].status, 0);
+	CU_ASSERT_EQUAL(fk->sends, 10);
+	/* and to the largest window */
+	CU_ASSERT_EQUAL(xact_set_window(fk->xe, XACT_WINDOW_MAX), 0);
+	CU_ASSERT_EQUAL(fk->sends, 200);
+	fk->mode = FAKE_ANSWER;
+	for (unsigned k = 2; k < fk->sends; k++)
+		answer(fk, fk->sent[k], 0, 0);
+	run(fk, 10000);
+	CU_ASSERT_EQUAL(log->completed, 200);
+	for (unsigned i = 0; i < 200; i++) {
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, 0);
+		CU_ASSERT_EQUAL(log->rec[i].resp_tag, i);
+	}
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.max_outstanding, 198);
+	fake_free(fk);
+	free(log);
+}
+
+/*
+ * Shrinking from 16 to 3 with 16 in flight: no new request until fewer than
+ * 3 are outstanding; the 16 complete by their TIDs; from then on at most 3
+ * are outstanding.  Control keeps its slots throughout.
+ */
+static void test_set_window_shrink(void)
+{
+	struct xact_opts o = {.window = 16, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 101);
+	struct xact_stats st;
+
+	fk->mode = FAKE_HOLD;
+	for (unsigned i = 0; i < 100; i++)
+		submit(fk, log, i, i % 2);
+	CU_ASSERT_EQUAL_FATAL(fk->sends, 16);
+	CU_ASSERT_EQUAL(xact_set_window(fk->xe, 3), 0);
+	CU_ASSERT_EQUAL(fk->sends, 16);
+	/* a control request still goes out at once */
+	submit_lane(fk, log, 100, XACT_CONTROL);
+	CU_ASSERT_EQUAL_FATAL(fk->sends, 17);
+	CU_ASSERT_EQUAL(answer_now(fk, 16, 0), 0);
+	CU_ASSERT_EQUAL(log->rec[100].status, 0);
+	for (unsigned k = 0; k < 16; k++) {
+		CU_ASSERT_EQUAL(answer_now(fk, k, 0), 0);
+		CU_ASSERT_EQUAL(log->rec[k].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[k].status, 0);
+		CU_ASSERT_EQUAL(log->rec[k].resp_tag, k);
+		/* 16 - (k + 1) left of the old ones; refilled only below 3 */
+		unsigned left = 16 - (k + 1);
+		CU_ASSERT_EQUAL(fk->sends, 17 + (left < 3 ? 3 - left : 0));
+	}
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.outstanding, 3);
+	CU_ASSERT_EQUAL(st.window, 3);
+	/* the rest: never more than 3 outstanding */
+	fk->mode = FAKE_ANSWER;
+	fk->outstanding = 3;
+	fk->max_outstanding = 0;
+	for (unsigned k = 17; k < fk->sends; k++)
+		answer(fk, fk->sent[k], 0, 0);
+	run(fk, 10000);
+	CU_ASSERT_EQUAL(log->completed, 101);
+	for (unsigned i = 0; i < 100; i++) {
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, 0);
+		CU_ASSERT_EQUAL(log->rec[i].resp_tag, i);
+	}
+	CU_ASSERT(fk->max_outstanding <= 3);
+	CU_ASSERT_EQUAL(fk->max_outstanding, 3);
+	/* and it grows back */
+	CU_ASSERT_EQUAL(xact_set_window(fk->xe, 16), 0);
+	fk->max_outstanding = 0;
+	log->stop_at = 101 + 50;
+	for (unsigned i = 101; i < 151; i++)
+		submit(fk, log, i, false);
+	run(fk, 10000);
+	CU_ASSERT_EQUAL(log->completed, 151);
+	CU_ASSERT_EQUAL(fk->max_outstanding, 16);
+	fake_free(fk);
+	free(log);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -941,6 +1594,14 @@ int main(void)
 	    {"cancel all", test_cancel_all},
 	    {"free: callback submits", test_free_cancel_resubmit},
 	    {"cancel all: callback submits", test_cancel_all_resubmit},
+	    {"addressed requests reach the transport", test_addressed_send},
+	    {"invalid addressed submit", test_submit_mad_invalid},
+	    {"GSI responses match class, attribute, TID", test_gsi_matching},
+	    {"addressed: timeout, retries, cancel", test_addressed_timeout_cancel},
+	    {"control lane beside a full bulk window", test_control_lane},
+	    {"control served first", test_control_first},
+	    {"window grows at run time", test_set_window_grow},
+	    {"window shrinks with requests in flight", test_set_window_shrink},
 	    {NULL, NULL},
 	};
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "sm/port.h"
 #include "ui/api_int.h"
 
 json_t *api_sweep_json(const struct sm *sm)
@@ -164,7 +165,7 @@ int api_port(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct
 		return -ENOMEM;
 	*w = (struct api_port_wait){api, ctl_client_id(c), f->nodes[ni].guid,
 				    (uint8_t)json_integer_value(jport), enable};
-	r = sm_port_set_enabled(api->sm, w->guid, w->port, enable, api_port_done, w);
+	r = port_set_enabled(api->sm, w->guid, w->port, enable, api_port_done, w);
 	if (r < 0) {
 		free(w);
 		if (r == -EPERM)
