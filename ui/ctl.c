@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +30,12 @@
 
 #include "lib/log.h"
 #include "ui/ctl.h"
+#include "ui/peer.h"
 
 #define CTL_DEF_MAX_REQUEST (64 * 1024)
 #define CTL_DEF_MAX_CLIENTS 64
 #define CTL_DEF_MAX_OUTPUT (1024 * 1024)
 #define CTL_CLOSE_TIMEOUT_S 5
-#define CTL_MAX_GROUPS 1024
 
 struct ctl_client {
 	struct ctl_server *srv;
@@ -474,62 +473,6 @@ static void client_event_cb(struct bufferevent *bev, short what, void *arg)
 }
 
 /* ---- credentials ------------------------------------------------------ */
-
-static bool gid_list_has(const gid_t *gids, int n, gid_t g)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (gids[i] == g)
-			return true;
-	return false;
-}
-
-/*
- * Supplementary groups of the peer: the Groups: line of /proc/PID/status
- * (what the process really holds), else the group database for its uid.
- */
-static bool peer_in_group(pid_t pid, uid_t uid, gid_t gid, gid_t want)
-{
-	char path[64], line[4096];
-	gid_t gids[CTL_MAX_GROUPS];
-	bool found = false, read_proc = false;
-	struct passwd pw, *pwp = NULL;
-	char pwbuf[4096];
-	int n = CTL_MAX_GROUPS;
-	FILE *f;
-
-	if (gid == want)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = pid > 0 ? fopen(path, "re") : NULL;
-	if (f) {
-		while (fgets(line, sizeof(line), f)) {
-			char *p, *end;
-
-			if (strncmp(line, "Groups:", 7))
-				continue;
-			read_proc = true;
-			for (p = line + 7;; p = end) {
-				unsigned long v = strtoul(p, &end, 10);
-
-				if (end == p)
-					break;
-				if ((gid_t)v == want)
-					found = true;
-			}
-			break;
-		}
-		fclose(f);
-	}
-	if (read_proc)
-		return found;
-	if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &pwp) || !pwp)
-		return false;
-	if (getgrouplist(pw.pw_name, gid, gids, &n) < 0)
-		n = CTL_MAX_GROUPS;
-	return gid_list_has(gids, n, want);
-}
 
 static bool server_peer_is_admin(const struct ctl_server *srv, pid_t pid, uid_t uid, gid_t gid)
 {
