@@ -156,13 +156,10 @@ static int program_send(struct program *pg, enum program_op kind, uint32_t node,
 int program_set(struct program *pg, uint32_t node, uint8_t port, uint16_t attr, uint32_t mod,
 		const uint8_t data[64])
 {
-	enum program_op kind = attr == WIRE_ATTR_PORT_INFO ? OP_PORTINFO
-			       : attr == WIRE_ATTR_LFT	   ? OP_LFT
-							   : OP_OTHER;
-
 	if (node >= pg->f->n_nodes)
 		return -EINVAL;
-	return program_send(pg, kind, node, port, attr, mod, data);
+	/* the model is left alone: the batch may run on a published fabric */
+	return program_send(pg, OP_OTHER, node, port, attr, mod, data);
 }
 
 void program_start(struct program *pg)

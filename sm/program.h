@@ -64,7 +64,9 @@ void program_port_states(struct program *p, uint8_t from, uint8_t to);
 
 /*
  * Queue one Set of attr/mod with data to (node, port) along the node's
- * directed route (discover_port_path).  0 or -errno (counted as an error).
+ * directed route (discover_port_path).  The answer does not update the
+ * model, so such a batch may run on a published fabric.  0 or -errno
+ * (counted as an error).
  */
 int program_set(struct program *p, uint32_t node, uint8_t port, uint16_t attr, uint32_t mod,
 		const uint8_t data[64]);
