@@ -1,0 +1,238 @@
+/*
+ * Unit tests of sm/program.c: desired state against what the nodes hold or
+ * were last given, turned into Sets.  A fake transport on a real libevent
+ * loop answers every Set with a GetResp echoing the data (as an agent does),
+ * or with an error status for one chosen block; the tests count what was
+ * sent per attribute.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+#include <event2/event.h>
+
+#include "mad/wire.h"
+#include "mad/xact.h"
+#include "routing/routing.h"
+#include "sm/program.h"
+#include "tests/testutil.h"
+
+struct fake {
+	struct event_base *base;
+	struct xact_engine *xe;
+	unsigned sets[0x40];	      /* per attribute ID (all are < 0x40) */
+	uint32_t fail_attr, fail_mod; /* answer these with an error status */
+	bool hold;		      /* answer nothing */
+};
+
+struct answer {
+	struct fake *fk;
+	uint8_t mad[WIRE_MAD_SIZE];
+};
+
+static void answer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct answer *a = arg;
+
+	CU_ASSERT_EQUAL(xact_input(a->fk->xe, a->mad, sizeof(a->mad)), 0);
+	free(a);
+}
+
+static int fake_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len,
+		     unsigned timeout_ms)
+{
+	struct fake *fk = ctx;
+	struct timeval tv = {0, 0};
+	struct answer *a;
+	struct wire_smp s;
+
+	if (fk->hold)
+		return 0;
+	a = calloc(1, sizeof(*a));
+	CU_ASSERT_FATAL(a != NULL);
+	CU_ASSERT_FATAL(wire_smp_decode(mad, len, &s) == 0);
+	CU_ASSERT_EQUAL(s.method, WIRE_SET);
+	if (s.attr_id < 0x40)
+		fk->sets[s.attr_id]++;
+	s.method = WIRE_GET_RESP;
+	s.direction = true;
+	if (s.attr_id == fk->fail_attr && s.attr_mod == fk->fail_mod)
+		s.status = 0x1c; /* invalid attribute/modifier */
+	a->fk = fk;
+	CU_ASSERT_FATAL(wire_smp_encode(&s, a->mad, sizeof(a->mad)) == WIRE_MAD_SIZE);
+	CU_ASSERT_FATAL(event_base_once(fk->base, -1, EV_TIMEOUT, answer_cb, a, &tv) == 0);
+	return 0;
+}
+
+static const char net[] = "Switch 8 \"S1\"\n[1] \"H1\"[1]\n[2] \"H2\"[1]\n[3] \"S2\"[3]\n\n"
+			  "Switch 8 \"S2\"\n[1] \"H3\"[1]\n[2] \"H4\"[1]\n[3] \"S1\"[3]\n\n"
+			  "Hca 1 \"H1\"\n[1] \"S1\"[1]\n\nHca 1 \"H2\"\n[1] \"S1\"[2]\n\n"
+			  "Hca 1 \"H3\"\n[1] \"S2\"[1]\n\nHca 1 \"H4\"\n[1] \"S2\"[2]\n";
+
+struct run {
+	bool done;
+	struct program_stats st;
+};
+
+static void on_done(void *arg, const struct program_stats *st)
+{
+	struct run *r = arg;
+
+	CU_ASSERT_FALSE(r->done); /* once */
+	r->done = true;
+	r->st = *st;
+}
+
+/* One configure batch of f against (old_f, old_r); waits (bounded) for it. */
+static struct program_stats configure(struct fake *fk, struct fabric *f, const struct routes *r,
+				      const struct fabric *old_f, const struct routes *old_r,
+				      bool force)
+{
+	struct program_params pp = {0xfe80000000000000ULL, "minhop", force};
+	struct run run = {0};
+	struct timeval limit = {5, 0};
+	struct program *pg = program_new(fk->xe, f, on_done, &run);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
+	memset(fk->sets, 0, sizeof(fk->sets));
+	program_configure(pg, r, old_f, old_r, &pp);
+	program_start(pg);
+	event_base_loopexit(fk->base, &limit);
+	while (!run.done && event_base_loop(fk->base, EVLOOP_ONCE) == 0)
+		;
+	CU_ASSERT_TRUE_FATAL(run.done);
+	return run.st;
+}
+
+static struct fabric *load(void)
+{
+	struct fabric *f = testutil_load_text(net);
+
+	testutil_assign_lids(f, 0);
+	return f;
+}
+
+static struct routes *route(const struct fabric *f)
+{
+	struct routes *r = NULL;
+	char why[128];
+
+	CU_ASSERT_EQUAL_FATAL(minhop_compute(f, NULL, &r, why, sizeof(why)), 0);
+	return r;
+}
+
+static void test_configure_diffs(void)
+{
+	struct xact_opts xo = {8, 200, 1};
+	struct fake fk = {.fail_attr = 0xffff};
+	struct fabric *a = load(), *b = load(), *c = load();
+	struct routes *ra = route(a), *rb = route(b);
+	struct program_stats st;
+	unsigned blocks = (ra->max_lid + 1 + 63) / 64;
+	uint32_t s1;
+
+	fk.base = event_base_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.base);
+	fk.xe = xact_new(fk.base, &xo, fake_send, &fk);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.xe);
+
+	/* a fresh fabric: every LFT block of both switches, their LinearFDBTop, the LIDs */
+	st = configure(&fk, a, ra, NULL, NULL, false);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_LFT], 2 * blocks);
+	CU_ASSERT_EQUAL(st.lft_blocks, 2 * blocks);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_SWITCH_INFO], 2);
+	/* 2 switch port 0s + 4 CA ports carry LIDs; switch ports get MTU/VLs */
+	CU_ASSERT_TRUE(fk.sets[WIRE_ATTR_PORT_INFO] >= 6);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_PKEY_TABLE], 0); /* no CA port in INIT */
+	CU_ASSERT_EQUAL(st.errors, 0);
+	CU_ASSERT_EQUAL(st.sets, fk.sets[WIRE_ATTR_LFT] + fk.sets[WIRE_ATTR_SWITCH_INFO] +
+				     fk.sets[WIRE_ATTR_PORT_INFO]);
+	/* the answers updated the model: PortInfo now holds the LIDs */
+	for (uint32_t i = 0; i < a->n_nodes; i++) {
+		struct wire_portinfo pi;
+		uint8_t p = node_first_lid_port(&a->nodes[i]);
+
+		CU_ASSERT_EQUAL(wire_portinfo_decode(a->nodes[i].ports[p].pi, 64, &pi), 0);
+		CU_ASSERT_EQUAL(pi.lid, a->nodes[i].ports[p].lid);
+	}
+
+	/* the same routes again on a new discovery: no LFT block */
+	st = configure(&fk, b, rb, a, ra, false);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_LFT], 0);
+	CU_ASSERT_EQUAL(st.lft_blocks, 0);
+
+	/* one entry changed: exactly its block */
+	s1 = testutil_find_desc(c, "S1");
+	rb->lft[s1][ra->max_lid] = rb->lft[s1][ra->max_lid] == 1 ? 2 : 1;
+	st = configure(&fk, c, rb, a, ra, false);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_LFT], 1);
+
+	/* force: every block of every switch */
+	fabric_free(c);
+	c = load();
+	st = configure(&fk, c, rb, a, ra, true);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_LFT], 2 * blocks);
+
+	/* a block the switch refuses: counted, and the switch is marked for a rewrite */
+	fabric_free(c);
+	c = load();
+	fk.fail_attr = WIRE_ATTR_LFT;
+	fk.fail_mod = 0;
+	st = configure(&fk, c, rb, NULL, NULL, false);
+	CU_ASSERT_EQUAL(st.errors, 2); /* block 0 of both switches */
+	for (uint32_t i = 0; i < c->n_nodes; i++)
+		if (node_is_switch(&c->nodes[i]))
+			CU_ASSERT_EQUAL(c->nodes[i].lft_top, 0xffff);
+
+	xact_free(fk.xe);
+	event_base_free(fk.base);
+	routes_free(ra);
+	routes_free(rb);
+	fabric_free(a);
+	fabric_free(b);
+	fabric_free(c);
+}
+
+/* An empty batch finishes at once; an aborted one never calls done. */
+static void test_empty_and_abort(void)
+{
+	struct xact_opts xo = {8, 200, 1};
+	struct fake fk = {.fail_attr = 0xffff, .hold = true};
+	struct fabric *f = load();
+	struct routes *r = route(f);
+	struct program_params pp = {0xfe80000000000000ULL, "minhop", false};
+	struct run run = {0};
+	struct program *pg;
+
+	fk.base = event_base_new();
+	fk.xe = xact_new(fk.base, &xo, fake_send, &fk);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.xe);
+	pg = program_new(fk.xe, f, on_done, &run);
+	program_start(pg);
+	CU_ASSERT_TRUE(run.done);
+	CU_ASSERT_EQUAL(run.st.sets, 0);
+
+	run.done = false;
+	pg = program_new(fk.xe, f, on_done, &run);
+	program_configure(pg, r, NULL, NULL, &pp);
+	program_start(pg);
+	program_abort(pg);
+	xact_free(fk.xe); /* cancels the Sets: the batch frees itself, done stays uncalled */
+	CU_ASSERT_FALSE(run.done);
+	event_base_free(fk.base);
+	routes_free(r);
+	fabric_free(f);
+}
+
+int main(void)
+{
+	static const struct testutil_case cases[] = {
+	    {"configure sends only what differs", test_configure_diffs},
+	    {"empty batch, aborted batch", test_empty_and_abort},
+	    {NULL, NULL},
+	};
+
+	return testutil_run("program", cases);
+}
