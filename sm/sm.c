@@ -13,6 +13,7 @@
 #include "mad/wire.h"
 #include "lib/log.h"
 #include "sm/offline.h"
+#include "sa/sa.h"
 #include "sm/dump.h"
 #include "sm/sm.h"
 #include "sm/smstate.h"
@@ -55,6 +56,34 @@ static void sm_recv_unserved(void *ctx, const struct madio_addr *from,
 }
 
 static int sm_conf_appliers_init(struct sm *sm);
+
+/* ---- the SA's view of us --------------------------------------------------- */
+
+static int sm_sa_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len)
+{
+	struct sm *sm = ctx;
+
+	return madio_send(sm->io, to, mad, len, 0);
+}
+
+static void sm_sa_sm_info(void *ctx, struct sa_sm_info *ret)
+{
+	struct sm *sm = ctx;
+
+	*ret = (struct sa_sm_info){.port_guid = sm->port_guid,
+				   .sm_key = 0,
+				   .act_count = (uint32_t)sm->sweeps,
+				   .priority = (uint8_t)sm->conf.sm_priority,
+				   .state = (uint8_t)sm->state};
+}
+
+/* A snapshot was published: the SA answers from it from now on. */
+static void sm_on_published(void *ctx, const void *old)
+{
+	struct sm *sm = ctx;
+
+	sa_publish(sm->sa, sm->snap);
+}
 
 static struct dispatch *sm_dispatch_new(struct sm *sm)
 {
@@ -145,8 +174,12 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	r = sm_load_roots(sm, err, err_len);
 	if (r < 0)
 		goto fail;
-	sm->disp = sm_dispatch_new(sm);
-	if (!sm->disp) {
+	sm->sa = sa_new(base, &(struct sa_ops){sm_sa_send, sm_sa_sm_info, sm});
+	sm->disp = sm->sa ? sm_dispatch_new(sm) : NULL;
+	if (!sm->disp ||
+	    dispatch_register(sm->disp, WIRE_CLASS_SA, DISPATCH_ANY_METHOD, DISPATCH_ANY_ATTR,
+			      sa_recv, sm->sa) < 0 ||
+	    hook_add(&sm->hooks.published, sm_on_published, sm) < 0) {
 		snprintf(err, err_len, "out of memory setting up MAD dispatch");
 		r = -ENOMEM;
 		goto fail;
@@ -327,6 +360,8 @@ void sm_fini(struct sm *sm)
 	sm->io = NULL;
 	dispatch_free(sm->disp);
 	sm->disp = NULL;
+	sa_free(sm->sa);
+	sm->sa = NULL;
 	sweep_sched_fini(sm);
 	light_fini(sm);
 	snapshot_free(sm->snap);

@@ -37,6 +37,7 @@ enum sm_state {
 struct sweep;
 struct sm;
 struct dispatch;
+struct sa;
 
 /*
  * Applies a new value of a CONF_LIVE_APPLY key (sm->conf already holds it,
@@ -88,6 +89,7 @@ struct sm {
 	struct madio *io;
 	struct xact_engine *xe;
 	struct dispatch *disp; /* received MADs to their handlers */
+	struct sa *sa;	       /* the Subnet Administrator */
 	struct lid_db *lids;
 	char lid_path[600];
 	enum sm_state state;

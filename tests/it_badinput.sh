@@ -88,7 +88,8 @@ H1=$(st sweeps)
 check "a burst of 40 traps costs 1 to 4 heavy sweeps, not 40 ($H0 -> $H1)" \
 	test "$H1" -ge $((H0 + 1)) -a "$H1" -le $((H0 + 4))
 check "a malformed SMP is logged" grep -q "malformed" "$T/smd.err"
-check "unserved MADs are logged" grep -q "ignored a MAD of class 0x03" "$T/smd.err"
+check "unserved MADs are logged" grep -q "ignored a MAD of class 0x04" "$T/smd.err"
+check "bad SA queries are answered and logged" grep -q "SA: .* refused" "$T/smd.err"
 sweeps=$(grep -c "subnet up" "$T/smd.err")
 kill -HUP "$SM_PID"
 check "and keeps sweeping" wait_for 20 bash -c "[ \$(grep -c 'subnet up\|sweep' '$T/smd.err') -gt $sweeps ]"

@@ -4,11 +4,12 @@
  *
  *   madinject --dlid LID [--class C] [--method M] [--attr A] [--len N]
  *             [--base-version V] [--qp Q] [--garbage] [--trap NUM] [--count N]
- *             [--interval MS]
+ *             [--interval MS] [--class-version V] [--mask HEX] [--recv]
  *
  * --trap NUM makes the data a generic Notice with that trap number; --count
  * sends N copies, each with its own TID, MS milliseconds apart (0:
- * back to back): a trap burst.
+ * back to back): a trap burst.  --mask sets an SA ComponentMask; --recv
+ * waits (2 s) for the answer and prints its method and status.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -34,10 +35,16 @@ int main(int argc, char **argv)
 	    {"trap", required_argument, NULL, 't'},
 	    {"count", required_argument, NULL, 'n'},
 	    {"interval", required_argument, NULL, 'i'},
+	    {"class-version", required_argument, NULL, 'V'},
+	    {"mask", required_argument, NULL, 'M'},
+	    {"recv", no_argument, NULL, 'R'},
 	    {0},
 	};
 	int dlid = 0, cls = 0x01, method = 0x01, attr = 0x20, len = 256, bv = 1, qp = -1;
 	int garbage = 0, c, portid, agent, r, trap = -1, count = 1, interval = 0;
+	int cv = -1, recv = 0;
+	unsigned long long mask = 0;
+	int have_mask = 0;
 	uint8_t umad[1024];
 	uint8_t *mad;
 
@@ -77,6 +84,16 @@ int main(int argc, char **argv)
 		case 'i':
 			interval = v;
 			break;
+		case 'V':
+			cv = v;
+			break;
+		case 'M':
+			mask = strtoull(optarg, NULL, 0);
+			have_mask = 1;
+			break;
+		case 'R':
+			recv = 1;
+			break;
 		default:
 			fprintf(stderr, "usage: madinject --dlid LID [options]\n");
 			return 2;
@@ -107,12 +124,15 @@ int main(int argc, char **argv)
 	}
 	mad[0] = bv;
 	mad[1] = cls;
-	mad[2] = cls == 0x03 ? 2 : 1;
+	mad[2] = cv >= 0 ? cv : cls == 0x03 ? 2 : 1;
 	mad[3] = method;
 	mad[8] = 0x12; /* TID */
 	mad[15] = 0x34;
 	mad[16] = attr >> 8;
 	mad[17] = attr & 0xff;
+	if (have_mask)
+		for (int i = 0; i < 8; i++)
+			mad[48 + i] = (uint8_t)(mask >> (56 - 8 * i));
 	if (trap >= 0) {
 		/* Notice (IBA 14.2.5.1): IsGeneric, Type 1 (urgent), ProducerType 2 (switch) */
 		mad[64] = 0x80 | 1;
@@ -134,7 +154,16 @@ int main(int argc, char **argv)
 	}
 	/* give the simulator time to deliver before we detach */
 	int rlen = 256;
-	umad_recv(portid, umad, &rlen, 300);
+	r = umad_recv(portid, umad, &rlen, recv ? 2000 : 300);
+	if (recv) {
+		if (r < 0) {
+			printf("madinject: no answer\n");
+			return 1;
+		}
+		mad = umad_get_mad(umad);
+		printf("answer method 0x%02x status 0x%04x attr 0x%04x len %d\n", mad[3],
+		       mad[4] << 8 | mad[5], mad[16] << 8 | mad[17], rlen);
+	}
 	umad_close_port(portid);
 	printf("madinject: sent %d x class 0x%02x method 0x%02x attr 0x%04x len %d to LID %d qp "
 	       "%d\n",

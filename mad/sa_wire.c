@@ -1,0 +1,361 @@
+/*
+ * The SA codec (see sa_wire.h).  IBA 1.4 vol 1: 13.6.2 (RMPP header),
+ * 15.2.1 (SA MAD format), 15.2.4 (component masks), 15.2.5 (records).
+ * libibmad's field tables give every layout they have (the SA header, the
+ * RMPP header, NodeRecord, PortInfo, SMInfo, ClassPortInfo); the few
+ * components libibmad lacks are bit ranges here, taken from the IBA's
+ * record tables.
+ */
+#include <errno.h>
+#include <string.h>
+#include <infiniband/mad.h>
+
+#include "mad/sa_wire.h"
+
+#define SA_CLASS 0x03
+
+int sa_wire_decode(const uint8_t *buf, size_t len, struct sa_wire_mad *ret)
+{
+	uint8_t mad[WIRE_MAD_SIZE] = {0};
+	struct sa_wire_mad m;
+
+	if (!buf || len < SA_WIRE_HDR_SIZE)
+		return -EBADMSG;
+	memcpy(mad, buf, len < sizeof(mad) ? len : sizeof(mad));
+	memset(&m, 0, sizeof(m));
+	if (wire_mad_hdr_decode(mad, sizeof(mad), &m.hdr) < 0 || m.hdr.mgmt_class != SA_CLASS)
+		return -EBADMSG;
+	m.rmpp_version = (uint8_t)mad_get_field(mad, 0, IB_SA_RMPP_VERS_F);
+	m.rmpp_type = (uint8_t)mad_get_field(mad, 0, IB_SA_RMPP_TYPE_F);
+	m.rmpp_resp_time = (uint8_t)mad_get_field(mad, 0, IB_SA_RMPP_RESP_F);
+	m.rmpp_flags = (uint8_t)mad_get_field(mad, 0, IB_SA_RMPP_FLAGS_F);
+	m.rmpp_status = (uint8_t)mad_get_field(mad, 0, IB_SA_RMPP_STATUS_F);
+	m.rmpp_data1 = mad_get_field(mad, 0, IB_SA_RMPP_D1_F);
+	m.rmpp_data2 = mad_get_field(mad, 0, IB_SA_RMPP_D2_F);
+	m.sm_key = mad_get_field64(mad, 0, IB_SA_MKEY_F);
+	m.attr_offset = (uint16_t)mad_get_field(mad, 0, IB_SA_ATTROFFS_F);
+	m.comp_mask = mad_get_field64(mad, 0, IB_SA_COMPMASK_F);
+	memcpy(m.data, mad + SA_WIRE_HDR_SIZE, sizeof(m.data));
+	*ret = m;
+	return 0;
+}
+
+int sa_wire_encode(const struct sa_wire_mad *m, uint8_t *buf, size_t len)
+{
+	struct wire_mad_hdr h = m->hdr;
+
+	if (len < WIRE_MAD_SIZE)
+		return -ENOSPC;
+	memset(buf, 0, WIRE_MAD_SIZE);
+	h.base_version = 1;
+	h.mgmt_class = SA_CLASS;
+	h.class_version = SA_WIRE_CLASS_VERSION;
+	if (wire_mad_hdr_encode(&h, buf, len) < 0)
+		return -ENOSPC;
+	mad_set_field(buf, 0, IB_SA_RMPP_VERS_F, m->rmpp_version);
+	mad_set_field(buf, 0, IB_SA_RMPP_TYPE_F, m->rmpp_type);
+	mad_set_field(buf, 0, IB_SA_RMPP_RESP_F, m->rmpp_resp_time);
+	mad_set_field(buf, 0, IB_SA_RMPP_FLAGS_F, m->rmpp_flags);
+	mad_set_field(buf, 0, IB_SA_RMPP_STATUS_F, m->rmpp_status);
+	mad_set_field(buf, 0, IB_SA_RMPP_D1_F, m->rmpp_data1);
+	mad_set_field(buf, 0, IB_SA_RMPP_D2_F, m->rmpp_data2);
+	mad_set_field64(buf, 0, IB_SA_MKEY_F, m->sm_key);
+	mad_set_field(buf, 0, IB_SA_ATTROFFS_F, m->attr_offset);
+	mad_set_field64(buf, 0, IB_SA_COMPMASK_F, m->comp_mask);
+	memcpy(buf + SA_WIRE_HDR_SIZE, m->data, sizeof(m->data));
+	return WIRE_MAD_SIZE;
+}
+
+/* ---- bits ---------------------------------------------------------------- */
+
+uint64_t sa_wire_bits_get(const uint8_t *buf, unsigned offs, unsigned len)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < len && i < 64; i++) {
+		unsigned b = offs + i;
+		v = v << 1 | ((buf[b / 8] >> (7 - b % 8)) & 1);
+	}
+	return v;
+}
+
+void sa_wire_bits_set(uint8_t *buf, unsigned offs, unsigned len, uint64_t v)
+{
+	for (unsigned i = 0; i < len && i < 64; i++) {
+		unsigned b = offs + len - 1 - i;
+		uint8_t bit = (uint8_t)(1u << (7 - b % 8));
+
+		if ((v >> i) & 1)
+			buf[b / 8] |= bit;
+		else
+			buf[b / 8] &= (uint8_t)~bit;
+	}
+}
+
+/* ---- components --------------------------------------------------------- */
+
+bool sa_wire_mask_valid(const struct sa_wire_rec *r, uint64_t mask)
+{
+	return r->n_comps >= 64 || !(mask >> r->n_comps);
+}
+
+/* A component's value as bytes that compare equal exactly when the values do. */
+static void comp_value(const struct sa_wire_comp *c, const uint8_t *rec, uint8_t out[64])
+{
+	memset(out, 0, 64);
+	if (c->field) {
+		mad_decode_field((uint8_t *)rec + c->base, (enum MAD_FIELDS)c->field, out);
+	} else if (c->bit_len <= 64) {
+		uint64_t v = sa_wire_bits_get(rec, c->bit_offs, c->bit_len);
+		memcpy(out, &v, sizeof(v));
+	} else {
+		/* wide own components are byte aligned (GIDs, names) */
+		memcpy(out, rec + c->bit_offs / 8, c->bit_len / 8 > 64 ? 64 : c->bit_len / 8);
+	}
+}
+
+bool sa_wire_match(const struct sa_wire_rec *r, const uint8_t *q, const uint8_t *rec, uint64_t mask)
+{
+	for (unsigned i = 0; i < r->n_comps && mask >> i; i++) {
+		const struct sa_wire_comp *c = &r->comps[i];
+		uint8_t a[64], b[64];
+
+		if (!((mask >> i) & 1) || c->reserved)
+			continue;
+		comp_value(c, q, a);
+		comp_value(c, rec, b);
+		if (c->subset) {
+			for (size_t k = 0; k < sizeof(a); k++)
+				if ((a[k] & b[k]) != a[k])
+					return false;
+		} else if (memcmp(a, b, sizeof(a))) {
+			return false;
+		}
+	}
+	return true;
+}
+
+uint64_t sa_wire_comp_get(const struct sa_wire_rec *r, unsigned i, const uint8_t *rec)
+{
+	const struct sa_wire_comp *c;
+
+	if (i >= r->n_comps)
+		return 0;
+	c = &r->comps[i];
+	if (c->field) {
+		/* libibmad decodes up to 32 bits as a uint32_t, 64 as a uint64_t */
+		uint8_t v[64];
+		uint64_t x;
+
+		comp_value(c, rec, v);
+		memcpy(&x, v, sizeof(x));
+		return x;
+	}
+	return c->bit_len <= 64 ? sa_wire_bits_get(rec, c->bit_offs, c->bit_len) : 0;
+}
+
+int sa_wire_comp_set(const struct sa_wire_rec *r, unsigned i, uint8_t *rec, uint64_t v)
+{
+	const struct sa_wire_comp *c;
+
+	if (i >= r->n_comps)
+		return -EINVAL;
+	c = &r->comps[i];
+	if (c->field) {
+		/* libibmad reads a uint32_t or a uint64_t per the field's width (host order) */
+		uint8_t buf[64] = {0};
+
+		memcpy(buf, &v, sizeof(v));
+		mad_encode_field(rec + c->base, (enum MAD_FIELDS)c->field, buf);
+		return 0;
+	}
+	if (c->bit_len > 64)
+		return -EINVAL;
+	sa_wire_bits_set(rec, c->bit_offs, c->bit_len, v);
+	return 0;
+}
+
+/* ---- record tables --------------------------------------------------------- */
+
+#define F(n, f, b)                                                                                 \
+	{                                                                                          \
+		.name = n, .field = f, .base = b                                                   \
+	}
+#define B(n, offs, len)                                                                            \
+	{                                                                                          \
+		.name = n, .bit_offs = offs, .bit_len = len                                        \
+	}
+#define R(offs, len)                                                                               \
+	{                                                                                          \
+		.name = "reserved", .bit_offs = offs, .bit_len = len, .reserved = true             \
+	}
+
+/* NodeRecord (15.2.5.2): LID, reserved, NodeInfo, NodeDescription; 108 bytes. */
+static const struct sa_wire_comp node_record_comps[] = {
+    F("LID", IB_SA_NR_LID_F, 0),
+    R(16, 16),
+    F("BaseVersion", IB_SA_NR_BASEVER_F, 0),
+    F("ClassVersion", IB_SA_NR_CLASSVER_F, 0),
+    F("NodeType", IB_SA_NR_TYPE_F, 0),
+    F("NumPorts", IB_SA_NR_NPORTS_F, 0),
+    F("SystemImageGUID", IB_SA_NR_SYSTEM_GUID_F, 0),
+    F("NodeGUID", IB_SA_NR_GUID_F, 0),
+    F("PortGUID", IB_SA_NR_PORT_GUID_F, 0),
+    F("PartitionCap", IB_SA_NR_PARTITION_CAP_F, 0),
+    F("DeviceID", IB_SA_NR_DEVID_F, 0),
+    F("Revision", IB_SA_NR_REVISION_F, 0),
+    F("LocalPortNum", IB_SA_NR_LOCAL_PORT_F, 0),
+    F("VendorID", IB_SA_NR_VENDORID_F, 0),
+    F("NodeDescription", IB_SA_NR_NODEDESC_F, 0),
+};
+
+const struct sa_wire_rec sa_wire_node_record = {
+    SA_ATTR_NODE_RECORD, "NodeRecord", 108, node_record_comps,
+    sizeof(node_record_comps) / sizeof(node_record_comps[0])};
+
+/*
+ * PortInfoRecord (15.2.5.3): EndportLID, PortNum, Options, then PortInfo
+ * (14.2.5.6) at byte 4, component by component; 68 bytes.  The capability
+ * masks match as sets (a port with every bit the query asks for), which the
+ * SA's ClassPortInfo advertises (IsPortInfoCapMaskMatchSupported).
+ */
+#define PI(n, f) F(n, f, 4)
+static const struct sa_wire_comp portinfo_record_comps[] = {
+    B("EndportLID", 0, 16),
+    B("PortNum", 16, 8),
+    B("Options", 24, 8),
+    PI("M_Key", IB_PORT_MKEY_F),
+    PI("GidPrefix", IB_PORT_GID_PREFIX_F),
+    PI("LID", IB_PORT_LID_F),
+    PI("MasterSMLID", IB_PORT_SMLID_F),
+    {.name = "CapabilityMask", .field = IB_PORT_CAPMASK_F, .base = 4, .subset = true},
+    PI("DiagCode", IB_PORT_DIAG_F),
+    PI("M_KeyLeasePeriod", IB_PORT_MKEY_LEASE_F),
+    PI("LocalPortNum", IB_PORT_LOCAL_PORT_F),
+    PI("LinkWidthEnabled", IB_PORT_LINK_WIDTH_ENABLED_F),
+    PI("LinkWidthSupported", IB_PORT_LINK_WIDTH_SUPPORTED_F),
+    PI("LinkWidthActive", IB_PORT_LINK_WIDTH_ACTIVE_F),
+    PI("LinkSpeedSupported", IB_PORT_LINK_SPEED_SUPPORTED_F),
+    PI("PortState", IB_PORT_STATE_F),
+    PI("PortPhysicalState", IB_PORT_PHYS_STATE_F),
+    PI("LinkDownDefaultState", IB_PORT_LINK_DOWN_DEF_F),
+    PI("M_KeyProtectBits", IB_PORT_MKEY_PROT_BITS_F),
+    R(32 + 274, 3),
+    PI("LMC", IB_PORT_LMC_F),
+    PI("LinkSpeedActive", IB_PORT_LINK_SPEED_ACTIVE_F),
+    PI("LinkSpeedEnabled", IB_PORT_LINK_SPEED_ENABLED_F),
+    PI("NeighborMTU", IB_PORT_NEIGHBOR_MTU_F),
+    PI("MasterSMSL", IB_PORT_SMSL_F),
+    PI("VLCap", IB_PORT_VL_CAP_F),
+    PI("InitType", IB_PORT_INIT_TYPE_F),
+    PI("VLHighLimit", IB_PORT_VL_HIGH_LIMIT_F),
+    PI("VLArbitrationHighCap", IB_PORT_VL_ARBITRATION_HIGH_CAP_F),
+    PI("VLArbitrationLowCap", IB_PORT_VL_ARBITRATION_LOW_CAP_F),
+    PI("InitTypeReply", IB_PORT_INIT_TYPE_REPLY_F),
+    PI("MTUCap", IB_PORT_MTU_CAP_F),
+    PI("VLStallCount", IB_PORT_VL_STALL_COUNT_F),
+    PI("HOQLife", IB_PORT_HOQ_LIFE_F),
+    PI("OperationalVLs", IB_PORT_OPER_VLS_F),
+    PI("PartitionEnforcementInbound", IB_PORT_PART_EN_INB_F),
+    PI("PartitionEnforcementOutbound", IB_PORT_PART_EN_OUTB_F),
+    PI("FilterRawInbound", IB_PORT_FILTER_RAW_INB_F),
+    PI("FilterRawOutbound", IB_PORT_FILTER_RAW_OUTB_F),
+    PI("M_KeyViolations", IB_PORT_MKEY_VIOL_F),
+    PI("P_KeyViolations", IB_PORT_PKEY_VIOL_F),
+    PI("Q_KeyViolations", IB_PORT_QKEY_VIOL_F),
+    PI("GUIDCap", IB_PORT_GUID_CAP_F),
+    PI("ClientReregister", IB_PORT_CLIENT_REREG_F),
+    R(32 + 409, 2), /* MulticastPKeyTrapSuppressionEnabled and a reserved bit */
+    PI("SubnetTimeOut", IB_PORT_SUBN_TIMEOUT_F),
+    R(32 + 416, 3),
+    PI("RespTimeValue", IB_PORT_RESP_TIME_VAL_F),
+    PI("LocalPhyErrors", IB_PORT_LOCAL_PHYS_ERR_F),
+    PI("OverrunErrors", IB_PORT_OVERRUN_ERR_F),
+    PI("MaxCreditHint", IB_PORT_MAX_CREDIT_HINT_F),
+    R(32 + 448, 8),
+    PI("LinkRoundTripLatency", IB_PORT_LINK_ROUND_TRIP_F),
+    {.name = "CapabilityMask2", .field = IB_PORT_CAPMASK2_F, .base = 4, .subset = true},
+    PI("LinkSpeedExtActive", IB_PORT_LINK_SPEED_EXT_ACTIVE_F),
+    PI("LinkSpeedExtSupported", IB_PORT_LINK_SPEED_EXT_SUPPORTED_F),
+    R(32 + 504, 3),
+    PI("LinkSpeedExtEnabled", IB_PORT_LINK_SPEED_EXT_ENABLED_F),
+};
+
+const struct sa_wire_rec sa_wire_portinfo_record = {
+    SA_ATTR_PORTINFO_RECORD, "PortInfoRecord", 68, portinfo_record_comps,
+    sizeof(portinfo_record_comps) / sizeof(portinfo_record_comps[0])};
+
+/* LinkRecord (15.2.5.13): FromLID, FromPort, ToPort, ToLID; 8 bytes. */
+static const struct sa_wire_comp link_record_comps[] = {
+    B("FromLID", 0, 16),
+    B("FromPort", 16, 8),
+    B("ToPort", 24, 8),
+    B("ToLID", 32, 16),
+};
+
+const struct sa_wire_rec sa_wire_link_record = {
+    SA_ATTR_LINK_RECORD, "LinkRecord", 8, link_record_comps,
+    sizeof(link_record_comps) / sizeof(link_record_comps[0])};
+
+/* SMInfoRecord (15.2.5.15): LID, reserved, SMInfo (14.2.5.13); 28 bytes. */
+static const struct sa_wire_comp sminfo_record_comps[] = {
+    B("LID", 0, 16),
+    R(16, 16),
+    F("GUID", IB_SMINFO_GUID_F, 4),
+    F("SM_Key", IB_SMINFO_KEY_F, 4),
+    F("ActCount", IB_SMINFO_ACT_F, 4),
+    F("Priority", IB_SMINFO_PRIO_F, 4),
+    F("SMState", IB_SMINFO_STATE_F, 4),
+};
+
+const struct sa_wire_rec sa_wire_sminfo_record = {
+    SA_ATTR_SMINFO_RECORD, "SMInfoRecord", 28, sminfo_record_comps,
+    sizeof(sminfo_record_comps) / sizeof(sminfo_record_comps[0])};
+
+/*
+ * SwitchInfoRecord (15.2.5.4): LID, reserved, SwitchInfo (14.2.5.4) at byte
+ * 4; only the two record components are matched (IBA: the SwitchInfo fields
+ * are not components).  4 + 20 bytes.
+ */
+static const struct sa_wire_comp switchinfo_record_comps[] = {
+    B("LID", 0, 16),
+    R(16, 16),
+};
+
+const struct sa_wire_rec sa_wire_switchinfo_record = {
+    SA_ATTR_SWITCHINFO_RECORD, "SwitchInfoRecord", 24, switchinfo_record_comps,
+    sizeof(switchinfo_record_comps) / sizeof(switchinfo_record_comps[0])};
+
+/* ---- ClassPortInfo ------------------------------------------------------ */
+
+int sa_wire_cpi_encode(const struct sa_wire_cpi *c, uint8_t *data, size_t len)
+{
+	if (len < 72)
+		return -ENOSPC;
+	memset(data, 0, 72);
+	mad_set_field(data, 0, IB_CPI_BASEVER_F, c->base_version);
+	mad_set_field(data, 0, IB_CPI_CLASSVER_F, c->class_version);
+	mad_set_field(data, 0, IB_CPI_CAPMASK_F, c->cap_mask);
+	mad_set_field(data, 0, IB_CPI_CAPMASK2_F, c->cap_mask2);
+	mad_set_field(data, 0, IB_CPI_RESP_TIME_VALUE_F, c->resp_time_value);
+	mad_set_field(data, 0, IB_CPI_REDIRECT_QP_F, c->redirect_qp);
+	mad_set_field(data, 0, IB_CPI_REDIRECT_QKEY_F, c->redirect_qkey);
+	mad_set_field(data, 0, IB_CPI_TRAP_QKEY_F, c->trap_qkey);
+	return 72;
+}
+
+int sa_wire_cpi_decode(const uint8_t *data, size_t len, struct sa_wire_cpi *ret)
+{
+	if (!data || len < 72)
+		return -EBADMSG;
+	memset(ret, 0, sizeof(*ret));
+	ret->base_version = (uint8_t)mad_get_field((void *)data, 0, IB_CPI_BASEVER_F);
+	ret->class_version = (uint8_t)mad_get_field((void *)data, 0, IB_CPI_CLASSVER_F);
+	ret->cap_mask = (uint16_t)mad_get_field((void *)data, 0, IB_CPI_CAPMASK_F);
+	ret->cap_mask2 = mad_get_field((void *)data, 0, IB_CPI_CAPMASK2_F);
+	ret->resp_time_value = (uint8_t)mad_get_field((void *)data, 0, IB_CPI_RESP_TIME_VALUE_F);
+	ret->redirect_qp = mad_get_field((void *)data, 0, IB_CPI_REDIRECT_QP_F);
+	ret->redirect_qkey = mad_get_field((void *)data, 0, IB_CPI_REDIRECT_QKEY_F);
+	ret->trap_qkey = mad_get_field((void *)data, 0, IB_CPI_TRAP_QKEY_F);
+	return 0;
+}

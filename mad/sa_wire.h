@@ -1,0 +1,198 @@
+/*
+ * The SA codec: Subnet Administration MADs (IBA 1.4 vol 1, 15.2.1: class
+ * 0x03, class version 2) and the records they carry (15.2.5), between wire
+ * bytes and host values.
+ *
+ * An SA MAD is the common MAD header (mad/wire.h), the RMPP header (bytes
+ * 24..35, 13.6.2), the SA header (SM_Key 36..43, AttributeOffset 44..45,
+ * ComponentMask 48..55) and 200 bytes of data.  Records are described by
+ * tables of components, in the order the IBA numbers them, so that one
+ * function matches any record against a query's ComponentMask (15.2.4:
+ * component i is bit i of the mask): a component is a libibmad field (its
+ * layout from libibmad's tables, relative to a byte offset in the record) or,
+ * where libibmad has none, a bit range of our own.  Records travel as wire
+ * images; host structs exist only where the SA must reason about the values.
+ *
+ * Decoders check the length first and return -EBADMSG on anything short or
+ * malformed.  No logging.
+ */
+#ifndef IBSMD_SA_WIRE_H
+#define IBSMD_SA_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mad/wire.h"
+
+#define SA_WIRE_CLASS_VERSION 2
+#define SA_WIRE_HDR_SIZE 56 /* common + RMPP + SA headers */
+#define SA_WIRE_DATA_SIZE 200
+#define SA_WIRE_REC_MAX 256 /* largest record image we handle */
+
+/* SA methods (15.2.2). */
+enum sa_wire_method {
+	SA_METHOD_GET = 0x01,
+	SA_METHOD_SET = 0x02,
+	SA_METHOD_GET_RESP = 0x81,
+	SA_METHOD_REPORT = 0x06,
+	SA_METHOD_REPORT_RESP = 0x86,
+	SA_METHOD_GET_TABLE = 0x12,
+	SA_METHOD_GET_TABLE_RESP = 0x92,
+	SA_METHOD_GET_MULTI = 0x14,
+	SA_METHOD_GET_MULTI_RESP = 0x94,
+	SA_METHOD_DELETE = 0x15,
+	SA_METHOD_DELETE_RESP = 0x95,
+};
+
+/* SA attributes (15.2.5). */
+enum sa_wire_attr {
+	SA_ATTR_CLASS_PORT_INFO = 0x0001,
+	SA_ATTR_NOTICE = 0x0002,
+	SA_ATTR_INFORM_INFO = 0x0003,
+	SA_ATTR_NODE_RECORD = 0x0011,
+	SA_ATTR_PORTINFO_RECORD = 0x0012,
+	SA_ATTR_SL2VL_RECORD = 0x0013,
+	SA_ATTR_SWITCHINFO_RECORD = 0x0014,
+	SA_ATTR_LFT_RECORD = 0x0015,
+	SA_ATTR_RFT_RECORD = 0x0016,
+	SA_ATTR_MFT_RECORD = 0x0017,
+	SA_ATTR_SMINFO_RECORD = 0x0018,
+	SA_ATTR_LINK_RECORD = 0x0020,
+	SA_ATTR_GUIDINFO_RECORD = 0x0030,
+	SA_ATTR_SERVICE_RECORD = 0x0031,
+	SA_ATTR_PKEY_RECORD = 0x0033,
+	SA_ATTR_PATH_RECORD = 0x0035,
+	SA_ATTR_VLARB_RECORD = 0x0036,
+	SA_ATTR_MCMEMBER_RECORD = 0x0038,
+	SA_ATTR_TRACE_RECORD = 0x0039,
+	SA_ATTR_MULTIPATH_RECORD = 0x003A,
+	SA_ATTR_SERVICE_ASSOC_RECORD = 0x003B,
+	SA_ATTR_INFORM_INFO_RECORD = 0x00F3,
+};
+
+/*
+ * MAD status (13.4.7): the common codes in bits 0..4, the SA's own in bits
+ * 8..15 (15.2.1.1).
+ */
+enum sa_wire_status {
+	SA_STATUS_OK = 0,
+	SA_STATUS_BAD_VERSION = 0x0004,	       /* class version not supported */
+	SA_STATUS_BAD_METHOD = 0x0008,	       /* method not supported */
+	SA_STATUS_BAD_METHOD_ATTR = 0x000C,    /* method/attribute combination */
+	SA_STATUS_INVALID_FIELD = 0x001C,      /* a field or the attribute modifier */
+	SA_STATUS_NO_RESOURCES = 0x0100,       /* ERR_NO_RESOURCES */
+	SA_STATUS_REQ_INVALID = 0x0200,	       /* ERR_REQ_INVALID */
+	SA_STATUS_NO_RECORDS = 0x0300,	       /* ERR_NO_RECORDS */
+	SA_STATUS_TOO_MANY_RECORDS = 0x0400,   /* ERR_TOO_MANY_RECORDS */
+	SA_STATUS_INVALID_GID = 0x0500,	       /* ERR_REQ_INVALID_GID */
+	SA_STATUS_INSUFFICIENT_COMPS = 0x0600, /* ERR_REQ_INSUFFICIENT_COMPONENTS */
+	SA_STATUS_DENIED = 0x0700,	       /* ERR_REQ_DENIED */
+};
+
+/* RMPP (13.6.2). */
+enum sa_wire_rmpp_type {
+	SA_RMPP_NONE = 0,
+	SA_RMPP_DATA = 1,
+	SA_RMPP_ACK = 2,
+	SA_RMPP_STOP = 3,
+	SA_RMPP_ABORT = 4,
+};
+#define SA_RMPP_FLAG_ACTIVE 0x1
+#define SA_RMPP_FLAG_FIRST 0x2
+#define SA_RMPP_FLAG_LAST 0x4
+
+/* An SA MAD, headers and data. */
+struct sa_wire_mad {
+	struct wire_mad_hdr hdr;
+	uint8_t rmpp_version;
+	uint8_t rmpp_type;
+	uint8_t rmpp_resp_time;
+	uint8_t rmpp_flags;
+	uint8_t rmpp_status;
+	uint32_t rmpp_data1; /* DATA: SegmentNumber */
+	uint32_t rmpp_data2; /* DATA: PayloadLength; ACK: NewWindowLast */
+	uint64_t sm_key;
+	uint16_t attr_offset; /* record stride in 8-byte words (GetTable answers) */
+	uint64_t comp_mask;
+	uint8_t data[SA_WIRE_DATA_SIZE];
+};
+
+/*
+ * Decode an SA MAD.  -EBADMSG when shorter than the SA header or not of class
+ * SA; a MAD shorter than 256 bytes has the rest of its data zeroed.  The class
+ * version is not checked (the server answers a bad one with a status).
+ */
+int sa_wire_decode(const uint8_t *buf, size_t len, struct sa_wire_mad *ret);
+/* Encode into buf (len >= 256).  Returns 256 or -ENOSPC. */
+int sa_wire_encode(const struct sa_wire_mad *m, uint8_t *buf, size_t len);
+
+/* ---- records --------------------------------------------------------- */
+
+/*
+ * One component of a record.  field != 0: libibmad's field, relative to byte
+ * base of the record; else bits [bit_offs, bit_offs + bit_len) of the record
+ * (IBA numbering: bit 0 is the most significant bit of byte 0).  reserved
+ * components take their place in the mask and never match anything.
+ */
+struct sa_wire_comp {
+	const char *name;
+	uint16_t field; /* enum MAD_FIELDS, 0 = own layout */
+	uint16_t base;
+	uint16_t bit_offs, bit_len;
+	bool reserved;
+	bool subset; /* matches when the record has every bit the query has (capability masks) */
+};
+
+struct sa_wire_rec {
+	uint16_t attr_id;
+	const char *name;
+	uint16_t size; /* bytes of the record image (padded to 8 on the wire) */
+	const struct sa_wire_comp *comps;
+	uint8_t n_comps;
+};
+
+/* The records this codec knows. */
+extern const struct sa_wire_rec sa_wire_node_record;
+extern const struct sa_wire_rec sa_wire_portinfo_record;
+extern const struct sa_wire_rec sa_wire_link_record;
+extern const struct sa_wire_rec sa_wire_sminfo_record;
+extern const struct sa_wire_rec sa_wire_switchinfo_record;
+
+/* The stride of a record in a GetTable answer: its size rounded up to 8 bytes. */
+static inline uint16_t sa_wire_rec_stride(const struct sa_wire_rec *r)
+{
+	return (uint16_t)((r->size + 7u) & ~7u);
+}
+
+/* Whether mask names only components the record has (bits >= n_comps are invalid). */
+bool sa_wire_mask_valid(const struct sa_wire_rec *r, uint64_t mask);
+/*
+ * Whether record image rec matches query image q on every component of mask
+ * (reserved components are ignored).  Both images are r->size bytes.
+ */
+bool sa_wire_match(const struct sa_wire_rec *r, const uint8_t *q, const uint8_t *rec,
+		   uint64_t mask);
+/* Component i's value in rec: up to 64 bits; 0 when out of range or wider. */
+uint64_t sa_wire_comp_get(const struct sa_wire_rec *r, unsigned i, const uint8_t *rec);
+/* Set component i's value (up to 64 bits) in rec.  0, or -EINVAL (no such, or wider). */
+int sa_wire_comp_set(const struct sa_wire_rec *r, unsigned i, uint8_t *rec, uint64_t v);
+
+/* Bits [offs, offs + len) of buf, big-endian, len <= 64. */
+uint64_t sa_wire_bits_get(const uint8_t *buf, unsigned offs, unsigned len);
+void sa_wire_bits_set(uint8_t *buf, unsigned offs, unsigned len, uint64_t v);
+
+/* ---- ClassPortInfo (13.4.8.1), the SA's -------------------------------- */
+
+struct sa_wire_cpi {
+	uint8_t base_version, class_version;
+	uint16_t cap_mask;
+	uint32_t cap_mask2; /* 27 bits */
+	uint8_t resp_time_value;
+	uint32_t redirect_qp, redirect_qkey;
+	uint32_t trap_qkey;
+};
+int sa_wire_cpi_encode(const struct sa_wire_cpi *c, uint8_t *data, size_t len);
+int sa_wire_cpi_decode(const uint8_t *data, size_t len, struct sa_wire_cpi *ret);
+
+#endif

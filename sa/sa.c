@@ -1,0 +1,309 @@
+/*
+ * The SA server (see sa.h, sa_int.h).  IBA 1.4 vol 1, 15.2 (SA MADs,
+ * methods, statuses, component masks), 15.4 (the SA's behaviour).
+ *
+ * A query is decoded, checked (class version, method, attribute, component
+ * mask, a published snapshot), handed to its attribute's handler, and
+ * answered at once: Get and Set with GetResp and exactly one record, GetTable
+ * with GetTableResp and every matching record, Delete with DeleteResp.  A
+ * query the SA cannot answer gets an error status, never silence.  GetTable
+ * answers larger than one MAD need RMPP; until the SA has it they are cut to
+ * the records that fit one MAD (counted as truncated), as OpenSM does when
+ * built without RMPP.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "sa/sa.h"
+#include "sa/sa_int.h"
+
+#define SA_GSI_QKEY 0x80010000u
+#define SA_TABLE_MAX 100000 /* records in one GetTable answer at most */
+
+struct sa {
+	struct event_base *base;
+	struct sa_ops ops;
+	const struct snapshot *snap;
+	struct sa_stats st;
+};
+
+/* Every attribute the SA serves, from each file of the SA. */
+static const struct sa_attr *sa_find_attr(uint16_t id)
+{
+	for (unsigned i = 0; i < sa_records_n_attrs; i++)
+		if (sa_records_attrs[i].attr_id == id)
+			return &sa_records_attrs[i];
+	return NULL;
+}
+
+struct sa *sa_new(struct event_base *base, const struct sa_ops *ops)
+{
+	struct sa *sa = calloc(1, sizeof(*sa));
+
+	if (!sa)
+		return NULL;
+	sa->base = base;
+	sa->ops = *ops;
+	return sa;
+}
+
+void sa_free(struct sa *sa)
+{
+	free(sa);
+}
+
+void sa_publish(struct sa *sa, const struct snapshot *snap)
+{
+	sa->snap = snap;
+}
+
+void sa_get_stats(const struct sa *sa, struct sa_stats *ret)
+{
+	*ret = sa->st;
+}
+
+void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	if (sa->ops.sm_info)
+		sa->ops.sm_info(sa->ops.ctx, ret);
+}
+
+/* ---- results -------------------------------------------------------------- */
+
+int sa_result_add(struct sa_result *res, const uint8_t *rec, uint16_t size)
+{
+	if (res->n >= res->limit)
+		return -ENOSPC;
+	if (res->len + res->stride > res->cap) {
+		size_t cap = res->cap ? res->cap * 2 : 8u * res->stride;
+		uint8_t *b = realloc(res->buf, cap);
+
+		if (!b)
+			return -ENOMEM;
+		res->buf = b;
+		res->cap = cap;
+	}
+	memset(res->buf + res->len, 0, res->stride);
+	memcpy(res->buf + res->len, rec, size < res->stride ? size : res->stride);
+	res->len += res->stride;
+	res->n++;
+	return 0;
+}
+
+bool sa_query_offer(const struct sa_query *q, struct sa_result *res, const uint8_t *rec)
+{
+	if (!sa_wire_match(q->rec, q->qrec, rec, q->mask))
+		return false;
+	return sa_result_add(res, rec, q->rec->size) == 0;
+}
+
+/* ---- answers --------------------------------------------------------------- */
+
+static const char *sa_method_str(uint8_t m)
+{
+	switch (m) {
+	case SA_METHOD_GET:
+		return "Get";
+	case SA_METHOD_SET:
+		return "Set";
+	case SA_METHOD_GET_TABLE:
+		return "GetTable";
+	case SA_METHOD_GET_MULTI:
+		return "GetMulti";
+	case SA_METHOD_DELETE:
+		return "Delete";
+	case SA_METHOD_REPORT:
+		return "Report";
+	default:
+		return "method";
+	}
+}
+
+static uint8_t sa_resp_method(uint8_t m)
+{
+	switch (m) {
+	case SA_METHOD_GET_TABLE:
+		return SA_METHOD_GET_TABLE_RESP;
+	case SA_METHOD_GET_MULTI:
+		return SA_METHOD_GET_MULTI_RESP;
+	case SA_METHOD_DELETE:
+		return SA_METHOD_DELETE_RESP;
+	case SA_METHOD_REPORT:
+		return SA_METHOD_REPORT_RESP;
+	default:
+		return SA_METHOD_GET_RESP; /* Get and Set (C15-0.1.x: SetResp is GetResp) */
+	}
+}
+
+/*
+ * Send resp; len bytes of it (a GetTable answer ends with its last record: a
+ * receiver without RMPP, like ibsim's clients, counts records by length; the
+ * kernel pads a short MAD to 256 bytes on the wire).
+ */
+static void sa_send(struct sa *sa, const struct madio_addr *from, const struct sa_wire_mad *resp,
+		    size_t len)
+{
+	struct madio_dest to = {from->slid, from->qpn, SA_GSI_QKEY, from->sl};
+	uint8_t buf[WIRE_MAD_SIZE];
+
+	if (sa_wire_encode(resp, buf, sizeof(buf)) < 0 || !sa->ops.send ||
+	    sa->ops.send(sa->ops.ctx, &to, buf, len) < 0)
+		sa->st.send_errors++;
+}
+
+/*
+ * The answer to req: status, and records (n of them at stride, or none).  A
+ * GetTable answer is one RMPP DATA segment, first and last (13.6.2).
+ */
+static void sa_answer(struct sa *sa, const struct madio_addr *from, const struct sa_wire_mad *req,
+		      uint16_t status, const struct sa_result *res)
+{
+	struct sa_wire_mad resp = *req;
+	uint8_t method = req->hdr.method;
+	size_t len = WIRE_MAD_SIZE;
+
+	resp.hdr.method = sa_resp_method(method);
+	resp.hdr.status = status;
+	resp.sm_key = 0; /* C15-0.1.5: the SA never returns an SM_Key */
+	resp.rmpp_version = resp.rmpp_type = resp.rmpp_flags = resp.rmpp_status = 0;
+	resp.rmpp_resp_time = 0;
+	resp.rmpp_data1 = resp.rmpp_data2 = 0;
+	if (status == SA_STATUS_OK && res) {
+		size_t fit = res->stride ? SA_WIRE_DATA_SIZE / res->stride : 0;
+		size_t n = res->n;
+
+		if (n > fit) {
+			n = fit;
+			sa->st.truncated++;
+		}
+		memset(resp.data, 0, sizeof(resp.data));
+		if (n)
+			memcpy(resp.data, res->buf, n * res->stride);
+		resp.attr_offset = n ? (uint16_t)(res->stride / 8) : 0;
+		if (method == SA_METHOD_GET_TABLE) {
+			resp.rmpp_version = 1;
+			resp.rmpp_type = SA_RMPP_DATA;
+			resp.rmpp_flags =
+			    SA_RMPP_FLAG_ACTIVE | SA_RMPP_FLAG_FIRST | SA_RMPP_FLAG_LAST;
+			resp.rmpp_data1 = 1; /* SegmentNumber */
+			/* PayloadLength: the SA header after the RMPP one, and the records */
+			resp.rmpp_data2 = (uint32_t)(SA_WIRE_HDR_SIZE - 36 + n * res->stride);
+			len = SA_WIRE_HDR_SIZE + n * res->stride;
+		}
+		sa->st.answered++;
+	} else {
+		sa->st.errors++;
+	}
+	sa_send(sa, from, &resp, len);
+}
+
+/* A query the client got wrong: answered with status, logged rate-limited. */
+static void sa_refuse(struct sa *sa, const struct madio_addr *from, const struct sa_wire_mad *req,
+		      uint16_t status, const char *why)
+{
+	log_ratelimited(
+	    LOG_CAT_SA, LOG_WARNING, "SA: %s(0x%04x) from LID %u QP %u refused (status 0x%04x): %s",
+	    sa_method_str(req->hdr.method), req->hdr.attr_id, from->slid, from->qpn, status, why);
+	sa_answer(sa, from, req, status, NULL);
+}
+
+void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr *hdr,
+	     const uint8_t *buf, size_t len)
+{
+	struct sa *sa = ctx;
+	struct sa_wire_mad req;
+	const struct sa_attr *attr;
+	struct sa_result res = {0};
+	struct sa_query q;
+	uint16_t (*fn)(struct sa_query *, struct sa_result *) = NULL;
+	uint16_t status;
+
+	sa->st.queries++;
+	if (sa_wire_decode(buf, len, &req) < 0) {
+		sa->st.malformed++;
+		log_ratelimited(LOG_CAT_SA, LOG_WARNING,
+				"SA: dropped a malformed MAD (%zu bytes) from LID %u", len,
+				from->slid);
+		return;
+	}
+	if (req.hdr.method & WIRE_METHOD_RESP) {
+		/* a response to nothing we asked (RMPP ACKs come with RMPP) */
+		sa->st.malformed++;
+		return;
+	}
+	if (req.hdr.class_version != SA_WIRE_CLASS_VERSION) {
+		sa_refuse(sa, from, &req, SA_STATUS_BAD_VERSION, "class version not 2");
+		return;
+	}
+	switch (req.hdr.method) {
+	case SA_METHOD_GET:
+	case SA_METHOD_GET_TABLE:
+	case SA_METHOD_SET:
+	case SA_METHOD_DELETE:
+		break;
+	default: {
+		sa_refuse(sa, from, &req, SA_STATUS_BAD_METHOD, "method not supported");
+		return;
+	}
+	}
+	attr = sa_find_attr(req.hdr.attr_id);
+	if (attr) {
+		if (req.hdr.method == SA_METHOD_GET ||
+		    (req.hdr.method == SA_METHOD_GET_TABLE && !attr->no_table))
+			fn = attr->get;
+		else if (req.hdr.method == SA_METHOD_SET)
+			fn = attr->set;
+		else if (req.hdr.method == SA_METHOD_DELETE)
+			fn = attr->delete;
+	}
+	if (!fn) {
+		sa_refuse(sa, from, &req, SA_STATUS_BAD_METHOD_ATTR,
+			  attr ? "method not allowed on this attribute" : "attribute not served");
+		return;
+	}
+	if (attr->rec && !sa_wire_mask_valid(attr->rec, req.comp_mask)) {
+		sa_refuse(sa, from, &req, SA_STATUS_REQ_INVALID,
+			  "component mask names components the record does not have");
+		return;
+	}
+	if (!sa->snap) {
+		sa->st.errors++;
+		sa_answer(sa, from, &req, SA_STATUS_NO_RESOURCES, NULL);
+		return;
+	}
+	q = (struct sa_query){.sa = sa,
+			      .snap = sa->snap,
+			      .from = from,
+			      .mad = &req,
+			      .rec = attr->rec,
+			      .qrec = req.data,
+			      .mask = req.comp_mask,
+			      .req_node = FABRIC_NO_NODE};
+	snapshot_find_lid(sa->snap, from->slid, &q.req_node, &q.req_port);
+	res.stride = attr->rec ? sa_wire_rec_stride(attr->rec) : 8;
+	res.limit = req.hdr.method == SA_METHOD_GET_TABLE ? SA_TABLE_MAX : 2;
+	status = fn(&q, &res);
+	if (status == SA_STATUS_OK && req.hdr.method != SA_METHOD_GET_TABLE) {
+		/* C15-0.1.30: Get (and Set, Delete) answer exactly one record */
+		if (res.n == 0)
+			status = SA_STATUS_NO_RECORDS;
+		else if (res.n > 1)
+			status = SA_STATUS_TOO_MANY_RECORDS;
+	}
+	if (status == SA_STATUS_OK || status == SA_STATUS_NO_RECORDS) {
+		log_msg(
+		    LOG_CAT_SA, LOG_DEBUG, "SA: %s(%s) mask 0x%016llx from LID %u: %u records%s",
+		    sa_method_str(req.hdr.method), attr->rec ? attr->rec->name : "attribute",
+		    (unsigned long long)req.comp_mask, from->slid, res.n, status ? " (none)" : "");
+		sa_answer(sa, from, &req, status, &res);
+	} else if (status == SA_STATUS_TOO_MANY_RECORDS) {
+		sa_answer(sa, from, &req, status, NULL);
+	} else {
+		sa_refuse(sa, from, &req, status, "invalid query");
+	}
+	free(res.buf);
+}

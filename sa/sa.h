@@ -1,0 +1,72 @@
+/*
+ * The Subnet Administrator (IBA 1.4 vol 1, chapter 15): the server hosts ask
+ * about the subnet (records, paths) and, later, tell things (multicast joins,
+ * services, subscriptions).
+ *
+ * The SA answers from the published snapshot only: sm/ hands it each new one
+ * (sa_publish) and never a sweep in progress.  It runs on the event loop;
+ * queries are answered at once, from the loop, in microseconds.  It sends
+ * through the callback it was given and logs bad queries rate-limited.
+ *
+ * Layering: sm/ owns the SA object and calls down into it; the SA does not
+ * know the SM.  What the SA must say about its SM (SMInfoRecord,
+ * ClassPortInfo) comes through the sm_info callback.
+ */
+#ifndef IBSMD_SA_H
+#define IBSMD_SA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <event2/event.h>
+
+#include "fabric/snapshot.h"
+#include "mad/madio.h"
+#include "mad/wire.h"
+
+struct sa;
+
+/* What the SA says about the SM it runs with. */
+struct sa_sm_info {
+	uint64_t port_guid;
+	uint64_t sm_key;
+	uint32_t act_count;
+	uint8_t priority;
+	uint8_t state; /* SMInfo:SMState */
+};
+
+struct sa_ops {
+	/* Send one MAD (a response or a report) to a destination.  0 or -errno. */
+	int (*send)(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len);
+	/* The SM's current SMInfo. */
+	void (*sm_info)(void *ctx, struct sa_sm_info *ret);
+	void *ctx;
+};
+
+struct sa_stats {
+	uint64_t queries;     /* SA MADs received */
+	uint64_t answered;    /* with a record or records */
+	uint64_t errors;      /* answered with an error status */
+	uint64_t malformed;   /* dropped: not an SA MAD at all */
+	uint64_t truncated;   /* GetTable answers cut to one MAD (no RMPP yet) */
+	uint64_t send_errors; /* answers that could not be sent */
+};
+
+/* NULL on ENOMEM.  ops is copied. */
+struct sa *sa_new(struct event_base *base, const struct sa_ops *ops);
+/* NULL is fine. */
+void sa_free(struct sa *sa);
+
+/*
+ * The snapshot the SA answers from from now on (NULL: none yet; queries get
+ * ERR_NO_RECORDS... or the status the IBA gives when the SA is not ready).
+ * Not owned: it stays valid until the next call.
+ */
+void sa_publish(struct sa *sa, const struct snapshot *snap);
+
+/* A dispatch handler for every SA MAD (class 0x03) that is not a response; ctx is the SA. */
+void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr *hdr,
+	     const uint8_t *buf, size_t len);
+
+void sa_get_stats(const struct sa *sa, struct sa_stats *ret);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * Inside the SA (every file of sa/): one query being answered, the records it collects,
+ * and the table of attributes every file of the SA adds its handlers to.
+ *
+ *   sa.c       the server: decode, check, dispatch by attribute and method,
+ *              answer (Get: one record; GetTable: all of them), statuses
+ *   records.c  the read-only records: ClassPortInfo, NodeRecord,
+ *              PortInfoRecord, LinkRecord, SMInfoRecord, SwitchInfoRecord
+ */
+#ifndef IBSMD_SA_INT_H
+#define IBSMD_SA_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fabric/snapshot.h"
+#include "mad/sa_wire.h"
+#include "sa/sa.h"
+
+/* A query: the request, its record type and who asked. */
+struct sa_query {
+	struct sa *sa;
+	const struct snapshot *snap; /* never NULL inside a handler */
+	const struct madio_addr *from;
+	const struct sa_wire_mad *mad;
+	const struct sa_wire_rec *rec; /* the attribute's record type, or NULL */
+	const uint8_t *qrec;	       /* the query's record image (mad->data) */
+	uint64_t mask;		       /* its ComponentMask */
+	uint32_t req_node;	       /* the requester's port, FABRIC_NO_NODE if unknown */
+	uint8_t req_port;
+};
+
+/* The records of an answer, as wire images at the record type's stride. */
+struct sa_result {
+	uint8_t *buf;
+	size_t len, cap;
+	uint16_t stride;
+	unsigned n;
+	unsigned limit; /* stop collecting after this many (Get: 2 is enough to refuse) */
+};
+
+/* Append one record image of q's type.  0, -ENOMEM, or -ENOSPC past the limit. */
+int sa_result_add(struct sa_result *res, const uint8_t *rec, uint16_t size);
+/* Append rec when it matches q's ComponentMask.  Returns true when added. */
+bool sa_query_offer(const struct sa_query *q, struct sa_result *res, const uint8_t *rec);
+/* Whether the result is full (the handler may stop enumerating). */
+static inline bool sa_result_full(const struct sa_result *res)
+{
+	return res->n >= res->limit;
+}
+
+/*
+ * An attribute the SA serves.  Each handler returns SA_STATUS_OK with the
+ * records in res, or an SA status (the server answers it).  A NULL handler
+ * means the method is not allowed on this attribute.
+ */
+struct sa_attr {
+	uint16_t attr_id;
+	const struct sa_wire_rec *rec; /* NULL: not a record (ClassPortInfo) */
+	uint16_t (*get)(struct sa_query *q, struct sa_result *res);    /* Get and GetTable */
+	uint16_t (*set)(struct sa_query *q, struct sa_result *res);    /* Set */
+	uint16_t (*delete)(struct sa_query *q, struct sa_result *res); /* Delete */
+	bool no_table; /* Get only (ClassPortInfo) */
+};
+
+/* records.c */
+extern const struct sa_attr sa_records_attrs[];
+extern const unsigned sa_records_n_attrs;
+
+/* The SM's info through the ops (sa.c). */
+void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret);
+
+#endif
