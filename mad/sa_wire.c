@@ -326,6 +326,69 @@ const struct sa_wire_rec sa_wire_switchinfo_record = {
     SA_ATTR_SWITCHINFO_RECORD, "SwitchInfoRecord", 24, switchinfo_record_comps,
     sizeof(switchinfo_record_comps) / sizeof(switchinfo_record_comps[0])};
 
+/* LinearForwardingTableRecord (15.2.5.6): LID, BlockNum, reserved, 64 ports; 72 bytes. */
+static const struct sa_wire_comp lft_record_comps[] = {
+    B("LID", 0, 16),
+    B("BlockNum", 16, 16),
+};
+
+const struct sa_wire_rec sa_wire_lft_record = {
+    SA_ATTR_LFT_RECORD, "LinearForwardingTableRecord", 72, lft_record_comps,
+    sizeof(lft_record_comps) / sizeof(lft_record_comps[0])};
+
+/* SLtoVLMappingTableRecord (15.2.5.4): LID, InputPortNum, OutputPortNum, reserved, table; 16. */
+static const struct sa_wire_comp sl2vl_record_comps[] = {
+    B("LID", 0, 16),
+    B("InputPortNum", 16, 8),
+    B("OutputPortNum", 24, 8),
+};
+
+const struct sa_wire_rec sa_wire_sl2vl_record = {
+    SA_ATTR_SL2VL_RECORD, "SLtoVLMappingTableRecord", 16, sl2vl_record_comps,
+    sizeof(sl2vl_record_comps) / sizeof(sl2vl_record_comps[0])};
+
+/* VLArbitrationTableRecord (15.2.5.9): LID, OutputPortNum, BlockNum, reserved, table; 72. */
+static const struct sa_wire_comp vlarb_record_comps[] = {
+    B("LID", 0, 16),
+    B("OutputPortNum", 16, 8),
+    B("BlockNum", 24, 8),
+};
+
+const struct sa_wire_rec sa_wire_vlarb_record = {
+    SA_ATTR_VLARB_RECORD, "VLArbitrationTableRecord", 72, vlarb_record_comps,
+    sizeof(vlarb_record_comps) / sizeof(vlarb_record_comps[0])};
+
+/* P_KeyTableRecord (15.2.5.11): LID, BlockNum, PortNum, reserved, 32 P_Keys; 72 bytes. */
+static const struct sa_wire_comp pkey_record_comps[] = {
+    B("LID", 0, 16),
+    B("BlockNum", 16, 16),
+    B("PortNum", 32, 8),
+};
+
+const struct sa_wire_rec sa_wire_pkey_record = {
+    SA_ATTR_PKEY_RECORD, "P_KeyTableRecord", 72, pkey_record_comps,
+    sizeof(pkey_record_comps) / sizeof(pkey_record_comps[0])};
+
+/* GUIDInfoRecord (15.2.5.18): LID, BlockNum, reserved, reserved, 8 GUIDs; 72 bytes. */
+static const struct sa_wire_comp guidinfo_record_comps[] = {
+    F("LID", IB_SA_GIR_LID_F, 0),
+    F("BlockNum", IB_SA_GIR_BLOCKNUM_F, 0),
+    R(24, 8),
+    R(32, 32),
+    F("GUID0", IB_SA_GIR_GUID0_F, 0),
+    F("GUID1", IB_SA_GIR_GUID1_F, 0),
+    F("GUID2", IB_SA_GIR_GUID2_F, 0),
+    F("GUID3", IB_SA_GIR_GUID3_F, 0),
+    F("GUID4", IB_SA_GIR_GUID4_F, 0),
+    F("GUID5", IB_SA_GIR_GUID5_F, 0),
+    F("GUID6", IB_SA_GIR_GUID6_F, 0),
+    F("GUID7", IB_SA_GIR_GUID7_F, 0),
+};
+
+const struct sa_wire_rec sa_wire_guidinfo_record = {
+    SA_ATTR_GUIDINFO_RECORD, "GUIDInfoRecord", 72, guidinfo_record_comps,
+    sizeof(guidinfo_record_comps) / sizeof(guidinfo_record_comps[0])};
+
 /* ---- ClassPortInfo ------------------------------------------------------ */
 
 int sa_wire_cpi_encode(const struct sa_wire_cpi *c, uint8_t *data, size_t len)

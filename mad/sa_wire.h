@@ -158,6 +158,11 @@ extern const struct sa_wire_rec sa_wire_portinfo_record;
 extern const struct sa_wire_rec sa_wire_link_record;
 extern const struct sa_wire_rec sa_wire_sminfo_record;
 extern const struct sa_wire_rec sa_wire_switchinfo_record;
+extern const struct sa_wire_rec sa_wire_lft_record;
+extern const struct sa_wire_rec sa_wire_sl2vl_record;
+extern const struct sa_wire_rec sa_wire_vlarb_record;
+extern const struct sa_wire_rec sa_wire_pkey_record;
+extern const struct sa_wire_rec sa_wire_guidinfo_record;
 
 /* The stride of a record in a GetTable answer: its size rounded up to 8 bytes. */
 static inline uint16_t sa_wire_rec_stride(const struct sa_wire_rec *r)

@@ -30,12 +30,21 @@ struct sa {
 	struct sa_stats st;
 };
 
-/* Every attribute the SA serves, from each file of the SA. */
+/* Every attribute the SA serves, table by table from each file of the SA. */
+static const struct {
+	const struct sa_attr *attrs;
+	const unsigned *n;
+} sa_attr_tables[] = {
+    {sa_records_attrs, &sa_records_n_attrs},
+    {sa_tables_attrs, &sa_tables_n_attrs},
+};
+
 static const struct sa_attr *sa_find_attr(uint16_t id)
 {
-	for (unsigned i = 0; i < sa_records_n_attrs; i++)
-		if (sa_records_attrs[i].attr_id == id)
-			return &sa_records_attrs[i];
+	for (size_t t = 0; t < sizeof(sa_attr_tables) / sizeof(sa_attr_tables[0]); t++)
+		for (unsigned i = 0; i < *sa_attr_tables[t].n; i++)
+			if (sa_attr_tables[t].attrs[i].attr_id == id)
+				return &sa_attr_tables[t].attrs[i];
 	return NULL;
 }
 

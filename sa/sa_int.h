@@ -6,6 +6,8 @@
  *              answer (Get: one record; GetTable: all of them), statuses
  *   records.c  the read-only records: ClassPortInfo, NodeRecord,
  *              PortInfoRecord, LinkRecord, SMInfoRecord, SwitchInfoRecord
+ *   tables.c   the records of programmed tables: LFT, SL2VL, VLArb, P_Key,
+ *              GUIDInfo
  */
 #ifndef IBSMD_SA_INT_H
 #define IBSMD_SA_INT_H
@@ -66,6 +68,9 @@ struct sa_attr {
 /* records.c */
 extern const struct sa_attr sa_records_attrs[];
 extern const unsigned sa_records_n_attrs;
+/* tables.c */
+extern const struct sa_attr sa_tables_attrs[];
+extern const unsigned sa_tables_n_attrs;
 
 /* The SM's info through the ops (sa.c). */
 void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret);

@@ -60,6 +60,26 @@ check "NodeRecord of each of $n LIDs matches the node's NodeInfo/NodeDescription
 check "PortInfoRecord of every CA port matches its PortInfo" test "$bad_pir" = 0
 check "LinkRecords of every switch: one per link" test "$bad_lr" = 0
 
+# ---- the tables the SM programmed ----------------------------------------------
+# LinearForwardingTableRecords of every switch = its LFT as ibroute reads it
+bad_lft=0 nsw=0
+for lid in $(python3 -c 'import json,sys; print(" ".join(str(l["lid"]) for l in json.load(open(sys.argv[1])) if l["port"] == 0))' "$T/lids.json"); do
+	nsw=$((nsw + 1))
+	sq LFTR "$lid" | awk '/^[[:space:]]*LID[[:space:]]+Port Number/ {on = 1; next}
+		on && NF == 2 && $2 != 255 {printf "%d %d\n", $1, $2}' | sort -n >"$T/lftr"
+	sim_run 20 ibroute "$lid" 2>/dev/null | python3 -c '
+import re,sys
+for l in sys.stdin:
+    m = re.match(r"^(0x[0-9a-f]+) (\d+) :", l)
+    if m: print(int(m.group(1), 16), int(m.group(2)))' | sort -n >"$T/ibroute"
+	[ -s "$T/lftr" ] && cmp -s "$T/lftr" "$T/ibroute" || { bad_lft=$((bad_lft + 1)); log "LFTR $lid differs from ibroute"; }
+done
+check "LFT records of each of $nsw switches = ibroute's table" test "$bad_lft" = 0
+check "GUIDInfoRecord of the SM port: its port GUID at index 0" \
+	test "$(sq GIR "$SMLID" | sed -n 's/^[[:space:]]*GUID 0\.*//p')" = "$(jctl status | jget 'j["sm_guid"]')"
+check "P_KeyTableRecord of the SM port: 0xffff first" \
+	bash -c "sim_run() { (cd '$T' && LD_PRELOAD='$UMAD2SIM' timeout 20 \"\$@\"); }; sim_run saquery PKTR $SMLID 2>/dev/null | grep -q '^[[:space:]]*0xffff 0x0000'"
+
 # ---- the SM's records ---------------------------------------------------------
 sq SMIR >"$T/smir"
 check "SMInfoRecord: one record, LID $SMLID, MASTER" test \

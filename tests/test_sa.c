@@ -17,6 +17,7 @@
 #include "routing/routing.h"
 #include "sa/sa.h"
 #include "tests/testutil.h"
+#include "tests/topogen.h"
 
 /* ---- the codec ------------------------------------------------------------------ */
 
@@ -385,6 +386,57 @@ static void test_server_bad_queries(void)
 	env_fini(&e);
 }
 
+/* A torus routed by dor uses 2 VLs: its SL2VL and VLArb records say what was programmed. */
+static void test_server_vl_tables(void)
+{
+	struct env e;
+	char *text = topogen_mesh(3, 3, 1, TOPOGEN_TORUS);
+	struct fabric *f = testutil_load_text(text);
+	struct routes *r = NULL;
+	struct sa_wire_mad *a;
+	uint8_t rec[SA_WIRE_REC_MAX] = {0};
+	char why[128];
+	uint32_t sw;
+
+	free(text);
+	testutil_assign_lids(f, 0);
+	CU_ASSERT_EQUAL_FATAL(dor_compute(f, NULL, &r, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL_FATAL(r->n_vls, 2);
+	memset(&e, 0, sizeof(e));
+	CU_ASSERT_EQUAL_FATAL(snapshot_new(f, r, 1, &e.snap), 0);
+	e.sa = sa_new(NULL, &(struct sa_ops){fake_send, fake_sm_info, &e.fk});
+	e.from = (struct madio_addr){.slid = 1, .qpn = 1};
+	sa_publish(e.sa, e.snap);
+	for (sw = 0; sw < f->n_nodes && !node_is_switch(&f->nodes[sw]); sw++)
+		;
+	/* one switch, output port 1, from port 0: exactly one SL2VL record, the engine's map */
+	sa_wire_bits_set(rec, 0, 16, f->nodes[sw].ports[0].lid);
+	sa_wire_bits_set(rec, 16, 8, 0);
+	sa_wire_bits_set(rec, 24, 8, 1);
+	a = ask(&e, SA_METHOD_GET, SA_ATTR_SL2VL_RECORD, 7, rec, 16);
+	CU_ASSERT_EQUAL_FATAL(a->hdr.status, 0);
+	for (unsigned sl = 0; sl < 16; sl++) {
+		uint8_t vl = (a->data[8 + sl / 2] >> (sl % 2 ? 0 : 4)) & 0xf;
+		CU_ASSERT_EQUAL(vl, r->sl2vl[sw][1 * ROUTES_MAX_SL + sl]);
+	}
+	/* VLArb of that port: blocks 1 (VL0, VL1 weight 64) and 3 (weights 0) */
+	memset(rec, 0, sizeof(rec));
+	sa_wire_bits_set(rec, 0, 16, f->nodes[sw].ports[0].lid);
+	sa_wire_bits_set(rec, 16, 8, 1);
+	a = ask(&e, SA_METHOD_GET_TABLE, SA_ATTR_VLARB_RECORD, 3, rec, 16);
+	CU_ASSERT_EQUAL(e.fk.len[e.fk.n - 1], 56 + 2 * 72);
+	CU_ASSERT(a->data[8] == 0 && a->data[9] == 64 && a->data[10] == 1 && a->data[11] == 64);
+	CU_ASSERT_EQUAL(a->data[72 + 9], 0);
+	/* LFT record: block 0 of that switch is its LFT */
+	memset(rec, 0, sizeof(rec));
+	sa_wire_bits_set(rec, 0, 16, f->nodes[sw].ports[0].lid);
+	a = ask(&e, SA_METHOD_GET, SA_ATTR_LFT_RECORD, 3, rec, 16);
+	CU_ASSERT_EQUAL_FATAL(a->hdr.status, 0);
+	CU_ASSERT_EQUAL(memcmp(a->data + 8, r->lft[sw], r->max_lid + 1 < 64 ? r->max_lid + 1 : 64),
+			0);
+	env_fini(&e);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -393,6 +445,7 @@ int main(void)
 	    {"records and component masks", test_records_and_masks},
 	    {"server: records from the snapshot", test_server_records},
 	    {"server: bad queries get their status", test_server_bad_queries},
+	    {"server: the VL and LFT tables programmed", test_server_vl_tables},
 	    {NULL, NULL},
 	};
 

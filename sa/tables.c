@@ -1,0 +1,230 @@
+/*
+ * The SA's records of the tables the SM programs (IBA 1.4 vol 1, 15.2.5):
+ * LinearForwardingTableRecord, SLtoVLMappingTableRecord,
+ * VLArbitrationTableRecord, P_KeyTableRecord, GUIDInfoRecord.
+ *
+ * They say what the SM programmed, from the published snapshot: the LFTs of
+ * its routes; SL-to-VL maps and VL arbitration where the routing uses more
+ * than one VL (elsewhere the SM leaves the ports' tables alone and has no
+ * record of them to give); P_Key 0xFFFF at index 0 (the default partition,
+ * the only one the SM sets today) and the port GUID at GUID index 0 (GUIDCap
+ * 1 is all the SM assigns) for every port with a LID.
+ */
+#include <string.h>
+#include <infiniband/mad.h>
+
+#include "mad/wire.h"
+#include "sa/sa_int.h"
+
+#define LFT_BLOCK_PORTS 64
+
+static uint16_t query_comp(const struct sa_query *q, unsigned i)
+{
+	return (q->mask >> i) & 1 ? (uint16_t)sa_wire_comp_get(q->rec, i, q->qrec) : 0;
+}
+
+/* Nodes to look at: the one owning the query's LID (component 0), or all. */
+static void node_range(const struct sa_query *q, uint32_t *first, uint32_t *end)
+{
+	uint16_t lid = query_comp(q, 0);
+	uint8_t pn;
+
+	*first = 0;
+	*end = q->snap->fabric->n_nodes;
+	if (!lid)
+		return;
+	if (snapshot_find_lid(q->snap, lid, first, &pn))
+		*end = *first + 1;
+	else
+		*end = 0;
+}
+
+/* ---- LinearForwardingTableRecord -------------------------------------------------- */
+
+static uint16_t lft_get(struct sa_query *q, struct sa_result *res)
+{
+	const struct fabric *f = q->snap->fabric;
+	const struct routes *r = q->snap->routes;
+	uint32_t first, end;
+
+	node_range(q, &first, &end);
+	for (uint32_t ni = first; ni < end && !sa_result_full(res); ni++) {
+		const struct node *n = &f->nodes[ni];
+		unsigned top;
+
+		if (!node_is_switch(n) || ni >= r->n_nodes || !r->lft[ni] || !n->ports[0].lid)
+			continue;
+		top = r->max_lid;
+		if (n->lft_cap && top >= n->lft_cap)
+			top = n->lft_cap - 1u;
+		for (unsigned b = 0; b <= top / LFT_BLOCK_PORTS && !sa_result_full(res); b++) {
+			uint8_t rec[SA_WIRE_REC_MAX] = {0};
+
+			if ((q->mask & 2) && query_comp(q, 1) != b)
+				continue;
+			sa_wire_bits_set(rec, 0, 16, n->ports[0].lid);
+			sa_wire_bits_set(rec, 16, 16, b);
+			for (unsigned i = 0; i < LFT_BLOCK_PORTS; i++) {
+				unsigned lid = b * LFT_BLOCK_PORTS + i;
+				rec[8 + i] = lid <= top ? r->lft[ni][lid] : LFT_NO_PORT;
+			}
+			sa_query_offer(q, res, rec);
+		}
+	}
+	return SA_STATUS_OK;
+}
+
+/* ---- SLtoVLMappingTableRecord --------------------------------------------------------- */
+
+/* The SL-to-VL map the SM programmed for (input, output) of node ni, NULL if none. */
+static const uint8_t *sl2vl_of(const struct routes *r, const struct node *n, uint32_t ni,
+			       unsigned out)
+{
+	if (r->n_vls <= 1 || !r->sl2vl || ni >= r->n_nodes || !r->sl2vl[ni])
+		return NULL;
+	return node_is_switch(n) ? &r->sl2vl[ni][out * ROUTES_MAX_SL] : r->sl2vl[ni];
+}
+
+static void sl2vl_offer(struct sa_query *q, struct sa_result *res, uint32_t ni, uint8_t in,
+			uint8_t out, uint16_t lid, const uint8_t *vl)
+{
+	uint8_t rec[SA_WIRE_REC_MAX] = {0};
+
+	sa_wire_bits_set(rec, 0, 16, lid);
+	sa_wire_bits_set(rec, 16, 8, in);
+	sa_wire_bits_set(rec, 24, 8, out);
+	wire_sl2vl_encode(vl, rec + 8, 8);
+	sa_query_offer(q, res, rec);
+}
+
+static uint16_t sl2vl_get(struct sa_query *q, struct sa_result *res)
+{
+	const struct fabric *f = q->snap->fabric;
+	const struct routes *r = q->snap->routes;
+	uint32_t first, end;
+
+	node_range(q, &first, &end);
+	for (uint32_t ni = first; ni < end && !sa_result_full(res); ni++) {
+		const struct node *n = &f->nodes[ni];
+
+		if (!node_is_switch(n)) {
+			for (unsigned p = 1; p <= n->nports; p++) {
+				const uint8_t *vl = sl2vl_of(r, n, ni, p);
+				if (vl && n->ports[p].lid)
+					sl2vl_offer(q, res, ni, 0, 0, n->ports[p].lid, vl);
+			}
+			continue;
+		}
+		/* a switch: the same map for every input port to one output */
+		for (unsigned out = 1; out <= n->nports && !sa_result_full(res); out++) {
+			const uint8_t *vl = sl2vl_of(r, n, ni, out);
+
+			if (!vl || !port_is_linked(&n->ports[out]))
+				continue;
+			for (unsigned in = 0; in <= n->nports; in++)
+				if (in != out && (!in || port_is_linked(&n->ports[in])))
+					sl2vl_offer(q, res, ni, (uint8_t)in, (uint8_t)out,
+						    n->ports[0].lid, vl);
+		}
+	}
+	return SA_STATUS_OK;
+}
+
+/* ---- VLArbitrationTableRecord ------------------------------------------------------------ */
+
+static uint16_t vlarb_get(struct sa_query *q, struct sa_result *res)
+{
+	const struct fabric *f = q->snap->fabric;
+	const struct routes *r = q->snap->routes;
+	uint32_t first, end;
+
+	if (r->n_vls <= 1)
+		return SA_STATUS_OK;
+	node_range(q, &first, &end);
+	for (uint32_t ni = first; ni < end && !sa_result_full(res); ni++) {
+		const struct node *n = &f->nodes[ni];
+
+		for (unsigned out = 1; out <= n->nports && !sa_result_full(res); out++) {
+			uint16_t lid = node_port_lid(n, (uint8_t)out);
+
+			if (!port_is_linked(&n->ports[out]) || !lid || !sl2vl_of(r, n, ni, out))
+				continue;
+			/* what sm/program.c sets: block 1 low priority, equal weights; 3 high,
+			 * empty */
+			for (unsigned block = 1; block <= 3; block += 2) {
+				uint8_t rec[SA_WIRE_REC_MAX] = {0}, vl[32] = {0}, w[32] = {0};
+
+				for (unsigned v = 0; v < r->n_vls && v < 32; v++) {
+					vl[v] = (uint8_t)v;
+					w[v] = block == 1 ? 64 : 0;
+				}
+				sa_wire_bits_set(rec, 0, 16, lid);
+				sa_wire_bits_set(rec, 16, 8, node_is_switch(n) ? out : 0);
+				sa_wire_bits_set(rec, 24, 8, block);
+				wire_vlarb_encode(vl, w, rec + 8, 64);
+				sa_query_offer(q, res, rec);
+			}
+		}
+	}
+	return SA_STATUS_OK;
+}
+
+/* ---- P_KeyTableRecord, GUIDInfoRecord ------------------------------------------------------ */
+
+static uint16_t pkey_get(struct sa_query *q, struct sa_result *res)
+{
+	const struct fabric *f = q->snap->fabric;
+	uint32_t first, end;
+
+	node_range(q, &first, &end);
+	for (uint32_t ni = first; ni < end && !sa_result_full(res); ni++) {
+		const struct node *n = &f->nodes[ni];
+
+		for (unsigned p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
+			uint8_t rec[SA_WIRE_REC_MAX] = {0};
+			uint16_t keys[32] = {0xffff};
+
+			if (!n->ports[p].lid)
+				continue;
+			sa_wire_bits_set(rec, 0, 16, n->ports[p].lid);
+			sa_wire_bits_set(rec, 16, 16, 0);
+			sa_wire_bits_set(rec, 32, 8, node_is_switch(n) ? p : 0);
+			wire_pkey_encode(keys, rec + 8, 64);
+			sa_query_offer(q, res, rec);
+		}
+	}
+	return SA_STATUS_OK;
+}
+
+static uint16_t guidinfo_get(struct sa_query *q, struct sa_result *res)
+{
+	const struct fabric *f = q->snap->fabric;
+	uint32_t first, end;
+
+	node_range(q, &first, &end);
+	for (uint32_t ni = first; ni < end && !sa_result_full(res); ni++) {
+		const struct node *n = &f->nodes[ni];
+
+		for (unsigned p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
+			uint8_t rec[SA_WIRE_REC_MAX] = {0};
+
+			if (!n->ports[p].lid)
+				continue;
+			mad_set_field(rec, 0, IB_SA_GIR_LID_F, n->ports[p].lid);
+			mad_set_field(rec, 0, IB_SA_GIR_BLOCKNUM_F, 0);
+			mad_set_field64(rec, 0, IB_SA_GIR_GUID0_F, n->ports[p].guid);
+			sa_query_offer(q, res, rec);
+		}
+	}
+	return SA_STATUS_OK;
+}
+
+const struct sa_attr sa_tables_attrs[] = {
+    {SA_ATTR_LFT_RECORD, &sa_wire_lft_record, lft_get, NULL, NULL, false},
+    {SA_ATTR_SL2VL_RECORD, &sa_wire_sl2vl_record, sl2vl_get, NULL, NULL, false},
+    {SA_ATTR_VLARB_RECORD, &sa_wire_vlarb_record, vlarb_get, NULL, NULL, false},
+    {SA_ATTR_PKEY_RECORD, &sa_wire_pkey_record, pkey_get, NULL, NULL, false},
+    {SA_ATTR_GUIDINFO_RECORD, &sa_wire_guidinfo_record, guidinfo_get, NULL, NULL, false},
+};
+
+const unsigned sa_tables_n_attrs = sizeof(sa_tables_attrs) / sizeof(sa_tables_attrs[0]);
