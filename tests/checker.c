@@ -448,3 +448,35 @@ void checker_assert_sound(const struct fabric *f, const struct routes *r, unsign
 	CU_ASSERT_EQUAL(st.unreachable, 0);
 	CU_ASSERT(st.checked > 0);
 }
+
+int checker_walk(const struct fabric *f, const struct routes *r, const struct lid_map *map,
+		 uint32_t sw, uint16_t lid, struct checker_hop *ret_hops, size_t max)
+{
+	uint32_t owner, cur = sw;
+	uint8_t oport;
+	int hops = 0;
+
+	if (lid == 0 || lid > map->max_lid || lid > r->max_lid ||
+	    (owner = map->node[lid]) == FABRIC_NO_NODE)
+		return -1;
+	oport = map->port[lid];
+	for (;;) {
+		const struct node *cn = &f->nodes[cur];
+		uint8_t out = cur < r->n_nodes && r->lft[cur] ? r->lft[cur][lid] : LFT_NO_PORT;
+		const struct port *pt;
+
+		if (out == 0)
+			return cur == owner ? hops : -1;
+		if (out == LFT_NO_PORT || out > cn->nports || !port_is_linked(&cn->ports[out]))
+			return -1;
+		if (ret_hops && (size_t)hops < max)
+			ret_hops[hops] = (struct checker_hop){cur, out};
+		pt = &cn->ports[out];
+		hops++;
+		if (!node_is_switch(&f->nodes[pt->remote_node]))
+			return pt->remote_node == owner && pt->remote_port == oport ? hops : -1;
+		if ((uint32_t)hops > f->n_nodes)
+			return -1;
+		cur = pt->remote_node;
+	}
+}

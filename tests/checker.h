@@ -55,4 +55,20 @@ void checker_assert_sound(const struct fabric *f, const struct routes *r, unsign
 int checker_cdg_acyclic(const struct fabric *f, const struct routes *r,
 			struct checker_cdg_stats *ret_stats, char *msg, size_t msg_len);
 
+/* One link of a walk: the node the packet leaves and its egress port. */
+struct checker_hop {
+	uint32_t node;
+	uint8_t port;
+};
+
+/*
+ * The walk checker_run() does, for one (switch, LID): follow lid's LFT
+ * entries from switch sw to the port that owns lid (map: fabric_lid_map()).
+ * Returns the links crossed (0 when sw owns lid), or -1 on a dead end, a
+ * loop or a packet delivered to another port.  The first max entries of
+ * ret_hops (may be NULL) get the links in order.
+ */
+int checker_walk(const struct fabric *f, const struct routes *r, const struct lid_map *map,
+		 uint32_t sw, uint16_t lid, struct checker_hop *ret_hops, size_t max);
+
 #endif
