@@ -6,10 +6,13 @@
  * mask, a published snapshot), handed to its attribute's handler, and
  * answered at once: Get and Set with GetResp and exactly one record, GetTable
  * with GetTableResp and every matching record, Delete with DeleteResp.  A
- * query the SA cannot answer gets an error status, never silence.  GetTable
- * answers larger than one MAD need RMPP; until the SA has it they are cut to
- * the records that fit one MAD (counted as truncated), as OpenSM does when
- * built without RMPP.
+ * query the SA cannot answer gets an error status, never silence.  A
+ * GetTable answer that fits one MAD is sent as one (short: it ends with its
+ * last record, as a receiver without RMPP counts records by length); a
+ * larger one is an RMPP transfer (mad/rmpp.c), whose ACKs come back here as
+ * RMPP-active MADs of the query's method.  Without an event loop (unit
+ * tests) there is no RMPP and large answers are cut to one MAD, counted as
+ * truncated.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "mad/rmpp.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 
@@ -26,9 +30,17 @@
 struct sa {
 	struct event_base *base;
 	struct sa_ops ops;
+	struct rmpp *rmpp; /* NULL without an event loop */
 	const struct snapshot *snap;
 	struct sa_stats st;
 };
+
+static int sa_rmpp_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len)
+{
+	struct sa *sa = ctx;
+
+	return sa->ops.send ? sa->ops.send(sa->ops.ctx, to, mad, len) : -ENOTCONN;
+}
 
 /* Every attribute the SA serves, table by table from each file of the SA. */
 static const struct {
@@ -56,11 +68,21 @@ struct sa *sa_new(struct event_base *base, const struct sa_ops *ops)
 		return NULL;
 	sa->base = base;
 	sa->ops = *ops;
+	if (base) {
+		sa->rmpp = rmpp_new(base, NULL, sa_rmpp_send, sa);
+		if (!sa->rmpp) {
+			free(sa);
+			return NULL;
+		}
+	}
 	return sa;
 }
 
 void sa_free(struct sa *sa)
 {
+	if (!sa)
+		return;
+	rmpp_free(sa->rmpp);
 	free(sa);
 }
 
@@ -71,7 +93,14 @@ void sa_publish(struct sa *sa, const struct snapshot *snap)
 
 void sa_get_stats(const struct sa *sa, struct sa_stats *ret)
 {
+	struct rmpp_stats rs;
+
 	*ret = sa->st;
+	if (sa->rmpp) {
+		rmpp_get_stats(sa->rmpp, &rs);
+		ret->rmpp_transfers = rs.started;
+		ret->rmpp_aborted = rs.aborted + rs.timeouts;
+	}
 }
 
 void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret)
@@ -164,6 +193,37 @@ static void sa_send(struct sa *sa, const struct madio_addr *from, const struct s
 		sa->st.send_errors++;
 }
 
+static void sa_rmpp_done(void *arg, int status)
+{
+	/* a lost transfer is the client's to retry; rmpp counts it */
+}
+
+/* A GetTable answer larger than one MAD: an RMPP transfer of every record. */
+static void sa_answer_rmpp(struct sa *sa, const struct madio_addr *from, struct sa_wire_mad *resp,
+			   const struct sa_result *res)
+{
+	struct madio_dest to = {from->slid, from->qpn, SA_GSI_QKEY, from->sl};
+	uint8_t hdr[WIRE_MAD_SIZE];
+	int r;
+
+	resp->attr_offset = (uint16_t)(res->stride / 8);
+	memset(resp->data, 0, sizeof(resp->data));
+	sa_wire_encode(resp, hdr, sizeof(hdr));
+	r = rmpp_send(sa->rmpp, &to, hdr, res->buf, (size_t)res->n * res->stride, sa_rmpp_done, sa);
+	if (r == 0 || r == -EEXIST) {
+		/* -EEXIST: the client asked again while we still answer it */
+		sa->st.answered++;
+		return;
+	}
+	log_ratelimited(LOG_CAT_SA, LOG_WARNING, "SA: cannot send %u records to LID %u QP %u: %s",
+			res->n, from->slid, from->qpn, strerror(-r));
+	resp->hdr.status = SA_STATUS_NO_RESOURCES;
+	resp->attr_offset = 0;
+	resp->rmpp_version = resp->rmpp_type = resp->rmpp_flags = 0;
+	sa->st.errors++;
+	sa_send(sa, from, resp, WIRE_MAD_SIZE);
+}
+
 /*
  * The answer to req: status, and records (n of them at stride, or none).  A
  * GetTable answer is one RMPP DATA segment, first and last (13.6.2).
@@ -181,6 +241,11 @@ static void sa_answer(struct sa *sa, const struct madio_addr *from, const struct
 	resp.rmpp_version = resp.rmpp_type = resp.rmpp_flags = resp.rmpp_status = 0;
 	resp.rmpp_resp_time = 0;
 	resp.rmpp_data1 = resp.rmpp_data2 = 0;
+	if (status == SA_STATUS_OK && res && method == SA_METHOD_GET_TABLE && sa->rmpp &&
+	    res->n * res->stride > SA_WIRE_DATA_SIZE) {
+		sa_answer_rmpp(sa, from, &resp, res);
+		return;
+	}
 	if (status == SA_STATUS_OK && res) {
 		size_t fit = res->stride ? SA_WIRE_DATA_SIZE / res->stride : 0;
 		size_t n = res->n;
@@ -237,6 +302,19 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 		log_ratelimited(LOG_CAT_SA, LOG_WARNING,
 				"SA: dropped a malformed MAD (%zu bytes) from LID %u", len,
 				from->slid);
+		return;
+	}
+	if (rmpp_is_active(buf, len) && req.rmpp_type != SA_RMPP_DATA) {
+		/* an ACK, STOP or ABORT of one of our answers */
+		if (!sa->rmpp || rmpp_input(sa->rmpp, from, buf, len) == -EBADMSG)
+			sa->st.malformed++;
+		return;
+	}
+	if (rmpp_is_active(buf, len) &&
+	    (req.rmpp_flags & (SA_RMPP_FLAG_FIRST | SA_RMPP_FLAG_LAST)) !=
+		(SA_RMPP_FLAG_FIRST | SA_RMPP_FLAG_LAST)) {
+		sa_refuse(sa, from, &req, SA_STATUS_REQ_INVALID,
+			  "multi-segment requests are not served");
 		return;
 	}
 	if (req.hdr.method & WIRE_METHOD_RESP) {

@@ -43,12 +43,14 @@ struct sa_ops {
 };
 
 struct sa_stats {
-	uint64_t queries;     /* SA MADs received */
-	uint64_t answered;    /* with a record or records */
-	uint64_t errors;      /* answered with an error status */
-	uint64_t malformed;   /* dropped: not an SA MAD at all */
-	uint64_t truncated;   /* GetTable answers cut to one MAD (no RMPP yet) */
-	uint64_t send_errors; /* answers that could not be sent */
+	uint64_t queries;	 /* SA MADs received */
+	uint64_t answered;	 /* with a record or records */
+	uint64_t errors;	 /* answered with an error status */
+	uint64_t malformed;	 /* dropped: not an SA MAD at all */
+	uint64_t truncated;	 /* GetTable answers cut to one MAD (no event loop, no RMPP) */
+	uint64_t rmpp_transfers; /* GetTable answers sent as RMPP transfers */
+	uint64_t rmpp_aborted;	 /* of those: aborted or timed out */
+	uint64_t send_errors;	 /* answers that could not be sent */
 };
 
 /* NULL on ENOMEM.  ops is copied. */

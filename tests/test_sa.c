@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <CUnit/Basic.h>
+#include <event2/event.h>
 #include <infiniband/mad.h>
 
 #include "fabric/snapshot.h"
@@ -437,6 +438,58 @@ static void test_server_vl_tables(void)
 	env_fini(&e);
 }
 
+/* A GetTable answer larger than one MAD goes out as RMPP segments, paced by the client's ACKs. */
+static void test_server_rmpp(void)
+{
+	struct env e;
+	struct event_base *base = event_base_new();
+	struct sa_wire_mad *a, ack;
+	struct wire_mad_hdr h;
+	uint8_t buf[256];
+	struct sa_stats st;
+	unsigned nodes, segs;
+
+	env_init(&e);
+	sa_free(e.sa);
+	e.sa = sa_new(base, &(struct sa_ops){fake_send, fake_sm_info, &e.fk});
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e.sa);
+	sa_publish(e.sa, e.snap);
+	/* every NodeRecord: 2 switches + 1 + 2 + 1 CA ports = 6 x 112 bytes = 4 segments */
+	nodes = 6;
+	segs = (nodes * 112 + 199) / 200;
+	a = ask(&e, SA_METHOD_GET_TABLE, SA_ATTR_NODE_RECORD, 0, NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_EQUAL(e.fk.n, 1); /* window 1: the first segment alone */
+	CU_ASSERT_EQUAL(a->hdr.method, SA_METHOD_GET_TABLE_RESP);
+	CU_ASSERT_EQUAL(a->rmpp_type, SA_RMPP_DATA);
+	CU_ASSERT_EQUAL(a->rmpp_flags, SA_RMPP_FLAG_ACTIVE | SA_RMPP_FLAG_FIRST);
+	CU_ASSERT_EQUAL(a->rmpp_data1, 1);
+	CU_ASSERT_EQUAL(a->rmpp_data2, 20 * segs + nodes * 112);
+	CU_ASSERT_EQUAL(a->attr_offset, 14);
+	/* the client ACKs segment 1 and opens a window of 64: the rest follows */
+	ack = *a;
+	ack.hdr.method = SA_METHOD_GET_TABLE;
+	ack.rmpp_type = SA_RMPP_ACK;
+	ack.rmpp_flags = SA_RMPP_FLAG_ACTIVE;
+	ack.rmpp_data1 = 1;
+	ack.rmpp_data2 = 65;
+	sa_wire_encode(&ack, buf, sizeof(buf));
+	wire_mad_hdr_decode(buf, sizeof(buf), &h);
+	sa_recv(e.sa, &e.from, &h, buf, sizeof(buf));
+	CU_ASSERT_EQUAL_FATAL(e.fk.n, segs);
+	a = &e.fk.ans[segs - 1];
+	CU_ASSERT_EQUAL(a->rmpp_data1, segs);
+	CU_ASSERT_EQUAL(a->rmpp_flags, SA_RMPP_FLAG_ACTIVE | SA_RMPP_FLAG_LAST);
+	CU_ASSERT_EQUAL(a->rmpp_data2, 20 + nodes * 112 - (segs - 1) * 200);
+	/* the ACK is not a query: it got no answer of its own */
+	sa_get_stats(e.sa, &st);
+	CU_ASSERT_EQUAL(st.queries, 2);
+	CU_ASSERT_EQUAL(st.answered, 1);
+	CU_ASSERT_EQUAL(st.rmpp_transfers, 1);
+	env_fini(&e);
+	event_base_free(base);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -446,6 +499,7 @@ int main(void)
 	    {"server: records from the snapshot", test_server_records},
 	    {"server: bad queries get their status", test_server_bad_queries},
 	    {"server: the VL and LFT tables programmed", test_server_vl_tables},
+	    {"server: large answers as RMPP", test_server_rmpp},
 	    {NULL, NULL},
 	};
 
