@@ -1,0 +1,809 @@
+/*
+ * Unit tests of multicast: the group database (sa/mcast.c).
+ *
+ *  - the join/leave state machine: full, non and send-only members, proxy
+ *    joins, re-joins, leaves of bits not held; creates with an MGID the SA
+ *    picks; conflicting joins refused with their reason and SA status; the
+ *    IPoIB broadcast group's parameters and lifetime;
+ *  - no leak: 10,000 joins and leaves over many groups checked against a
+ *    model after every step, every MLID taken and given back;
+ *  - members dropped when their port leaves the fabric.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "fabric/snapshot.h"
+#include "sa/mcast.h"
+#include "tests/testutil.h"
+
+#define PREFIX 0xfe80000000000000ULL
+
+static void gid_of(uint64_t guid, uint8_t gid[16])
+{
+	for (int i = 0; i < 8; i++) {
+		gid[i] = (uint8_t)(PREFIX >> (56 - 8 * i));
+		gid[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
+	}
+}
+
+/* An MGID ff15::<id> (transient, site-local, no signature). */
+static void mgid_of(unsigned id, uint8_t mgid[16])
+{
+	memset(mgid, 0, 16);
+	mgid[0] = 0xff;
+	mgid[1] = 0x15;
+	mgid[12] = (uint8_t)(id >> 24);
+	mgid[13] = (uint8_t)(id >> 16);
+	mgid[14] = (uint8_t)(id >> 8);
+	mgid[15] = (uint8_t)id;
+}
+
+/* A join with everything a create needs. */
+static struct mcast_join_req jreq(const uint8_t mgid[16], uint64_t guid, uint8_t js)
+{
+	struct mcast_join_req r = {0};
+
+	r.comp = MCAST_C_MGID | MCAST_C_PORT_GID | MCAST_C_JOIN_STATE | MCAST_C_QKEY |
+		 MCAST_C_PKEY | MCAST_C_SL | MCAST_C_FLOW | MCAST_C_TCLASS;
+	memcpy(r.mgid, mgid, 16);
+	gid_of(guid, r.port_gid);
+	r.join_state = js;
+	r.p.qkey = 0x1234;
+	r.p.pkey = 0xffff;
+	r.p.sl = 1;
+	r.p.tclass = 2;
+	r.p.flow_label = 3;
+	r.subnet_prefix = PREFIX;
+	return r;
+}
+
+static int join(struct mcast_db *db, const uint8_t mgid[16], uint64_t guid, uint8_t js,
+		struct mcast_result *res)
+{
+	struct mcast_join_req r = jreq(mgid, guid, js);
+
+	return mcast_join(db, &r, res);
+}
+
+static int leave(struct mcast_db *db, const uint8_t mgid[16], uint64_t guid, uint8_t js, bool proxy,
+		 struct mcast_result *res)
+{
+	uint8_t gid[16];
+
+	gid_of(guid, gid);
+	return mcast_leave(db, mgid, gid, js, proxy, res);
+}
+
+struct hook_counts {
+	unsigned changed, deleted;
+	uint16_t last_deleted_mlid;
+};
+
+static void count_changed(void *ctx, const void *data)
+{
+	((struct hook_counts *)ctx)->changed++;
+}
+
+static void count_deleted(void *ctx, const void *data)
+{
+	struct hook_counts *c = ctx;
+	const struct mcast_group *g = data;
+
+	c->deleted++;
+	c->last_deleted_mlid = g->mlid;
+}
+
+static struct mcast_db *db_counted(struct hook_counts *c)
+{
+	struct mcast_db *db = mcast_db_new();
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	CU_ASSERT_EQUAL(hook_add(&mcast_db_hooks(db)->changed, count_changed, c), 0);
+	CU_ASSERT_EQUAL(hook_add(&mcast_db_hooks(db)->deleted, count_deleted, c), 0);
+	return db;
+}
+
+/* ---- the join/leave state machine ------------------------------------------------ */
+
+static void test_states(void)
+{
+	struct hook_counts hc = {0};
+	struct mcast_db *db = db_counted(&hc);
+	struct mcast_result res;
+	const struct mcast_group *g;
+	uint8_t mgid[16], other[16];
+	struct mcast_join_req r;
+
+	mgid_of(7, mgid);
+	mgid_of(8, other);
+	/* a non-member or send-only join cannot create */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_NON, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_NO_GROUP);
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_SEND_ONLY, &res), -EINVAL);
+	CU_ASSERT_EQUAL(mcast_group_count(db), 0);
+
+	/* full member A creates */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_FULL, &res), 0);
+	CU_ASSERT_TRUE(res.created);
+	CU_ASSERT_EQUAL(res.join_state, MCAST_FULL);
+	g = res.g;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+	CU_ASSERT_EQUAL(g->mlid, 0xC000);
+	CU_ASSERT_EQUAL(g->full_members, 1);
+	CU_ASSERT_PTR_EQUAL(mcast_find(db, mgid), g);
+	CU_ASSERT_PTR_EQUAL(mcast_find_mlid(db, 0xC000), g);
+	CU_ASSERT_EQUAL(hc.changed, 1);
+
+	/* B non-member, C send-only, D by proxy */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xb, MCAST_NON, &res), 0);
+	CU_ASSERT_FALSE(res.created);
+	CU_ASSERT_EQUAL(join(db, mgid, 0xc, MCAST_SEND_ONLY, &res), 0);
+	r = jreq(mgid, 0xd, MCAST_FULL);
+	r.proxy = true;
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), 0);
+	CU_ASSERT_EQUAL(g->n_members, 4);
+	CU_ASSERT_EQUAL(g->full_members, 2);
+	CU_ASSERT_EQUAL(mcast_member_count(db), 4);
+	CU_ASSERT_TRUE(mcast_group_member(g, 0xd)->proxy);
+	CU_ASSERT_FALSE(mcast_group_member(g, 0xa)->proxy);
+	CU_ASSERT_EQUAL(hc.changed, 4);
+
+	/* re-joins OR the bits; a join that adds nothing changes nothing */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_NON, &res), 0);
+	CU_ASSERT_EQUAL(res.join_state, MCAST_FULL | MCAST_NON);
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_FULL, &res), 0);
+	CU_ASSERT_EQUAL(res.join_state, MCAST_FULL | MCAST_NON);
+	CU_ASSERT_EQUAL(g->full_members, 2);
+	CU_ASSERT_EQUAL(hc.changed, 4); /* A received before and after: the tree is the same */
+	/* send-only C becomes a receiver: the tree changes */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xc, MCAST_NON, &res), 0);
+	CU_ASSERT_EQUAL(res.join_state, MCAST_SEND_ONLY | MCAST_NON);
+	CU_ASSERT_EQUAL(hc.changed, 5);
+
+	/* bad join states */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xe, 0, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_BAD_JOIN);
+	CU_ASSERT_EQUAL(join(db, mgid, 0xe, 0x8, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_BAD_JOIN);
+	CU_ASSERT_EQUAL(join(db, mgid, 0, MCAST_FULL, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_BAD_GID);
+	CU_ASSERT_EQUAL(mcast_why_sa_status(MCAST_BAD_GID), 0x0500);
+	r = jreq(mgid, 0xe, MCAST_FULL);
+	r.comp &= ~MCAST_C_JOIN_STATE;
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_INSUF_COMPS);
+
+	/* a proxy may not change what a port joined by itself */
+	r = jreq(mgid, 0xa, MCAST_SEND_ONLY);
+	r.proxy = true;
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_PROXY);
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, MCAST_NON, true, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_PROXY);
+
+	/* leaves: bits must be held, all of them */
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, MCAST_SEND_ONLY, false, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_NOT_HELD);
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, MCAST_NON | MCAST_SEND_ONLY, false, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_NOT_HELD);
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, 0, false, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_NOT_HELD);
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, 0x9, false, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_BAD_JOIN);
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xf, MCAST_FULL, false, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_NOT_MEMBER);
+	CU_ASSERT_EQUAL(leave(db, other, 0xa, MCAST_FULL, false, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_NO_GROUP);
+	CU_ASSERT_EQUAL(mcast_why_sa_status(MCAST_NO_GROUP), 0x0200);
+	CU_ASSERT_EQUAL(g->n_members, 4);
+
+	/* A leaves its non-member bit: still full */
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, MCAST_NON, false, &res), 0);
+	CU_ASSERT_EQUAL(res.join_state, MCAST_FULL);
+	CU_ASSERT_PTR_EQUAL(res.g, g);
+	/* C leaves send-only, still a non-member; then leaves that too and goes */
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xc, MCAST_SEND_ONLY, false, &res), 0);
+	CU_ASSERT_EQUAL(mcast_group_member(g, 0xc)->join_state, MCAST_NON);
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xc, MCAST_NON, false, &res), 0);
+	CU_ASSERT_EQUAL(res.join_state, 0);
+	CU_ASSERT_PTR_NULL(mcast_group_member(g, 0xc));
+	CU_ASSERT_EQUAL(g->n_members, 3);
+	/* the proxy leaves for D (joined by proxy) */
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xd, MCAST_FULL, true, &res), 0);
+	CU_ASSERT_EQUAL(g->full_members, 1);
+	CU_ASSERT_EQUAL(hc.deleted, 0);
+
+	/* the last full member leaves: the group goes, with non-member B, and its MLID */
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, MCAST_FULL, false, &res), 0);
+	CU_ASSERT_TRUE(res.deleted);
+	CU_ASSERT_PTR_NULL(res.g);
+	CU_ASSERT_EQUAL(hc.deleted, 1);
+	CU_ASSERT_EQUAL(hc.last_deleted_mlid, 0xC000);
+	CU_ASSERT_PTR_NULL(mcast_find(db, mgid));
+	CU_ASSERT_PTR_NULL(mcast_find_mlid(db, 0xC000));
+	CU_ASSERT_EQUAL(mcast_group_count(db), 0);
+	CU_ASSERT_EQUAL(mcast_member_count(db), 0);
+	CU_ASSERT_EQUAL(mcast_mlid_count(db), 0);
+	CU_ASSERT_EQUAL(mcast_mlid_top(db), 0);
+	/* and the MLID is given again */
+	CU_ASSERT_EQUAL(join(db, other, 0xa, MCAST_FULL, &res), 0);
+	CU_ASSERT_EQUAL(res.g->mlid, 0xC000);
+	for (int w = MCAST_OK; w <= MCAST_NOMEM; w++)
+		CU_ASSERT(strlen(mcast_why_str((enum mcast_why)w)) > 1);
+	mcast_db_free(db);
+	mcast_db_free(NULL);
+}
+
+/* ---- creates ------------------------------------------------------------------------- */
+
+static void test_create(void)
+{
+	struct mcast_db *db = mcast_db_new();
+	struct mcast_result res;
+	struct mcast_join_req r;
+	uint8_t zero[16] = {0}, mgid[16];
+	static const uint8_t want0[16] = {0xff, 0x12, 0xa0, 0x1b, 0xfe, 0x80, 0, 0,
+					  0,	0,    0,    0,	  0,	0,    0, 0};
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	/* MGID 0: the SA picks ff12:a01b:<prefix>:<id>, a new one each time */
+	CU_ASSERT_EQUAL(join(db, zero, 0xa, MCAST_FULL, &res), 0);
+	CU_ASSERT_TRUE(res.created);
+	CU_ASSERT(memcmp(res.g->mgid, want0, 16) == 0);
+	CU_ASSERT_EQUAL(res.g->p.scope, MCAST_SCOPE_LINK_LOCAL);
+	CU_ASSERT_EQUAL(res.g->p.hop_limit, 0);
+	CU_ASSERT_EQUAL(res.g->p.mtu, MCAST_DEFAULT_MTU);
+	CU_ASSERT_EQUAL(res.g->p.rate, MCAST_DEFAULT_RATE);
+	CU_ASSERT_EQUAL(res.g->p.qkey, 0x1234);
+	CU_ASSERT_EQUAL(join(db, zero, 0xa, MCAST_FULL, &res), 0);
+	CU_ASSERT_TRUE(res.created);
+	CU_ASSERT_EQUAL(res.g->mgid[15], 1);
+	CU_ASSERT_EQUAL(res.g->mlid, 0xC001);
+	/* a scope asked for */
+	r = jreq(zero, 0xa, MCAST_FULL);
+	r.comp |= MCAST_C_SCOPE;
+	r.p.scope = 0xe;
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), 0);
+	CU_ASSERT_EQUAL(res.g->mgid[1], 0x1e);
+	CU_ASSERT_EQUAL(res.g->p.hop_limit, 0xff); /* not link-local */
+	/* an MGID 0 that cannot create */
+	CU_ASSERT_EQUAL(join(db, zero, 0xa, MCAST_NON, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_NO_GROUP);
+
+	/* insufficient components for a create */
+	static const uint64_t needed[] = {MCAST_C_QKEY, MCAST_C_PKEY, MCAST_C_SL, MCAST_C_FLOW,
+					  MCAST_C_TCLASS};
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+		mgid_of(100, mgid);
+		r = jreq(mgid, 0xa, MCAST_FULL);
+		r.comp &= ~needed[i];
+		CU_ASSERT_EQUAL(mcast_join(db, &r, &res), -EINVAL);
+		CU_ASSERT_EQUAL(res.why, MCAST_INSUF_COMPS);
+		CU_ASSERT_EQUAL(mcast_why_sa_status(res.why), 0x0600);
+	}
+	CU_ASSERT_PTR_NULL(mcast_find(db, mgid));
+
+	/* MGIDs a client may not create */
+	memcpy(mgid, want0, 16);
+	mgid[15] = 0x77; /* the SA's own signature with link-local scope */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_FULL, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_BAD_MGID);
+	mgid_of(101, mgid);
+	mgid[0] = 0xfe; /* not multicast */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_FULL, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_BAD_MGID);
+	mgid_of(102, mgid);
+	mgid[1] = 0x35; /* reserved flag bits */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_FULL, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_BAD_MGID);
+	mgid[2] = 0x60; /* ... but IPoIB's MGIDs pass as they are */
+	mgid[3] = 0x1b;
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_FULL, &res), 0);
+
+	/* P_Key 0 / 0x8000 is no partition */
+	mgid_of(103, mgid);
+	r = jreq(mgid, 0xa, MCAST_FULL);
+	r.p.pkey = 0x8000;
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_BAD_PKEY);
+	/* a limited P_Key creates a limited group */
+	r.p.pkey = 0x0005;
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), 0);
+	CU_ASSERT_EQUAL(res.g->p.pkey, 0x0005);
+
+	/* MTU: the port's when none is named; selectors pick what the port can do */
+	static const struct {
+		bool named;
+		uint8_t sel, mtu, port, want; /* want 0: unrealizable; 0xff: port caps */
+	} mt[] = {
+	    {false, 0, 0, 5, 5},
+	    {false, 0, 0, 0, MCAST_DEFAULT_MTU},
+	    {true, MCAST_SEL_LARGEST, 1, 3, 3},
+	    {true, MCAST_SEL_GT, 3, 5, 5},
+	    {true, MCAST_SEL_GT, 3, 0, 4},
+	    {true, MCAST_SEL_GT, 5, 5, 0},
+	    {true, MCAST_SEL_GT, 5, 0, 0},
+	    {true, MCAST_SEL_LT, 4, 0, 3},
+	    {true, MCAST_SEL_LT, 5, 3, 3},
+	    {true, MCAST_SEL_LT, 1, 0, 0},
+	    {true, MCAST_SEL_EQ, 2, 4, 2},
+	    {true, MCAST_SEL_EQ, 5, 4, 0xff},
+	};
+	for (size_t i = 0; i < sizeof(mt) / sizeof(mt[0]); i++) {
+		mgid_of(200 + (unsigned)i, mgid);
+		r = jreq(mgid, 0xa, MCAST_FULL);
+		if (mt[i].named)
+			r.comp |= MCAST_C_MTU | MCAST_C_MTU_SEL;
+		r.mtu_sel = mt[i].sel;
+		r.p.mtu = mt[i].mtu;
+		r.port_mtu = mt[i].port;
+		if (mt[i].want == 0) {
+			CU_ASSERT_EQUAL(mcast_join(db, &r, &res), -EINVAL);
+			CU_ASSERT_EQUAL(res.why, MCAST_UNREALIZABLE);
+		} else if (mt[i].want == 0xff) {
+			CU_ASSERT_EQUAL(mcast_join(db, &r, &res), -EINVAL);
+			CU_ASSERT_EQUAL(res.why, MCAST_PORT_CAPS);
+		} else {
+			CU_ASSERT_EQUAL_FATAL(mcast_join(db, &r, &res), 0);
+			CU_ASSERT_EQUAL(res.g->p.mtu, mt[i].want);
+		}
+	}
+	/* rate codes are not in speed order: 5 (5 Gb/s) is below 3 (10 Gb/s) */
+	static const struct {
+		bool named;
+		uint8_t sel, rate, port, want;
+	} rt[] = {
+	    {false, 0, 0, 7, 7},		  /* the port's 40 Gb/s */
+	    {false, 0, 0, 0, MCAST_DEFAULT_RATE}, /* 10 Gb/s */
+	    {true, MCAST_SEL_GT, 3, 0, 11},	  /* > 10 Gb/s: 14 Gb/s */
+	    {true, MCAST_SEL_LT, 3, 0, 5},	  /* < 10 Gb/s: 5 Gb/s */
+	    {true, MCAST_SEL_LT, 2, 0, 0},	  /* < 2.5 Gb/s: none */
+	    {true, MCAST_SEL_GT, 7, 6, 0},	  /* > 40 Gb/s on a 20 Gb/s port */
+	    {true, MCAST_SEL_EQ, 3, 5, 0xff},	  /* 10 Gb/s on a 5 Gb/s port */
+	    {true, MCAST_SEL_EQ, 3, 11, 3},	  /* 10 Gb/s on a 14 Gb/s port */
+	};
+	for (size_t i = 0; i < sizeof(rt) / sizeof(rt[0]); i++) {
+		mgid_of(300 + (unsigned)i, mgid);
+		r = jreq(mgid, 0xa, MCAST_FULL);
+		if (rt[i].named)
+			r.comp |= MCAST_C_RATE | MCAST_C_RATE_SEL;
+		r.rate_sel = rt[i].sel;
+		r.p.rate = rt[i].rate;
+		r.port_rate = rt[i].port;
+		if (rt[i].want == 0) {
+			CU_ASSERT_EQUAL(mcast_join(db, &r, &res), -EINVAL);
+			CU_ASSERT_EQUAL(res.why, MCAST_UNREALIZABLE);
+		} else if (rt[i].want == 0xff) {
+			CU_ASSERT_EQUAL(mcast_join(db, &r, &res), -EINVAL);
+			CU_ASSERT_EQUAL(res.why, MCAST_PORT_CAPS);
+		} else {
+			CU_ASSERT_EQUAL_FATAL(mcast_join(db, &r, &res), 0);
+			CU_ASSERT_EQUAL(res.g->p.rate, rt[i].want);
+		}
+	}
+
+	/* an MLID asked for: given when free, the lowest free one otherwise */
+	mgid_of(400, mgid);
+	r = jreq(mgid, 0xa, MCAST_FULL);
+	r.comp |= MCAST_C_MLID;
+	r.mlid = 0xC123;
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), 0);
+	CU_ASSERT_EQUAL(res.g->mlid, 0xC123);
+	CU_ASSERT_EQUAL(mcast_mlid_top(db), 0xC123);
+	mgid_of(401, mgid);
+	memcpy(r.mgid, mgid, 16);
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), 0);
+	CU_ASSERT(res.g->mlid < 0xC123);
+	mcast_db_free(db);
+}
+
+/* ---- conflicts ------------------------------------------------------------------------ */
+
+static void test_conflicts(void)
+{
+	struct mcast_db *db = mcast_db_new();
+	struct mcast_result res;
+	struct mcast_join_req r;
+	uint8_t mgid[16], limited[16];
+	size_t members;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	mgid_of(1, mgid);
+	r = jreq(mgid, 0xa, MCAST_FULL);
+	r.comp |= MCAST_C_HOP | MCAST_C_MTU | MCAST_C_MTU_SEL | MCAST_C_RATE | MCAST_C_RATE_SEL;
+	r.mtu_sel = r.rate_sel = MCAST_SEL_EQ;
+	r.p.mtu = 4;
+	r.p.rate = 3;
+	r.p.hop_limit = 0;
+	CU_ASSERT_EQUAL_FATAL(mcast_join(db, &r, &res), 0);
+	members = mcast_member_count(db);
+
+#define REFUSED(field_stmt, comp_bits, reason)                                                     \
+	do {                                                                                       \
+		r = jreq(mgid, 0xb, MCAST_NON);                                                    \
+		r.comp = MCAST_C_MGID | MCAST_C_PORT_GID | MCAST_C_JOIN_STATE | (comp_bits);       \
+		field_stmt;                                                                        \
+		CU_ASSERT_EQUAL(mcast_join(db, &r, &res), -EINVAL);                                \
+		CU_ASSERT_EQUAL(res.why, reason);                                                  \
+		CU_ASSERT_EQUAL(mcast_why_sa_status(res.why), 0x0200);                             \
+	} while (0)
+#define ACCEPTED(field_stmt, comp_bits)                                                            \
+	do {                                                                                       \
+		r = jreq(mgid, 0xb, MCAST_NON);                                                    \
+		r.comp = MCAST_C_MGID | MCAST_C_PORT_GID | MCAST_C_JOIN_STATE | (comp_bits);       \
+		field_stmt;                                                                        \
+		CU_ASSERT_EQUAL(mcast_join(db, &r, &res), 0);                                      \
+		CU_ASSERT_EQUAL(leave(db, mgid, 0xb, MCAST_NON, false, &res), 0);                  \
+	} while (0)
+
+	REFUSED(r.p.qkey = 0x4321, MCAST_C_QKEY, MCAST_QKEY);
+	REFUSED(r.p.pkey = 0xfffe, MCAST_C_PKEY, MCAST_PKEY); /* another partition */
+	REFUSED(r.p.sl = 2, MCAST_C_SL, MCAST_SL);
+	REFUSED(r.p.tclass = 9, MCAST_C_TCLASS, MCAST_TCLASS);
+	REFUSED(r.p.flow_label = 9, MCAST_C_FLOW, MCAST_FLOW);
+	REFUSED(r.p.hop_limit = 9, MCAST_C_HOP, MCAST_HOP);
+	REFUSED((r.mtu_sel = MCAST_SEL_EQ, r.p.mtu = 5), MCAST_C_MTU | MCAST_C_MTU_SEL, MCAST_MTU);
+	REFUSED((r.mtu_sel = MCAST_SEL_GT, r.p.mtu = 4), MCAST_C_MTU | MCAST_C_MTU_SEL, MCAST_MTU);
+	REFUSED((r.mtu_sel = MCAST_SEL_LT, r.p.mtu = 4), MCAST_C_MTU | MCAST_C_MTU_SEL, MCAST_MTU);
+	REFUSED((r.rate_sel = MCAST_SEL_EQ, r.p.rate = 7), MCAST_C_RATE | MCAST_C_RATE_SEL,
+		MCAST_RATE);
+	REFUSED((r.rate_sel = MCAST_SEL_LT, r.p.rate = 5), MCAST_C_RATE | MCAST_C_RATE_SEL,
+		MCAST_RATE); /* 10 Gb/s is not below 5 Gb/s, though code 3 < 5 */
+	REFUSED(r.port_mtu = 3, 0, MCAST_PORT_CAPS);
+	REFUSED(r.port_rate = 2, 0, MCAST_PORT_CAPS);
+	REFUSED(r.port_rate = 5, 0, MCAST_PORT_CAPS); /* 5 Gb/s < 10 Gb/s */
+	CU_ASSERT_EQUAL(mcast_member_count(db), members);
+
+	ACCEPTED(r.p.qkey = 0x1234, MCAST_C_QKEY);
+	ACCEPTED(r.p.pkey = 0x7fff, MCAST_C_PKEY); /* limited member of a full group */
+	ACCEPTED((r.mtu_sel = MCAST_SEL_LT, r.p.mtu = 5), MCAST_C_MTU | MCAST_C_MTU_SEL);
+	ACCEPTED((r.mtu_sel = MCAST_SEL_GT, r.p.mtu = 3), MCAST_C_MTU | MCAST_C_MTU_SEL);
+	ACCEPTED((r.mtu_sel = MCAST_SEL_LARGEST, r.p.mtu = 1), MCAST_C_MTU | MCAST_C_MTU_SEL);
+	ACCEPTED((r.rate_sel = MCAST_SEL_GT, r.p.rate = 5), MCAST_C_RATE | MCAST_C_RATE_SEL);
+	ACCEPTED(r.port_rate = 11, 0); /* 14 Gb/s */
+	ACCEPTED((r.port_mtu = 5, r.port_rate = 7), 0);
+	CU_ASSERT_EQUAL(mcast_member_count(db), members);
+
+	/* a limited group takes no limited member */
+	mgid_of(2, limited);
+	r = jreq(limited, 0xa, MCAST_FULL);
+	r.p.pkey = 0x0005;
+	CU_ASSERT_EQUAL_FATAL(mcast_join(db, &r, &res), 0);
+	r = jreq(limited, 0xb, MCAST_FULL);
+	r.p.pkey = 0x0005;
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_PKEY);
+	r.p.pkey = 0x8005;
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), 0);
+#undef REFUSED
+#undef ACCEPTED
+	mcast_db_free(db);
+}
+
+/* ---- the IPoIB broadcast group ----------------------------------------------------------- */
+
+static void test_broadcast(void)
+{
+	struct hook_counts hc = {0};
+	struct mcast_db *db = db_counted(&hc);
+	const struct mcast_group *g, *g2;
+	struct mcast_result res;
+	struct mcast_join_req r;
+	static const uint8_t bcast[16] = {0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0,    0,
+					  0,	0,    0,    0,	  0xff, 0xff, 0xff, 0xff};
+
+	CU_ASSERT(memcmp(mcast_ipoib_broadcast_mgid, bcast, 16) == 0);
+	CU_ASSERT_EQUAL_FATAL(mcast_add_ipoib_broadcast(db, 3, 0, &g), 0);
+	CU_ASSERT(memcmp(g->mgid, bcast, 16) == 0);
+	CU_ASSERT_EQUAL(g->mlid, 0xC000);
+	CU_ASSERT_EQUAL(g->p.qkey, 0x0b1b);
+	CU_ASSERT_EQUAL(g->p.pkey, 0xffff);
+	CU_ASSERT_EQUAL(g->p.mtu, 4);
+	CU_ASSERT_EQUAL(g->p.rate, 3);
+	CU_ASSERT_EQUAL(g->p.sl, 0);
+	CU_ASSERT_EQUAL(g->p.scope, MCAST_SCOPE_LINK_LOCAL);
+	CU_ASSERT_EQUAL(g->p.hop_limit, 0);
+	CU_ASSERT_TRUE(g->well_known);
+	CU_ASSERT_EQUAL(g->n_members, 0);
+	CU_ASSERT_EQUAL(mcast_mlid_count(db), 1);
+	CU_ASSERT_EQUAL(hc.changed, 1);
+	CU_ASSERT_EQUAL(mcast_add_ipoib_broadcast(db, 3, 0, &g2), -EEXIST);
+	CU_ASSERT_PTR_EQUAL(g2, g);
+
+	/* IPoIB joins it as a full member with the group's Q_Key and P_Key */
+	r = jreq(bcast, 0xa, MCAST_FULL);
+	r.p.qkey = 0x0b1b;
+	r.p.sl = 0;
+	r.p.tclass = 0;
+	r.p.flow_label = 0;
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), 0);
+	CU_ASSERT_FALSE(res.created);
+	r.port_gid[15] = 0xb;
+	r.join_state = MCAST_NON;
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), 0);
+	r.p.qkey = 0x1b1b;
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_QKEY);
+	/* the last full member leaves: the members go, the group and its MLID stay */
+	CU_ASSERT_EQUAL(leave(db, bcast, 0xa, MCAST_FULL, false, &res), 0);
+	CU_ASSERT_FALSE(res.deleted);
+	CU_ASSERT_PTR_EQUAL(res.g, g);
+	CU_ASSERT_EQUAL(g->n_members, 0);
+	CU_ASSERT_EQUAL(hc.deleted, 0);
+	CU_ASSERT_PTR_EQUAL(mcast_find_mlid(db, 0xC000), g);
+	/* and a port that leaves the fabric does not take it either */
+	r.p.qkey = 0x0b1b;
+	r.join_state = MCAST_FULL;
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), 0);
+	CU_ASSERT_EQUAL(mcast_port_gone(db, 0xb), 1);
+	CU_ASSERT_PTR_EQUAL(mcast_find(db, bcast), g);
+	CU_ASSERT_EQUAL(mcast_group_count(db), 1);
+	CU_ASSERT_EQUAL(mcast_member_count(db), 0);
+	mcast_db_free(db);
+}
+
+/* ---- no leak ------------------------------------------------------------------------------- */
+
+#define NG 64
+#define NP 13
+
+/* The database against a model of join states, after every step. */
+struct model {
+	uint8_t js[NG][NP];
+	bool exists[NG];
+};
+
+static void model_check(const struct mcast_db *db, const struct model *m, size_t extra_groups)
+{
+	size_t groups = extra_groups, members = 0;
+
+	for (unsigned g = 0; g < NG; g++) {
+		uint8_t mgid[16];
+		const struct mcast_group *grp;
+
+		mgid_of(1000 + g, mgid);
+		grp = mcast_find(db, mgid);
+		CU_ASSERT_EQUAL(grp != NULL, m->exists[g]);
+		if (!grp)
+			continue;
+		groups++;
+		CU_ASSERT_PTR_EQUAL(mcast_find_mlid(db, grp->mlid), grp);
+		for (unsigned p = 0; p < NP; p++) {
+			const struct mcast_member *mm = mcast_group_member(grp, 100 + p);
+			CU_ASSERT_EQUAL(mm ? mm->join_state : 0, m->js[g][p]);
+			members += m->js[g][p] != 0;
+		}
+	}
+	CU_ASSERT_EQUAL(mcast_group_count(db), groups);
+	CU_ASSERT_EQUAL(mcast_mlid_count(db), groups);
+	CU_ASSERT_EQUAL(mcast_member_count(db), members);
+}
+
+static void model_leave(struct model *m, unsigned g, unsigned p, uint8_t bits)
+{
+	bool full = false;
+
+	m->js[g][p] &= ~bits;
+	for (unsigned q = 0; q < NP; q++)
+		full |= (m->js[g][q] & MCAST_FULL) != 0;
+	if (!full) {
+		memset(m->js[g], 0, NP);
+		m->exists[g] = false;
+	}
+}
+
+static void test_no_leak(void)
+{
+	static const uint8_t states[] = {MCAST_FULL, MCAST_NON, MCAST_SEND_ONLY,
+					 MCAST_FULL | MCAST_NON, MCAST_NON | MCAST_SEND_ONLY};
+	struct hook_counts hc = {0};
+	struct mcast_db *db = db_counted(&hc);
+	const struct mcast_group *bc;
+	struct model m;
+	struct mcast_result res;
+	uint8_t mgid[16], zero[16] = {0};
+	unsigned x = 1, cycles = 0, deleted_expected = 0;
+	double t0 = testutil_now_ms();
+
+	memset(&m, 0, sizeof(m));
+	CU_ASSERT_EQUAL_FATAL(mcast_add_ipoib_broadcast(db, 3, 0, &bc), 0);
+	for (unsigned i = 0; cycles < 10000; i++) {
+		unsigned g, p;
+		uint8_t js;
+		int rc;
+
+		/* a join */
+		x = x * 1103515245u + 12345u;
+		g = (x >> 8) % NG;
+		p = (x >> 16) % NP;
+		js = states[(x >> 24) % 5];
+		mgid_of(1000 + g, mgid);
+		rc = join(db, mgid, 100 + p, js, &res);
+		if (!m.exists[g] && !(js & MCAST_FULL)) {
+			CU_ASSERT_EQUAL(rc, -EINVAL);
+		} else {
+			CU_ASSERT_EQUAL(rc, 0);
+			m.exists[g] = true;
+			m.js[g][p] |= js;
+		}
+		/* a leave of some bits some member holds */
+		x = x * 1103515245u + 12345u;
+		g = (x >> 8) % NG;
+		p = (x >> 16) % NP;
+		js = m.js[g][p] & states[(x >> 24) % 5];
+		mgid_of(1000 + g, mgid);
+		if (js) {
+			bool was = m.exists[g];
+			CU_ASSERT_EQUAL(leave(db, mgid, 100 + p, js, false, &res), 0);
+			model_leave(&m, g, p, js);
+			if (was && !m.exists[g])
+				deleted_expected++;
+			cycles++;
+		}
+		/* now and then a group the SA names, gone again at once */
+		if (i % 97 == 0) {
+			CU_ASSERT_EQUAL(join(db, zero, 7, MCAST_FULL, &res), 0);
+			CU_ASSERT_TRUE(res.created);
+			memcpy(mgid, res.g->mgid, 16);
+			CU_ASSERT_EQUAL(leave(db, mgid, 7, MCAST_FULL, false, &res), 0);
+			CU_ASSERT_TRUE(res.deleted);
+			deleted_expected++;
+		}
+		model_check(db, &m, 1);
+	}
+	model_check(db, &m, 1);
+	CU_ASSERT(cycles > 5000);
+	CU_ASSERT_EQUAL(hc.deleted, deleted_expected);
+	/* everyone leaves: nothing but the broadcast group is left */
+	for (unsigned g = 0; g < NG; g++) {
+		for (unsigned p = 0; p < NP; p++) {
+			if (!m.js[g][p])
+				continue;
+			mgid_of(1000 + g, mgid);
+			CU_ASSERT_EQUAL(leave(db, mgid, 100 + p, m.js[g][p], false, &res), 0);
+			model_leave(&m, g, p, m.js[g][p]);
+		}
+	}
+	model_check(db, &m, 1);
+	CU_ASSERT_EQUAL(mcast_group_count(db), 1);
+	CU_ASSERT_EQUAL(mcast_mlid_count(db), 1);
+	CU_ASSERT_EQUAL(mcast_member_count(db), 0);
+	/* the next group gets the lowest free MLID */
+	mgid_of(5, mgid);
+	CU_ASSERT_EQUAL(join(db, mgid, 1, MCAST_FULL, &res), 0);
+	CU_ASSERT_EQUAL(res.g->mlid, 0xC001);
+	CU_ASSERT_EQUAL(leave(db, mgid, 1, MCAST_FULL, false, &res), 0);
+	fprintf(stderr, "\n  %u join/leave cycles in %.1f ms\n", cycles, testutil_now_ms() - t0);
+	CU_ASSERT(testutil_now_ms() - t0 < 5000);
+
+	/* every MLID: 16,382 groups beside the broadcast group, then none is left */
+	for (unsigned i = 0; i < MCAST_N_MLIDS - 1; i++) {
+		mgid_of(20000 + i, mgid);
+		CU_ASSERT_EQUAL_FATAL(join(db, mgid, 1, MCAST_FULL, &res), 0);
+		CU_ASSERT_EQUAL(res.g->mlid, 0xC001 + i);
+	}
+	CU_ASSERT_EQUAL(mcast_mlid_count(db), MCAST_N_MLIDS);
+	CU_ASSERT_EQUAL(mcast_mlid_top(db), 0xFFFE);
+	mgid_of(99999, mgid);
+	CU_ASSERT_EQUAL(join(db, mgid, 1, MCAST_FULL, &res), -ENOSPC);
+	CU_ASSERT_EQUAL(res.why, MCAST_NO_MLID);
+	CU_ASSERT_EQUAL(mcast_why_sa_status(res.why), 0x0100);
+	CU_ASSERT_EQUAL(join(db, zero, 1, MCAST_FULL, &res), -ENOSPC);
+	/* one goes: its MLID is the one the next group gets */
+	mgid_of(20000 + 0x100 - 1, mgid);
+	CU_ASSERT_EQUAL(mcast_find(db, mgid)->mlid, 0xC100);
+	CU_ASSERT_EQUAL(leave(db, mgid, 1, MCAST_FULL, false, &res), 0);
+	mgid_of(99999, mgid);
+	CU_ASSERT_EQUAL(join(db, mgid, 1, MCAST_FULL, &res), 0);
+	CU_ASSERT_EQUAL(res.g->mlid, 0xC100);
+	/* port 1 leaves the fabric: every group it held goes */
+	CU_ASSERT_EQUAL(mcast_port_gone(db, 1), MCAST_N_MLIDS - 1);
+	CU_ASSERT_EQUAL(mcast_group_count(db), 1);
+	CU_ASSERT_EQUAL(mcast_mlid_count(db), 1);
+	CU_ASSERT_EQUAL(mcast_member_count(db), 0);
+	CU_ASSERT_EQUAL(mcast_mlid_top(db), 0xC000);
+	mcast_db_free(db);
+}
+
+/* ---- ports that leave the fabric ------------------------------------------------------------- */
+
+static struct snapshot *snap_text(const char *text)
+{
+	struct fabric *f = testutil_load_text(text);
+	uint16_t max = testutil_assign_lids(f, 0);
+	struct routes *r = routes_new(f, max);
+	struct snapshot *s = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL_FATAL(snapshot_new(f, r, 1, &s), 0);
+	return s;
+}
+
+static uint64_t port_guid(const struct snapshot *s, const char *desc, uint8_t port)
+{
+	uint32_t n = testutil_find_desc(s->fabric, desc);
+
+	CU_ASSERT_FATAL(n != FABRIC_NO_NODE);
+	return s->fabric->nodes[n].ports[port].guid;
+}
+
+static const char net4[] = "Switch 8 \"S1\"\n[1] \"H1\"[1]\n[2] \"H2\"[1]\n[3] \"S2\"[3]\n\n"
+			   "Switch 8 \"S2\"\n[1] \"H3\"[1]\n[2] \"H4\"[1]\n[3] \"S1\"[3]\n\n"
+			   "Hca 2 \"H1\"\n[1] \"S1\"[1]\n\nHca 1 \"H2\"\n[1] \"S1\"[2]\n\n"
+			   "Hca 1 \"H3\"\n[1] \"S2\"[1]\n\nHca 1 \"H4\"\n[1] \"S2\"[2]\n";
+/* the same without H3 */
+static const char net3[] = "Switch 8 \"S1\"\n[1] \"H1\"[1]\n[2] \"H2\"[1]\n[3] \"S2\"[3]\n\n"
+			   "Switch 8 \"S2\"\n[2] \"H4\"[1]\n[3] \"S1\"[3]\n\n"
+			   "Hca 2 \"H1\"\n[1] \"S1\"[1]\n\nHca 1 \"H2\"\n[1] \"S1\"[2]\n\n"
+			   "Hca 1 \"H4\"\n[1] \"S2\"[2]\n";
+
+static void test_ports_gone(void)
+{
+	struct hook_counts hc = {0};
+	struct mcast_db *db = db_counted(&hc);
+	struct snapshot *a = snap_text(net4), *b = snap_text(net3);
+	uint64_t h1 = port_guid(a, "H1", 1), h1b = port_guid(a, "H1", 2),
+		 h2 = port_guid(a, "H2", 1), h3 = port_guid(a, "H3", 1), h4 = port_guid(a, "H4", 1);
+	uint64_t s1 = port_guid(a, "S1", 0);
+	struct mcast_result res;
+	uint8_t g1[16], g2[16];
+	const struct mcast_group *grp1;
+
+	mgid_of(1, g1);
+	mgid_of(2, g2);
+	CU_ASSERT_EQUAL(join(db, g1, h1, MCAST_FULL, &res), 0);
+	CU_ASSERT_EQUAL(join(db, g1, h2, MCAST_NON, &res), 0);
+	CU_ASSERT_EQUAL(join(db, g1, h3, MCAST_SEND_ONLY, &res), 0);
+	CU_ASSERT_EQUAL(join(db, g1, s1, MCAST_NON, &res), 0);	/* a switch port 0 */
+	CU_ASSERT_EQUAL(join(db, g1, h1b, MCAST_NON, &res), 0); /* H1 port 2, not cabled */
+	CU_ASSERT_EQUAL(join(db, g2, h3, MCAST_FULL, &res), 0);
+	CU_ASSERT_EQUAL(join(db, g2, h4, MCAST_NON, &res), 0);
+	grp1 = mcast_find(db, g1);
+	CU_ASSERT_EQUAL(mcast_member_count(db), 7);
+
+	/* everything in a but H1's loose port 2 */
+	CU_ASSERT_EQUAL(mcast_reconcile(db, a), 1);
+	CU_ASSERT_PTR_NULL(mcast_group_member(grp1, h1b));
+	CU_ASSERT_EQUAL(mcast_member_count(db), 6);
+	CU_ASSERT_EQUAL(mcast_reconcile(db, a), 0);
+
+	/* H3 left: out of g1, and g2 goes with its only full member (and H4 with it) */
+	CU_ASSERT_EQUAL(mcast_reconcile(db, b), 2);
+	CU_ASSERT_EQUAL(hc.deleted, 1);
+	CU_ASSERT_PTR_NULL(mcast_find(db, g2));
+	CU_ASSERT_PTR_EQUAL(mcast_find(db, g1), grp1);
+	CU_ASSERT_PTR_NULL(mcast_group_member(grp1, h3));
+	CU_ASSERT_PTR_NOT_NULL(mcast_group_member(grp1, s1));
+	CU_ASSERT_EQUAL(mcast_member_count(db), 3);
+	CU_ASSERT_EQUAL(mcast_mlid_count(db), 1);
+
+	/* H1 gone: g1 loses its full member and goes */
+	CU_ASSERT_EQUAL(mcast_port_gone(db, h1), 1);
+	CU_ASSERT_EQUAL(mcast_port_gone(db, h1), 0);
+	CU_ASSERT_EQUAL(mcast_group_count(db), 0);
+	CU_ASSERT_EQUAL(mcast_member_count(db), 0);
+	CU_ASSERT_EQUAL(mcast_mlid_count(db), 0);
+	CU_ASSERT_EQUAL(hc.deleted, 2);
+	snapshot_free(a);
+	snapshot_free(b);
+	mcast_db_free(db);
+}
+
+int main(void)
+{
+	static const struct testutil_case cases[] = {
+	    {"join/leave: full, non, send-only, proxy, re-join, bits not held", test_states},
+	    {"create: MGID 0, components, MTU and rate selectors, MLID asked for", test_create},
+	    {"conflicting joins refused with their reason", test_conflicts},
+	    {"the IPoIB broadcast group", test_broadcast},
+	    {"10,000 joins and leaves, every MLID: nothing leaks", test_no_leak},
+	    {"members whose port left the fabric", test_ports_gone},
+	    {NULL, NULL},
+	};
+
+	return testutil_run("mcast", cases);
+}
