@@ -1,5 +1,6 @@
 /*
- * Unit tests of multicast: the group database (sa/mcast.c).
+ * Unit tests of multicast: the group database (sa/mcast.c) and the spanning
+ * trees (routing/mtree.c).
  *
  *  - the join/leave state machine: full, non and send-only members, proxy
  *    joins, re-joins, leaves of bits not held; creates with an MGID the SA
@@ -7,7 +8,12 @@
  *    IPoIB broadcast group's parameters and lifetime;
  *  - no leak: 10,000 joins and leaves over many groups checked against a
  *    model after every step, every MLID taken and given back;
- *  - members dropped when their port leaves the fabric.
+ *  - members dropped when their port leaves the fabric;
+ *  - trees on generated fabrics (fat trees, tori, meshes, random graphs,
+ *    dual-ported CAs): a packet from every member, flooded through the port
+ *    masks, reaches every receiver exactly once, nobody else, and no switch
+ *    twice; send-only members get a one-way branch; the same tables for the
+ *    fabric in shuffled order.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,9 +22,12 @@
 
 #include <CUnit/Basic.h>
 
+#include "fabric/mft.h"
 #include "fabric/snapshot.h"
+#include "routing/mtree.h"
 #include "sa/mcast.h"
 #include "tests/testutil.h"
+#include "tests/topogen.h"
 
 #define PREFIX 0xfe80000000000000ULL
 
@@ -793,6 +802,415 @@ static void test_ports_gone(void)
 	mcast_db_free(db);
 }
 
+/* ---- trees --------------------------------------------------------------------------------------
+ */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x7fb5d329728ea185ULL;
+	x ^= x >> 27;
+	return x;
+}
+
+/*
+ * Members chosen by GUID (so a shuffled fabric gets the same ones): about
+ * half the CA ports receive, one in eight only sends; with switches, one
+ * switch in eight receives on port 0.
+ */
+static size_t pick(const struct fabric *f, unsigned seed, bool switches, struct mtree_member *m)
+{
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		const struct node *nd = &f->nodes[i];
+		for (unsigned p = node_first_lid_port(nd); p <= node_last_lid_port(nd); p++) {
+			uint64_t g = nd->ports[p].guid, h = mix(g ^ (uint64_t)seed * 0x9e37) % 8;
+			if (node_is_switch(nd)) {
+				if (switches && h == 0)
+					m[n++] = (struct mtree_member){g, true};
+				continue;
+			}
+			if (h < 4)
+				m[n++] = (struct mtree_member){g, true};
+			else if (h == 4)
+				m[n++] = (struct mtree_member){g, false};
+		}
+	}
+	return n;
+}
+
+static size_t member_of(const struct mtree_member *m, size_t n, uint64_t guid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (m[i].port_guid == guid)
+			return i;
+	return SIZE_MAX;
+}
+
+/*
+ * Flood a packet of mlid from every member through the port masks: every
+ * receiver but the sender gets exactly one copy, nobody else any, and no
+ * switch sees it twice (a loop or two paths).  Returns how many senders
+ * saw a wrong delivery; what NULL: quietly.
+ */
+static unsigned flood(const struct snapshot *s, const struct mft_set *want, uint16_t mlid,
+		      const struct mtree_member *m, size_t n, const char *what)
+{
+	const struct fabric *f = s->fabric;
+	uint32_t *queue = malloc((f->n_nodes + 1) * sizeof(*queue) * 2);
+	unsigned *seen = calloc(f->n_nodes, sizeof(*seen)), *got = calloc(n ? n : 1, sizeof(*got));
+	unsigned wrong = 0;
+
+	CU_ASSERT_FATAL(queue && seen && got);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t node, head = 0, tail = 0, visits = 0;
+		uint8_t port, in;
+		bool bad = false;
+
+		CU_ASSERT_FATAL(snapshot_find_port_guid(s, m[i].port_guid, &node, &port));
+		if (!node_is_switch(&f->nodes[node])) {
+			const struct port *pp = &f->nodes[node].ports[port];
+			CU_ASSERT_FATAL(port_is_linked(pp));
+			in = pp->remote_port;
+			node = pp->remote_node;
+		} else {
+			in = 0;
+		}
+		memset(seen, 0, f->n_nodes * sizeof(*seen));
+		memset(got, 0, n * sizeof(*got));
+		queue[tail++] = node;
+		queue[tail++] = in;
+		while (head < tail) {
+			uint32_t v = queue[head++];
+			uint8_t from = (uint8_t)queue[head++];
+			const struct node *nd = &f->nodes[v];
+			const struct mft *t = mft_set_get(want, nd->guid);
+
+			if (seen[v]++) {
+				bad = true; /* twice: a loop or a second path */
+				continue;
+			}
+			visits++;
+			for (unsigned p = 0; p <= nd->nports; p++) {
+				uint64_t to;
+				size_t k;
+
+				if (p == from || !mft_has_port(t, mlid, (uint8_t)p))
+					continue;
+				if (p == 0) {
+					to = nd->ports[0].guid;
+				} else {
+					const struct port *pp = &nd->ports[p];
+					if (!port_is_linked(pp)) {
+						bad = true;
+						continue;
+					}
+					if (node_is_switch(&f->nodes[pp->remote_node])) {
+						CU_ASSERT_FATAL(tail + 2 <= 2 * (f->n_nodes + 1));
+						queue[tail++] = pp->remote_node;
+						queue[tail++] = pp->remote_port;
+						continue;
+					}
+					to = f->nodes[pp->remote_node].ports[pp->remote_port].guid;
+				}
+				k = member_of(m, n, to);
+				if (k == SIZE_MAX || !m[k].receives)
+					bad = true; /* delivered to a port that does not receive */
+				else
+					got[k]++;
+			}
+		}
+		for (size_t k = 0; k < n; k++)
+			if (got[k] != (m[k].receives && k != i && m[k].port_guid != m[i].port_guid))
+				bad = true;
+		if (bad && !wrong++ && what)
+			fprintf(stderr, "\n%s: MLID 0x%x from member %zu (%s): wrong delivery\n",
+				what, mlid, i, m[i].receives ? "receiver" : "send-only");
+		(void)visits;
+	}
+	free(queue);
+	free(seen);
+	free(got);
+	return wrong;
+}
+
+static void flood_check(const struct snapshot *s, const struct mft_set *want, uint16_t mlid,
+			const struct mtree_member *m, size_t n, const char *what)
+{
+	if (flood(s, want, mlid, m, n, what))
+		CU_FAIL("flood through the MFTs");
+}
+
+/* Route one MLID for picked members of s and check it. */
+static struct mft_set *tree_run(const struct snapshot *s, unsigned seed, bool switches,
+				const char *what, struct mtree_member **ret_m, size_t *ret_n)
+{
+	struct mtree_member *m = calloc(s->fabric->n_nodes * 3 + 1, sizeof(*m));
+	struct mft_set *want = NULL;
+	struct mtree *t = NULL;
+	struct mtree_stats st;
+	size_t n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	n = pick(s->fabric, seed, switches, m);
+	CU_ASSERT_EQUAL_FATAL(mft_set_for_fabric(s->fabric, 2, &want), 0);
+	CU_ASSERT_EQUAL_FATAL(mtree_new(s, &t), 0);
+	CU_ASSERT_EQUAL(mtree_route(t, 0xC021, m, n, want, &st), 0);
+	CU_ASSERT_EQUAL(st.members, n);
+	CU_ASSERT_EQUAL(st.unattached, 0);
+	CU_ASSERT_EQUAL(st.unreachable, 0);
+	CU_ASSERT_EQUAL(st.clipped, 0);
+	/* a second MLID in the same tables, members in reverse order */
+	for (size_t i = 0; i < n / 2; i++) {
+		struct mtree_member x = m[i];
+		m[i] = m[n - 1 - i];
+		m[n - 1 - i] = x;
+	}
+	CU_ASSERT_EQUAL(mtree_route(t, 0xC000, m, n, want, NULL), 0);
+	mtree_free(t);
+	flood_check(s, want, 0xC021, m, n, what);
+	flood_check(s, want, 0xC000, m, n, what);
+	/* same members, same masks, whatever their order */
+	for (size_t pos = 0;;) {
+		uint64_t g;
+		const struct mft *tb;
+		if (!mft_set_next(want, &pos, &g, &tb))
+			break;
+		for (uint8_t p = 0; p < tb->n_pos; p++)
+			CU_ASSERT_EQUAL(mft_mask(tb, 0xC021, p), mft_mask(tb, 0xC000, p));
+	}
+	if (ret_m) {
+		*ret_m = m;
+		*ret_n = n;
+	} else {
+		free(m);
+	}
+	return want;
+}
+
+static void tree_text(char *text, const char *what)
+{
+	struct snapshot *s = snap_text(text);
+
+	for (unsigned seed = 1; seed <= 3; seed++)
+		mft_set_free(tree_run(s, seed, seed == 2, what, NULL, NULL));
+	snapshot_free(s);
+	free(text);
+}
+
+static void test_trees(void)
+{
+	char what[64];
+
+	tree_text(topogen_fat_tree(2, 4, 0, 0), "ft2 k4");
+	tree_text(topogen_fat_tree(2, 8, 13, TOPOGEN_PARALLEL), "ft2 k8 partial parallel");
+	tree_text(topogen_fat_tree(3, 4, 0, 0), "ft3 k4");
+	tree_text(topogen_fat_tree(3, 6, 30, 0), "ft3 k6 partial");
+	tree_text(topogen_fat_tree(2, 4, 0, TOPOGEN_DUAL), "dual k4");
+	tree_text(topogen_mesh(4, 4, 2, 0), "mesh 4x4");
+	tree_text(topogen_mesh(4, 4, 1, TOPOGEN_TORUS), "torus 4x4");
+	tree_text(topogen_mesh(3, 3, 2, TOPOGEN_TORUS | TOPOGEN_PARALLEL), "torus 3x3 parallel");
+	tree_text(topogen_mesh(1, 5, 1, 0), "line 1x5");
+	for (unsigned seed = 1; seed <= 8; seed++) {
+		snprintf(what, sizeof(what), "random seed %u", seed);
+		tree_text(topogen_random(6 + (int)seed * 3, (int)seed * 3, 1 + (int)seed % 3, seed),
+			  what);
+	}
+	tree_text(topogen_random(1, 0, 4, 5), "single switch");
+}
+
+/* The flood check itself rejects tables with a loop, a missing or an extra port. */
+static void test_flood_rejects(void)
+{
+	char *text = topogen_mesh(3, 3, 1, TOPOGEN_TORUS);
+	struct snapshot *s = snap_text(text);
+	const struct fabric *f = s->fabric;
+	struct mtree_member *m;
+	size_t n;
+	struct mft_set *want = tree_run(s, 1, false, "torus 3x3", &m, &n);
+	bool looped = false, cut = false, extra = false;
+
+	free(text);
+	CU_ASSERT_EQUAL(flood(s, want, 0xC021, m, n, NULL), 0);
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		const struct node *nd = &f->nodes[i];
+		struct mft *t = mft_set_find(want, nd->guid);
+		for (uint8_t p = 1; node_is_switch(nd) && p <= nd->nports; p++) {
+			const struct port *pp = &nd->ports[p];
+			bool to_sw =
+			    port_is_linked(pp) && node_is_switch(&f->nodes[pp->remote_node]);
+			bool is_member = false;
+			if (!port_is_linked(pp))
+				continue;
+			for (size_t k = 0; !to_sw && k < n; k++)
+				is_member |= m[k].port_guid ==
+					     f->nodes[pp->remote_node].ports[pp->remote_port].guid;
+			if (mft_has_port(t, 0xC021, p)) {
+				if (cut || to_sw)
+					continue;
+				/* a receiver's port cleared: it gets nothing */
+				t->mask[(0xC021 - MFT_MLID_FIRST) * t->n_pos + p / 16] ^=
+				    1u << (p % 16);
+				CU_ASSERT_NOT_EQUAL(flood(s, want, 0xC021, m, n, NULL), 0);
+				t->mask[(0xC021 - MFT_MLID_FIRST) * t->n_pos + p / 16] ^=
+				    1u << (p % 16);
+				cut = true;
+			} else if (to_sw && !looped && mft_mlid_used(t, 0xC021)) {
+				/* a torus link the tree does not use, both ends: a loop */
+				struct mft *u = mft_set_find(want, f->nodes[pp->remote_node].guid);
+				if (!mft_mlid_used(u, 0xC021) ||
+				    mft_has_port(u, 0xC021, pp->remote_port))
+					continue;
+				mft_set_port(t, 0xC021, p);
+				mft_set_port(u, 0xC021, pp->remote_port);
+				CU_ASSERT_NOT_EQUAL(flood(s, want, 0xC021, m, n, NULL), 0);
+				mft_clear_mlid(t, 0xC021);
+				mft_clear_mlid(u, 0xC021);
+				looped = true;
+			} else if (!to_sw && !is_member && !extra) {
+				/* a host that is no member */
+				struct mft *c = mft_dup(t);
+				mft_set_port(t, 0xC021, p);
+				CU_ASSERT_NOT_EQUAL(flood(s, want, 0xC021, m, n, NULL), 0);
+				mft_clear_mlid(t, 0xC021);
+				for (uint8_t q = 0; q < t->n_pos; q++)
+					t->mask[(0xC021 - MFT_MLID_FIRST) * t->n_pos + q] =
+					    mft_mask(c, 0xC021, q);
+				mft_free(c);
+				extra = true;
+			}
+		}
+	}
+	CU_ASSERT_TRUE(looped);
+	CU_ASSERT_TRUE(cut);
+	CU_ASSERT_TRUE(extra);
+	free(m);
+	mft_set_free(want);
+	snapshot_free(s);
+}
+
+/* A fat tree: one spine (the lowest GUID) carries the tree; a send-only leaf only sends up. */
+static void test_tree_shape(void)
+{
+	char *text = topogen_fat_tree(2, 4, 0, 0);
+	struct snapshot *s = snap_text(text);
+	const struct fabric *f = s->fabric;
+	struct mtree_member m[8];
+	struct mft_set *want;
+	struct mtree *t;
+	struct mtree_stats st;
+	uint64_t spine = UINT64_MAX;
+	uint32_t leaf0 = testutil_find_desc(f, "sw-L1-0");
+	size_t n = 0;
+
+	free(text);
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		const struct node *nd = &f->nodes[i];
+		if (!strncmp(nd->desc, "sw-L2-", 6) && nd->guid < spine)
+			spine = nd->guid;
+		/* every host on leaves 1..3 receives, leaf 0's hosts only send */
+		if (!node_is_switch(nd)) {
+			const struct node *sw = &f->nodes[nd->ports[1].remote_node];
+			m[n++] =
+			    (struct mtree_member){nd->ports[1].guid, strcmp(sw->desc, "sw-L1-0")};
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(n, 8);
+	CU_ASSERT_EQUAL_FATAL(mft_set_for_fabric(f, 1, &want), 0);
+	CU_ASSERT_EQUAL_FATAL(mtree_new(s, &t), 0);
+	CU_ASSERT_EQUAL(mtree_route(t, 0xC005, m, n, want, &st), 0);
+	CU_ASSERT_EQUAL(st.root, spine);
+	CU_ASSERT_EQUAL(st.depth, 1);
+	CU_ASSERT_EQUAL(st.switches, 5); /* 4 leaves and one spine */
+	/* leaf 0: one bit, an uplink; no switch forwards down to it */
+	{
+		const struct mft *tl = mft_set_get(want, f->nodes[leaf0].guid);
+		unsigned bits = 0;
+		for (uint8_t p = 0; p <= f->nodes[leaf0].nports; p++) {
+			if (!mft_has_port(tl, 0xC005, p))
+				continue;
+			bits++;
+			CU_ASSERT(node_is_switch(&f->nodes[f->nodes[leaf0].ports[p].remote_node]));
+		}
+		CU_ASSERT_EQUAL(bits, 1);
+		for (uint32_t i = 0; i < f->n_nodes; i++) {
+			const struct node *nd = &f->nodes[i];
+			for (uint8_t p = 1; node_is_switch(nd) && p <= nd->nports; p++)
+				if (nd->ports[p].remote_node == leaf0)
+					CU_ASSERT_FALSE(
+					    mft_has_port(mft_set_get(want, nd->guid), 0xC005, p));
+		}
+	}
+	flood_check(s, want, 0xC005, m, n, "ft2 send-only leaf");
+
+	/* only send-only members: nobody to deliver to, no table touched */
+	for (size_t i = 0; i < n; i++)
+		m[i].receives = false;
+	CU_ASSERT_EQUAL(mtree_route(t, 0xC006, m, n, want, &st), 0);
+	CU_ASSERT_EQUAL(st.switches, 0);
+	CU_ASSERT_EQUAL(st.root, 0);
+	/* a port not in the fabric; an MLID outside the range, or past the tables */
+	m[0] = (struct mtree_member){0x1234, true};
+	CU_ASSERT_EQUAL(mtree_route(t, 0xC007, m, 1, want, &st), 0);
+	CU_ASSERT_EQUAL(st.unattached, 1);
+	CU_ASSERT_EQUAL(mtree_route(t, 0xBFFF, m, 1, want, &st), -ERANGE);
+	CU_ASSERT_EQUAL(mtree_route(t, 0xFFFF, m, 1, want, &st), -ERANGE);
+	m[0] = (struct mtree_member){f->nodes[testutil_find_desc(f, "ca-0")].ports[1].guid, true};
+	CU_ASSERT_EQUAL(mtree_route(t, 0xC020, m, 1, want, &st), 0);
+	CU_ASSERT_EQUAL(st.clipped, 1); /* the tables cover one block */
+	mtree_free(t);
+	mft_set_free(want);
+	snapshot_free(s);
+}
+
+/* The same fabric in shuffled order: the same masks in every switch. */
+static void shuffled(char *text, const char *what)
+{
+	struct snapshot *a = snap_text(text);
+	struct mft_set *wa = tree_run(a, 5, true, what, NULL, NULL);
+
+	for (unsigned seed = 1; seed <= 3; seed++) {
+		char *sh = topogen_shuffle(text, seed);
+		struct snapshot *b;
+		struct mft_set *wb;
+		const struct mft *ta;
+		uint64_t g;
+		size_t pos = 0;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(sh);
+		CU_ASSERT_NOT_EQUAL(strcmp(sh, text), 0);
+		b = snap_text(sh);
+		free(sh);
+		wb = tree_run(b, 5, true, what, NULL, NULL);
+		CU_ASSERT_EQUAL(mft_set_count(wa), mft_set_count(wb));
+		while (mft_set_next(wa, &pos, &g, &ta)) {
+			const struct mft *tb = mft_set_get(wb, g);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(tb);
+			CU_ASSERT_EQUAL_FATAL(ta->n_blocks, tb->n_blocks);
+			if (memcmp(ta->mask, tb->mask,
+				   (size_t)ta->n_blocks * MFT_BLOCK * ta->n_pos * 2)) {
+				fprintf(stderr, "\n%s: switch 0x%016llx differs (seed %u)\n", what,
+					(unsigned long long)g, seed);
+				CU_FAIL("shuffled fabric, other multicast tables");
+			}
+		}
+		mft_set_free(wb);
+		snapshot_free(b);
+	}
+	mft_set_free(wa);
+	snapshot_free(a);
+	free(text);
+}
+
+static void test_trees_shuffled(void)
+{
+	shuffled(topogen_fat_tree(2, 8, 0, TOPOGEN_PARALLEL), "ft2 k8 parallel");
+	shuffled(topogen_fat_tree(3, 4, 0, 0), "ft3 k4");
+	shuffled(topogen_mesh(4, 3, 2, TOPOGEN_TORUS), "torus 4x3");
+	shuffled(topogen_random(20, 15, 2, 3), "random 20");
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -802,6 +1220,10 @@ int main(void)
 	    {"the IPoIB broadcast group", test_broadcast},
 	    {"10,000 joins and leaves, every MLID: nothing leaks", test_no_leak},
 	    {"members whose port left the fabric", test_ports_gone},
+	    {"trees: every receiver once, nobody else, no loop", test_trees},
+	    {"the flood check rejects loops, missing and extra ports", test_flood_rejects},
+	    {"trees: root, size, send-only branch, bounds", test_tree_shape},
+	    {"trees: the same for a shuffled fabric", test_trees_shuffled},
 	    {NULL, NULL},
 	};
 
