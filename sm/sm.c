@@ -145,6 +145,11 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	r = sm_load_roots(sm, err, err_len);
 	if (r < 0)
 		goto fail;
+	r = mfts_init(sm);
+	if (r < 0) {
+		snprintf(err, err_len, "out of memory setting up multicast");
+		goto fail;
+	}
 	sm->disp = sm_dispatch_new(sm);
 	if (!sm->disp) {
 		snprintf(err, err_len, "out of memory setting up MAD dispatch");
@@ -319,6 +324,7 @@ int sm_load_roots(struct sm *sm, char *err, size_t err_len)
 void sm_fini(struct sm *sm)
 {
 	sweep_abort(sm);
+	mfts_fini(sm);
 	/* let the dump writer finish: the files are renamed into place whole */
 	dump_reap(&sm->sched.dump_pid, true);
 	xact_free(sm->xe);

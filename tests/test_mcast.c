@@ -1,6 +1,7 @@
 /*
- * Unit tests of multicast: the group database (sa/mcast.c) and the spanning
- * trees (routing/mtree.c).
+ * Unit tests of multicast: the group database (sa/mcast.c), the spanning
+ * trees (routing/mtree.c) and the MFT updates (sm/mfts.c, program_mft in
+ * sm/program.c).
  *
  *  - the join/leave state machine: full, non and send-only members, proxy
  *    joins, re-joins, leaves of bits not held; creates with an MGID the SA
@@ -13,7 +14,12 @@
  *    dual-ported CAs): a packet from every member, flooded through the port
  *    masks, reaches every receiver exactly once, nobody else, and no switch
  *    twice; send-only members get a one-way branch; the same tables for the
- *    fabric in shuffled order.
+ *    fabric in shuffled order;
+ *  - programming: a fake transport on a real libevent loop applies the MFT
+ *    Sets to simulated switches: a batch sends what differs and only that,
+ *    a failed block makes its switch be rewritten whole, MulticastFDBTop
+ *    where supported, and a join or a new snapshot reprograms through
+ *    sm/mfts.c with no sweep.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,11 +27,17 @@
 #include <string.h>
 
 #include <CUnit/Basic.h>
+#include <event2/event.h>
 
 #include "fabric/mft.h"
 #include "fabric/snapshot.h"
+#include "mad/wire.h"
+#include "mad/xact.h"
 #include "routing/mtree.h"
 #include "sa/mcast.h"
+#include "sm/mfts.h"
+#include "sm/program.h"
+#include "sm/sm.h"
 #include "tests/testutil.h"
 #include "tests/topogen.h"
 
@@ -1211,6 +1223,544 @@ static void test_trees_shuffled(void)
 	shuffled(topogen_random(20, 15, 2, 3), "random 20");
 }
 
+/* mfts_compute over a database: the broadcast group and a few more. */
+static void test_compute(void)
+{
+	char *text = topogen_fat_tree(3, 4, 0, 0);
+	struct snapshot *s = snap_text(text);
+	struct mcast_db *db = mcast_db_new();
+	const struct mcast_group *bc;
+	struct mfts_compute_stats cs;
+	struct mft_set *want = NULL;
+	struct mcast_result res;
+	uint8_t mgid[16];
+	unsigned k = 0;
+
+	free(text);
+	CU_ASSERT_EQUAL_FATAL(mcast_add_ipoib_broadcast(db, 3, 0, &bc), 0);
+	for (uint32_t i = 0; i < s->fabric->n_nodes; i++) {
+		const struct node *nd = &s->fabric->nodes[i];
+		struct mcast_join_req r;
+		if (node_is_switch(nd))
+			continue;
+		r = jreq(mcast_ipoib_broadcast_mgid, nd->ports[1].guid, MCAST_FULL);
+		r.p.qkey = 0x0b1b;
+		r.p.sl = r.p.tclass = 0;
+		r.p.flow_label = 0;
+		CU_ASSERT_EQUAL(mcast_join(db, &r, &res), 0);
+		/* every third host also in a group of its own, with the next as send-only */
+		if (k++ % 3 == 0) {
+			mgid_of(k, mgid);
+			CU_ASSERT_EQUAL(join(db, mgid, nd->ports[1].guid, MCAST_FULL, &res), 0);
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(mfts_compute(db, s, &want, &cs), 0);
+	CU_ASSERT_EQUAL(cs.groups, mcast_group_count(db));
+	CU_ASSERT_EQUAL(cs.members, mcast_member_count(db));
+	CU_ASSERT_EQUAL(cs.unattached + cs.unreachable + cs.clipped, 0);
+	for (size_t i = 0; i < mcast_group_count(db); i++) {
+		const struct mcast_group *g = mcast_group_at(db, i);
+		struct mtree_member m[64];
+		CU_ASSERT_FATAL(g->n_members <= 64);
+		for (uint32_t j = 0; j < g->n_members; j++)
+			m[j] = (struct mtree_member){mcast_gid_guid(g->members[j].port_gid),
+						     mcast_receives(g->members[j].join_state)};
+		flood_check(s, want, g->mlid, m, g->n_members, "mfts_compute");
+	}
+	mft_set_free(want);
+	mcast_db_free(db);
+	snapshot_free(s);
+}
+
+/* ---- programming --------------------------------------------------------------------------------
+ */
+
+/* Directed routes from node 0 (the SM's CA, port 1) by BFS, as discovery would set them. */
+static void set_dr_paths(struct fabric *f)
+{
+	uint32_t *q = malloc(f->n_nodes * sizeof(*q)), head = 0, tail = 0;
+	bool *done = calloc(f->n_nodes, sizeof(*done));
+
+	CU_ASSERT_FATAL(q && done);
+	f->sm_node = 0;
+	f->sm_port = node_is_switch(&f->nodes[0]) ? 0 : 1;
+	f->nodes[0].dr_hops = 0;
+	done[0] = true;
+	q[tail++] = 0;
+	while (head < tail) {
+		uint32_t v = q[head++];
+		struct node *nd = &f->nodes[v];
+		for (unsigned p = 1; p <= nd->nports; p++) {
+			struct port *pp = &nd->ports[p];
+			struct node *w;
+			if (!port_is_linked(pp) || done[pp->remote_node])
+				continue;
+			if (!node_is_switch(nd) && !(v == 0 && p == 1))
+				continue; /* only switches (and the SM port) forward SMPs */
+			w = &f->nodes[pp->remote_node];
+			memcpy(w->dr_path, nd->dr_path, sizeof(w->dr_path));
+			w->dr_hops = nd->dr_hops + 1;
+			w->dr_path[w->dr_hops] = (uint8_t)p;
+			w->entry_port = pp->remote_port;
+			done[pp->remote_node] = true;
+			q[tail++] = pp->remote_node;
+		}
+	}
+	free(q);
+	free(done);
+}
+
+/* A simulated switch's MFT, as the Sets left it. */
+struct sim_sw {
+	uint16_t mask[MFT_MAX_ENTRIES + 1][4];
+	uint16_t top;
+	unsigned mft_sets, si_sets;
+};
+
+struct fake {
+	struct event_base *base;
+	struct xact_engine *xe;
+	const struct fabric *f;
+	struct sim_sw *sw; /* per node */
+	unsigned mft_sets, si_sets, other_sets;
+	uint32_t fail_node, fail_mod; /* answer this MFT block with an error */
+	bool hold;		      /* answer nothing */
+};
+
+struct answer {
+	struct fake *fk;
+	uint8_t mad[WIRE_MAD_SIZE];
+};
+
+static void answer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct answer *a = arg;
+
+	CU_ASSERT_EQUAL(xact_input(a->fk->xe, a->mad, sizeof(a->mad)), 0);
+	free(a);
+}
+
+static int fake_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len,
+		     unsigned timeout_ms)
+{
+	struct fake *fk = ctx;
+	struct timeval tv = {0, 0};
+	struct answer *a = calloc(1, sizeof(*a));
+	struct wire_smp s;
+	uint32_t v = fk->f->sm_node;
+
+	CU_ASSERT_FATAL(a != NULL);
+	if (fk->hold) {
+		free(a);
+		return 0;
+	}
+	CU_ASSERT_FATAL(wire_smp_decode(mad, len, &s) == 0);
+	CU_ASSERT_EQUAL(s.method, WIRE_SET);
+	CU_ASSERT_EQUAL(s.mgmt_class, WIRE_CLASS_SMI_DR);
+	for (unsigned h = 1; h <= s.hop_cnt; h++) {
+		const struct port *p = &fk->f->nodes[v].ports[s.initial_path[h]];
+		CU_ASSERT_FATAL(port_is_linked(p));
+		v = p->remote_node;
+	}
+	s.method = WIRE_GET_RESP;
+	s.direction = true;
+	if (s.attr_id == WIRE_ATTR_MFT) {
+		uint16_t masks[32];
+		unsigned pos = s.attr_mod >> 28, block = s.attr_mod & 0x1ff;
+		CU_ASSERT_FATAL(node_is_switch(&fk->f->nodes[v]));
+		CU_ASSERT_EQUAL(s.attr_mod & 0x0ffffe00, 0);
+		CU_ASSERT_FATAL(pos < mft_positions(fk->f->nodes[v].nports));
+		CU_ASSERT_EQUAL(wire_mft_decode(s.data, sizeof(s.data), masks), 0);
+		fk->mft_sets++;
+		if (v == fk->fail_node && s.attr_mod == fk->fail_mod) {
+			s.status = 0x1c;
+		} else {
+			for (unsigned i = 0; i < 32; i++)
+				fk->sw[v].mask[block * 32 + i][pos] = masks[i];
+			fk->sw[v].mft_sets++;
+		}
+	} else if (s.attr_id == WIRE_ATTR_SWITCH_INFO) {
+		struct wire_switchinfo si;
+		CU_ASSERT_EQUAL(wire_switchinfo_decode(s.data, sizeof(s.data), &si), 0);
+		fk->sw[v].top = si.mft_top;
+		fk->sw[v].si_sets++;
+		fk->si_sets++;
+	} else {
+		fk->other_sets++;
+	}
+	a->fk = fk;
+	CU_ASSERT_FATAL(wire_smp_encode(&s, a->mad, sizeof(a->mad)) == WIRE_MAD_SIZE);
+	CU_ASSERT_FATAL(event_base_once(fk->base, -1, EV_TIMEOUT, answer_cb, a, &tv) == 0);
+	return 0;
+}
+
+static void fake_reset(struct fake *fk)
+{
+	fk->mft_sets = fk->si_sets = fk->other_sets = 0;
+	for (uint32_t i = 0; i < fk->f->n_nodes; i++)
+		fk->sw[i].mft_sets = fk->sw[i].si_sets = 0;
+}
+
+/* Every simulated switch holds what want says (zeros past its table). */
+static void assert_switches_hold(const struct fake *fk, const struct mft_set *want)
+{
+	for (uint32_t i = 0; i < fk->f->n_nodes; i++) {
+		const struct node *nd = &fk->f->nodes[i];
+		const struct mft *t = mft_set_get(want, nd->guid);
+		bool same = true;
+		if (!node_is_switch(nd))
+			continue;
+		for (unsigned e = 0; e < 64 * 32 && same; e++)
+			for (uint8_t p = 0; p < mft_positions(nd->nports); p++)
+				same &= fk->sw[i].mask[e][p] ==
+					mft_mask(t, (uint16_t)(MFT_MLID_FIRST + e), p);
+		if (!same)
+			fprintf(stderr, "\nswitch %s does not hold its table\n", nd->desc);
+		CU_ASSERT_TRUE(same);
+	}
+}
+
+struct run {
+	bool done;
+	struct program_stats st;
+};
+
+static void on_done(void *arg, const struct program_stats *st)
+{
+	struct run *r = arg;
+
+	CU_ASSERT_FALSE(r->done);
+	r->done = true;
+	r->st = *st;
+}
+
+/* One MFT batch of want against known; waits (bounded) for it. */
+static struct program_stats mft_batch(struct fake *fk, struct fabric *f, const struct mft_set *want,
+				      struct mft_set *known, bool force)
+{
+	struct run run = {0};
+	struct timeval limit = {5, 0};
+	struct program *pg = program_new(fk->xe, f, on_done, &run);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
+	fake_reset(fk);
+	CU_ASSERT_EQUAL(program_mft(pg, want, known, force), 0);
+	program_start(pg);
+	event_base_loopexit(fk->base, &limit);
+	while (!run.done && event_base_loop(fk->base, EVLOOP_ONCE) == 0)
+		;
+	CU_ASSERT_TRUE_FATAL(run.done);
+	CU_ASSERT_EQUAL(run.st.sets, fk->mft_sets + fk->si_sets + fk->other_sets);
+	return run.st;
+}
+
+static struct fake *fake_new(const struct fabric *f)
+{
+	static const struct xact_opts xo = {8, 200, 1};
+	struct fake *fk = calloc(1, sizeof(*fk));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk);
+	fk->f = f;
+	fk->fail_node = UINT32_MAX;
+	fk->sw = calloc(f->n_nodes, sizeof(*fk->sw));
+	fk->base = event_base_new();
+	CU_ASSERT_FATAL(fk->sw && fk->base);
+	fk->xe = xact_new(fk->base, &xo, fake_send, fk);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk->xe);
+	return fk;
+}
+
+static void fake_free(struct fake *fk)
+{
+	xact_free(fk->xe);
+	event_base_free(fk->base);
+	free(fk->sw);
+	free(fk);
+}
+
+static void run_loop(struct fake *fk, unsigned ms)
+{
+	struct timeval limit = {0, (suseconds_t)ms * 1000};
+
+	event_base_loopexit(fk->base, &limit);
+	event_base_dispatch(fk->base);
+}
+
+static void test_program(void)
+{
+	struct snapshot *s = snap_text(net4);
+	struct fabric *f = s->fabric;
+	struct mcast_db *db = mcast_db_new();
+	struct mft_set *known = mft_set_new(), *want = NULL;
+	struct fake *fk;
+	struct program_stats st;
+	const struct mcast_group *bc;
+	struct mcast_result res;
+	struct mcast_join_req r;
+	uint32_t s1 = testutil_find_desc(f, "S1"), s2 = testutil_find_desc(f, "S2");
+	uint8_t mgid[16];
+
+	set_dr_paths(f);
+	fk = fake_new(f);
+	CU_ASSERT_EQUAL_FATAL(mcast_add_ipoib_broadcast(db, 3, 0, &bc), 0);
+	for (const char *const *h = (const char *const[]){"H1", "H2", "H3", "H4", NULL}; *h; h++) {
+		r = jreq(mcast_ipoib_broadcast_mgid, port_guid(s, *h, 1), MCAST_FULL);
+		r.p.qkey = 0x0b1b;
+		r.p.sl = r.p.tclass = 0;
+		r.p.flow_label = 0;
+		CU_ASSERT_EQUAL(mcast_join(db, &r, &res), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(mfts_compute(db, s, &want, NULL), 0);
+	/* S1: H1, H2 and the link to S2 */
+	CU_ASSERT_EQUAL(mft_mask(mft_set_get(want, f->nodes[s1].guid), 0xC000, 0), 0x000e);
+
+	/* nothing known: every block of every switch (1 block, 1 position each) */
+	st = mft_batch(fk, f, want, known, false);
+	CU_ASSERT_EQUAL(st.errors, 0);
+	CU_ASSERT_EQUAL(st.mft_blocks, 2);
+	CU_ASSERT_EQUAL(st.mft_switches, 2);
+	CU_ASSERT_EQUAL(fk->mft_sets, 2);
+	CU_ASSERT_EQUAL(fk->si_sets, 0); /* no switch has MulticastFDBTop */
+	CU_ASSERT_EQUAL(mft_set_count(known), 2);
+	assert_switches_hold(fk, want);
+
+	/* the same tables again: nothing */
+	st = mft_batch(fk, f, want, known, false);
+	CU_ASSERT_EQUAL(st.sets, 0);
+	/* force: everything */
+	st = mft_batch(fk, f, want, known, true);
+	CU_ASSERT_EQUAL(st.mft_blocks, 2);
+
+	/* H4 leaves: only S2's block changes */
+	CU_ASSERT_EQUAL(
+	    leave(db, mcast_ipoib_broadcast_mgid, port_guid(s, "H4", 1), MCAST_FULL, false, &res),
+	    0);
+	mft_set_free(want);
+	CU_ASSERT_EQUAL_FATAL(mfts_compute(db, s, &want, NULL), 0);
+	st = mft_batch(fk, f, want, known, false);
+	CU_ASSERT_EQUAL(st.mft_blocks, 1);
+	CU_ASSERT_EQUAL(fk->sw[s2].mft_sets, 1);
+	assert_switches_hold(fk, want);
+
+	/* a second group at 0xC001 between H1 and H2: S1 only; the tables stay one block */
+	mgid_of(9, mgid);
+	CU_ASSERT_EQUAL(join(db, mgid, port_guid(s, "H1", 1), MCAST_FULL, &res), 0);
+	CU_ASSERT_EQUAL(join(db, mgid, port_guid(s, "H2", 1), MCAST_SEND_ONLY, &res), 0);
+	mft_set_free(want);
+	CU_ASSERT_EQUAL_FATAL(mfts_compute(db, s, &want, NULL), 0);
+	st = mft_batch(fk, f, want, known, false);
+	CU_ASSERT_EQUAL(st.mft_blocks, 1);
+	CU_ASSERT_EQUAL(fk->sw[s1].mft_sets, 1);
+	CU_ASSERT_EQUAL(mft_mask(mft_set_get(want, f->nodes[s1].guid), 0xC001, 0), 0x0002);
+	assert_switches_hold(fk, want);
+
+	/* a group at 0xC040: the tables grow to three blocks, block 2 goes where it is used */
+	mgid_of(10, mgid);
+	r = jreq(mgid, port_guid(s, "H3", 1), MCAST_FULL);
+	r.comp |= MCAST_C_MLID;
+	r.mlid = 0xC040;
+	CU_ASSERT_EQUAL(mcast_join(db, &r, &res), 0);
+	CU_ASSERT_EQUAL(join(db, mgid, port_guid(s, "H4", 1), MCAST_NON, &res), 0);
+	mft_set_free(want);
+	CU_ASSERT_EQUAL_FATAL(mfts_compute(db, s, &want, NULL), 0);
+	CU_ASSERT_EQUAL(mft_set_get(want, f->nodes[s1].guid)->n_blocks, 3);
+	st = mft_batch(fk, f, want, known, false);
+	CU_ASSERT_EQUAL(st.mft_blocks, 1);
+	CU_ASSERT_EQUAL(fk->sw[s2].mft_sets, 1);
+	assert_switches_hold(fk, want);
+	/* ... and when it goes, the tables shrink and S2's block 2 is cleared */
+	CU_ASSERT_EQUAL(leave(db, mgid, port_guid(s, "H3", 1), MCAST_FULL, false, &res), 0);
+	CU_ASSERT_TRUE(res.deleted);
+	mft_set_free(want);
+	CU_ASSERT_EQUAL_FATAL(mfts_compute(db, s, &want, NULL), 0);
+	CU_ASSERT_EQUAL(mft_set_get(want, f->nodes[s1].guid)->n_blocks, 1);
+	st = mft_batch(fk, f, want, known, false);
+	CU_ASSERT_EQUAL(st.mft_blocks, 1);
+	CU_ASSERT_EQUAL(fk->sw[s2].mft_sets, 1);
+	CU_ASSERT_EQUAL(fk->sw[s2].mask[0x40][0], 0);
+	assert_switches_hold(fk, want);
+
+	/* a block S1 refuses: counted, S1 forgotten, rewritten whole next time */
+	mft_set_remove(known, f->nodes[s1].guid);
+	mft_set_remove(known, f->nodes[s2].guid);
+	fk->fail_node = s1;
+	fk->fail_mod = mft_attr_mod(0, 0);
+	st = mft_batch(fk, f, want, known, false);
+	CU_ASSERT_EQUAL(st.errors, 1);
+	CU_ASSERT_PTR_NULL(mft_set_get(known, f->nodes[s1].guid));
+	CU_ASSERT_PTR_NOT_NULL(mft_set_get(known, f->nodes[s2].guid));
+	fk->fail_node = UINT32_MAX;
+	st = mft_batch(fk, f, want, known, false);
+	CU_ASSERT_EQUAL(st.mft_blocks, 1);
+	CU_ASSERT_EQUAL(fk->sw[s1].mft_sets, 1);
+	assert_switches_hold(fk, want);
+
+	/* MulticastFDBTop on a switch that has it: set once, then left alone */
+	{
+		struct wire_portinfo pi;
+		CU_ASSERT_EQUAL(wire_portinfo_decode(f->nodes[s1].ports[0].pi, 64, &pi), 0);
+		pi.capmask |= 0x40000000u;
+		CU_ASSERT_EQUAL(wire_portinfo_encode(&pi, f->nodes[s1].ports[0].pi, 64), 0);
+		f->nodes[s1].lft_top = 6;
+		mft_set_remove(known, f->nodes[s1].guid);
+		st = mft_batch(fk, f, want, known, false);
+		CU_ASSERT_EQUAL(fk->sw[s1].si_sets, 1);
+		CU_ASSERT_EQUAL(fk->sw[s1].top, 0xC01F);
+		CU_ASSERT_EQUAL(fk->sw[s2].si_sets, 0);
+		st = mft_batch(fk, f, want, known, false);
+		CU_ASSERT_EQUAL(st.sets, 0);
+		/* LinearFDBTop unknown (a failed LFT): the top waits, the switch stays unknown */
+		f->nodes[s1].lft_top = 0xffff;
+		mft_set_remove(known, f->nodes[s1].guid);
+		st = mft_batch(fk, f, want, known, false);
+		CU_ASSERT_EQUAL(fk->sw[s1].si_sets, 0);
+		CU_ASSERT_PTR_NULL(mft_set_get(known, f->nodes[s1].guid));
+	}
+
+	/* an aborted batch: its switches are unknown again */
+	{
+		struct run run = {0};
+		struct program *pg = program_new(fk->xe, f, on_done, &run);
+		mft_set_remove(known, f->nodes[s2].guid);
+		CU_ASSERT_EQUAL(program_mft(pg, want, known, false), 0);
+		CU_ASSERT_PTR_NOT_NULL(mft_set_get(known, f->nodes[s2].guid));
+		program_start(pg);
+		program_abort(pg);
+		CU_ASSERT_PTR_NULL(mft_set_get(known, f->nodes[s2].guid));
+		CU_ASSERT_PTR_NULL(mft_set_get(known, f->nodes[s1].guid));
+		run_loop(fk, 50);
+		CU_ASSERT_FALSE(run.done);
+	}
+	mft_set_free(want);
+	mft_set_free(known);
+	mcast_db_free(db);
+	fake_free(fk);
+	snapshot_free(s);
+}
+
+/* ---- updates through sm/mfts.c, no sweep -------------------------------------------------------
+ */
+
+static void test_updates(void)
+{
+	struct snapshot *a = snap_text(net4), *b = snap_text(net3), *old;
+	struct fake *fk;
+	struct sm sm;
+	struct mcast_result res;
+	uint8_t mgid[16];
+	struct mcast_join_req r;
+	struct mft_set *want = NULL;
+
+	set_dr_paths(a->fabric);
+	set_dr_paths(b->fabric);
+	fk = fake_new(a->fabric);
+	memset(&sm, 0, sizeof(sm));
+	sm.base = fk->base;
+	sm.xe = fk->xe;
+	CU_ASSERT_EQUAL_FATAL(mfts_init(&sm), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mcast_find(sm.mcast, mcast_ipoib_broadcast_mgid));
+
+	/* the first published snapshot: every switch gets its (empty) tables, on the bulk lane */
+	sm.snap = a;
+	sm.state = SM_MASTER;
+	hook_run(&sm.hooks.published, NULL);
+	run_loop(fk, 300);
+	CU_ASSERT_EQUAL(sm.mfts.updates, 1);
+	CU_ASSERT_EQUAL(sm.mfts.blocks, 2);
+	CU_ASSERT_PTR_NULL(sm.mfts.batch);
+
+	/* joins: each hook asks for an update; they fold into few batches */
+	fake_reset(fk);
+	for (const char *const *h = (const char *const[]){"H1", "H2", "H3", "H4", NULL}; *h; h++) {
+		r = jreq(mcast_ipoib_broadcast_mgid, port_guid(a, *h, 1), MCAST_FULL);
+		r.p.qkey = 0x0b1b;
+		r.p.sl = r.p.tclass = 0;
+		r.p.flow_label = 0;
+		CU_ASSERT_EQUAL(mcast_join(sm.mcast, &r, &res), 0);
+	}
+	run_loop(fk, 300);
+	CU_ASSERT_EQUAL(sm.mfts.updates, 2); /* four joins, one update */
+	CU_ASSERT_EQUAL(fk->mft_sets, 2);
+	CU_ASSERT_EQUAL_FATAL(mfts_compute(sm.mcast, a, &want, NULL), 0);
+	assert_switches_hold(fk, want);
+	mft_set_free(want);
+
+	/* a group of H1 and H3: both switches */
+	fake_reset(fk);
+	mgid_of(3, mgid);
+	CU_ASSERT_EQUAL(join(sm.mcast, mgid, port_guid(a, "H1", 1), MCAST_FULL, &res), 0);
+	run_loop(fk, 300);
+	CU_ASSERT_EQUAL(fk->mft_sets, 1); /* H1 alone: S1 */
+	CU_ASSERT_EQUAL(join(sm.mcast, mgid, port_guid(a, "H3", 1), MCAST_NON, &res), 0);
+	run_loop(fk, 300);
+	CU_ASSERT_EQUAL(fk->mft_sets, 3);
+
+	/* H3 leaves the fabric: a new snapshot drops it and reprograms, S2's block only */
+	fake_reset(fk);
+	fk->f = b->fabric; /* the simulated switches keep their state: same GUIDs, same paths */
+	old = sm.snap;
+	sm.snap = b;
+	hook_run(&sm.hooks.published, old);
+	run_loop(fk, 300);
+	CU_ASSERT_PTR_NULL(mcast_group_member(mcast_find(sm.mcast, mgid), port_guid(a, "H3", 1)));
+	/* S2 loses H3 in both groups, S1 its link to S2 in the small one */
+	CU_ASSERT_EQUAL(fk->mft_sets, 2);
+	CU_ASSERT_EQUAL_FATAL(mfts_compute(sm.mcast, b, &want, NULL), 0);
+	assert_switches_hold(fk, want);
+	mft_set_free(want);
+
+	/* a heavy sweep runs: the update waits for it to publish */
+	fake_reset(fk);
+	sm.sched.cur = (struct sweep *)&sm; /* any non-NULL pointer: "a sweep runs" */
+	CU_ASSERT_EQUAL(join(sm.mcast, mgid, port_guid(b, "H4", 1), MCAST_NON, &res), 0);
+	run_loop(fk, 200);
+	CU_ASSERT_EQUAL(fk->mft_sets, 0);
+	CU_ASSERT_TRUE(sm.mfts.pending);
+	sm.sched.cur = NULL;
+	hook_run(&sm.hooks.published, b);
+	run_loop(fk, 300);
+	CU_ASSERT_EQUAL(fk->mft_sets, 2); /* H1 and H4: both switches */
+	CU_ASSERT_EQUAL_FATAL(mfts_compute(sm.mcast, b, &want, NULL), 0);
+	assert_switches_hold(fk, want);
+	mft_set_free(want);
+
+	/* a batch still running when a heavy sweep begins is abandoned, its switches forgotten */
+	fake_reset(fk);
+	fk->hold = true;
+	CU_ASSERT_EQUAL(join(sm.mcast, mgid, port_guid(b, "H2", 1), MCAST_NON, &res), 0);
+	run_loop(fk, 20);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sm.mfts.batch);
+	CU_ASSERT_PTR_NOT_NULL(mft_set_get(sm.mfts.known, b->fabric->nodes[0].guid));
+	hook_run(&sm.hooks.sweep_begin, "test");
+	CU_ASSERT_PTR_NULL(sm.mfts.batch);
+	CU_ASSERT_PTR_NULL(mft_set_get(sm.mfts.known, b->fabric->nodes[0].guid)); /* S1 */
+	run_loop(fk, 600); /* the held SMPs time out into the abandoned batch */
+	fk->hold = false;
+	hook_run(&sm.hooks.published, b);
+	run_loop(fk, 300);
+	CU_ASSERT_EQUAL(fk->sw[0].mft_sets, 1); /* S1 rewritten whole: its one block */
+	CU_ASSERT_EQUAL(fk->sw[1].mft_sets, 0); /* S2 got nothing from that batch: still known */
+	CU_ASSERT_EQUAL_FATAL(mfts_compute(sm.mcast, b, &want, NULL), 0);
+	assert_switches_hold(fk, want);
+	mft_set_free(want);
+
+	/* an SM that is not master programs nothing and forgets */
+	fake_reset(fk);
+	sm.state = SM_STANDBY;
+	hook_run(&sm.hooks.published, b);
+	CU_ASSERT_EQUAL(join(sm.mcast, mgid, port_guid(b, "H2", 1), MCAST_NON, &res), 0);
+	run_loop(fk, 200);
+	CU_ASSERT_EQUAL(fk->mft_sets, 0);
+	CU_ASSERT_EQUAL(mft_set_count(sm.mfts.known), 0);
+
+	mfts_fini(&sm);
+	hook_list_clear(&sm.hooks.published);
+	hook_list_clear(&sm.hooks.sweep_begin);
+	fake_free(fk);
+	snapshot_free(a);
+	snapshot_free(b);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -1224,6 +1774,9 @@ int main(void)
 	    {"the flood check rejects loops, missing and extra ports", test_flood_rejects},
 	    {"trees: root, size, send-only branch, bounds", test_tree_shape},
 	    {"trees: the same for a shuffled fabric", test_trees_shuffled},
+	    {"mfts_compute over a database", test_compute},
+	    {"MFT batches send what differs", test_program},
+	    {"updates from joins and snapshots, no sweep", test_updates},
 	    {NULL, NULL},
 	};
 
