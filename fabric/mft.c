@@ -312,6 +312,12 @@ bool mft_set_remove(struct mft_set *s, uint64_t guid)
 	return true;
 }
 
+void mft_set_clear_mlid(struct mft_set *s, uint16_t mlid)
+{
+	for (size_t i = 0; s && i < s->n; i++)
+		mft_clear_mlid(s->v[i].t, mlid);
+}
+
 bool mft_set_next(const struct mft_set *s, size_t *pos, uint64_t *ret_guid,
 		  const struct mft **ret_t)
 {

@@ -118,6 +118,8 @@ const struct mft *mft_set_get(const struct mft_set *s, uint64_t guid);
 int mft_set_put(struct mft_set *s, uint64_t guid, struct mft *t);
 /* Drop (and free) the table of guid; false when there was none. */
 bool mft_set_remove(struct mft_set *s, uint64_t guid);
+/* Clear mlid in every table of the set. */
+void mft_set_clear_mlid(struct mft_set *s, uint16_t mlid);
 /*
  * Iterate: *pos starts at 0; fills the next (guid, table) and returns true,
  * false at the end.  The set must not change during the walk.

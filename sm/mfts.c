@@ -22,60 +22,123 @@
 #define MFTS_BCAST_RATE 3
 #define MFTS_BCAST_SL 0
 
+/* Route one group into want; buf grows as needed.  0 or -errno. */
+static int mfts_route_group(struct mtree *t, const struct mcast_group *g, struct mft_set *want,
+			    struct mtree_member **buf, size_t *cap, struct mfts_compute_stats *sum)
+{
+	struct mtree_stats ts;
+	int r;
+
+	if (g->n_members > *cap) {
+		struct mtree_member *v = realloc(*buf, g->n_members * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		*buf = v;
+		*cap = g->n_members;
+	}
+	for (uint32_t k = 0; k < g->n_members; k++) {
+		(*buf)[k].port_guid = mcast_gid_guid(g->members[k].port_gid);
+		(*buf)[k].receives = mcast_receives(g->members[k].join_state);
+	}
+	r = mtree_route(t, g->mlid, *buf, g->n_members, want, &ts);
+	if (r < 0)
+		return r;
+	sum->groups++;
+	sum->members += ts.members;
+	sum->unattached += ts.unattached;
+	sum->unreachable += ts.unreachable;
+	sum->clipped += ts.clipped;
+	sum->switches += ts.switches;
+	return 0;
+}
+
+/* Every group of db into new tables for s, with the tree context t over s. */
+static int mfts_compute_all(const struct mcast_db *db, const struct snapshot *s, struct mtree *t,
+			    struct mft_set **ret, struct mfts_compute_stats *sum)
+{
+	struct mft_set *want = NULL;
+	struct mtree_member *m = NULL;
+	size_t cap = 0;
+	int r = mft_set_for_fabric(s->fabric, mft_blocks_for(mcast_mlid_top(db)), &want);
+
+	for (size_t i = 0; r == 0 && i < mcast_group_count(db); i++)
+		r = mfts_route_group(t, mcast_group_at(db, i), want, &m, &cap, sum);
+	free(m);
+	if (r < 0) {
+		mft_set_free(want);
+		return r;
+	}
+	*ret = want;
+	return 0;
+}
+
 int mfts_compute(const struct mcast_db *db, const struct snapshot *s, struct mft_set **ret,
 		 struct mfts_compute_stats *st)
 {
 	struct mfts_compute_stats sum = {0};
-	struct mft_set *want = NULL;
 	struct mtree *t = NULL;
+	int r = mtree_new(s, &t);
+
+	if (r == 0)
+		r = mfts_compute_all(db, s, t, ret, &sum);
+	mtree_free(t);
+	if (r == 0 && st)
+		*st = sum;
+	return r;
+}
+
+/* Drop the tables and trees kept for a snapshot (a new one came, or memory ran out). */
+static void mfts_drop_want(struct mfts *ms)
+{
+	mft_set_free(ms->want);
+	ms->want = NULL;
+	mtree_free(ms->tree);
+	ms->tree = NULL;
+	ms->all_dirty = true;
+}
+
+/*
+ * Bring ms->want up to date for sm->snap: every MLID when all_dirty or the
+ * blocks needed changed, else only the dirty ones.  0 or -ENOMEM (the kept
+ * tables are dropped then).
+ */
+static int mfts_refresh(struct sm *sm, struct mfts_compute_stats *sum)
+{
+	struct mfts *ms = &sm->mfts;
+	uint16_t blocks = mft_blocks_for(mcast_mlid_top(sm->mcast));
 	struct mtree_member *m = NULL;
 	size_t cap = 0;
-	int r;
+	int r = 0;
 
-	r = mft_set_for_fabric(s->fabric, mft_blocks_for(mcast_mlid_top(db)), &want);
-	if (r < 0)
-		return r;
-	r = mtree_new(s, &t);
-	if (r < 0)
-		goto fail;
-	for (size_t i = 0; i < mcast_group_count(db); i++) {
-		const struct mcast_group *g = mcast_group_at(db, i);
-		struct mtree_stats ts;
+	if (!ms->want || !ms->tree || ms->all_dirty || blocks != ms->want_blocks) {
+		mfts_drop_want(ms);
+		r = mtree_new(sm->snap, &ms->tree);
+		if (r == 0)
+			r = mfts_compute_all(sm->mcast, sm->snap, ms->tree, &ms->want, sum);
+		ms->full_computes++;
+	} else {
+		for (unsigned w = 0; r == 0 && w < MFTS_DIRTY_WORDS; w++) {
+			while (r == 0 && ms->dirty[w]) {
+				unsigned b = (unsigned)__builtin_ctzll(ms->dirty[w]);
+				uint16_t mlid = (uint16_t)(MCAST_MLID_FIRST + w * 64 + b);
+				const struct mcast_group *g = mcast_find_mlid(sm->mcast, mlid);
 
-		if (g->n_members > cap) {
-			struct mtree_member *v = realloc(m, g->n_members * sizeof(*v));
-			if (!v) {
-				r = -ENOMEM;
-				goto fail;
+				ms->dirty[w] &= ms->dirty[w] - 1;
+				mft_set_clear_mlid(ms->want, mlid);
+				if (g)
+					r = mfts_route_group(ms->tree, g, ms->want, &m, &cap, sum);
 			}
-			m = v;
-			cap = g->n_members;
 		}
-		for (uint32_t k = 0; k < g->n_members; k++) {
-			m[k].port_guid = mcast_gid_guid(g->members[k].port_gid);
-			m[k].receives = mcast_receives(g->members[k].join_state);
-		}
-		r = mtree_route(t, g->mlid, m, g->n_members, want, &ts);
-		if (r < 0)
-			goto fail;
-		sum.groups++;
-		sum.members += ts.members;
-		sum.unattached += ts.unattached;
-		sum.unreachable += ts.unreachable;
-		sum.clipped += ts.clipped;
-		sum.switches += ts.switches;
 	}
 	free(m);
-	mtree_free(t);
-	if (st)
-		*st = sum;
-	*ret = want;
+	if (r < 0) {
+		mfts_drop_want(ms);
+		return r;
+	}
+	memset(ms->dirty, 0, sizeof(ms->dirty));
+	ms->all_dirty = false;
+	ms->want_blocks = blocks;
 	return 0;
-fail:
-	free(m);
-	mtree_free(t);
-	mft_set_free(want);
-	return r;
 }
 
 static void mfts_done(void *arg, const struct program_stats *st)
@@ -102,8 +165,7 @@ static void mfts_done(void *arg, const struct program_stats *st)
 static void mfts_update(struct sm *sm)
 {
 	struct mfts *ms = &sm->mfts;
-	struct mfts_compute_stats cs;
-	struct mft_set *want;
+	struct mfts_compute_stats cs = {0};
 	struct program *pg;
 	bool full = ms->full;
 	int r;
@@ -116,7 +178,7 @@ static void mfts_update(struct sm *sm)
 	ms->full = false;
 	if (!sm->snap || sm->state != SM_MASTER || !sm->xe)
 		return;
-	r = mfts_compute(sm->mcast, sm->snap, &want, &cs);
+	r = mfts_refresh(sm, &cs);
 	if (r < 0) {
 		log_err("multicast: cannot compute the forwarding tables: %s", strerror(-r));
 		return;
@@ -133,14 +195,12 @@ static void mfts_update(struct sm *sm)
 			cs.unattached, cs.unreachable);
 	pg = program_new(sm->xe, sm->snap->fabric, mfts_done, sm);
 	if (!pg) {
-		mft_set_free(want);
 		log_err("multicast: out of memory programming the forwarding tables");
 		return;
 	}
 	program_set_lane(pg, full ? XACT_BULK : XACT_CONTROL);
-	if (program_mft(pg, want, ms->known, false) < 0)
+	if (program_mft(pg, ms->want, ms->known, false) < 0)
 		log_err("multicast: out of memory queuing MFT blocks (retried on the next update)");
-	mft_set_free(want);
 	ms->updates++;
 	ms->batch = pg;
 	program_start(pg); /* may finish (mfts_done) at once */
@@ -165,9 +225,15 @@ void mfts_request(struct sm *sm)
 		mfts_update(sm);
 }
 
+/* A group changed or goes: its MLID's tree is computed again. */
 static void mfts_on_group(void *ctx, const void *data)
 {
-	mfts_request(ctx);
+	struct sm *sm = ctx;
+	const struct mcast_group *g = data;
+	unsigned i = g->mlid - MCAST_MLID_FIRST;
+
+	sm->mfts.dirty[i / 64] |= 1ULL << (i % 64);
+	mfts_request(sm);
 }
 
 /*
@@ -229,6 +295,7 @@ static void mfts_on_published(void *ctx, const void *data)
 	/* a batch on the old snapshot: its switches are unknown again (program_abort) */
 	program_abort(sm->mfts.batch);
 	sm->mfts.batch = NULL;
+	mfts_drop_want(&sm->mfts); /* computed over the old snapshot */
 	if (sm->state != SM_MASTER || !sm->mfts.known) {
 		/* another SM programs the switches: what we knew goes stale */
 		mft_set_free(sm->mfts.known);
@@ -278,6 +345,7 @@ void mfts_fini(struct sm *sm)
 
 	program_abort(ms->batch);
 	ms->batch = NULL;
+	mfts_drop_want(ms);
 	hook_remove(&sm->hooks.published, mfts_on_published, sm);
 	hook_remove(&sm->hooks.sweep_begin, mfts_on_sweep_begin, sm);
 	if (ms->kick)

@@ -6,7 +6,11 @@
  * An update computes the tables every switch should hold from the group
  * database and sm->snap, and runs one program batch (sm/program.h) of the
  * MFT blocks that differ from what each switch was last given (kept here by
- * switch GUID; the snapshot stays immutable).  Updates are asked for
+ * switch GUID; the snapshot stays immutable).  The tables and the trees'
+ * distance cache are kept for the snapshot: after a join or a leave only
+ * the MLIDs whose groups changed are computed again; after a new snapshot,
+ * or when the MLIDs in use need more or fewer blocks, all.  Updates are
+ * asked for
  *  - by the database's hooks: a group was created or deleted, or its
  *    receivers or send-only members changed (a join or a leave): the batch
  *    goes on the control lane, so it does not wait behind a sweep's LFTs;
@@ -36,17 +40,26 @@
 struct sm;
 struct program;
 struct event;
+struct mtree;
+
+#define MFTS_DIRTY_WORDS ((MCAST_N_MLIDS + 63) / 64)
 
 /* Inside struct sm. */
 struct mfts {
 	struct mft_set *known; /* by switch GUID: the table each switch was last given */
-	struct program *batch; /* the MFT batch running, or NULL */
-	struct event *kick;    /* runs the requested update from the loop */
-	bool pending;	       /* an update was asked for while the batch ran */
-	bool full;	       /* the pending update follows a new snapshot (bulk lane) */
-	uint64_t updates;      /* batches run */
-	uint64_t blocks;       /* MFT blocks sent */
-	uint64_t errors;       /* Sets that failed */
+	struct mft_set *want;  /* the tables for sm->snap, as last computed (NULL: none) */
+	struct mtree *tree;    /* sm->snap's switch graph and distance cache */
+	uint16_t want_blocks;  /* blocks the MLIDs in use needed then */
+	bool all_dirty;	       /* every MLID must be computed again */
+	uint64_t dirty[MFTS_DIRTY_WORDS]; /* MLIDs whose groups changed since */
+	struct program *batch;		  /* the MFT batch running, or NULL */
+	struct event *kick;		  /* runs the requested update from the loop */
+	bool pending;			  /* an update was asked for while the batch ran */
+	bool full;		/* the pending update follows a new snapshot (bulk lane) */
+	uint64_t updates;	/* batches run */
+	uint64_t full_computes; /* updates that computed every MLID */
+	uint64_t blocks;	/* MFT blocks sent */
+	uint64_t errors;	/* Sets that failed */
 };
 
 /* What mfts_compute found, summed over the groups. */

@@ -1679,7 +1679,8 @@ static void test_updates(void)
 		CU_ASSERT_EQUAL(mcast_join(sm.mcast, &r, &res), 0);
 	}
 	run_loop(fk, 300);
-	CU_ASSERT_EQUAL(sm.mfts.updates, 2); /* four joins, one update */
+	CU_ASSERT_EQUAL(sm.mfts.updates, 2);	   /* four joins, one update */
+	CU_ASSERT_EQUAL(sm.mfts.full_computes, 1); /* only MLID 0xC000 was computed again */
 	CU_ASSERT_EQUAL(fk->mft_sets, 2);
 	CU_ASSERT_EQUAL_FATAL(mfts_compute(sm.mcast, a, &want, NULL), 0);
 	assert_switches_hold(fk, want);
@@ -1694,6 +1695,10 @@ static void test_updates(void)
 	CU_ASSERT_EQUAL(join(sm.mcast, mgid, port_guid(a, "H3", 1), MCAST_NON, &res), 0);
 	run_loop(fk, 300);
 	CU_ASSERT_EQUAL(fk->mft_sets, 3);
+	CU_ASSERT_EQUAL(sm.mfts.full_computes, 1);
+	CU_ASSERT_EQUAL_FATAL(mfts_compute(sm.mcast, a, &want, NULL), 0);
+	assert_switches_hold(fk, want); /* computing MLIDs one by one gives the same tables */
+	mft_set_free(want);
 
 	/* H3 leaves the fabric: a new snapshot drops it and reprograms, S2's block only */
 	fake_reset(fk);
@@ -1705,6 +1710,7 @@ static void test_updates(void)
 	CU_ASSERT_PTR_NULL(mcast_group_member(mcast_find(sm.mcast, mgid), port_guid(a, "H3", 1)));
 	/* S2 loses H3 in both groups, S1 its link to S2 in the small one */
 	CU_ASSERT_EQUAL(fk->mft_sets, 2);
+	CU_ASSERT_EQUAL(sm.mfts.full_computes, 2); /* a new snapshot: every MLID */
 	CU_ASSERT_EQUAL_FATAL(mfts_compute(sm.mcast, b, &want, NULL), 0);
 	assert_switches_hold(fk, want);
 	mft_set_free(want);
@@ -1761,6 +1767,101 @@ static void test_updates(void)
 	snapshot_free(b);
 }
 
+/* Run the loop until no MFT update waits or runs (bounded). */
+static void settle(struct fake *fk, struct sm *sm)
+{
+	for (int i = 0; i < 10000; i++) {
+		if (!sm->mfts.batch && !evtimer_pending(sm->mfts.kick, NULL))
+			return;
+		event_base_loop(fk->base, EVLOOP_ONCE);
+	}
+	CU_FAIL("MFT updates did not settle");
+}
+
+static bool same_tables(const struct mft_set *a, const struct mft_set *b)
+{
+	const struct mft *ta;
+	uint64_t g;
+	size_t pos = 0;
+
+	if (mft_set_count(a) != mft_set_count(b))
+		return false;
+	while (mft_set_next(a, &pos, &g, &ta)) {
+		const struct mft *tb = mft_set_get(b, g);
+		if (!tb || tb->n_blocks != ta->n_blocks || tb->nports != ta->nports ||
+		    memcmp(ta->mask, tb->mask, (size_t)ta->n_blocks * MFT_BLOCK * ta->n_pos * 2))
+			return false;
+	}
+	return true;
+}
+
+/* Joins and leaves one by one: the MLIDs computed again alone equal a full computation. */
+static void test_incremental(void)
+{
+	char *text = topogen_fat_tree(3, 4, 0, 0);
+	struct snapshot *s = snap_text(text);
+	uint64_t hosts[16];
+	unsigned nh = 0, x = 7, full_before;
+	struct fake *fk;
+	struct sm sm;
+
+	free(text);
+	/* the topogen fabric's first record is a CA: the SM's port */
+	set_dr_paths(s->fabric);
+	for (uint32_t i = 0; i < s->fabric->n_nodes; i++)
+		if (!node_is_switch(&s->fabric->nodes[i]) && nh < 16)
+			hosts[nh++] = s->fabric->nodes[i].ports[1].guid;
+	fk = fake_new(s->fabric);
+	memset(&sm, 0, sizeof(sm));
+	sm.base = fk->base;
+	sm.xe = fk->xe;
+	CU_ASSERT_EQUAL_FATAL(mfts_init(&sm), 0);
+	sm.snap = s;
+	sm.state = SM_MASTER;
+	hook_run(&sm.hooks.published, NULL);
+	settle(fk, &sm);
+	full_before = (unsigned)sm.mfts.full_computes;
+	for (int step = 0; step < 300; step++) {
+		struct mft_set *want = NULL;
+		struct mcast_result res;
+		uint8_t mgid[16];
+		unsigned g, h;
+		uint8_t js;
+
+		x = x * 1103515245u + 12345u;
+		g = (x >> 8) % 6;
+		h = (x >> 12) % nh;
+		js = (uint8_t[]){MCAST_FULL, MCAST_NON, MCAST_SEND_ONLY}[(x >> 20) % 3];
+		mgid_of(50 + g, mgid);
+		if ((x >> 24) % 3 == 0) {
+			const struct mcast_group *grp = mcast_find(sm.mcast, mgid);
+			const struct mcast_member *mm = mcast_group_member(grp, hosts[h]);
+			if (mm)
+				leave(sm.mcast, mgid, hosts[h], mm->join_state, false, &res);
+		} else {
+			join(sm.mcast, mgid, hosts[h], js, &res);
+		}
+		settle(fk, &sm);
+		CU_ASSERT_EQUAL_FATAL(mfts_compute(sm.mcast, s, &want, NULL), 0);
+		if (!same_tables(want, sm.mfts.want)) {
+			fprintf(stderr, "\nstep %d: kept tables differ from a full computation\n",
+				step);
+			CU_FAIL("incremental MFT computation");
+			mft_set_free(want);
+			break;
+		}
+		assert_switches_hold(fk, want);
+		mft_set_free(want);
+	}
+	/* the MLIDs stayed within one block: never a full computation again */
+	CU_ASSERT_EQUAL(sm.mfts.full_computes, full_before);
+	mfts_fini(&sm);
+	hook_list_clear(&sm.hooks.published);
+	hook_list_clear(&sm.hooks.sweep_begin);
+	fake_free(fk);
+	snapshot_free(s);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -1777,6 +1878,7 @@ int main(void)
 	    {"mfts_compute over a database", test_compute},
 	    {"MFT batches send what differs", test_program},
 	    {"updates from joins and snapshots, no sweep", test_updates},
+	    {"changed MLIDs computed alone equal a full computation", test_incremental},
 	    {NULL, NULL},
 	};
 

@@ -272,6 +272,11 @@ static void test_set(void)
 	CU_ASSERT_EQUAL(seen, live);
 	CU_ASSERT_PTR_NULL(mft_set_get(s, 1));
 	CU_ASSERT_FALSE(mft_set_remove(s, 1));
+	/* every table loses an MLID at once */
+	mft_set_clear_mlid(s, 0xC000);
+	pos = 0;
+	while (mft_set_next(s, &pos, &guid, &t))
+		CU_ASSERT_FALSE(mft_mlid_used(t, 0xC000));
 	mft_set_free(s);
 	mft_set_free(NULL);
 	CU_ASSERT_EQUAL(mft_set_count(NULL), 0);
