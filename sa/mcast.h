@@ -207,12 +207,16 @@ int mcast_join(struct mcast_db *db, const struct mcast_join_req *req, struct mca
 int mcast_leave(struct mcast_db *db, const uint8_t mgid[16], const uint8_t port_gid[16],
 		uint8_t join_state, bool proxy, struct mcast_result *ret);
 
-/* The port left the fabric: it leaves every group with every bit.  Returns memberships dropped. */
+/*
+ * The port left the fabric: it leaves every group with every bit (groups
+ * that lose their last full member go, with their other members).  Returns
+ * how many groups the port was a member of.
+ */
 size_t mcast_port_gone(struct mcast_db *db, uint64_t port_guid);
 /*
  * A snapshot was published: every member whose port is not in it, or is a
- * CA/router port without a link, is gone (mcast_port_gone).  Returns
- * memberships dropped.
+ * CA/router port without a link, is gone (as mcast_port_gone).  Returns
+ * how many memberships such ports had.
  */
 size_t mcast_reconcile(struct mcast_db *db, const struct snapshot *s);
 
