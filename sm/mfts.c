@@ -178,6 +178,10 @@ static void mfts_update(struct sm *sm)
 	ms->full = false;
 	if (!sm->snap || sm->state != SM_MASTER || !sm->xe)
 		return;
+	if (!ms->known && !(ms->known = mft_set_new())) {
+		log_err("multicast: out of memory keeping the switches' tables");
+		return;
+	}
 	r = mfts_refresh(sm, &cs);
 	if (r < 0) {
 		log_err("multicast: cannot compute the forwarding tables: %s", strerror(-r));
@@ -258,7 +262,6 @@ static void mfts_forget(struct sm *sm, const struct snapshot *old)
 		uint32_t i = fabric_find_guid(f, guid);
 		uint32_t oi = old ? fabric_find_guid(old->fabric, guid) : FABRIC_NO_NODE;
 		struct wire_switchinfo si;
-
 		struct wire_portinfo pi;
 
 		if (i == FABRIC_NO_NODE || oi == FABRIC_NO_NODE ||
@@ -296,15 +299,14 @@ static void mfts_on_published(void *ctx, const void *data)
 	program_abort(sm->mfts.batch);
 	sm->mfts.batch = NULL;
 	mfts_drop_want(&sm->mfts); /* computed over the old snapshot */
-	if (sm->state != SM_MASTER || !sm->mfts.known) {
+	if (sm->state != SM_MASTER) {
 		/* another SM programs the switches: what we knew goes stale */
 		mft_set_free(sm->mfts.known);
-		sm->mfts.known = mft_set_new();
-		if (sm->state != SM_MASTER || !sm->mfts.known)
-			return;
-	} else {
-		mfts_forget(sm, old);
+		sm->mfts.known = NULL;
+		return;
 	}
+	if (sm->mfts.known)
+		mfts_forget(sm, old);
 	gone = mcast_reconcile(sm->mcast, sm->snap);
 	if (gone)
 		log_info("multicast: %zu memberships dropped: their ports left the fabric", gone);
