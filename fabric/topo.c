@@ -498,6 +498,7 @@ static int topo_build(struct topo_state *st, struct fabric *f)
 		}
 		if (node_is_switch(n)) {
 			n->lft_cap = 49152;
+			n->mft_cap = 0x3fff; /* every MLID, 0xC000..0xFFFE */
 			if (r->has_lid) {
 				n->ports[0].lid = r->lid;
 				n->ports[0].lmc = r->lmc;

@@ -453,6 +453,33 @@ int wire_lft_encode(const uint8_t ports[64], uint8_t *d, size_t len)
 	return 0;
 }
 
+int wire_mft_decode(const uint8_t *d, size_t len, uint16_t ret_masks[32])
+{
+	uint8_t raw[64];
+
+	if (!d)
+		return -EBADMSG;
+	NEED(len, 64);
+	mad_get_array((void *)d, 0, IB_MULTICAST_FORW_TBL_F, raw);
+	for (int i = 0; i < 32; i++)
+		ret_masks[i] = (uint16_t)(raw[2 * i] << 8 | raw[2 * i + 1]);
+	return 0;
+}
+
+int wire_mft_encode(const uint16_t masks[32], uint8_t *d, size_t len)
+{
+	uint8_t raw[64];
+
+	if (len < 64)
+		return -ENOSPC;
+	for (int i = 0; i < 32; i++) {
+		raw[2 * i] = masks[i] >> 8;
+		raw[2 * i + 1] = masks[i] & 0xff;
+	}
+	mad_set_array(d, 0, IB_MULTICAST_FORW_TBL_F, raw);
+	return 0;
+}
+
 int wire_pkey_decode(const uint8_t *d, size_t len, uint16_t ret_keys[32])
 {
 	if (!d)

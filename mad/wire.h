@@ -3,7 +3,8 @@
  * 13.4.2), subnet management packets (14.2.1: LID-routed class 0x01 and
  * directed-route class 0x81) and the SM attributes ibsmd uses
  * (14.2.5: NodeDescription, NodeInfo, SwitchInfo, PortInfo, P_KeyTable,
- * LinearForwardingTable, SMInfo) between wire bytes and host-order structs.
+ * LinearForwardingTable, MulticastForwardingTable, SMInfo) between wire bytes and host-order
+ * structs.
  *
  * Bit layouts come from libibmad's field tables (mad_get_field and friends);
  * nothing here casts a struct over a buffer.  Decoders check the length first
@@ -196,6 +197,15 @@ int wire_switchinfo_encode(const struct wire_switchinfo *si, uint8_t *data, size
 /* LinearForwardingTable block: 64 egress ports for LIDs 64*block .. +63. */
 int wire_lft_decode(const uint8_t *data, size_t len, uint8_t ret_ports[64]);
 int wire_lft_encode(const uint8_t ports[64], uint8_t *data, size_t len);
+
+/*
+ * MulticastForwardingTable block (14.2.5.11): 32 16-bit port masks, one per
+ * MLID of the block, for the 16 ports of the attribute modifier's position
+ * (bit i of mask j: port 16 * position + i forwards MLID 0xC000 + 32 * block
+ * + j).  Big-endian on the wire.
+ */
+int wire_mft_decode(const uint8_t *data, size_t len, uint16_t ret_masks[32]);
+int wire_mft_encode(const uint16_t masks[32], uint8_t *data, size_t len);
 
 /* P_KeyTable block: 32 P_Keys. */
 int wire_pkey_decode(const uint8_t *data, size_t len, uint16_t ret_keys[32]);

@@ -1,8 +1,9 @@
 /*
  * Programming the subnet (see program.h).  Every Set is diffed against what
  * the node holds (PortInfo field by field against what discovery read) or was
- * last given (LFT blocks and VL tables against the published routes), so a
- * sweep of a healthy fabric sends only Gets.
+ * last given (LFT blocks and VL tables against the published routes, MFT
+ * blocks against the tables kept by switch GUID), so a sweep of a healthy
+ * fabric sends only Gets.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "fabric/lft.h"
+#include "fabric/mft.h"
 #include "lib/log.h"
 #include "mad/wire.h"
 #include "sm/discover.h"
@@ -23,6 +25,7 @@ enum program_op {
 	OP_SL2VL,
 	OP_VLARB,
 	OP_PORT_STATE,
+	OP_MFT,
 	OP_OTHER
 };
 
@@ -35,6 +38,10 @@ struct program {
 	bool started;
 	bool aborted;
 	bool *lft_failed; /* per node, allocated on the first failed LFT block */
+	enum xact_lane lane;
+	struct mft_set *mft_known; /* program_mft's: switches dropped when a block fails */
+	uint64_t *mft_guids;	   /* switches given MFT blocks (dropped from known on abort) */
+	size_t n_mft_guids, cap_mft_guids;
 	struct program_stats st;
 };
 
@@ -59,6 +66,7 @@ struct program *program_new(struct xact_engine *xe, struct fabric *f, program_do
 static void program_free(struct program *pg)
 {
 	free(pg->lft_failed);
+	free(pg->mft_guids);
 	free(pg);
 }
 
@@ -98,6 +106,8 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 				     "failed: %s",
 				     (unsigned long long)n->guid, n->desc, op->port, req->attr_id,
 				     req->attr_mod, strerror(-status));
+		if (op->kind == OP_MFT && pg->mft_known)
+			mft_set_remove(pg->mft_known, n->guid); /* rewrite it whole next time */
 		if (op->kind == OP_LFT) {
 			if (!pg->lft_failed)
 				pg->lft_failed = calloc(pg->f->n_nodes, sizeof(*pg->lft_failed));
@@ -142,7 +152,7 @@ static int program_send(struct program *pg, enum program_op kind, uint32_t node,
 		return -ENOMEM;
 	}
 	*op = (struct program_req){pg, kind, node, port};
-	r = xact_submit(pg->xe, &smp, program_req_done, op);
+	r = xact_submit_lane(pg->xe, pg->lane, &smp, program_req_done, op);
 	if (r < 0) {
 		free(op);
 		pg->st.errors++;
@@ -173,9 +183,17 @@ void program_abort(struct program *pg)
 {
 	if (!pg)
 		return;
+	/* some MFT blocks may not have arrived: those switches are unknown again */
+	for (size_t i = 0; pg->mft_known && i < pg->n_mft_guids; i++)
+		mft_set_remove(pg->mft_known, pg->mft_guids[i]);
 	pg->aborted = true;
 	if (!pg->pending)
 		program_free(pg);
+}
+
+void program_set_lane(struct program *pg, enum xact_lane lane)
+{
+	pg->lane = lane;
 }
 
 static bool port_is_up(const struct port *p)
@@ -421,4 +439,125 @@ void program_port_states(struct program *pg, uint8_t from, uint8_t to)
 			program_send(pg, OP_PORT_STATE, i, pn, WIRE_ATTR_PORT_INFO, pn, data);
 		}
 	}
+}
+
+/* ---- multicast forwarding tables ----------------------------------------- */
+
+/*
+ * SwitchInfo:MulticastFDBTop, when the switch has it and it changes.  The
+ * image is what discovery read with LinearFDBTop as the configure batch set
+ * it; PortStateChange is written 0 (no change).  1 when queued, 0 when
+ * nothing is to be sent, -1 when it should be but was not (LinearFDBTop
+ * unknown, or the SMP could not be queued).
+ */
+static int program_mft_top(struct program *pg, uint32_t ni, const struct mft *want,
+			   const struct mft *known)
+{
+	struct node *n = &pg->f->nodes[ni];
+	struct wire_portinfo pi;
+	struct wire_switchinfo si;
+	uint16_t top = mft_fdb_top(want);
+	uint8_t data[64];
+
+	if (wire_portinfo_decode(n->ports[0].pi, sizeof(n->ports[0].pi), &pi) < 0 ||
+	    !(pi.capmask & PROGRAM_CAP_MCAST_FDB_TOP) ||
+	    wire_switchinfo_decode(n->si, sizeof(n->si), &si) < 0)
+		return 0;
+	if (known ? mft_fdb_top(known) == top : si.mft_top == top)
+		return 0;
+	if (n->lft_top == 0xffff)
+		return -1;
+	si.mft_top = top;
+	si.lft_top = n->lft_top;
+	si.port_state_change = 0;
+	memcpy(data, n->si, sizeof(data));
+	wire_switchinfo_encode(&si, data, sizeof(data));
+	return program_send(pg, OP_MFT, ni, 0, WIRE_ATTR_SWITCH_INFO, 0, data) == 0 ? 1 : -1;
+}
+
+static int program_mft_guid(struct program *pg, uint64_t guid)
+{
+	if (pg->n_mft_guids == pg->cap_mft_guids) {
+		size_t cap = pg->cap_mft_guids ? 2 * pg->cap_mft_guids : 16;
+		uint64_t *v = realloc(pg->mft_guids, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		pg->mft_guids = v;
+		pg->cap_mft_guids = cap;
+	}
+	pg->mft_guids[pg->n_mft_guids++] = guid;
+	return 0;
+}
+
+/* One switch: the blocks that differ, then known takes want's table. */
+static int program_mft_switch(struct program *pg, uint32_t ni, const struct mft *want,
+			      struct mft_set *known, bool force)
+{
+	struct node *n = &pg->f->nodes[ni];
+	const struct mft *old = force ? NULL : mft_set_get(known, n->guid);
+	unsigned cap_blocks = n->mft_cap ? (n->mft_cap + MFT_BLOCK - 1) / MFT_BLOCK : 0;
+	struct mft_ref *refs;
+	struct mft *copy;
+	size_t nr;
+	bool all_sent = true;
+	uint32_t sent = 0;
+	int top;
+
+	if (want->nports != n->nports)
+		return 0; /* a table for another switch of that GUID: nothing sensible to send */
+	refs = malloc((mft_diff_room(old, want) + 1) * sizeof(*refs));
+	copy = mft_dup(want);
+	if (!refs || !copy) {
+		free(refs);
+		mft_free(copy);
+		mft_set_remove(known, n->guid);
+		pg->st.errors++;
+		return -ENOMEM;
+	}
+	nr = mft_diff(old, want, refs);
+	top = program_mft_top(pg, ni, want, old);
+	for (size_t i = 0; i < nr; i++) {
+		uint16_t masks[MFT_BLOCK];
+		uint8_t data[64] = {0};
+
+		if (refs[i].block >= cap_blocks)
+			continue; /* the switch holds no such MLIDs */
+		mft_block(want, refs[i].block, refs[i].position, masks);
+		wire_mft_encode(masks, data, sizeof(data));
+		if (program_send(pg, OP_MFT, ni, 0, WIRE_ATTR_MFT,
+				 mft_attr_mod(refs[i].position, refs[i].block), data) == 0)
+			sent++;
+		else
+			all_sent = false;
+	}
+	free(refs);
+	pg->st.mft_blocks += sent;
+	pg->st.mft_switches += sent > 0;
+	/* an abandoned batch forgets the switches it sent to: keep their GUIDs */
+	if (top < 0 || ((sent || top > 0) && program_mft_guid(pg, n->guid) < 0))
+		all_sent = false;
+	/* what the switch will hold; unknown when something could not be queued */
+	if (!all_sent || mft_set_put(known, n->guid, copy) < 0) {
+		mft_free(copy);
+		mft_set_remove(known, n->guid);
+	}
+	return 0;
+}
+
+int program_mft(struct program *pg, const struct mft_set *want, struct mft_set *known, bool force)
+{
+	struct fabric *f = pg->f;
+	int rc = 0;
+
+	pg->mft_known = known;
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		const struct mft *t;
+
+		if (!node_is_switch(&f->nodes[i]) || !f->nodes[i].mft_cap)
+			continue;
+		t = mft_set_get(want, f->nodes[i].guid);
+		if (t && program_mft_switch(pg, i, t, known, force) < 0)
+			rc = -ENOMEM;
+	}
+	return rc;
 }

@@ -6,8 +6,8 @@
  * states).  A batch works on a fabric that is not published: the answers to
  * its PortInfo Sets update that fabric's copies of the ports.  A heavy sweep
  * runs three batches (configure, arm, activate); anything else that must
- * change a few tables (a port order, later multicast or partitions) runs a
- * batch of its own without a sweep.  All SMPs are directed route, so
+ * change a few tables (a port order, the multicast tables, later
+ * partitions) runs a batch of its own without a sweep.  All SMPs are directed route, so
  * programming does not depend on the tables being programmed.
  */
 #ifndef IBSMD_PROGRAM_H
@@ -17,16 +17,19 @@
 #include <stdint.h>
 
 #include "fabric/fabric.h"
+#include "fabric/mft.h"
 #include "fabric/routes.h"
 #include "mad/xact.h"
 
 struct program;
 
 struct program_stats {
-	uint32_t sets;	     /* SMPs sent */
-	uint32_t errors;     /* that failed (error status, timeout, could not be sent) */
-	uint32_t timeouts;   /* of those, unanswered */
-	uint32_t lft_blocks; /* LFT blocks among the sets */
+	uint32_t sets;	       /* SMPs sent */
+	uint32_t errors;       /* that failed (error status, timeout, could not be sent) */
+	uint32_t timeouts;     /* of those, unanswered */
+	uint32_t lft_blocks;   /* LFT blocks among the sets */
+	uint32_t mft_blocks;   /* MFT blocks among the sets */
+	uint32_t mft_switches; /* switches that got MFT blocks */
 };
 
 /* What the desired state depends on besides the routes. */
@@ -58,6 +61,29 @@ struct program *program_new(struct xact_engine *xe, struct fabric *f, program_do
  */
 void program_configure(struct program *p, const struct routes *r, const struct fabric *old_f,
 		       const struct routes *old_r, const struct program_params *pp);
+
+/*
+ * Queue, for every switch of the batch's fabric that has a table in want,
+ * the MulticastForwardingTable blocks (14.2.5.11) in which want differs
+ * from what known says the switch was last given (every block when known
+ * has no table for it, or with force; fabric/mft.h's diff), and SwitchInfo
+ * MulticastFDBTop when the switch supports it (CapabilityMask
+ * IsMulticastFDBTopSupported on port 0) and it changes.  Blocks past the
+ * switch's MulticastFDBCap are not sent.  known (by switch GUID, owned by
+ * the caller, outliving the batch) takes a copy of each switch's table as
+ * its blocks are queued; a switch with a block that fails, or whose batch
+ * is aborted, is dropped from known, so the next batch rewrites it whole.
+ * The fabric is left alone: the batch may run on a published snapshot.
+ * 0, or -ENOMEM (what was queued stays queued; the switch is dropped from
+ * known).
+ */
+int program_mft(struct program *p, const struct mft_set *want, struct mft_set *known, bool force);
+
+/* PortInfo:CapabilityMask.IsMulticastFDBTopSupported (14.2.5.6). */
+#define PROGRAM_CAP_MCAST_FDB_TOP 0x40000000u
+
+/* Send the batch's SMPs on lane (default XACT_BULK); before queuing any. */
+void program_set_lane(struct program *p, enum xact_lane lane);
 
 /* Queue PortState from -> to on every port of f that is up, linked and in state from. */
 void program_port_states(struct program *p, uint8_t from, uint8_t to);

@@ -174,6 +174,11 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	r = sm_load_roots(sm, err, err_len);
 	if (r < 0)
 		goto fail;
+	r = mfts_init(sm);
+	if (r < 0) {
+		snprintf(err, err_len, "out of memory setting up multicast");
+		goto fail;
+	}
 	sm->sa = sa_new(base, &(struct sa_ops){sm_sa_send, sm_sa_sm_info, sm});
 	sm->disp = sm->sa ? sm_dispatch_new(sm) : NULL;
 	if (!sm->disp ||
@@ -352,6 +357,7 @@ int sm_load_roots(struct sm *sm, char *err, size_t err_len)
 void sm_fini(struct sm *sm)
 {
 	sweep_abort(sm);
+	mfts_fini(sm);
 	/* let the dump writer finish: the files are renamed into place whole */
 	dump_reap(&sm->sched.dump_pid, true);
 	xact_free(sm->xe);

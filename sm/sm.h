@@ -1,7 +1,8 @@
 /*
  * The subnet manager object: one per daemon, owned by the event loop.  It
  * holds the MAD port, the transaction engine, the LID database, the published
- * fabric snapshot and its routes, and runs sweeps (sm/sweep.c):
+ * fabric snapshot and its routes, the multicast groups and the MFTs the
+ * switches were given (sm/mfts.c), and runs sweeps (sm/sweep.c):
  * discover -> assign LIDs -> route -> program -> activate -> publish.
  */
 #ifndef IBSMD_SM_H
@@ -19,6 +20,7 @@
 #include "sm/conf.h"
 #include "sm/discover.h"
 #include "sm/light.h"
+#include "sm/mfts.h"
 #include "sm/route.h"
 #include "sm/sweep.h"
 #include "fabric/fabric.h"
@@ -100,6 +102,8 @@ struct sm {
 	struct sweep_sched sched; /* sm/sweep.c */
 	struct route_state route; /* sm/route.c */
 	struct light_state light; /* sm/light.c */
+	struct mcast_db *mcast;	  /* multicast groups (sa/mcast.h); outlive sweeps */
+	struct mfts mfts;	  /* the MFTs the switches were given (sm/mfts.c) */
 	struct sm_hooks hooks;
 	uint64_t *roots; /* from conf.updn_roots_file */
 	size_t n_roots;

@@ -875,6 +875,36 @@ static void test_lft_block(void)
 	CU_ASSERT_EQUAL(wire_lft_encode(ports, data, 63), -ENOSPC);
 }
 
+/* MulticastForwardingTable block (14.2.5.11): 32 big-endian 16-bit port masks. */
+static void test_mft_block(void)
+{
+	static const uint8_t golden[64] = {
+	    0x00, 0x00, 0x00, 0x01, 0x80, 0x00, 0xff,	     0xff,
+	    0x12, 0x34, 0xab, 0xcd, 0x00, 0x06, [62] = 0x40, [63] = 0x02,
+	};
+	uint16_t masks[32] = {0x0000, 0x0001, 0x8000, 0xffff, 0x1234, 0xabcd, 0x0006};
+	uint16_t back[32];
+	uint8_t data[64];
+
+	masks[31] = 0x4002;
+	memset(data, 0xee, sizeof(data));
+	CU_ASSERT_EQUAL(wire_mft_encode(masks, data, sizeof(data)), 0);
+	CU_ASSERT(memcmp(data, golden, sizeof(golden)) == 0);
+	memset(back, 0xee, sizeof(back));
+	CU_ASSERT_EQUAL(wire_mft_decode(golden, sizeof(golden), back), 0);
+	CU_ASSERT(memcmp(back, masks, sizeof(masks)) == 0);
+	/* decode -> encode -> decode */
+	CU_ASSERT_EQUAL(wire_mft_encode(back, data, sizeof(data)), 0);
+	CU_ASSERT_EQUAL(wire_mft_decode(data, sizeof(data), back), 0);
+	CU_ASSERT(memcmp(back, masks, sizeof(masks)) == 0);
+
+	for (size_t len = 0; len < 64; len++)
+		CU_ASSERT_EQUAL(wire_mft_decode(golden, len, back), -EBADMSG);
+	CU_ASSERT_EQUAL(wire_mft_decode(NULL, 64, back), -EBADMSG);
+	for (size_t len = 0; len < 64; len++)
+		CU_ASSERT_EQUAL(wire_mft_encode(masks, data, len), -ENOSPC);
+}
+
 static void test_pkey_block(void)
 {
 	uint16_t keys[32], back[32];
@@ -1118,6 +1148,7 @@ int main(void)
 	    {"PortInfo", test_portinfo},
 	    {"SwitchInfo", test_switchinfo},
 	    {"LinearForwardingTable", test_lft_block},
+	    {"MulticastForwardingTable", test_mft_block},
 	    {"P_KeyTable", test_pkey_block},
 	    {"SMInfo", test_sminfo},
 	    {"attribute inside an SMP", test_attr_in_smp},

@@ -153,6 +153,15 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	if (*ret)
 		json_object_set_new(*ret, "light_sweeps",
 				    json_integer((json_int_t)sm->light.sweeps));
+	if (*ret && sm->mcast)
+		json_object_set_new(*ret, "multicast",
+				    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "groups",
+					      (json_int_t)mcast_group_count(sm->mcast), "members",
+					      (json_int_t)mcast_member_count(sm->mcast), "mlid_top",
+					      (json_int_t)mcast_mlid_top(sm->mcast), "mft_updates",
+					      (json_int_t)sm->mfts.updates, "mft_blocks",
+					      (json_int_t)sm->mfts.blocks, "mft_errors",
+					      (json_int_t)sm->mfts.errors));
 	return *ret ? 0 : -ENOMEM;
 }
 

@@ -66,6 +66,14 @@ int metrics_command(void *ctx, struct ctl_client *c, json_t *args, json_t **ret,
 		    sm->last.ports_active);
 	metrics_one(b, "ibsmd_lids", "gauge", "LIDs assigned.", sm->last.lids);
 	metrics_one(b, "ibsmd_sm_priority", "gauge", "Our SM priority.", sm->conf.sm_priority);
+	if (sm->mcast) {
+		metrics_one(b, "ibsmd_mcast_groups", "gauge", "Multicast groups.",
+			    (double)mcast_group_count(sm->mcast));
+		metrics_one(b, "ibsmd_mcast_members", "gauge", "Multicast memberships.",
+			    (double)mcast_member_count(sm->mcast));
+		metrics_one(b, "ibsmd_mft_blocks_total", "counter",
+			    "MFT blocks sent (those that differed).", (double)sm->mfts.blocks);
+	}
 	metrics_one(b, "ibsmd_mads_sent_total", "counter", "SMPs sent, retries included.",
 		    (double)xs.sent);
 	metrics_one(b, "ibsmd_mads_received_total", "counter", "SMP responses received.",

@@ -201,7 +201,7 @@ static void fuzz_sminfo(const uint8_t *d, size_t len)
 static void fuzz_tables(const uint8_t *d, size_t len)
 {
 	uint8_t ports[64], ports2[64], vl[32], w[32], vl2[32], w2[32], img[64];
-	uint16_t keys[32], keys2[32];
+	uint16_t keys[32], keys2[32], masks[32], masks2[32];
 	int r;
 
 	r = wire_lft_decode(d, len, ports);
@@ -222,6 +222,16 @@ static void fuzz_tables(const uint8_t *d, size_t len)
 		FUZZ_CHECK(wire_pkey_decode(img, sizeof(img), keys2) == 0);
 		FUZZ_CHECK(!memcmp(keys, keys2, sizeof(keys)));
 		FUZZ_CHECK(wire_pkey_encode(keys, img, 63) == -ENOSPC);
+	}
+
+	r = wire_mft_decode(d, len, masks);
+	FUZZ_CHECK((r == 0) == (len >= 64) && (r == 0 || r == -EBADMSG));
+	if (!r) {
+		FUZZ_CHECK(wire_mft_encode(masks, img, sizeof(img)) == 0);
+		FUZZ_CHECK(!memcmp(img, d, 64));
+		FUZZ_CHECK(wire_mft_decode(img, sizeof(img), masks2) == 0);
+		FUZZ_CHECK(!memcmp(masks, masks2, sizeof(masks)));
+		FUZZ_CHECK(wire_mft_encode(masks, img, 63) == -ENOSPC);
 	}
 
 	r = wire_sl2vl_decode(d, len, vl);
