@@ -5,7 +5,8 @@
  * A query is decoded, checked (class version, method, attribute, component
  * mask, a published snapshot), handed to its attribute's handler, and
  * answered at once: Get and Set with GetResp and exactly one record, GetTable
- * with GetTableResp and every matching record, Delete with DeleteResp.  A
+ * with GetTableResp and every matching record, GetMulti (MultiPathRecord)
+ * with GetMultiResp and a table like GetTable's, Delete with DeleteResp.  A
  * query the SA cannot answer gets an error status, never silence.  GetTable
  * answers larger than one MAD need RMPP; until the SA has it they are cut to
  * the records that fit one MAD (counted as truncated), as OpenSM does when
@@ -37,6 +38,7 @@ static const struct {
 } sa_attr_tables[] = {
     {sa_records_attrs, &sa_records_n_attrs},
     {sa_tables_attrs, &sa_tables_n_attrs},
+    {sa_pathrec_attrs, &sa_pathrec_n_attrs},
 };
 
 static const struct sa_attr *sa_find_attr(uint16_t id)
@@ -164,9 +166,16 @@ static void sa_send(struct sa *sa, const struct madio_addr *from, const struct s
 		sa->st.send_errors++;
 }
 
+/* Whether method's answer is a table (GetTableResp, GetMultiResp). */
+static bool sa_method_is_table(uint8_t method)
+{
+	return method == SA_METHOD_GET_TABLE || method == SA_METHOD_GET_MULTI;
+}
+
 /*
  * The answer to req: status, and records (n of them at stride, or none).  A
- * GetTable answer is one RMPP DATA segment, first and last (13.6.2).
+ * GetTable or GetMulti answer is one RMPP DATA segment, first and last
+ * (13.6.2).
  */
 static void sa_answer(struct sa *sa, const struct madio_addr *from, const struct sa_wire_mad *req,
 		      uint16_t status, const struct sa_result *res)
@@ -193,7 +202,9 @@ static void sa_answer(struct sa *sa, const struct madio_addr *from, const struct
 		if (n)
 			memcpy(resp.data, res->buf, n * res->stride);
 		resp.attr_offset = n ? (uint16_t)(res->stride / 8) : 0;
-		if (method == SA_METHOD_GET_TABLE) {
+		if (res->attr_id)
+			resp.hdr.attr_id = res->attr_id;
+		if (sa_method_is_table(method)) {
 			resp.rmpp_version = 1;
 			resp.rmpp_type = SA_RMPP_DATA;
 			resp.rmpp_flags =
@@ -251,6 +262,7 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 	switch (req.hdr.method) {
 	case SA_METHOD_GET:
 	case SA_METHOD_GET_TABLE:
+	case SA_METHOD_GET_MULTI:
 	case SA_METHOD_SET:
 	case SA_METHOD_DELETE:
 		break;
@@ -268,6 +280,9 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 			fn = attr->set;
 		else if (req.hdr.method == SA_METHOD_DELETE)
 			fn = attr->delete;
+		else if (req.hdr.method == SA_METHOD_GET_MULTI &&
+			 attr->attr_id == SA_ATTR_MULTIPATH_RECORD)
+			fn = attr->get; /* GetMulti is MultiPathRecord's only method */
 	}
 	if (!fn) {
 		sa_refuse(sa, from, &req, SA_STATUS_BAD_METHOD_ATTR,
@@ -294,9 +309,9 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 			      .req_node = FABRIC_NO_NODE};
 	snapshot_find_lid(sa->snap, from->slid, &q.req_node, &q.req_port);
 	res.stride = attr->rec ? sa_wire_rec_stride(attr->rec) : 8;
-	res.limit = req.hdr.method == SA_METHOD_GET_TABLE ? SA_TABLE_MAX : 2;
+	res.limit = sa_method_is_table(req.hdr.method) ? SA_TABLE_MAX : 2;
 	status = fn(&q, &res);
-	if (status == SA_STATUS_OK && req.hdr.method != SA_METHOD_GET_TABLE) {
+	if (status == SA_STATUS_OK && !sa_method_is_table(req.hdr.method)) {
 		/* C15-0.1.30: Get (and Set, Delete) answer exactly one record */
 		if (res.n == 0)
 			status = SA_STATUS_NO_RECORDS;
