@@ -67,8 +67,8 @@
  * limit (hardware long gone), QoS levels; OpenSM refuses a GetMulti whose
  * RMPP header is not active, ibsmd also takes a plain MAD (ibsim's clients
  * have no RMPP), but refuses a request of several segments until RMPP lands
- * (ERR_REQ_INVALID).  ClassPortInfo does not claim IsMultiPathSupported
- * (bit 10) yet: OpenSM sets it only with two-sided RMPP.
+ * (ERR_REQ_INVALID), and does not ACK the one segment it takes (RMPP's job).  ClassPortInfo does
+ * not claim IsMultiPathSupported (bit 10) yet: OpenSM sets it only with two-sided RMPP.
  */
 #include <errno.h>
 #include <string.h>
@@ -393,6 +393,21 @@ static uint16_t pathrec_apm(struct sa_query *q, struct sa_result *res, const str
 	return SA_STATUS_OK;
 }
 
+/*
+ * Whether a GetMulti request is one MAD: not RMPP-active; active but without
+ * a segment header (the sender's library set the flag and left the
+ * segmentation to a kernel RMPP layer that umad2sim does not have: osmtest
+ * under ibsim); or the one DATA segment, first and last.
+ */
+static bool pathrec_one_segment(const struct sa_wire_mad *mad)
+{
+	const uint8_t both = SA_RMPP_FLAG_FIRST | SA_RMPP_FLAG_LAST;
+
+	if (!(mad->rmpp_flags & SA_RMPP_FLAG_ACTIVE) || mad->rmpp_type == SA_RMPP_NONE)
+		return true;
+	return mad->rmpp_type == SA_RMPP_DATA && (mad->rmpp_flags & both) == both;
+}
+
 static uint16_t pathrec_get_multi(struct sa_query *q, struct sa_result *res)
 {
 	const uint64_t sid = 1ULL << SA_MPR_SERVICE_ID_MSB | 1ULL << SA_MPR_SERVICE_ID_LSB;
@@ -406,10 +421,7 @@ static uint16_t pathrec_get_multi(struct sa_query *q, struct sa_result *res)
 
 	if (mad->hdr.method != SA_METHOD_GET_MULTI)
 		return SA_STATUS_BAD_METHOD_ATTR; /* GetMulti only (15.2.5.20) */
-	if ((mad->rmpp_flags & SA_RMPP_FLAG_ACTIVE) &&
-	    (mad->rmpp_type != SA_RMPP_DATA ||
-	     (mad->rmpp_flags & (SA_RMPP_FLAG_FIRST | SA_RMPP_FLAG_LAST)) !=
-		 (SA_RMPP_FLAG_FIRST | SA_RMPP_FLAG_LAST)))
+	if (!pathrec_one_segment(mad))
 		return SA_STATUS_REQ_INVALID; /* a request of several segments: needs RMPP */
 	if (!pathrec_has(q, SA_MPR_SGID_COUNT) || !pathrec_has(q, SA_MPR_DGID_COUNT))
 		return SA_STATUS_INSUFFICIENT_COMPS;
