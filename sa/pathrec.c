@@ -7,8 +7,10 @@
  * SLID and by DGID and/or DLID:
  *  - a GID is a subnet prefix and a port GUID: the prefix must be the
  *    subnet's or link-local (fe80::/10), the GUID a port the snapshot knows,
- *    else ERR_REQ_INVALID_GID; a LID no port owns is ERR_NO_RECORDS; a GID
- *    and a LID naming two ports is ERR_REQ_INVALID (all as OpenSM);
+ *    else ERR_REQ_INVALID_GID (OpenSM 3.3 computes that status, then answers
+ *    an empty result instead); a LID no port owns gives no records (a Get
+ *    ERR_NO_RECORDS, a GetTable an empty table); a GID and a LID naming two
+ *    ports is ERR_REQ_INVALID (as OpenSM);
  *  - a LID fixes that LID, a GID alone takes every LID of the port's LMC
  *    range;
  *  - no source: the requester's port, from the SLID its query came from
@@ -34,8 +36,8 @@
  * policy, which ibsmd does not have).  P_Key: the SM programs only the
  * default partition (0xFFFF at index 0 of every port), so every pair shares
  * 0xFFFF and nothing else; a query for 0xFFFF or 0x7FFF gets it back, any
- * other P_Key ERR_NO_RECORDS (partitions are another issue).  RawTraffic
- * set: P_Key 0 in the answer (OpenSM).
+ * other P_Key no records (partitions are another issue).  RawTraffic set:
+ * P_Key 0 in the answer (OpenSM).
  *
  * Each record: DGID and SGID (the subnet prefix and the ports' GUIDs), DLID,
  * SLID, HopLimit 0 (OpenSM sets 255 only for a DGID behind a router), TClass
@@ -47,9 +49,10 @@
  *
  * GetTable pages through path.c's enumerator, at most PATHREC_BUDGET units
  * of work a query (one unit per path computed or port pair passed over), so
- * a world query on the largest subnet costs the event loop milliseconds,
- * not minutes: its answer is cut to what the SA can send anyway (until RMPP
- * lands, one MAD: 3 PathRecords).
+ * a world query on the largest subnet costs the event loop about 10 ms, not
+ * minutes (8,192 records in 9.4 ms on a 6,468-node fat tree, test_pathrec):
+ * its answer is cut to what the SA can send anyway (until RMPP lands, one
+ * MAD: 3 PathRecords).
  *
  * MultiPathRecord GetMulti (answered with GetMultiResp and PathRecords,
  * o15-0.2.7): every SGID to every DGID of the query (SGIDCount and
@@ -59,16 +62,17 @@
  * NumbPath paths in all (127 without it, OpenSM's limit), the LMC pairs of
  * each port pair in path.c's order, the same constraints and records.
  * OpenSM's rules honoured besides: its APM case, 2 SGIDs x 2 DGIDs with
- * NumbPath 2, answers the one diagonal, (S0, D0) + (S1, D1) or (S0, D1) +
- * (S1, D0) (ports sorted by GUID), whose shorter path is the shorter, each
- * pair at its own LID offset from a hash of the base LIDs, so with LMC the
- * two paths start on different LIDs (different spines on a fat tree).  Not
- * honoured: IndependenceSelector (OpenSM ignores it too), the Tavor MTU
- * limit (hardware long gone), QoS levels; OpenSM refuses a GetMulti whose
- * RMPP header is not active, ibsmd also takes a plain MAD (ibsim's clients
- * have no RMPP), but refuses a request of several segments until RMPP lands
- * (ERR_REQ_INVALID), and does not ACK the one segment it takes (RMPP's job).  ClassPortInfo does
- * not claim IsMultiPathSupported (bit 10) yet: OpenSM sets it only with two-sided RMPP.
+ * NumbPath 2, answers one diagonal, (S0, D0) + (S1, D1) or (S0, D1) +
+ * (S1, D0) (ports sorted by GUID), the one whose shortest path has fewer
+ * hops, each row at its own LID offset from a hash of the base LIDs, so
+ * with LMC the two paths start on different LIDs (different spines on a fat
+ * tree).  Not honoured: IndependenceSelector (OpenSM ignores it too), the
+ * Tavor MTU limit (hardware long gone), QoS levels.  OpenSM refuses a
+ * GetMulti whose RMPP header is not active; ibsmd also takes a plain MAD
+ * (ibsim's clients have no RMPP), refuses a request of several segments
+ * until RMPP lands (ERR_REQ_INVALID), and does not ACK the one segment it
+ * takes (RMPP's job).  ClassPortInfo does not claim IsMultiPathSupported
+ * (bit 10) yet: OpenSM sets it only with two-sided RMPP.
  */
 #include <errno.h>
 #include <string.h>
