@@ -2,7 +2,9 @@
  * The SA codec (see sa_wire.h).  IBA 1.4 vol 1: 13.6.2 (RMPP header),
  * 15.2.1 (SA MAD format), 15.2.4 (component masks), 15.2.5 (records).
  * libibmad's field tables give every layout they have (the SA header, the
- * RMPP header, NodeRecord, PortInfo, SMInfo, ClassPortInfo); the few
+ * RMPP header, NodeRecord, PortInfo, SMInfo, ClassPortInfo, PathRecord's
+ * GIDs, LIDs, NumbPath and SL, MultiPathRecord's NumbPath, GID counts and
+ * GID list); the few
  * components libibmad lacks are bit ranges here, taken from the IBA's
  * record tables.
  */
@@ -388,6 +390,250 @@ static const struct sa_wire_comp guidinfo_record_comps[] = {
 const struct sa_wire_rec sa_wire_guidinfo_record = {
     SA_ATTR_GUIDINFO_RECORD, "GUIDInfoRecord", 72, guidinfo_record_comps,
     sizeof(guidinfo_record_comps) / sizeof(guidinfo_record_comps[0])};
+
+/*
+ * PathRecord (15.2.5.16, Table 205 as amended by IBA 1.2): ServiceID,
+ * DGID, SGID, DLID, SLID, RawTraffic, reserved, FlowLabel, HopLimit,
+ * TClass, Reversible, NumbPath, P_Key, QoSClass, SL, the three selector
+ * and value pairs, Preference, reserved; 64 bytes.  The layout is OpenSM's
+ * ib_path_rec_t: service_id 0..7, dgid 8..23, sgid 24..39, dlid 40, slid
+ * 42, hop_flow_raw 44..47, tclass 48, num_path 49, pkey 50, qos_class_sl
+ * 52, mtu 54, rate 55, pkt_life 56, preference 57, resv2 58..63.
+ */
+static const struct sa_wire_comp path_record_comps[] = {
+    B("ServiceID(MSB)", 0, 32),
+    B("ServiceID(LSB)", 32, 32),
+    F("DGID", IB_SA_PR_DGID_F, 0),
+    F("SGID", IB_SA_PR_SGID_F, 0),
+    F("DLID", IB_SA_PR_DLID_F, 0),
+    F("SLID", IB_SA_PR_SLID_F, 0),
+    B("RawTraffic", 352, 1),
+    R(353, 3),
+    B("FlowLabel", 356, 20),
+    B("HopLimit", 376, 8),
+    B("TClass", 384, 8),
+    B("Reversible", 392, 1),
+    F("NumbPath", IB_SA_PR_NPATH_F, 0),
+    B("P_Key", 400, 16),
+    B("QoSClass", 416, 12),
+    F("SL", IB_SA_PR_SL_F, 0),
+    B("MTUSelector", 432, 2),
+    B("MTU", 434, 6),
+    B("RateSelector", 440, 2),
+    B("Rate", 442, 6),
+    B("PacketLifeTimeSelector", 448, 2),
+    B("PacketLifeTime", 450, 6),
+    B("Preference", 456, 8),
+    R(464, 48),
+};
+
+const struct sa_wire_rec sa_wire_path_record = {
+    SA_ATTR_PATH_RECORD, "PathRecord", SA_WIRE_PR_SIZE, path_record_comps,
+    sizeof(path_record_comps) / sizeof(path_record_comps[0])};
+
+/*
+ * MultiPathRecord (15.2.5.20): the PathRecord's parameters without the
+ * ends, the ServiceID split 8 + 56 bits, IndependenceSelector, the GID
+ * counts, then the GIDs (OpenSM's ib_multipath_rec_t); 24 + 11 x 16 bytes
+ * in one MAD.
+ */
+static const struct sa_wire_comp multipath_record_comps[] = {
+    B("RawTraffic", 0, 1),
+    R(1, 3),
+    B("FlowLabel", 4, 20),
+    B("HopLimit", 24, 8),
+    B("TClass", 32, 8),
+    B("Reversible", 40, 1),
+    F("NumbPath", IB_SA_MP_NPATH_F, 0),
+    B("P_Key", 48, 16),
+    B("QoSClass", 64, 12),
+    B("SL", 76, 4),
+    B("MTUSelector", 80, 2),
+    B("MTU", 82, 6),
+    B("RateSelector", 88, 2),
+    B("Rate", 90, 6),
+    B("PacketLifeTimeSelector", 96, 2),
+    B("PacketLifeTime", 98, 6),
+    B("ServiceID(8 MSB)", 104, 8),
+    B("IndependenceSelector", 112, 2),
+    R(114, 6),
+    F("SGIDCount", IB_SA_MP_NSRC_F, 0),
+    F("DGIDCount", IB_SA_MP_NDEST_F, 0),
+    B("ServiceID(56 LSB)", 136, 56),
+};
+
+const struct sa_wire_rec sa_wire_multipath_record = {
+    SA_ATTR_MULTIPATH_RECORD, "MultiPathRecord", SA_WIRE_MPR_HDR_SIZE + 16 * SA_WIRE_MPR_MAX_GIDS,
+    multipath_record_comps, sizeof(multipath_record_comps) / sizeof(multipath_record_comps[0])};
+
+/* A GID as 16 bytes, big-endian (the layout of libibmad's GID arrays). */
+static void gid_put(uint8_t *b, const struct sa_wire_gid *g)
+{
+	for (int i = 0; i < 8; i++) {
+		b[i] = (uint8_t)(g->prefix >> (56 - 8 * i));
+		b[8 + i] = (uint8_t)(g->guid >> (56 - 8 * i));
+	}
+}
+
+static void gid_take(const uint8_t *b, struct sa_wire_gid *g)
+{
+	g->prefix = g->guid = 0;
+	for (int i = 0; i < 8; i++) {
+		g->prefix = g->prefix << 8 | b[i];
+		g->guid = g->guid << 8 | b[8 + i];
+	}
+}
+
+static void gid_set(uint8_t *rec, enum MAD_FIELDS field, const struct sa_wire_gid *g)
+{
+	uint8_t b[16];
+
+	gid_put(b, g);
+	mad_set_array(rec, 0, field, b);
+}
+
+static void gid_get(const uint8_t *rec, enum MAD_FIELDS field, struct sa_wire_gid *g)
+{
+	uint8_t b[16];
+
+	mad_get_array((void *)rec, 0, field, b);
+	gid_take(b, g);
+}
+
+#define PR_SET(c, v) sa_wire_comp_set(&sa_wire_path_record, c, rec, v)
+#define PR_GET(c) sa_wire_comp_get(&sa_wire_path_record, c, rec)
+
+int sa_wire_path_rec_encode(const struct sa_wire_path_rec *p, uint8_t *rec, size_t len)
+{
+	if (len < SA_WIRE_PR_SIZE)
+		return -ENOSPC;
+	memset(rec, 0, SA_WIRE_PR_SIZE);
+	PR_SET(SA_PR_SERVICE_ID_MSB, p->service_id >> 32);
+	PR_SET(SA_PR_SERVICE_ID_LSB, p->service_id & 0xffffffffu);
+	gid_set(rec, IB_SA_PR_DGID_F, &p->dgid);
+	gid_set(rec, IB_SA_PR_SGID_F, &p->sgid);
+	PR_SET(SA_PR_DLID, p->dlid);
+	PR_SET(SA_PR_SLID, p->slid);
+	PR_SET(SA_PR_RAW_TRAFFIC, p->raw_traffic);
+	PR_SET(SA_PR_FLOW_LABEL, p->flow_label & 0xfffffu);
+	PR_SET(SA_PR_HOP_LIMIT, p->hop_limit);
+	PR_SET(SA_PR_TCLASS, p->tclass);
+	PR_SET(SA_PR_REVERSIBLE, p->reversible);
+	PR_SET(SA_PR_NUMB_PATH, p->numb_path & 0x7fu);
+	PR_SET(SA_PR_PKEY, p->pkey);
+	PR_SET(SA_PR_QOS_CLASS, p->qos_class & 0xfffu);
+	PR_SET(SA_PR_SL, p->sl & 0xfu);
+	PR_SET(SA_PR_MTU_SEL, p->mtu_sel & 3u);
+	PR_SET(SA_PR_MTU, p->mtu & 0x3fu);
+	PR_SET(SA_PR_RATE_SEL, p->rate_sel & 3u);
+	PR_SET(SA_PR_RATE, p->rate & 0x3fu);
+	PR_SET(SA_PR_PKT_LIFE_SEL, p->pkt_life_sel & 3u);
+	PR_SET(SA_PR_PKT_LIFE, p->pkt_life & 0x3fu);
+	PR_SET(SA_PR_PREFERENCE, p->preference);
+	return SA_WIRE_PR_SIZE;
+}
+
+int sa_wire_path_rec_decode(const uint8_t *rec, size_t len, struct sa_wire_path_rec *ret)
+{
+	struct sa_wire_path_rec p;
+
+	if (!rec || len < SA_WIRE_PR_SIZE)
+		return -EBADMSG;
+	memset(&p, 0, sizeof(p));
+	p.service_id = PR_GET(SA_PR_SERVICE_ID_MSB) << 32 | PR_GET(SA_PR_SERVICE_ID_LSB);
+	gid_get(rec, IB_SA_PR_DGID_F, &p.dgid);
+	gid_get(rec, IB_SA_PR_SGID_F, &p.sgid);
+	p.dlid = (uint16_t)PR_GET(SA_PR_DLID);
+	p.slid = (uint16_t)PR_GET(SA_PR_SLID);
+	p.raw_traffic = PR_GET(SA_PR_RAW_TRAFFIC);
+	p.flow_label = (uint32_t)PR_GET(SA_PR_FLOW_LABEL);
+	p.hop_limit = (uint8_t)PR_GET(SA_PR_HOP_LIMIT);
+	p.tclass = (uint8_t)PR_GET(SA_PR_TCLASS);
+	p.reversible = PR_GET(SA_PR_REVERSIBLE);
+	p.numb_path = (uint8_t)PR_GET(SA_PR_NUMB_PATH);
+	p.pkey = (uint16_t)PR_GET(SA_PR_PKEY);
+	p.qos_class = (uint16_t)PR_GET(SA_PR_QOS_CLASS);
+	p.sl = (uint8_t)PR_GET(SA_PR_SL);
+	p.mtu_sel = (uint8_t)PR_GET(SA_PR_MTU_SEL);
+	p.mtu = (uint8_t)PR_GET(SA_PR_MTU);
+	p.rate_sel = (uint8_t)PR_GET(SA_PR_RATE_SEL);
+	p.rate = (uint8_t)PR_GET(SA_PR_RATE);
+	p.pkt_life_sel = (uint8_t)PR_GET(SA_PR_PKT_LIFE_SEL);
+	p.pkt_life = (uint8_t)PR_GET(SA_PR_PKT_LIFE);
+	p.preference = (uint8_t)PR_GET(SA_PR_PREFERENCE);
+	*ret = p;
+	return 0;
+}
+
+#define MPR_SET(c, v) sa_wire_comp_set(&sa_wire_multipath_record, c, rec, v)
+#define MPR_GET(c) sa_wire_comp_get(&sa_wire_multipath_record, c, rec)
+
+int sa_wire_mpath_rec_encode(const struct sa_wire_mpath_rec *m, uint8_t *rec, size_t len)
+{
+	if (len < sa_wire_multipath_record.size)
+		return -ENOSPC;
+	memset(rec, 0, sa_wire_multipath_record.size);
+	MPR_SET(SA_MPR_RAW_TRAFFIC, m->raw_traffic);
+	MPR_SET(SA_MPR_FLOW_LABEL, m->flow_label & 0xfffffu);
+	MPR_SET(SA_MPR_HOP_LIMIT, m->hop_limit);
+	MPR_SET(SA_MPR_TCLASS, m->tclass);
+	MPR_SET(SA_MPR_REVERSIBLE, m->reversible);
+	MPR_SET(SA_MPR_NUMB_PATH, m->numb_path & 0x7fu);
+	MPR_SET(SA_MPR_PKEY, m->pkey);
+	MPR_SET(SA_MPR_QOS_CLASS, m->qos_class & 0xfffu);
+	MPR_SET(SA_MPR_SL, m->sl & 0xfu);
+	MPR_SET(SA_MPR_MTU_SEL, m->mtu_sel & 3u);
+	MPR_SET(SA_MPR_MTU, m->mtu & 0x3fu);
+	MPR_SET(SA_MPR_RATE_SEL, m->rate_sel & 3u);
+	MPR_SET(SA_MPR_RATE, m->rate & 0x3fu);
+	MPR_SET(SA_MPR_PKT_LIFE_SEL, m->pkt_life_sel & 3u);
+	MPR_SET(SA_MPR_PKT_LIFE, m->pkt_life & 0x3fu);
+	MPR_SET(SA_MPR_SERVICE_ID_MSB, m->service_id >> 56);
+	MPR_SET(SA_MPR_INDEPENDENCE, m->independence & 3u);
+	MPR_SET(SA_MPR_SGID_COUNT, m->sgid_count);
+	MPR_SET(SA_MPR_DGID_COUNT, m->dgid_count);
+	MPR_SET(SA_MPR_SERVICE_ID_LSB, m->service_id & 0x00ffffffffffffffULL);
+	for (unsigned i = 0; i < SA_WIRE_MPR_MAX_GIDS; i++)
+		gid_set(rec + 16 * i, IB_SA_MP_GID0_F, &m->gids[i]);
+	return sa_wire_multipath_record.size;
+}
+
+int sa_wire_mpath_rec_decode(const uint8_t *rec, size_t len, struct sa_wire_mpath_rec *ret)
+{
+	struct sa_wire_mpath_rec m;
+	size_t slots;
+
+	if (!rec || len < SA_WIRE_MPR_HDR_SIZE)
+		return -EBADMSG;
+	memset(&m, 0, sizeof(m));
+	m.raw_traffic = MPR_GET(SA_MPR_RAW_TRAFFIC);
+	m.flow_label = (uint32_t)MPR_GET(SA_MPR_FLOW_LABEL);
+	m.hop_limit = (uint8_t)MPR_GET(SA_MPR_HOP_LIMIT);
+	m.tclass = (uint8_t)MPR_GET(SA_MPR_TCLASS);
+	m.reversible = MPR_GET(SA_MPR_REVERSIBLE);
+	m.numb_path = (uint8_t)MPR_GET(SA_MPR_NUMB_PATH);
+	m.pkey = (uint16_t)MPR_GET(SA_MPR_PKEY);
+	m.qos_class = (uint16_t)MPR_GET(SA_MPR_QOS_CLASS);
+	m.sl = (uint8_t)MPR_GET(SA_MPR_SL);
+	m.mtu_sel = (uint8_t)MPR_GET(SA_MPR_MTU_SEL);
+	m.mtu = (uint8_t)MPR_GET(SA_MPR_MTU);
+	m.rate_sel = (uint8_t)MPR_GET(SA_MPR_RATE_SEL);
+	m.rate = (uint8_t)MPR_GET(SA_MPR_RATE);
+	m.pkt_life_sel = (uint8_t)MPR_GET(SA_MPR_PKT_LIFE_SEL);
+	m.pkt_life = (uint8_t)MPR_GET(SA_MPR_PKT_LIFE);
+	m.service_id = MPR_GET(SA_MPR_SERVICE_ID_MSB) << 56 | MPR_GET(SA_MPR_SERVICE_ID_LSB);
+	m.independence = (uint8_t)MPR_GET(SA_MPR_INDEPENDENCE);
+	m.sgid_count = (uint8_t)MPR_GET(SA_MPR_SGID_COUNT);
+	m.dgid_count = (uint8_t)MPR_GET(SA_MPR_DGID_COUNT);
+	slots = (len - SA_WIRE_MPR_HDR_SIZE) / 16;
+	if (slots > SA_WIRE_MPR_MAX_GIDS)
+		slots = SA_WIRE_MPR_MAX_GIDS;
+	/* the GIDs by hand: libibmad's GID0 field would read past a short image */
+	for (size_t i = 0; i < slots; i++)
+		gid_take(rec + SA_WIRE_MPR_HDR_SIZE + 16 * i, &m.gids[i]);
+	*ret = m;
+	return 0;
+}
 
 /* ---- ClassPortInfo ------------------------------------------------------ */
 

@@ -163,6 +163,8 @@ extern const struct sa_wire_rec sa_wire_sl2vl_record;
 extern const struct sa_wire_rec sa_wire_vlarb_record;
 extern const struct sa_wire_rec sa_wire_pkey_record;
 extern const struct sa_wire_rec sa_wire_guidinfo_record;
+extern const struct sa_wire_rec sa_wire_path_record;
+extern const struct sa_wire_rec sa_wire_multipath_record;
 
 /* The stride of a record in a GetTable answer: its size rounded up to 8 bytes. */
 static inline uint16_t sa_wire_rec_stride(const struct sa_wire_rec *r)
@@ -186,6 +188,135 @@ int sa_wire_comp_set(const struct sa_wire_rec *r, unsigned i, uint8_t *rec, uint
 /* Bits [offs, offs + len) of buf, big-endian, len <= 64. */
 uint64_t sa_wire_bits_get(const uint8_t *buf, unsigned offs, unsigned len);
 void sa_wire_bits_set(uint8_t *buf, unsigned offs, unsigned len, uint64_t v);
+
+/* ---- PathRecord (15.2.5.16) and MultiPathRecord (15.2.5.20) -------------- */
+
+/* A GID (IBA 4.1.1): subnet prefix and interface ID (a port GUID), host order. */
+struct sa_wire_gid {
+	uint64_t prefix;
+	uint64_t guid;
+};
+
+/*
+ * PathRecord components, numbered as the ComponentMask names them (OpenSM's
+ * IB_PR_COMPMASK_*).  IBA 1.2 made the first 64 bits the ServiceID, in two
+ * components of 32 bits each (the mask must name both or neither).
+ */
+enum sa_wire_pr_comp {
+	SA_PR_SERVICE_ID_MSB = 0,
+	SA_PR_SERVICE_ID_LSB,
+	SA_PR_DGID,
+	SA_PR_SGID,
+	SA_PR_DLID,
+	SA_PR_SLID,
+	SA_PR_RAW_TRAFFIC,
+	SA_PR_RESV0,
+	SA_PR_FLOW_LABEL,
+	SA_PR_HOP_LIMIT,
+	SA_PR_TCLASS,
+	SA_PR_REVERSIBLE,
+	SA_PR_NUMB_PATH,
+	SA_PR_PKEY,
+	SA_PR_QOS_CLASS,
+	SA_PR_SL,
+	SA_PR_MTU_SEL,
+	SA_PR_MTU,
+	SA_PR_RATE_SEL,
+	SA_PR_RATE,
+	SA_PR_PKT_LIFE_SEL,
+	SA_PR_PKT_LIFE,
+	SA_PR_PREFERENCE,
+	SA_PR_RESV1,
+};
+#define SA_WIRE_PR_SIZE 64
+
+/* A PathRecord's values, host order; the selectors are enum path_selector's. */
+struct sa_wire_path_rec {
+	uint64_t service_id;
+	struct sa_wire_gid dgid, sgid;
+	uint16_t dlid, slid;
+	bool raw_traffic;
+	uint32_t flow_label; /* 20 bits */
+	uint8_t hop_limit;
+	uint8_t tclass;
+	bool reversible;
+	uint8_t numb_path; /* 7 bits */
+	uint16_t pkey;
+	uint16_t qos_class; /* 12 bits */
+	uint8_t sl;	    /* 4 bits */
+	uint8_t mtu_sel, mtu;
+	uint8_t rate_sel, rate;
+	uint8_t pkt_life_sel, pkt_life;
+	uint8_t preference;
+};
+
+/* Encode into rec (len >= 64, the reserved bits zeroed).  Returns 64 or -ENOSPC. */
+int sa_wire_path_rec_encode(const struct sa_wire_path_rec *p, uint8_t *rec, size_t len);
+/* Decode a PathRecord image.  0, or -EBADMSG when len < 64. */
+int sa_wire_path_rec_decode(const uint8_t *rec, size_t len, struct sa_wire_path_rec *ret);
+
+/*
+ * MultiPathRecord components (OpenSM's IB_MPR_COMPMASK_*).  The record is
+ * 24 bytes of components and then SGIDCount SGIDs and DGIDCount DGIDs of 16
+ * bytes each; one MAD holds 11 GIDs (the GID list is not a component).
+ */
+enum sa_wire_mpr_comp {
+	SA_MPR_RAW_TRAFFIC = 0,
+	SA_MPR_RESV0,
+	SA_MPR_FLOW_LABEL,
+	SA_MPR_HOP_LIMIT,
+	SA_MPR_TCLASS,
+	SA_MPR_REVERSIBLE,
+	SA_MPR_NUMB_PATH,
+	SA_MPR_PKEY,
+	SA_MPR_QOS_CLASS,
+	SA_MPR_SL,
+	SA_MPR_MTU_SEL,
+	SA_MPR_MTU,
+	SA_MPR_RATE_SEL,
+	SA_MPR_RATE,
+	SA_MPR_PKT_LIFE_SEL,
+	SA_MPR_PKT_LIFE,
+	SA_MPR_SERVICE_ID_MSB, /* the ServiceID's 8 most significant bits */
+	SA_MPR_INDEPENDENCE,   /* IndependenceSelector */
+	SA_MPR_RESV1,
+	SA_MPR_SGID_COUNT,
+	SA_MPR_DGID_COUNT,
+	SA_MPR_SERVICE_ID_LSB, /* its 56 least significant bits */
+};
+#define SA_WIRE_MPR_HDR_SIZE 24
+#define SA_WIRE_MPR_MAX_GIDS 11
+
+/* A MultiPathRecord query (GetMulti), host order. */
+struct sa_wire_mpath_rec {
+	bool raw_traffic;
+	uint32_t flow_label;
+	uint8_t hop_limit;
+	uint8_t tclass;
+	bool reversible;
+	uint8_t numb_path;
+	uint16_t pkey;
+	uint16_t qos_class;
+	uint8_t sl;
+	uint8_t mtu_sel, mtu;
+	uint8_t rate_sel, rate;
+	uint8_t pkt_life_sel, pkt_life;
+	uint64_t service_id; /* both parts */
+	uint8_t independence;
+	uint8_t sgid_count, dgid_count; /* as sent: may exceed what the GID list holds */
+	struct sa_wire_gid gids[SA_WIRE_MPR_MAX_GIDS]; /* SGIDs, then DGIDs */
+};
+
+/*
+ * Encode into rec (len >= 200: the 24 bytes and 11 GID slots).  Returns 200
+ * or -ENOSPC.
+ */
+int sa_wire_mpath_rec_encode(const struct sa_wire_mpath_rec *m, uint8_t *rec, size_t len);
+/*
+ * Decode; the GID slots rec holds (len - 24) / 16, at most 11, the rest
+ * zeroed.  0, or -EBADMSG when len < 24.
+ */
+int sa_wire_mpath_rec_decode(const uint8_t *rec, size_t len, struct sa_wire_mpath_rec *ret);
 
 /* ---- ClassPortInfo (13.4.8.1), the SA's -------------------------------- */
 

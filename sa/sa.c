@@ -5,14 +5,14 @@
  * A query is decoded, checked (class version, method, attribute, component
  * mask, a published snapshot), handed to its attribute's handler, and
  * answered at once: Get and Set with GetResp and exactly one record, GetTable
- * with GetTableResp and every matching record, Delete with DeleteResp.  A
- * query the SA cannot answer gets an error status, never silence.  A
- * GetTable answer that fits one MAD is sent as one (short: it ends with its
- * last record, as a receiver without RMPP counts records by length); a
- * larger one is an RMPP transfer (mad/rmpp.c), whose ACKs come back here as
- * RMPP-active MADs of the query's method.  Without an event loop (unit
- * tests) there is no RMPP and large answers are cut to one MAD, counted as
- * truncated.
+ * with GetTableResp and every matching record, GetMulti (MultiPathRecord)
+ * with GetMultiResp and a table like GetTable's, Delete with DeleteResp.  A
+ * query the SA cannot answer gets an error status, never silence.  A table
+ * answer that fits one MAD is sent as one (short: it ends with its last
+ * record, as a receiver without RMPP counts records by length); a larger one
+ * is an RMPP transfer (mad/rmpp.c), whose ACKs come back here as RMPP-active
+ * MADs of the query's method.  Without an event loop (unit tests) there is
+ * no RMPP and large answers are cut to one MAD, counted as truncated.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,6 +49,7 @@ static const struct {
 } sa_attr_tables[] = {
     {sa_records_attrs, &sa_records_n_attrs},
     {sa_tables_attrs, &sa_tables_n_attrs},
+    {sa_pathrec_attrs, &sa_pathrec_n_attrs},
 };
 
 static const struct sa_attr *sa_find_attr(uint16_t id)
@@ -193,6 +194,12 @@ static void sa_send(struct sa *sa, const struct madio_addr *from, const struct s
 		sa->st.send_errors++;
 }
 
+/* Whether method's answer is a table (GetTableResp, GetMultiResp). */
+static bool sa_method_is_table(uint8_t method)
+{
+	return method == SA_METHOD_GET_TABLE || method == SA_METHOD_GET_MULTI;
+}
+
 static void sa_rmpp_done(void *arg, int status)
 {
 	/* a lost transfer is the client's to retry; rmpp counts it */
@@ -207,6 +214,8 @@ static void sa_answer_rmpp(struct sa *sa, const struct madio_addr *from, struct 
 	int r;
 
 	resp->attr_offset = (uint16_t)(res->stride / 8);
+	if (res->attr_id)
+		resp->hdr.attr_id = res->attr_id;
 	memset(resp->data, 0, sizeof(resp->data));
 	sa_wire_encode(resp, hdr, sizeof(hdr));
 	r = rmpp_send(sa->rmpp, &to, hdr, res->buf, (size_t)res->n * res->stride, sa_rmpp_done, sa);
@@ -226,7 +235,8 @@ static void sa_answer_rmpp(struct sa *sa, const struct madio_addr *from, struct 
 
 /*
  * The answer to req: status, and records (n of them at stride, or none).  A
- * GetTable answer is one RMPP DATA segment, first and last (13.6.2).
+ * GetTable or GetMulti answer is one RMPP DATA segment, first and last
+ * (13.6.2).
  */
 static void sa_answer(struct sa *sa, const struct madio_addr *from, const struct sa_wire_mad *req,
 		      uint16_t status, const struct sa_result *res)
@@ -241,7 +251,7 @@ static void sa_answer(struct sa *sa, const struct madio_addr *from, const struct
 	resp.rmpp_version = resp.rmpp_type = resp.rmpp_flags = resp.rmpp_status = 0;
 	resp.rmpp_resp_time = 0;
 	resp.rmpp_data1 = resp.rmpp_data2 = 0;
-	if (status == SA_STATUS_OK && res && method == SA_METHOD_GET_TABLE && sa->rmpp &&
+	if (status == SA_STATUS_OK && res && sa_method_is_table(method) && sa->rmpp &&
 	    res->n * res->stride > SA_WIRE_DATA_SIZE) {
 		sa_answer_rmpp(sa, from, &resp, res);
 		return;
@@ -258,7 +268,9 @@ static void sa_answer(struct sa *sa, const struct madio_addr *from, const struct
 		if (n)
 			memcpy(resp.data, res->buf, n * res->stride);
 		resp.attr_offset = n ? (uint16_t)(res->stride / 8) : 0;
-		if (method == SA_METHOD_GET_TABLE) {
+		if (res->attr_id)
+			resp.hdr.attr_id = res->attr_id;
+		if (sa_method_is_table(method)) {
 			resp.rmpp_version = 1;
 			resp.rmpp_type = SA_RMPP_DATA;
 			resp.rmpp_flags =
@@ -304,15 +316,22 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 				from->slid);
 		return;
 	}
-	if (rmpp_is_active(buf, len) && req.rmpp_type != SA_RMPP_DATA) {
+	if (rmpp_is_active(buf, len) && req.rmpp_type != SA_RMPP_DATA &&
+	    req.rmpp_type != SA_RMPP_NONE) {
 		/* an ACK, STOP or ABORT of one of our answers */
 		if (!sa->rmpp || rmpp_input(sa->rmpp, from, buf, len) == -EBADMSG)
 			sa->st.malformed++;
 		return;
 	}
-	if (rmpp_is_active(buf, len) &&
-	    (req.rmpp_flags & (SA_RMPP_FLAG_FIRST | SA_RMPP_FLAG_LAST)) !=
-		(SA_RMPP_FLAG_FIRST | SA_RMPP_FLAG_LAST)) {
+	/*
+	 * A request flagged RMPP-active is taken as one MAD (clients like
+	 * osmtest flag GetMulti so without a segment header); one that starts
+	 * or continues a transfer of several segments is refused.
+	 */
+	if (rmpp_is_active(buf, len) && req.rmpp_type == SA_RMPP_DATA &&
+	    (req.rmpp_data1 > 1 ||
+	     ((req.rmpp_flags & SA_RMPP_FLAG_FIRST) && !(req.rmpp_flags & SA_RMPP_FLAG_LAST) &&
+	      req.rmpp_data2 > SA_WIRE_DATA_SIZE + 20))) {
 		sa_refuse(sa, from, &req, SA_STATUS_REQ_INVALID,
 			  "multi-segment requests are not served");
 		return;
@@ -329,6 +348,7 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 	switch (req.hdr.method) {
 	case SA_METHOD_GET:
 	case SA_METHOD_GET_TABLE:
+	case SA_METHOD_GET_MULTI:
 	case SA_METHOD_SET:
 	case SA_METHOD_DELETE:
 		break;
@@ -346,6 +366,9 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 			fn = attr->set;
 		else if (req.hdr.method == SA_METHOD_DELETE)
 			fn = attr->delete;
+		else if (req.hdr.method == SA_METHOD_GET_MULTI &&
+			 attr->attr_id == SA_ATTR_MULTIPATH_RECORD)
+			fn = attr->get; /* GetMulti is MultiPathRecord's only method */
 	}
 	if (!fn) {
 		sa_refuse(sa, from, &req, SA_STATUS_BAD_METHOD_ATTR,
@@ -372,9 +395,9 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 			      .req_node = FABRIC_NO_NODE};
 	snapshot_find_lid(sa->snap, from->slid, &q.req_node, &q.req_port);
 	res.stride = attr->rec ? sa_wire_rec_stride(attr->rec) : 8;
-	res.limit = req.hdr.method == SA_METHOD_GET_TABLE ? SA_TABLE_MAX : 2;
+	res.limit = sa_method_is_table(req.hdr.method) ? SA_TABLE_MAX : 2;
 	status = fn(&q, &res);
-	if (status == SA_STATUS_OK && req.hdr.method != SA_METHOD_GET_TABLE) {
+	if (status == SA_STATUS_OK && !sa_method_is_table(req.hdr.method)) {
 		/* C15-0.1.30: Get (and Set, Delete) answer exactly one record */
 		if (res.n == 0)
 			status = SA_STATUS_NO_RECORDS;

@@ -8,6 +8,8 @@
  *              PortInfoRecord, LinkRecord, SMInfoRecord, SwitchInfoRecord
  *   tables.c   the records of programmed tables: LFT, SL2VL, VLArb, P_Key,
  *              GUIDInfo
+ *   pathrec.c  PathRecord (Get, GetTable) and MultiPathRecord (GetMulti),
+ *              over path.c's computation
  */
 #ifndef IBSMD_SA_INT_H
 #define IBSMD_SA_INT_H
@@ -38,7 +40,8 @@ struct sa_result {
 	size_t len, cap;
 	uint16_t stride;
 	unsigned n;
-	unsigned limit; /* stop collecting after this many (Get: 2 is enough to refuse) */
+	unsigned limit;	  /* stop collecting after this many (Get: 2 is enough to refuse) */
+	uint16_t attr_id; /* the answer's AttributeID when not the query's, else 0 */
 };
 
 /* Append one record image of q's type.  0, -ENOMEM, or -ENOSPC past the limit. */
@@ -54,7 +57,10 @@ static inline bool sa_result_full(const struct sa_result *res)
 /*
  * An attribute the SA serves.  Each handler returns SA_STATUS_OK with the
  * records in res, or an SA status (the server answers it).  A NULL handler
- * means the method is not allowed on this attribute.
+ * means the method is not allowed on this attribute.  GetMulti is the
+ * method of MultiPathRecord alone (15.2.5.20): the server hands it to that
+ * attribute's get, which refuses the other methods; its answer is a table
+ * like GetTable's, of another attribute (res->attr_id: PathRecord).
  */
 struct sa_attr {
 	uint16_t attr_id;
@@ -71,6 +77,9 @@ extern const unsigned sa_records_n_attrs;
 /* tables.c */
 extern const struct sa_attr sa_tables_attrs[];
 extern const unsigned sa_tables_n_attrs;
+/* pathrec.c */
+extern const struct sa_attr sa_pathrec_attrs[];
+extern const unsigned sa_pathrec_n_attrs;
 
 /* The SM's info through the ops (sa.c). */
 void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret);

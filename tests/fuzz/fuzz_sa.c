@@ -9,7 +9,12 @@
  *  - the server answers every query it decodes as a request (never silence,
  *    at most one answer), from a fixed snapshot, and each answer is itself a
  *    well-formed SA response with the query's TID;
- *  - the component-mask matcher never reads past a record image.
+ *  - the component-mask matcher never reads past a record image;
+ *  - the PathRecord and MultiPathRecord decoders read only the bytes they
+ *    are given (the data after the SA header, exactly sized) and refuse a
+ *    short image; decode -> encode keeps every component and GID.
+ * The PathRecord and MultiPathRecord seeds (pr_*, mpr_*) reach sa/pathrec.c
+ * and sa/path.c through the server.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -92,6 +97,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   m.sm_key == m2.sm_key && !memcmp(m.data, m2.data, sizeof(m.data)));
 		/* a record image is as long as its record: match it against the MAD's data */
 		sa_wire_match(&sa_wire_portinfo_record, m.data, m.data + 100, m.comp_mask);
+	}
+	if (size >= SA_WIRE_HDR_SIZE) {
+		const uint8_t *rec = copy + SA_WIRE_HDR_SIZE;
+		size_t rlen = size - SA_WIRE_HDR_SIZE;
+		struct sa_wire_path_rec pr;
+		struct sa_wire_mpath_rec mpr;
+		uint8_t img[SA_WIRE_DATA_SIZE];
+
+		/* decode -> encode keeps every component (the reserved bits are zeroed) */
+		r = sa_wire_path_rec_decode(rec, rlen, &pr);
+		FUZZ_CHECK(r == (rlen < SA_WIRE_PR_SIZE ? -EBADMSG : 0));
+		if (r == 0) {
+			FUZZ_CHECK(sa_wire_path_rec_encode(&pr, img, sizeof(img)) ==
+				   SA_WIRE_PR_SIZE);
+			FUZZ_CHECK(sa_wire_match(&sa_wire_path_record, rec, img, ~0ULL));
+		}
+		r = sa_wire_mpath_rec_decode(rec, rlen, &mpr);
+		FUZZ_CHECK(r == (rlen < SA_WIRE_MPR_HDR_SIZE ? -EBADMSG : 0));
+		if (r == 0 && rlen >= SA_WIRE_DATA_SIZE) {
+			FUZZ_CHECK(sa_wire_mpath_rec_encode(&mpr, img, sizeof(img)) ==
+				   SA_WIRE_DATA_SIZE);
+			FUZZ_CHECK(sa_wire_match(&sa_wire_multipath_record, rec, img, ~0ULL));
+			FUZZ_CHECK(!memcmp(rec + SA_WIRE_MPR_HDR_SIZE, img + SA_WIRE_MPR_HDR_SIZE,
+					   SA_WIRE_DATA_SIZE - SA_WIRE_MPR_HDR_SIZE));
+		}
 	}
 	if (size >= WIRE_MAD_HDR_SIZE && wire_mad_hdr_decode(copy, size, &h) == 0) {
 		ans.n = 0;
