@@ -19,6 +19,7 @@
 #include "lib/log.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
+#include "sa/service.h"
 
 #define SA_GSI_QKEY 0x80010000u
 #define SA_TABLE_MAX 100000 /* records in one GetTable answer at most */
@@ -28,6 +29,7 @@ struct sa {
 	struct sa_ops ops;
 	const struct snapshot *snap;
 	struct sa_stats st;
+	struct sa_service_db *services; /* service.c */
 };
 
 /* Every attribute the SA serves, table by table from each file of the SA. */
@@ -37,6 +39,7 @@ static const struct {
 } sa_attr_tables[] = {
     {sa_records_attrs, &sa_records_n_attrs},
     {sa_tables_attrs, &sa_tables_n_attrs},
+    {sa_service_attrs, &sa_service_n_attrs},
 };
 
 static const struct sa_attr *sa_find_attr(uint16_t id)
@@ -56,22 +59,61 @@ struct sa *sa_new(struct event_base *base, const struct sa_ops *ops)
 		return NULL;
 	sa->base = base;
 	sa->ops = *ops;
+	sa->services = sa_service_db_new(sa);
+	if (!sa->services) {
+		sa_free(sa);
+		return NULL;
+	}
 	return sa;
 }
 
 void sa_free(struct sa *sa)
 {
+	if (!sa)
+		return;
+	sa_service_db_free(sa->services);
 	free(sa);
 }
 
 void sa_publish(struct sa *sa, const struct snapshot *snap)
 {
+	sa_service_publish(sa->services, snap);
 	sa->snap = snap;
 }
 
 void sa_get_stats(const struct sa *sa, struct sa_stats *ret)
 {
 	*ret = sa->st;
+	sa_service_get_stats(sa->services, ret);
+}
+
+struct event_base *sa_event_base(const struct sa *sa)
+{
+	return sa->base;
+}
+
+const struct snapshot *sa_snapshot(const struct sa *sa)
+{
+	return sa->snap;
+}
+
+struct sa_service_db *sa_services(const struct sa *sa)
+{
+	return sa->services;
+}
+
+bool sa_query_trusted(const struct sa_query *q)
+{
+	struct sa_sm_info si;
+
+	sa_sm_info(q->sa, &si);
+	return si.sm_key && q->mad->sm_key == si.sm_key;
+}
+
+uint64_t sa_subnet_prefix(const struct snapshot *snap)
+{
+	return snap && snap->fabric->subnet_prefix ? snap->fabric->subnet_prefix
+						   : 0xfe80000000000000ULL;
 }
 
 void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret)

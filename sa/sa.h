@@ -49,6 +49,7 @@ struct sa_stats {
 	uint64_t malformed;   /* dropped: not an SA MAD at all */
 	uint64_t truncated;   /* GetTable answers cut to one MAD (no RMPP yet) */
 	uint64_t send_errors; /* answers that could not be sent */
+	uint64_t services;    /* registered now (sa/service.c) */
 };
 
 /* NULL on ENOMEM.  ops is copied. */

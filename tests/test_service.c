@@ -1,15 +1,28 @@
 /*
- * Unit tests of the codecs services and subscriptions use (mad/sa_wire.c):
- * ServiceRecord, InformInfo, InformInfoRecord and Notice.
+ * Unit tests of the service database (sa/service.c) through the SA server
+ * (sa/sa.c) with a fake send that keeps every MAD and a real libevent loop
+ * for the lease timer: the codecs of ServiceRecord, InformInfo,
+ * InformInfoRecord and Notice; register, refresh, Get and GetTable, Delete,
+ * who may, leases, ports leaving, the limit.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <CUnit/Basic.h>
+#include <event2/event.h>
 #include <infiniband/mad.h>
 
+#include "fabric/snapshot.h"
 #include "mad/sa_wire.h"
+#include "sa/sa.h"
+#include "sa/service.h"
 #include "tests/testutil.h"
+
+#define PREFIX 0xfe80000000000000ULL
+#define SM_GUID 0xabcdefULL
+#define SM_KEY 0x77ULL
 
 /* ---- the codecs ------------------------------------------------------------------- */
 
@@ -102,10 +115,444 @@ static void test_codecs(void)
 	CU_ASSERT_EQUAL(sa_wire_notice_encode(&n, buf, 79), -ENOSPC);
 }
 
+/* ---- the server with a fake send and a real loop -------------------------------------- */
+
+#define MAX_SENT 512
+
+struct fake {
+	unsigned n;
+	struct sa_wire_mad mad[MAX_SENT];
+	struct madio_dest to[MAX_SENT];
+};
+
+static int fake_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len)
+{
+	struct fake *fk = ctx;
+
+	CU_ASSERT_FATAL(fk->n < MAX_SENT);
+	CU_ASSERT_EQUAL(sa_wire_decode(mad, len, &fk->mad[fk->n]), 0);
+	fk->to[fk->n++] = *to;
+	return 0;
+}
+
+static void fake_sm_info(void *ctx, struct sa_sm_info *ret)
+{
+	*ret = (struct sa_sm_info){.port_guid = SM_GUID, .sm_key = SM_KEY, .state = 3};
+}
+
+/* H1 and H3 one port each, H2 two; "less" is the fabric without H3 */
+static const char net_full[] =
+    "Switch 8 \"S1\"\n[1] \"H1\"[1]\n[2] \"H2\"[1]\n[3] \"S2\"[3]\n\n"
+    "Switch 8 \"S2\"\n[1] \"H2\"[2]\n[2] \"H3\"[1]\n[3] \"S1\"[3]\n\n"
+    "Hca 1 \"H1\"\n[1] \"S1\"[1]\n\nHca 2 \"H2\"\n[1] \"S1\"[2]\n[2] \"S2\"[1]\n\n"
+    "Hca 1 \"H3\"\n[1] \"S2\"[2]\n";
+static const char net_less[] =
+    "Switch 8 \"S1\"\n[1] \"H1\"[1]\n[2] \"H2\"[1]\n[3] \"S2\"[3]\n\n"
+    "Switch 8 \"S2\"\n[1] \"H2\"[2]\n[3] \"S1\"[3]\n\n"
+    "Hca 1 \"H1\"\n[1] \"S1\"[1]\n\nHca 2 \"H2\"\n[1] \"S1\"[2]\n[2] \"S2\"[1]\n";
+
+#define MAX_SNAPS 4
+
+struct env {
+	struct event_base *base;
+	struct fake fk;
+	struct sa *sa;
+	struct snapshot *snaps[MAX_SNAPS];
+	unsigned n_snaps;
+	const struct snapshot *cur;
+	uint64_t sm_key; /* what queries carry */
+};
+
+static struct snapshot *env_snap(struct env *e, const char *text)
+{
+	struct fabric *f = testutil_load_text(text);
+	struct snapshot *s = NULL;
+
+	testutil_assign_lids(f, 0);
+	CU_ASSERT_FATAL(e->n_snaps < MAX_SNAPS);
+	CU_ASSERT_EQUAL_FATAL(snapshot_new(f, routes_new(f, 0), e->n_snaps + 1, &s), 0);
+	e->snaps[e->n_snaps++] = s;
+	return s;
+}
+
+/* Publish a new snapshot of text (the old one stays until env_fini). */
+static void env_publish(struct env *e, const char *text)
+{
+	struct snapshot *s = env_snap(e, text);
+
+	sa_publish(e->sa, s);
+	e->cur = s;
+}
+
+static void env_init(struct env *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->base = event_base_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e->base);
+	e->sa = sa_new(e->base, &(struct sa_ops){fake_send, fake_sm_info, &e->fk});
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e->sa);
+	env_publish(e, net_full);
+}
+
+static void env_fini(struct env *e)
+{
+	sa_free(e->sa);
+	for (unsigned i = 0; i < e->n_snaps; i++)
+		snapshot_free(e->snaps[i]);
+	event_base_free(e->base);
+}
+
+/* Run the loop for ms milliseconds. */
+static void env_run(struct env *e, unsigned ms)
+{
+	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+
+	event_base_loopexit(e->base, &tv);
+	event_base_dispatch(e->base);
+}
+
+/* A port of the current snapshot by node description: its LID and GUID. */
+static uint16_t lid_of(const struct env *e, const char *desc, uint8_t port)
+{
+	uint32_t i = testutil_find_desc(e->cur->fabric, desc);
+
+	CU_ASSERT_FATAL(i != FABRIC_NO_NODE);
+	return e->cur->fabric->nodes[i].ports[port].lid;
+}
+
+static uint64_t guid_of(const struct env *e, const char *desc, uint8_t port)
+{
+	uint32_t i = testutil_find_desc(e->cur->fabric, desc);
+
+	CU_ASSERT_FATAL(i != FABRIC_NO_NODE);
+	return e->cur->fabric->nodes[i].ports[port].guid;
+}
+
+static void gid_put(uint8_t *at, uint64_t prefix, uint64_t guid)
+{
+	sa_wire_bits_set(at, 0, 64, prefix);
+	sa_wire_bits_set(at, 64, 64, guid);
+}
+
+/* Send a request from LID slid, QP qpn; the answer (the last MAD sent), NULL when none. */
+static struct sa_wire_mad *ask_qp(struct env *e, uint16_t slid, uint32_t qpn, uint8_t method,
+				  uint16_t attr, uint64_t mask, const uint8_t *rec, size_t len)
+{
+	struct madio_addr from = {.slid = slid, .qpn = qpn, .qkey = 0x80010000, .sl = 0};
+	struct sa_wire_mad q = {0};
+	struct wire_mad_hdr h;
+	uint8_t buf[256];
+	unsigned before = e->fk.n;
+
+	q.hdr.method = method;
+	q.hdr.attr_id = attr;
+	q.hdr.tid = 0x7000 + before;
+	q.comp_mask = mask;
+	q.sm_key = e->sm_key;
+	if (rec)
+		memcpy(q.data, rec, len);
+	sa_wire_encode(&q, buf, sizeof(buf));
+	wire_mad_hdr_decode(buf, sizeof(buf), &h);
+	sa_recv(e->sa, &from, &h, buf, sizeof(buf));
+	if (e->fk.n == before)
+		return NULL;
+	CU_ASSERT_EQUAL(e->fk.mad[e->fk.n - 1].hdr.tid, 0x7000 + before);
+	return &e->fk.mad[e->fk.n - 1];
+}
+
+static struct sa_wire_mad *ask(struct env *e, uint16_t slid, uint8_t method, uint16_t attr,
+			       uint64_t mask, const uint8_t *rec, size_t len)
+{
+	return ask_qp(e, slid, 1, method, attr, mask, rec, len);
+}
+
+static uint16_t status_of(struct sa_wire_mad *a)
+{
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	return a->hdr.status;
+}
+
+/* ---- services ---------------------------------------------------------------------------- */
+
+#define SR_RID (1u << SA_SR_ID | 1u << SA_SR_GID)
+
+/* A ServiceRecord of port guid with that ID and name. */
+static void sr_make(uint8_t *rec, uint64_t id, uint64_t guid, const char *name)
+{
+	memset(rec, 0, SA_SR_SIZE);
+	sa_wire_comp_set(&sa_wire_service_record, SA_SR_ID, rec, id);
+	gid_put(rec + SA_SR_GID_OFFS, PREFIX, guid);
+	if (name)
+		memcpy(rec + SA_SR_NAME_OFFS, name, strlen(name));
+}
+
+static struct sa_wire_mad *sr_set(struct env *e, uint16_t slid, uint64_t id, uint64_t guid,
+				  const char *name, uint64_t extra_mask, uint32_t lease)
+{
+	uint8_t rec[SA_SR_SIZE];
+
+	sr_make(rec, id, guid, name);
+	sa_wire_comp_set(&sa_wire_service_record, SA_SR_LEASE, rec, lease);
+	memset(rec + SA_SR_KEY_OFFS, 0x5a, 16);
+	return ask(e, slid, SA_METHOD_SET, SA_ATTR_SERVICE_RECORD,
+		   SR_RID | 1u << SA_SR_NAME | 1u << SA_SR_KEY | extra_mask, rec, sizeof(rec));
+}
+
+static struct sa_wire_mad *sr_get_id(struct env *e, uint16_t slid, uint64_t id)
+{
+	uint8_t rec[SA_SR_SIZE];
+
+	sr_make(rec, id, 0, NULL);
+	return ask(e, slid, SA_METHOD_GET, SA_ATTR_SERVICE_RECORD, 1u << SA_SR_ID, rec,
+		   sizeof(rec));
+}
+
+static uint64_t sr_comp(const struct sa_wire_mad *a, unsigned comp)
+{
+	return sa_wire_comp_get(&sa_wire_service_record, comp, a->data);
+}
+
+static unsigned services_now(struct env *e)
+{
+	struct sa_stats st;
+
+	sa_get_stats(e->sa, &st);
+	return (unsigned)st.services;
+}
+
+static void test_service_register(void)
+{
+	struct env e;
+	struct sa_wire_mad *a;
+	uint8_t rec[SA_SR_SIZE];
+	uint16_t h1;
+	uint64_t g1;
+
+	env_init(&e);
+	h1 = lid_of(&e, "H1", 1);
+	g1 = guid_of(&e, "H1", 1);
+
+	/* register: no P_Key or lease in the mask -> 0xFFFF and infinite; the key hidden */
+	a = sr_set(&e, h1, 0x10, g1, "svc-a", 0, 0);
+	CU_ASSERT_EQUAL(status_of(a), 0);
+	CU_ASSERT_EQUAL(a->hdr.method, SA_METHOD_GET_RESP);
+	CU_ASSERT_EQUAL(sr_comp(a, SA_SR_ID), 0x10);
+	CU_ASSERT_EQUAL(sr_comp(a, SA_SR_PKEY), 0xffff);
+	CU_ASSERT_EQUAL(sr_comp(a, SA_SR_LEASE), SA_SR_LEASE_INFINITE);
+	CU_ASSERT_EQUAL(a->data[SA_SR_KEY_OFFS], 0);
+	CU_ASSERT_STRING_EQUAL((char *)a->data + SA_SR_NAME_OFFS, "svc-a");
+	CU_ASSERT_EQUAL(services_now(&e), 1);
+
+	/* refresh: same RID, new data: still one service, with the new data */
+	sr_make(rec, 0x10, g1, "svc-a");
+	rec[112] = 0x42;
+	a = ask(&e, h1, SA_METHOD_SET, SA_ATTR_SERVICE_RECORD,
+		SR_RID | 1u << SA_SR_NAME | 1u << SA_SR_DATA8, rec, sizeof(rec));
+	CU_ASSERT_EQUAL(status_of(a), 0);
+	CU_ASSERT_EQUAL(services_now(&e), 1);
+	a = sr_get_id(&e, h1, 0x10);
+	CU_ASSERT_EQUAL(status_of(a), 0);
+	CU_ASSERT_EQUAL(a->data[112], 0x42);
+
+	/* a second service; Get and GetTable by name and by ID */
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h1, 0x11, g1, "svc-b", 0, 0)), 0);
+	CU_ASSERT_EQUAL(services_now(&e), 2);
+	sr_make(rec, 0, 0, "svc-b");
+	a = ask(&e, lid_of(&e, "H3", 1), SA_METHOD_GET, SA_ATTR_SERVICE_RECORD, 1u << SA_SR_NAME,
+		rec, sizeof(rec));
+	CU_ASSERT_EQUAL(status_of(a), 0);
+	CU_ASSERT_EQUAL(sr_comp(a, SA_SR_ID), 0x11);
+	a = ask(&e, h1, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD, 1u << SA_SR_NAME, rec,
+		sizeof(rec));
+	CU_ASSERT_EQUAL(status_of(a), 0);
+	CU_ASSERT_EQUAL(a->hdr.method, SA_METHOD_GET_TABLE_RESP);
+	CU_ASSERT_EQUAL(a->attr_offset, 176 / 8);
+	CU_ASSERT_EQUAL(sr_comp(a, SA_SR_ID), 0x11);
+	a = ask(&e, h1, SA_METHOD_GET, SA_ATTR_SERVICE_RECORD, 0, rec, sizeof(rec));
+	CU_ASSERT_EQUAL(status_of(a), SA_STATUS_TOO_MANY_RECORDS);
+	a = sr_get_id(&e, h1, 0x10);
+	CU_ASSERT_STRING_EQUAL((char *)a->data + SA_SR_NAME_OFFS, "svc-a");
+	CU_ASSERT_EQUAL(status_of(sr_get_id(&e, h1, 0x12)), SA_STATUS_NO_RECORDS);
+	/* GetTable of a name nobody has: an empty table */
+	sr_make(rec, 0, 0, "svc-c");
+	a = ask(&e, h1, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD, 1u << SA_SR_NAME, rec,
+		sizeof(rec));
+	CU_ASSERT(status_of(a) == 0 && a->attr_offset == 0);
+
+	/* Delete: the answer is the deleted record; then it is gone */
+	sr_make(rec, 0x10, g1, NULL);
+	a = ask(&e, h1, SA_METHOD_DELETE, SA_ATTR_SERVICE_RECORD, SR_RID, rec, sizeof(rec));
+	CU_ASSERT_EQUAL(status_of(a), 0);
+	CU_ASSERT_EQUAL(a->hdr.method, SA_METHOD_DELETE_RESP);
+	CU_ASSERT_STRING_EQUAL((char *)a->data + SA_SR_NAME_OFFS, "svc-a");
+	CU_ASSERT_EQUAL(a->data[112], 0x42);
+	CU_ASSERT_EQUAL(status_of(sr_get_id(&e, h1, 0x10)), SA_STATUS_NO_RECORDS);
+	a = ask(&e, h1, SA_METHOD_DELETE, SA_ATTR_SERVICE_RECORD, SR_RID, rec, sizeof(rec));
+	CU_ASSERT_EQUAL(status_of(a), SA_STATUS_NO_RECORDS);
+	CU_ASSERT_EQUAL(services_now(&e), 1);
+
+	/* the RID must be in the mask */
+	sr_make(rec, 0x13, g1, "x");
+	a = ask(&e, h1, SA_METHOD_SET, SA_ATTR_SERVICE_RECORD, 1u << SA_SR_ID, rec, sizeof(rec));
+	CU_ASSERT_EQUAL(status_of(a), SA_STATUS_INSUFFICIENT_COMPS);
+	a = ask(&e, h1, SA_METHOD_DELETE, SA_ATTR_SERVICE_RECORD, 1u << SA_SR_GID, rec,
+		sizeof(rec));
+	CU_ASSERT_EQUAL(status_of(a), SA_STATUS_INSUFFICIENT_COMPS);
+	/* another P_Key is another service */
+	sa_wire_comp_set(&sa_wire_service_record, SA_SR_PKEY, rec, 0x7fff);
+	sa_wire_comp_set(&sa_wire_service_record, SA_SR_ID, rec, 0x11);
+	a = ask(&e, h1, SA_METHOD_SET, SA_ATTR_SERVICE_RECORD, SR_RID | 1u << SA_SR_PKEY, rec,
+		sizeof(rec));
+	CU_ASSERT_EQUAL(status_of(a), 0);
+	CU_ASSERT_EQUAL(sr_comp(a, SA_SR_PKEY), 0x7fff);
+	CU_ASSERT_EQUAL(services_now(&e), 2);
+	env_fini(&e);
+}
+
+static void test_service_who_may(void)
+{
+	struct env e;
+	struct sa_wire_mad *a;
+	uint8_t rec[SA_SR_SIZE];
+	uint16_t h1, h3;
+	uint64_t g1;
+
+	env_init(&e);
+	h1 = lid_of(&e, "H1", 1);
+	h3 = lid_of(&e, "H3", 1);
+	g1 = guid_of(&e, "H1", 1);
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h1, 0x20, g1, "mine", 0, 0)), 0);
+	/* H3 may neither register for H1's GID nor delete H1's service */
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h3, 0x21, g1, "theirs", 0, 0)), SA_STATUS_DENIED);
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h3, 0x20, g1, "replaced", 0, 0)), SA_STATUS_DENIED);
+	sr_make(rec, 0x20, g1, NULL);
+	a = ask(&e, h3, SA_METHOD_DELETE, SA_ATTR_SERVICE_RECORD, SR_RID, rec, sizeof(rec));
+	CU_ASSERT_EQUAL(status_of(a), SA_STATUS_DENIED);
+	a = sr_get_id(&e, h3, 0x20);
+	CU_ASSERT_STRING_EQUAL((char *)a->data + SA_SR_NAME_OFFS, "mine");
+	/* H2's port 1 is not its port 2 */
+	CU_ASSERT_EQUAL(
+	    status_of(sr_set(&e, lid_of(&e, "H2", 1), 0x22, guid_of(&e, "H2", 2), "p2", 0, 0)),
+	    SA_STATUS_DENIED);
+	/* a GID no port has, of another prefix, a multicast GID */
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h1, 0x23, 0x999, "x", 0, 0)), SA_STATUS_INVALID_GID);
+	sr_make(rec, 0x23, g1, "x");
+	rec[SA_SR_GID_OFFS + 1] = 0x81;
+	a = ask(&e, h1, SA_METHOD_SET, SA_ATTR_SERVICE_RECORD, SR_RID, rec, sizeof(rec));
+	CU_ASSERT_EQUAL(status_of(a), SA_STATUS_INVALID_GID);
+	rec[SA_SR_GID_OFFS] = 0xff;
+	a = ask(&e, h1, SA_METHOD_SET, SA_ATTR_SERVICE_RECORD, SR_RID, rec, sizeof(rec));
+	CU_ASSERT_EQUAL(status_of(a), SA_STATUS_INVALID_GID);
+	/* a requester the SA does not know */
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, 999, 0x24, g1, "x", 0, 0)), SA_STATUS_REQ_INVALID);
+	/* a trusted request (the SM's SM_Key) may act for any port and sees the key */
+	e.sm_key = SM_KEY;
+	a = sr_set(&e, h3, 0x25, g1, "by the SM", 0, 0);
+	CU_ASSERT_EQUAL(status_of(a), 0);
+	CU_ASSERT_EQUAL(a->data[SA_SR_KEY_OFFS], 0x5a);
+	CU_ASSERT_EQUAL(sr_get_id(&e, h3, 0x20)->data[SA_SR_KEY_OFFS], 0x5a);
+	e.sm_key = 0x78; /* a wrong key is no key */
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h3, 0x26, g1, "x", 0, 0)), SA_STATUS_DENIED);
+	CU_ASSERT_EQUAL(sr_get_id(&e, h3, 0x20)->data[SA_SR_KEY_OFFS], 0);
+	env_fini(&e);
+}
+
+static void test_service_lease(void)
+{
+	struct env e;
+	struct sa_wire_mad *a;
+	uint16_t h1;
+	uint64_t g1;
+	double t0;
+
+	env_init(&e);
+	h1 = lid_of(&e, "H1", 1);
+	g1 = guid_of(&e, "H1", 1);
+	t0 = testutil_now_ms();
+	/* 0x30 lease 1 s; 0x31 lease 1 s, refreshed at 0.6 s; 0x32 infinite; 0x33 lease 0 */
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h1, 0x30, g1, "short", 1u << SA_SR_LEASE, 1)), 0);
+	a = sr_set(&e, h1, 0x31, g1, "refreshed", 1u << SA_SR_LEASE, 1);
+	CU_ASSERT_EQUAL(sr_comp(a, SA_SR_LEASE), 1);
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h1, 0x32, g1, "forever", 0, 0)), 0);
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h1, 0x33, g1, "zero", 1u << SA_SR_LEASE, 0)), 0);
+	CU_ASSERT_EQUAL(status_of(sr_get_id(&e, h1, 0x33)), SA_STATUS_NO_RECORDS);
+	a = sr_get_id(&e, h1, 0x30);
+	CU_ASSERT_EQUAL(sr_comp(a, SA_SR_LEASE), 1); /* what is left, rounded up */
+	env_run(&e, 600);
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h1, 0x31, g1, "refreshed", 1u << SA_SR_LEASE, 1)), 0);
+	env_run(&e, 700);
+	/* 1.3 s: the first is gone, the refreshed one is not */
+	CU_ASSERT_EQUAL(status_of(sr_get_id(&e, h1, 0x30)), SA_STATUS_NO_RECORDS);
+	CU_ASSERT_EQUAL(status_of(sr_get_id(&e, h1, 0x31)), 0);
+	CU_ASSERT_EQUAL(services_now(&e), 2);
+	env_run(&e, 900);
+	/* 2.2 s: the refreshed lease is over too; the timer (ticks at 0.5 s) has freed all */
+	CU_ASSERT_EQUAL(status_of(sr_get_id(&e, h1, 0x31)), SA_STATUS_NO_RECORDS);
+	CU_ASSERT_EQUAL(status_of(sr_get_id(&e, h1, 0x32)), 0);
+	CU_ASSERT_EQUAL(services_now(&e), 1);
+	CU_ASSERT(testutil_now_ms() - t0 < 3000);
+	/* the timer stops with the last finite lease: the loop has nothing left to do */
+	CU_ASSERT_EQUAL(event_base_loop(e.base, EVLOOP_NONBLOCK), 1);
+	env_fini(&e);
+}
+
+static void test_service_port_leaves(void)
+{
+	struct env e;
+	uint16_t h1, h3;
+
+	env_init(&e);
+	h1 = lid_of(&e, "H1", 1);
+	h3 = lid_of(&e, "H3", 1);
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h1, 0x40, guid_of(&e, "H1", 1), "h1", 0, 0)), 0);
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h3, 0x41, guid_of(&e, "H3", 1), "h3", 0, 0)), 0);
+	env_publish(&e, net_less);
+	CU_ASSERT_EQUAL(services_now(&e), 1);
+	h1 = lid_of(&e, "H1", 1);
+	CU_ASSERT_EQUAL(status_of(sr_get_id(&e, h1, 0x41)), SA_STATUS_NO_RECORDS);
+	CU_ASSERT_EQUAL(status_of(sr_get_id(&e, h1, 0x40)), 0);
+	/* H3 coming back does not bring its service back */
+	env_publish(&e, net_full);
+	CU_ASSERT_EQUAL(status_of(sr_get_id(&e, h1, 0x41)), SA_STATUS_NO_RECORDS);
+	env_fini(&e);
+}
+
+static void test_service_limit(void)
+{
+	struct env e;
+	uint8_t rec[SA_SR_SIZE];
+	uint16_t h1;
+	uint64_t g1;
+	unsigned ok = 0;
+
+	env_init(&e);
+	h1 = lid_of(&e, "H1", 1);
+	g1 = guid_of(&e, "H1", 1);
+	for (unsigned i = 0; i < SERVICE_MAX; i++, e.fk.n = 0) /* the fake keeps the last answer */
+		ok += status_of(sr_set(&e, h1, 0x1000 + i, g1, "many", 0, 0)) == 0;
+	CU_ASSERT_EQUAL(ok, SERVICE_MAX);
+	CU_ASSERT_EQUAL(services_now(&e), SERVICE_MAX);
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h1, 0x9999, g1, "one more", 0, 0)),
+			SA_STATUS_NO_RESOURCES);
+	/* a refresh still works; after a Delete there is room again */
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h1, 0x1000, g1, "refreshed", 0, 0)), 0);
+	sr_make(rec, 0x1001, g1, NULL);
+	CU_ASSERT_EQUAL(status_of(ask(&e, h1, SA_METHOD_DELETE, SA_ATTR_SERVICE_RECORD, SR_RID, rec,
+				      sizeof(rec))),
+			0);
+	CU_ASSERT_EQUAL(status_of(sr_set(&e, h1, 0x9999, g1, "one more", 0, 0)), 0);
+	env_fini(&e);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
 	    {"codecs: ServiceRecord, InformInfo(Record), Notice", test_codecs},
+	    {"services: register, refresh, Get, GetTable, Delete", test_service_register},
+	    {"services: only the port itself (or a trusted requester)", test_service_who_may},
+	    {"services: leases expire, refreshed ones later", test_service_lease},
+	    {"services: removed when their port leaves", test_service_port_leaves},
+	    {"services: the limit", test_service_limit},
 	    {NULL, NULL},
 	};
 
