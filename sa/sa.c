@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "sa/inform.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "sa/service.h"
@@ -30,6 +31,7 @@ struct sa {
 	const struct snapshot *snap;
 	struct sa_stats st;
 	struct sa_service_db *services; /* service.c */
+	struct sa_inform_db *informs;	/* inform.c */
 };
 
 /* Every attribute the SA serves, table by table from each file of the SA. */
@@ -40,6 +42,7 @@ static const struct {
     {sa_records_attrs, &sa_records_n_attrs},
     {sa_tables_attrs, &sa_tables_n_attrs},
     {sa_service_attrs, &sa_service_n_attrs},
+    {sa_inform_attrs, &sa_inform_n_attrs},
 };
 
 static const struct sa_attr *sa_find_attr(uint16_t id)
@@ -60,7 +63,8 @@ struct sa *sa_new(struct event_base *base, const struct sa_ops *ops)
 	sa->base = base;
 	sa->ops = *ops;
 	sa->services = sa_service_db_new(sa);
-	if (!sa->services) {
+	sa->informs = sa_inform_db_new(sa);
+	if (!sa->services || !sa->informs) {
 		sa_free(sa);
 		return NULL;
 	}
@@ -71,6 +75,7 @@ void sa_free(struct sa *sa)
 {
 	if (!sa)
 		return;
+	sa_inform_db_free(sa->informs);
 	sa_service_db_free(sa->services);
 	free(sa);
 }
@@ -78,6 +83,7 @@ void sa_free(struct sa *sa)
 void sa_publish(struct sa *sa, const struct snapshot *snap)
 {
 	sa_service_publish(sa->services, snap);
+	sa_inform_publish(sa->informs, sa->snap, snap);
 	sa->snap = snap;
 }
 
@@ -85,6 +91,7 @@ void sa_get_stats(const struct sa *sa, struct sa_stats *ret)
 {
 	*ret = sa->st;
 	sa_service_get_stats(sa->services, ret);
+	sa_inform_get_stats(sa->informs, ret);
 }
 
 struct event_base *sa_event_base(const struct sa *sa)
@@ -100,6 +107,11 @@ const struct snapshot *sa_snapshot(const struct sa *sa)
 struct sa_service_db *sa_services(const struct sa *sa)
 {
 	return sa->services;
+}
+
+struct sa_inform_db *sa_informs(const struct sa *sa)
+{
+	return sa->informs;
 }
 
 bool sa_query_trusted(const struct sa_query *q)
@@ -201,9 +213,19 @@ static void sa_send(struct sa *sa, const struct madio_addr *from, const struct s
 	struct madio_dest to = {from->slid, from->qpn, SA_GSI_QKEY, from->sl};
 	uint8_t buf[WIRE_MAD_SIZE];
 
-	if (sa_wire_encode(resp, buf, sizeof(buf)) < 0 || !sa->ops.send ||
-	    sa->ops.send(sa->ops.ctx, &to, buf, len) < 0)
+	if (sa_wire_encode(resp, buf, sizeof(buf)) < 0)
 		sa->st.send_errors++;
+	else
+		sa_send_mad(sa, &to, buf, len);
+}
+
+int sa_send_mad(struct sa *sa, const struct madio_dest *to, const uint8_t *mad, size_t len)
+{
+	int r = sa->ops.send ? sa->ops.send(sa->ops.ctx, to, mad, len) : -ENOTCONN;
+
+	if (r < 0)
+		sa->st.send_errors++;
+	return r < 0 ? r : 0;
 }
 
 /*
@@ -281,6 +303,10 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 				from->slid);
 		return;
 	}
+	if (req.hdr.method == SA_METHOD_REPORT_RESP) {
+		sa_inform_report_resp(sa->informs, from, &req);
+		return;
+	}
 	if (req.hdr.method & WIRE_METHOD_RESP) {
 		/* a response to nothing we asked (RMPP ACKs come with RMPP) */
 		sa->st.malformed++;
@@ -354,6 +380,10 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 	} else if (status == SA_STATUS_TOO_MANY_RECORDS) {
 		sa_answer(sa, from, &req, status, NULL);
 	} else {
+		/* the handler's image of a refused request, if it made one (o13-13.1.1) */
+		if (res.n)
+			memcpy(req.data, res.buf,
+			       res.stride < sizeof(req.data) ? res.stride : sizeof(req.data));
 		sa_refuse(sa, from, &req, status, "invalid query");
 	}
 	free(res.buf);

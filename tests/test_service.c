@@ -1,9 +1,12 @@
 /*
- * Unit tests of the service database (sa/service.c) through the SA server
- * (sa/sa.c) with a fake send that keeps every MAD and a real libevent loop
- * for the lease timer: the codecs of ServiceRecord, InformInfo,
- * InformInfoRecord and Notice; register, refresh, Get and GetTable, Delete,
- * who may, leases, ports leaving, the limit.
+ * Unit tests of the service database (sa/service.c) and of subscriptions and
+ * Reports (sa/inform.c), through the SA server (sa/sa.c) with a fake send
+ * that keeps every MAD and a real libevent loop for the lease timer and the
+ * Report resends: the codecs of ServiceRecord, InformInfo, InformInfoRecord
+ * and Notice; register, refresh, Get and GetTable, Delete, who may, leases,
+ * ports leaving, the limit; subscribe, unsubscribe, the records, the
+ * Reports of traps 64, 65, 66, 67 (bytes checked), resends until ReportResp,
+ * giving up, subscriptions that do not select a trap, subscribers leaving.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 
 #include "fabric/snapshot.h"
 #include "mad/sa_wire.h"
+#include "sa/inform.h"
 #include "sa/sa.h"
 #include "sa/service.h"
 #include "tests/testutil.h"
@@ -544,6 +548,334 @@ static void test_service_limit(void)
 	env_fini(&e);
 }
 
+/* ---- subscriptions ---------------------------------------------------------------------- */
+
+/* An InformInfo: generic, trap (0xffff: all), LID range or GID (guid != 0), Type and
+ * ProducerType all. */
+static void ii_make(uint8_t *ii, uint16_t trap, uint16_t begin, uint16_t end, uint64_t guid,
+		    bool subscribe)
+{
+	const struct sa_wire_rec *r = &sa_wire_inform_info;
+
+	memset(ii, 0, SA_II_SIZE);
+	if (guid)
+		gid_put(ii, PREFIX, guid);
+	sa_wire_comp_set(r, SA_II_LID_BEGIN, ii, begin);
+	sa_wire_comp_set(r, SA_II_LID_END, ii, end);
+	sa_wire_comp_set(r, SA_II_IS_GENERIC, ii, 1);
+	sa_wire_comp_set(r, SA_II_SUBSCRIBE, ii, subscribe);
+	sa_wire_comp_set(r, SA_II_TYPE, ii, 0xffff);
+	sa_wire_comp_set(r, SA_II_TRAP, ii, trap);
+	sa_wire_comp_set(r, SA_II_PRODUCER, ii, 0xffffff);
+	sa_wire_comp_set(r, SA_II_QPN, ii, 0x77); /* ignored: Reports go to the Set's QP */
+}
+
+static struct sa_wire_mad *inform(struct env *e, uint16_t slid, uint32_t qpn, const uint8_t *ii)
+{
+	return ask_qp(e, slid, qpn, SA_METHOD_SET, SA_ATTR_INFORM_INFO, 0, ii, SA_II_SIZE);
+}
+
+static uint16_t subscribe(struct env *e, uint16_t slid, uint32_t qpn, uint16_t trap, uint16_t begin,
+			  uint16_t end, uint64_t guid)
+{
+	uint8_t ii[SA_II_SIZE];
+
+	ii_make(ii, trap, begin, end, guid, true);
+	return status_of(inform(e, slid, qpn, ii));
+}
+
+static unsigned subscriptions_now(struct env *e)
+{
+	struct sa_stats st;
+
+	sa_get_stats(e->sa, &st);
+	return (unsigned)st.subscriptions;
+}
+
+static void test_inform_subscribe(void)
+{
+	const struct sa_wire_rec *r = &sa_wire_inform_info, *rr = &sa_wire_inform_info_record;
+	struct env e;
+	struct sa_wire_mad *a;
+	uint8_t ii[SA_II_SIZE], rec[SA_IIR_SIZE] = {0};
+	uint16_t h1, h3;
+	uint64_t g1;
+
+	env_init(&e);
+	h1 = lid_of(&e, "H1", 1);
+	h3 = lid_of(&e, "H3", 1);
+	g1 = guid_of(&e, "H1", 1);
+
+	/* subscribe: the answer is the request */
+	ii_make(ii, 64, 0xffff, 0, 0, true);
+	a = inform(&e, h1, 5, ii);
+	CU_ASSERT_EQUAL(status_of(a), 0);
+	CU_ASSERT_EQUAL(a->hdr.method, SA_METHOD_GET_RESP);
+	CU_ASSERT_EQUAL(a->hdr.attr_id, SA_ATTR_INFORM_INFO);
+	CU_ASSERT_EQUAL(memcmp(a->data, ii, SA_II_SIZE), 0);
+	CU_ASSERT_EQUAL(subscribe(&e, h1, 5, 65, 0xffff, 0, 0), 0);
+	/* the same again: an update, not a third */
+	CU_ASSERT_EQUAL(subscribe(&e, h1, 5, 65, 0xffff, 0, 0), 0);
+	CU_ASSERT_EQUAL(subscriptions_now(&e), 2);
+	/* from another QP of the port it is another subscription */
+	CU_ASSERT_EQUAL(subscribe(&e, h1, 6, 65, 0xffff, 0, 0), 0);
+	CU_ASSERT_EQUAL(subscriptions_now(&e), 3);
+
+	/* InformInfoRecords: H1's three, Enum 0, 1, 2, QPN hidden */
+	gid_put(rec, PREFIX, g1);
+	a = ask(&e, h3, SA_METHOD_GET_TABLE, SA_ATTR_INFORM_INFO_RECORD,
+		1u << SA_IIR_SUBSCRIBER_GID, rec, sizeof(rec));
+	CU_ASSERT_EQUAL(status_of(a), 0);
+	CU_ASSERT_EQUAL(a->attr_offset, 8);
+	unsigned enums = 0;
+	for (unsigned i = 0; i < 3; i++) {
+		const uint8_t *x = a->data + 64 * i;
+
+		CU_ASSERT_EQUAL(sa_wire_bits_get(x, 64, 64), g1);
+		CU_ASSERT_EQUAL(sa_wire_bits_get(x, 0, 64), PREFIX);
+		CU_ASSERT_EQUAL(sa_wire_comp_get(rr, SA_IIR_II + SA_II_QPN, x), 0);
+		enums |= 1u << sa_wire_comp_get(rr, SA_IIR_ENUM, x);
+	}
+	CU_ASSERT_EQUAL(enums, 7);
+	/* by trap number; trusted: the QPN the Reports go to */
+	sa_wire_comp_set(rr, SA_IIR_II + SA_II_TRAP, rec, 64);
+	e.sm_key = SM_KEY;
+	a = ask(&e, h3, SA_METHOD_GET, SA_ATTR_INFORM_INFO_RECORD,
+		1u << SA_IIR_SUBSCRIBER_GID | 1u << (SA_IIR_II + SA_II_TRAP), rec, sizeof(rec));
+	CU_ASSERT_EQUAL(status_of(a), 0);
+	CU_ASSERT_EQUAL(sa_wire_comp_get(rr, SA_IIR_II + SA_II_QPN, a->data), 5);
+	e.sm_key = 0;
+
+	/* unsubscribe; again: nothing to unsubscribe from (the answer keeps Subscribe 0) */
+	ii_make(ii, 64, 0xffff, 0, 0, false);
+	CU_ASSERT_EQUAL(status_of(inform(&e, h1, 5, ii)), 0);
+	CU_ASSERT_EQUAL(subscriptions_now(&e), 2);
+	a = inform(&e, h1, 5, ii);
+	CU_ASSERT_EQUAL(status_of(a), SA_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(sa_wire_comp_get(r, SA_II_SUBSCRIBE, a->data), 0);
+	/* H3 cannot unsubscribe H1 */
+	ii_make(ii, 65, 0xffff, 0, 0, false);
+	CU_ASSERT_EQUAL(status_of(inform(&e, h3, 5, ii)), SA_STATUS_REQ_INVALID);
+
+	/* refused, and answered with Subscribe 0 (o13-13.1.1) */
+	ii_make(ii, 64, 0xffff, 0, 0, true);
+	sa_wire_comp_set(r, SA_II_SUBSCRIBE, ii, 2);
+	a = inform(&e, h1, 5, ii);
+	CU_ASSERT_EQUAL(status_of(a), SA_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(sa_wire_comp_get(r, SA_II_SUBSCRIBE, a->data), 0);
+	CU_ASSERT_EQUAL(sa_wire_comp_get(r, SA_II_TRAP, a->data), 64);
+	ii_make(ii, 256, 0xffff, 0, 0, true); /* a security trap, untrusted */
+	a = inform(&e, h1, 5, ii);
+	CU_ASSERT_EQUAL(status_of(a), SA_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(sa_wire_comp_get(r, SA_II_SUBSCRIBE, a->data), 0);
+	CU_ASSERT_EQUAL(subscribe(&e, h1, 5, 65, 0, 0, 0x999), SA_STATUS_INVALID_GID);
+	CU_ASSERT_EQUAL(subscribe(&e, h1, 5, 65, 9, 8, 0), SA_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(subscribe(&e, 999, 5, 65, 0xffff, 0, 0), SA_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(subscriptions_now(&e), 2);
+	/* Get(InformInfo) is not a thing */
+	a = ask(&e, h1, SA_METHOD_GET, SA_ATTR_INFORM_INFO, 0, ii, SA_II_SIZE);
+	CU_ASSERT_EQUAL(status_of(a), SA_STATUS_BAD_METHOD_ATTR);
+
+	/* at most INFORM_PER_PORT_MAX per port */
+	for (unsigned t = 0; subscriptions_now(&e) < 2 + INFORM_PER_PORT_MAX; t++)
+		CU_ASSERT_EQUAL_FATAL(subscribe(&e, h3, 1, (uint16_t)(100 + t), 0xffff, 0, 0), 0);
+	a = NULL;
+	ii_make(ii, 99, 0xffff, 0, 0, true);
+	a = inform(&e, h3, 1, ii);
+	CU_ASSERT_EQUAL(status_of(a), SA_STATUS_NO_RESOURCES);
+	CU_ASSERT_EQUAL(sa_wire_comp_get(r, SA_II_SUBSCRIBE, a->data), 0);
+	CU_ASSERT_EQUAL(subscribe(&e, h1, 5, 99, 0xffff, 0, 0), 0); /* others still can */
+	env_fini(&e);
+}
+
+/* ---- Reports ------------------------------------------------------------------------------- */
+
+/* The Reports sent since sent[from]: their indexes in e->fk, to LID dlid (0: any). */
+static unsigned reports_to(const struct env *e, unsigned from, uint16_t dlid, unsigned *ret,
+			   unsigned max)
+{
+	unsigned n = 0;
+
+	for (unsigned i = from; i < e->fk.n; i++)
+		if (e->fk.mad[i].hdr.method == SA_METHOD_REPORT &&
+		    (!dlid || e->fk.to[i].dlid == dlid)) {
+			if (n < max)
+				ret[n] = i;
+			n++;
+		}
+	return n;
+}
+
+/* Check Report i: a Notice of trap about GID (prefix, guid), from the SM. */
+static void check_report(const struct env *e, unsigned i, uint16_t trap, const uint8_t *gid)
+{
+	const struct sa_wire_mad *m = &e->fk.mad[i];
+	struct sa_wire_notice n;
+
+	CU_ASSERT_EQUAL(m->hdr.method, 0x06);
+	CU_ASSERT_EQUAL(m->hdr.attr_id, 0x0002);
+	CU_ASSERT_EQUAL(m->hdr.class_version, 2);
+	CU_ASSERT_EQUAL(e->fk.to[i].qkey, 0x80010000u);
+	CU_ASSERT_EQUAL_FATAL(sa_wire_notice_decode(m->data, sizeof(m->data), &n), 0);
+	CU_ASSERT(n.is_generic && n.type == 3 && n.producer == 4);
+	CU_ASSERT_EQUAL(n.trap_num, trap);
+	/* the raw bytes: TrapNumber at 4..5, the GID at 16..31, the SM's GID at 64..79 */
+	CU_ASSERT(m->data[4] == trap >> 8 && m->data[5] == (trap & 0xff));
+	CU_ASSERT_EQUAL(memcmp(m->data + 16, gid, 16), 0);
+	CU_ASSERT_EQUAL(sa_wire_bits_get(m->data + 64, 64, 64), SM_GUID);
+	CU_ASSERT_EQUAL(n.issuer_lid, node_port_lid(&e->cur->fabric->nodes[e->cur->fabric->sm_node],
+						    e->cur->fabric->sm_port));
+}
+
+static void send_report_resp(struct env *e, uint16_t slid, uint64_t tid)
+{
+	struct madio_addr from = {.slid = slid, .qpn = 1};
+	struct sa_wire_mad m = {0};
+	struct wire_mad_hdr h;
+	uint8_t buf[256];
+
+	m.hdr.method = SA_METHOD_REPORT_RESP;
+	m.hdr.attr_id = SA_ATTR_NOTICE;
+	m.hdr.tid = tid;
+	sa_wire_encode(&m, buf, sizeof(buf));
+	wire_mad_hdr_decode(buf, sizeof(buf), &h);
+	sa_recv(e->sa, &from, &h, buf, sizeof(buf));
+}
+
+static void test_inform_reports(void)
+{
+	struct env e;
+	struct sa_stats st;
+	unsigned idx[64], n, mark, before;
+	uint8_t gid3[16];
+	uint16_t h1, h2a, h2b, h3;
+	uint64_t g3;
+
+	env_init(&e);
+	h1 = lid_of(&e, "H1", 1);
+	h2a = lid_of(&e, "H2", 1);
+	h2b = lid_of(&e, "H2", 2);
+	h3 = lid_of(&e, "H3", 1);
+	g3 = guid_of(&e, "H3", 1);
+	gid_put(gid3, PREFIX, g3);
+	/* A: H1 (QP 5), trap 65, every LID; B: H2/1, trap 65, H1's LID only; C: H2/1, trap 64;
+	 * D: H2/2, trap 65 of H3's GID; E: H3, everything; F: H1, trap 66 */
+	CU_ASSERT_EQUAL(subscribe(&e, h1, 5, 65, 0xffff, 0, 0), 0);
+	CU_ASSERT_EQUAL(subscribe(&e, h2a, 1, 65, h1, 0, 0), 0);
+	CU_ASSERT_EQUAL(subscribe(&e, h2a, 1, 64, 0xffff, 0, 0), 0);
+	CU_ASSERT_EQUAL(subscribe(&e, h2b, 1, 65, 0, 0, g3), 0);
+	CU_ASSERT_EQUAL(subscribe(&e, h3, 1, 0xffff, 0xffff, 0, 0), 0);
+	CU_ASSERT_EQUAL(subscriptions_now(&e), 5);
+
+	/* H3 leaves: its subscription goes; A and D get trap 65 about it, nobody else anything */
+	mark = e.fk.n;
+	env_publish(&e, net_less);
+	CU_ASSERT_EQUAL(subscriptions_now(&e), 4);
+	h1 = lid_of(&e, "H1", 1); /* the LIDs of the new snapshot */
+	h2a = lid_of(&e, "H2", 1);
+	h2b = lid_of(&e, "H2", 2);
+	CU_ASSERT_EQUAL(reports_to(&e, mark, 0, idx, 64), 2);
+	CU_ASSERT_EQUAL_FATAL(reports_to(&e, mark, h1, idx, 64), 1);
+	check_report(&e, idx[0], 65, gid3);
+	CU_ASSERT_EQUAL(e.fk.to[idx[0]].qpn, 5);
+	uint64_t tid1 = e.fk.mad[idx[0]].hdr.tid;
+	CU_ASSERT_EQUAL_FATAL(reports_to(&e, mark, h2b, idx, 64), 1);
+	check_report(&e, idx[0], 65, gid3);
+	uint64_t tid2 = e.fk.mad[idx[0]].hdr.tid;
+	bool toggle = e.fk.mad[idx[0]].data[8] >> 7;
+	CU_ASSERT(tid1 != tid2);
+	CU_ASSERT_EQUAL(reports_to(&e, mark, h2a, idx, 64), 0);
+
+	/* H1 answers (a wrong TID, the right one from the wrong port, then right): no more to
+	 * H1; H2/2 does not answer: resent with the same TID and toggle, then given up */
+	send_report_resp(&e, h1, tid1 + 1);
+	send_report_resp(&e, h2a, tid1);
+	sa_get_stats(e.sa, &st);
+	CU_ASSERT_EQUAL(st.reports_acked, 0);
+	send_report_resp(&e, h1, tid1);
+	sa_get_stats(e.sa, &st);
+	CU_ASSERT_EQUAL(st.reports_acked, 1);
+	before = e.fk.n;
+	env_run(&e, 1300);
+	CU_ASSERT_EQUAL(e.fk.n - before, INFORM_REPORT_RETRIES);
+	CU_ASSERT_EQUAL(reports_to(&e, before, h1, idx, 64), 0);
+	n = reports_to(&e, before, h2b, idx, 64);
+	CU_ASSERT_EQUAL(n, INFORM_REPORT_RETRIES);
+	for (unsigned i = 0; i < n && i < 64; i++) {
+		CU_ASSERT_EQUAL(e.fk.mad[idx[i]].hdr.tid, tid2);
+		CU_ASSERT_EQUAL(e.fk.mad[idx[i]].data[8] >> 7, toggle);
+		check_report(&e, idx[i], 65, gid3);
+	}
+	sa_get_stats(e.sa, &st);
+	CU_ASSERT_EQUAL(st.reports_sent, 2 + INFORM_REPORT_RETRIES);
+	CU_ASSERT_EQUAL(st.reports_expired, 1);
+	send_report_resp(&e, h2b, tid2); /* too late: nothing waits for it */
+	sa_get_stats(e.sa, &st);
+	CU_ASSERT_EQUAL(st.reports_acked, 1);
+
+	/* H3 comes back: trap 64 to C only, with a new toggle; answered at once */
+	mark = e.fk.n;
+	env_publish(&e, net_full);
+	h2a = lid_of(&e, "H2", 1);
+	CU_ASSERT_EQUAL(reports_to(&e, mark, 0, idx, 64), 1);
+	CU_ASSERT_EQUAL_FATAL(reports_to(&e, mark, h2a, idx, 64), 1);
+	check_report(&e, idx[0], 64, gid3);
+	CU_ASSERT_NOT_EQUAL(e.fk.mad[idx[0]].data[8] >> 7, toggle);
+	send_report_resp(&e, h2a, e.fk.mad[idx[0]].hdr.tid);
+	before = e.fk.n;
+	env_run(&e, 400);
+	CU_ASSERT_EQUAL(e.fk.n, before);
+	/* the same fabric again: nothing came or went */
+	mark = e.fk.n;
+	env_publish(&e, net_full);
+	CU_ASSERT_EQUAL(e.fk.n, mark);
+	env_fini(&e);
+}
+
+static void test_inform_mcast(void)
+{
+	struct env e;
+	struct sa_stats st;
+	uint8_t mgid[16] = {0xff, 0x12, 0x40, 0x1b}, other[16] = {0xff, 0x12, 0x40, 0x1c}, ii[36];
+	unsigned idx[8], mark;
+	uint16_t h1, h3;
+	int rc = 0;
+
+	env_init(&e);
+	h1 = lid_of(&e, "H1", 1);
+	h3 = lid_of(&e, "H3", 1);
+	mgid[15] = 1;
+	/* H1: trap 66, every LID; H3: trap 67 of that MGID only */
+	CU_ASSERT_EQUAL(subscribe(&e, h1, 1, 66, 0xffff, 0, 0), 0);
+	ii_make(ii, 67, 0, 0, 0, true);
+	memcpy(ii, mgid, 16);
+	CU_ASSERT_EQUAL(status_of(inform(&e, h3, 1, ii)), 0);
+	mark = e.fk.n;
+	CU_ASSERT_EQUAL(sa_inform_report_mcast(e.sa, mgid, 0xc001, true), 0);
+	CU_ASSERT_EQUAL(reports_to(&e, mark, 0, idx, 8), 1);
+	CU_ASSERT_EQUAL_FATAL(reports_to(&e, mark, h1, idx, 8), 1);
+	check_report(&e, idx[0], 66, mgid);
+	mark = e.fk.n;
+	CU_ASSERT_EQUAL(sa_inform_report_mcast(e.sa, other, 0xc002, false), 0);
+	CU_ASSERT_EQUAL(e.fk.n, mark);
+	CU_ASSERT_EQUAL(sa_inform_report_mcast(e.sa, mgid, 0xc001, false), 0);
+	CU_ASSERT_EQUAL_FATAL(reports_to(&e, mark, h3, idx, 8), 1);
+	check_report(&e, idx[0], 67, mgid);
+
+	/* nobody answers: at most INFORM_REPORTS_MAX wait, the rest are dropped */
+	for (unsigned i = 0; i < INFORM_REPORTS_MAX + 10 && !rc; i++)
+		rc = sa_inform_report_mcast(e.sa, other, 0xc002, true);
+	CU_ASSERT_EQUAL(rc, -ENOBUFS);
+	sa_get_stats(e.sa, &st);
+	CU_ASSERT_EQUAL(st.reports_dropped, 1);
+	/* the subscriber leaves: the Reports to it go with it, and there is room again */
+	env_publish(&e, net_less);
+	CU_ASSERT_EQUAL(subscriptions_now(&e), 1);
+	sa_get_stats(e.sa, &st);
+	CU_ASSERT_EQUAL(st.reports_dropped, 1 + 1); /* H3's trap-67 Report, never answered */
+	env_fini(&e);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -553,6 +885,11 @@ int main(void)
 	    {"services: leases expire, refreshed ones later", test_service_lease},
 	    {"services: removed when their port leaves", test_service_port_leaves},
 	    {"services: the limit", test_service_limit},
+	    {"InformInfo: subscribe, unsubscribe, records, refusals, limits",
+	     test_inform_subscribe},
+	    {"Reports: traps 64/65 to who selects them, resent, acked, given up",
+	     test_inform_reports},
+	    {"Reports: traps 66/67, in-flight limit, subscriber gone", test_inform_mcast},
 	    {NULL, NULL},
 	};
 
