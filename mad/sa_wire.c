@@ -635,6 +635,140 @@ int sa_wire_mpath_rec_decode(const uint8_t *rec, size_t len, struct sa_wire_mpat
 	return 0;
 }
 
+/*
+ * ServiceRecord (15.2.5.14): ServiceID, ServiceGID, ServiceP_Key, reserved,
+ * ServiceLease, ServiceKey, ServiceName (64 bytes), ServiceData8[16],
+ * ServiceData16[8], ServiceData32[4], ServiceData64[2]; 176 bytes.  The
+ * component order is OpenSM's IB_SR_COMPMASK_*: every ServiceData element is
+ * a component of its own.  libibmad has the fields up to the name; the data
+ * elements are bit ranges.
+ */
+/* ServiceData<bits>[i]: the arrays start at bits 896, 1024, 1152 and 1280 */
+#define SD(bits, start, i) B("ServiceData" #bits, (start) + (bits) * (i), bits)
+#define SD8(i) SD(8, 896, i)
+#define SD16(i) SD(16, 1024, i)
+#define SD32(i) SD(32, 1152, i)
+#define SD64(i) SD(64, 1280, i)
+static const struct sa_wire_comp service_record_comps[] = {
+    F("ServiceID", IB_SA_SR_ID_F, 0),
+    F("ServiceGID", IB_SA_SR_GID_F, 0),
+    F("ServiceP_Key", IB_SA_SR_PKEY_F, 0),
+    R(208, 16),
+    F("ServiceLease", IB_SA_SR_LEASE_F, 0),
+    F("ServiceKey", IB_SA_SR_KEY_F, 0),
+    F("ServiceName", IB_SA_SR_NAME_F, 0),
+    SD8(0),
+    SD8(1),
+    SD8(2),
+    SD8(3),
+    SD8(4),
+    SD8(5),
+    SD8(6),
+    SD8(7),
+    SD8(8),
+    SD8(9),
+    SD8(10),
+    SD8(11),
+    SD8(12),
+    SD8(13),
+    SD8(14),
+    SD8(15),
+    SD16(0),
+    SD16(1),
+    SD16(2),
+    SD16(3),
+    SD16(4),
+    SD16(5),
+    SD16(6),
+    SD16(7),
+    SD32(0),
+    SD32(1),
+    SD32(2),
+    SD32(3),
+    SD64(0),
+    SD64(1),
+};
+
+const struct sa_wire_rec sa_wire_service_record = {
+    SA_ATTR_SERVICE_RECORD, "ServiceRecord", SA_SR_SIZE, service_record_comps,
+    sizeof(service_record_comps) / sizeof(service_record_comps[0])};
+
+/*
+ * InformInfo (13.4.8.3): GID, LIDRangeBegin, LIDRangeEnd, reserved,
+ * IsGeneric, Subscribe, Type, TrapNumber/DeviceID, QPN, reserved,
+ * RespTimeValue, reserved, ProducerType/VendorID; 36 bytes.  libibmad has no
+ * fields for it.
+ */
+#define II(b, n, offs, len) B(n, (offs) + 8 * (b), len)
+#define IIR(b, offs, len) R((offs) + 8 * (b), len)
+#define INFORM_INFO_COMPS(b)                                                                       \
+	II(b, "GID", 0, 128), II(b, "LIDRangeBegin", 128, 16), II(b, "LIDRangeEnd", 144, 16),      \
+	    IIR(b, 160, 16), II(b, "IsGeneric", 176, 8), II(b, "Subscribe", 184, 8),               \
+	    II(b, "Type", 192, 16), II(b, "TrapNumber", 208, 16), II(b, "QPN", 224, 24),           \
+	    IIR(b, 248, 3), II(b, "RespTimeValue", 251, 5), IIR(b, 256, 8),                        \
+	    II(b, "ProducerType", 264, 24)
+
+static const struct sa_wire_comp inform_info_comps[] = {INFORM_INFO_COMPS(0)};
+
+const struct sa_wire_rec sa_wire_inform_info = {
+    SA_ATTR_INFORM_INFO, "InformInfo", SA_II_SIZE, inform_info_comps,
+    sizeof(inform_info_comps) / sizeof(inform_info_comps[0])};
+
+/*
+ * InformInfoRecord (15.2.5.12): SubscriberGID, Enum, reserved (48 bits),
+ * InformInfo at byte 24, 4 bytes of padding; 64 bytes.  The components are
+ * OpenSM's IB_IIR_COMPMASK_*: the record's three, then InformInfo's.
+ */
+static const struct sa_wire_comp inform_info_record_comps[] = {
+    B("SubscriberGID", 0, 128),
+    B("Enum", 128, 16),
+    R(144, 48),
+    INFORM_INFO_COMPS(SA_IIR_II_OFFS),
+};
+
+const struct sa_wire_rec sa_wire_inform_info_record = {
+    SA_ATTR_INFORM_INFO_RECORD, "InformInfoRecord", SA_IIR_SIZE, inform_info_record_comps,
+    sizeof(inform_info_record_comps) / sizeof(inform_info_record_comps[0])};
+
+/* ---- Notice --------------------------------------------------------------- */
+
+int sa_wire_notice_encode(const struct sa_wire_notice *n, uint8_t *buf, size_t len)
+{
+	if (len < SA_WIRE_NOTICE_SIZE)
+		return -ENOSPC;
+	memset(buf, 0, SA_WIRE_NOTICE_SIZE);
+	mad_set_field(buf, 0, IB_NOTICE_IS_GENERIC_F, n->is_generic);
+	mad_set_field(buf, 0, IB_NOTICE_TYPE_F, n->type);
+	mad_set_field(buf, 0, IB_NOTICE_PRODUCER_F, n->producer);
+	mad_set_field(buf, 0, IB_NOTICE_TRAP_NUMBER_F, n->trap_num);
+	mad_set_field(buf, 0, IB_NOTICE_ISSUER_LID_F, n->issuer_lid);
+	/* libibmad's NoticeCount overlaps the toggle bit: the 15 bits after it are ours */
+	mad_set_field(buf, 0, IB_NOTICE_TOGGLE_F, n->toggle);
+	sa_wire_bits_set(buf, 65, 15, n->count);
+	memcpy(buf + 10, n->data, sizeof(n->data));
+	memcpy(buf + 64, n->issuer_gid, sizeof(n->issuer_gid));
+	return SA_WIRE_NOTICE_SIZE;
+}
+
+int sa_wire_notice_decode(const uint8_t *buf, size_t len, struct sa_wire_notice *ret)
+{
+	struct sa_wire_notice n = {0};
+
+	if (!buf || len < SA_WIRE_NOTICE_SIZE)
+		return -EBADMSG;
+	n.is_generic = mad_get_field((void *)buf, 0, IB_NOTICE_IS_GENERIC_F);
+	n.type = (uint8_t)mad_get_field((void *)buf, 0, IB_NOTICE_TYPE_F);
+	n.producer = mad_get_field((void *)buf, 0, IB_NOTICE_PRODUCER_F);
+	n.trap_num = (uint16_t)mad_get_field((void *)buf, 0, IB_NOTICE_TRAP_NUMBER_F);
+	n.issuer_lid = (uint16_t)mad_get_field((void *)buf, 0, IB_NOTICE_ISSUER_LID_F);
+	n.toggle = mad_get_field((void *)buf, 0, IB_NOTICE_TOGGLE_F);
+	n.count = (uint16_t)sa_wire_bits_get(buf, 65, 15);
+	memcpy(n.data, buf + 10, sizeof(n.data));
+	memcpy(n.issuer_gid, buf + 64, sizeof(n.issuer_gid));
+	*ret = n;
+	return 0;
+}
+
 /* ---- ClassPortInfo ------------------------------------------------------ */
 
 int sa_wire_cpi_encode(const struct sa_wire_cpi *c, uint8_t *data, size_t len)

@@ -165,6 +165,58 @@ extern const struct sa_wire_rec sa_wire_pkey_record;
 extern const struct sa_wire_rec sa_wire_guidinfo_record;
 extern const struct sa_wire_rec sa_wire_path_record;
 extern const struct sa_wire_rec sa_wire_multipath_record;
+extern const struct sa_wire_rec sa_wire_service_record;
+extern const struct sa_wire_rec sa_wire_inform_info_record;
+/*
+ * InformInfo (13.4.8.3) is not a record (a Set of it is not matched by a
+ * ComponentMask), but its fields are laid out the same way: component i is
+ * the i-th field of the IBA's table, reserved ones included; 36 bytes.
+ */
+extern const struct sa_wire_rec sa_wire_inform_info;
+
+/* ServiceRecord (15.2.5.14) components, as OpenSM's IB_SR_COMPMASK_* number them. */
+enum sa_wire_sr_comp {
+	SA_SR_ID = 0,
+	SA_SR_GID = 1,
+	SA_SR_PKEY = 2,
+	SA_SR_LEASE = 4,
+	SA_SR_KEY = 5,
+	SA_SR_NAME = 6,
+	SA_SR_DATA8 = 7,   /* 7..22: ServiceData8[0..15] */
+	SA_SR_DATA16 = 23, /* 23..30 */
+	SA_SR_DATA32 = 31, /* 31..34 */
+	SA_SR_DATA64 = 35, /* 35..36 */
+};
+#define SA_SR_SIZE 176
+#define SA_SR_LEASE_INFINITE 0xFFFFFFFFu
+/* Byte offsets in a ServiceRecord image (the RID is its first 26 bytes). */
+#define SA_SR_GID_OFFS 8
+#define SA_SR_KEY_OFFS 32
+#define SA_SR_NAME_OFFS 48
+#define SA_SR_NAME_LEN 64
+
+/* InformInfo (13.4.8.3) fields, as components of sa_wire_inform_info. */
+enum sa_wire_ii_comp {
+	SA_II_GID = 0,
+	SA_II_LID_BEGIN = 1,
+	SA_II_LID_END = 2,
+	SA_II_IS_GENERIC = 4,
+	SA_II_SUBSCRIBE = 5,
+	SA_II_TYPE = 6,
+	SA_II_TRAP = 7, /* TrapNumber (generic) or DeviceID */
+	SA_II_QPN = 8,
+	SA_II_RESP_TIME = 10,
+	SA_II_PRODUCER = 12, /* ProducerType (generic) or VendorID */
+};
+#define SA_II_SIZE 36
+/* InformInfoRecord (15.2.5.12): SubscriberGID, Enum, reserved, InformInfo at byte 24. */
+enum sa_wire_iir_comp {
+	SA_IIR_SUBSCRIBER_GID = 0,
+	SA_IIR_ENUM = 1,
+	SA_IIR_II = 3, /* InformInfo component i is IIR component 3 + i */
+};
+#define SA_IIR_SIZE 64
+#define SA_IIR_II_OFFS 24
 
 /* The stride of a record in a GetTable answer: its size rounded up to 8 bytes. */
 static inline uint16_t sa_wire_rec_stride(const struct sa_wire_rec *r)
@@ -317,6 +369,28 @@ int sa_wire_mpath_rec_encode(const struct sa_wire_mpath_rec *m, uint8_t *rec, si
  * zeroed.  0, or -EBADMSG when len < 24.
  */
 int sa_wire_mpath_rec_decode(const uint8_t *rec, size_t len, struct sa_wire_mpath_rec *ret);
+/* ---- Notice (14.2.5.1): the data of a Trap, a Report and a ReportResp ---- */
+
+#define SA_WIRE_NOTICE_SIZE 80
+/* DataDetails of traps 64..67 (GID in/out of service, MGID created/deleted): 6 reserved
+ * bytes, then the GID. */
+#define SA_WIRE_NOTICE_GID_OFFS 6
+
+struct sa_wire_notice {
+	bool is_generic;
+	uint8_t type;	   /* 7 bits: 0 fatal .. 4 informational */
+	uint32_t producer; /* ProducerType (generic) or VendorID: 24 bits */
+	uint16_t trap_num; /* TrapNumber (generic) or DeviceID */
+	uint16_t issuer_lid;
+	bool toggle;
+	uint16_t count; /* 15 bits */
+	uint8_t data[54];
+	uint8_t issuer_gid[16];
+};
+/* Encode into buf (len >= 80).  Returns 80 or -ENOSPC. */
+int sa_wire_notice_encode(const struct sa_wire_notice *n, uint8_t *buf, size_t len);
+/* Decode 80 bytes.  -EBADMSG when shorter. */
+int sa_wire_notice_decode(const uint8_t *buf, size_t len, struct sa_wire_notice *ret);
 
 /* ---- ClassPortInfo (13.4.8.1), the SA's -------------------------------- */
 

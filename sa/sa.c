@@ -21,8 +21,10 @@
 
 #include "lib/log.h"
 #include "mad/rmpp.h"
+#include "sa/inform.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
+#include "sa/service.h"
 
 #define SA_GSI_QKEY 0x80010000u
 #define SA_TABLE_MAX 100000 /* records in one GetTable answer at most */
@@ -33,6 +35,8 @@ struct sa {
 	struct rmpp *rmpp; /* NULL without an event loop */
 	const struct snapshot *snap;
 	struct sa_stats st;
+	struct sa_service_db *services; /* service.c */
+	struct sa_inform_db *informs;	/* inform.c */
 };
 
 static int sa_rmpp_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len)
@@ -47,9 +51,9 @@ static const struct {
 	const struct sa_attr *attrs;
 	const unsigned *n;
 } sa_attr_tables[] = {
-    {sa_records_attrs, &sa_records_n_attrs},
-    {sa_tables_attrs, &sa_tables_n_attrs},
-    {sa_pathrec_attrs, &sa_pathrec_n_attrs},
+    {sa_records_attrs, &sa_records_n_attrs}, {sa_tables_attrs, &sa_tables_n_attrs},
+    {sa_pathrec_attrs, &sa_pathrec_n_attrs}, {sa_service_attrs, &sa_service_n_attrs},
+    {sa_inform_attrs, &sa_inform_n_attrs},
 };
 
 static const struct sa_attr *sa_find_attr(uint16_t id)
@@ -76,6 +80,12 @@ struct sa *sa_new(struct event_base *base, const struct sa_ops *ops)
 			return NULL;
 		}
 	}
+	sa->services = sa_service_db_new(sa);
+	sa->informs = sa_inform_db_new(sa);
+	if (!sa->services || !sa->informs) {
+		sa_free(sa);
+		return NULL;
+	}
 	return sa;
 }
 
@@ -83,12 +93,28 @@ void sa_free(struct sa *sa)
 {
 	if (!sa)
 		return;
+	sa_inform_db_free(sa->informs);
+	sa_service_db_free(sa->services);
 	rmpp_free(sa->rmpp);
 	free(sa);
 }
 
+/*
+ * A fabric with no node is a sweep that found nothing (the local port is
+ * down): it says nothing about which ports left, so it neither removes
+ * services and subscriptions nor makes ports appear or disappear.
+ */
+static bool sa_snapshot_known(const struct snapshot *s)
+{
+	return s && s->fabric && s->fabric->n_nodes;
+}
+
 void sa_publish(struct sa *sa, const struct snapshot *snap)
 {
+	if (sa_snapshot_known(snap))
+		sa_service_publish(sa->services, snap);
+	if (sa_snapshot_known(snap) && sa_snapshot_known(sa->snap))
+		sa_inform_publish(sa->informs, sa->snap, snap);
 	sa->snap = snap;
 }
 
@@ -102,6 +128,42 @@ void sa_get_stats(const struct sa *sa, struct sa_stats *ret)
 		ret->rmpp_transfers = rs.started;
 		ret->rmpp_aborted = rs.aborted + rs.timeouts;
 	}
+	sa_service_get_stats(sa->services, ret);
+	sa_inform_get_stats(sa->informs, ret);
+}
+
+struct event_base *sa_event_base(const struct sa *sa)
+{
+	return sa->base;
+}
+
+const struct snapshot *sa_snapshot(const struct sa *sa)
+{
+	return sa->snap;
+}
+
+struct sa_service_db *sa_services(const struct sa *sa)
+{
+	return sa->services;
+}
+
+struct sa_inform_db *sa_informs(const struct sa *sa)
+{
+	return sa->informs;
+}
+
+bool sa_query_trusted(const struct sa_query *q)
+{
+	struct sa_sm_info si;
+
+	sa_sm_info(q->sa, &si);
+	return si.sm_key && q->mad->sm_key == si.sm_key;
+}
+
+uint64_t sa_subnet_prefix(const struct snapshot *snap)
+{
+	return snap && snap->fabric->subnet_prefix ? snap->fabric->subnet_prefix
+						   : 0xfe80000000000000ULL;
 }
 
 void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret)
@@ -189,9 +251,19 @@ static void sa_send(struct sa *sa, const struct madio_addr *from, const struct s
 	struct madio_dest to = {from->slid, from->qpn, SA_GSI_QKEY, from->sl};
 	uint8_t buf[WIRE_MAD_SIZE];
 
-	if (sa_wire_encode(resp, buf, sizeof(buf)) < 0 || !sa->ops.send ||
-	    sa->ops.send(sa->ops.ctx, &to, buf, len) < 0)
+	if (sa_wire_encode(resp, buf, sizeof(buf)) < 0)
 		sa->st.send_errors++;
+	else
+		sa_send_mad(sa, &to, buf, len);
+}
+
+int sa_send_mad(struct sa *sa, const struct madio_dest *to, const uint8_t *mad, size_t len)
+{
+	int r = sa->ops.send ? sa->ops.send(sa->ops.ctx, to, mad, len) : -ENOTCONN;
+
+	if (r < 0)
+		sa->st.send_errors++;
+	return r < 0 ? r : 0;
 }
 
 /* Whether method's answer is a table (GetTableResp, GetMultiResp). */
@@ -336,6 +408,10 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 			  "multi-segment requests are not served");
 		return;
 	}
+	if (req.hdr.method == SA_METHOD_REPORT_RESP) {
+		sa_inform_report_resp(sa->informs, from, &req);
+		return;
+	}
 	if (req.hdr.method & WIRE_METHOD_RESP) {
 		/* a response to nothing we asked (RMPP ACKs come with RMPP) */
 		sa->st.malformed++;
@@ -413,6 +489,10 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 	} else if (status == SA_STATUS_TOO_MANY_RECORDS) {
 		sa_answer(sa, from, &req, status, NULL);
 	} else {
+		/* the handler's image of a refused request, if it made one (o13-13.1.1) */
+		if (res.n)
+			memcpy(req.data, res.buf,
+			       res.stride < sizeof(req.data) ? res.stride : sizeof(req.data));
 		sa_refuse(sa, from, &req, status, "invalid query");
 	}
 	free(res.buf);

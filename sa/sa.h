@@ -34,6 +34,14 @@ struct sa_sm_info {
 	uint8_t state; /* SMInfo:SMState */
 };
 
+/*
+ * A Report (method 0x06) waits for its ReportResp: the kernel hands a
+ * response only to a request sent with a timeout, so ops.send gives Reports
+ * this one.  The SA resends by its own timer; the kernel's expiry of a
+ * Report is of no interest.
+ */
+#define SA_REPORT_WAIT_MS 4000
+
 struct sa_ops {
 	/* Send one MAD (a response or a report) to a destination.  0 or -errno. */
 	int (*send)(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len);
@@ -43,14 +51,20 @@ struct sa_ops {
 };
 
 struct sa_stats {
-	uint64_t queries;	 /* SA MADs received */
-	uint64_t answered;	 /* with a record or records */
-	uint64_t errors;	 /* answered with an error status */
-	uint64_t malformed;	 /* dropped: not an SA MAD at all */
-	uint64_t truncated;	 /* GetTable answers cut to one MAD (no event loop, no RMPP) */
-	uint64_t rmpp_transfers; /* GetTable answers sent as RMPP transfers */
-	uint64_t rmpp_aborted;	 /* of those: aborted or timed out */
-	uint64_t send_errors;	 /* answers that could not be sent */
+	uint64_t queries;	  /* SA MADs received */
+	uint64_t answered;	  /* with a record or records */
+	uint64_t errors;	  /* answered with an error status */
+	uint64_t malformed;	  /* dropped: not an SA MAD at all */
+	uint64_t truncated;	  /* GetTable answers cut to one MAD (no event loop, no RMPP) */
+	uint64_t rmpp_transfers;  /* GetTable answers sent as RMPP transfers */
+	uint64_t rmpp_aborted;	  /* of those: aborted or timed out */
+	uint64_t send_errors;	  /* answers that could not be sent */
+	uint64_t services;	  /* registered now (sa/service.c) */
+	uint64_t subscriptions;	  /* InformInfo subscriptions now (sa/inform.c) */
+	uint64_t reports_sent;	  /* Report(Notice) MADs sent, resends included */
+	uint64_t reports_acked;	  /* Reports answered by a ReportResp */
+	uint64_t reports_expired; /* given up: no ReportResp after the retries */
+	uint64_t reports_dropped; /* not sent: too many in flight, or no LID to send to */
 };
 
 /* NULL on ENOMEM.  ops is copied. */
@@ -65,7 +79,11 @@ void sa_free(struct sa *sa);
  */
 void sa_publish(struct sa *sa, const struct snapshot *snap);
 
-/* A dispatch handler for every SA MAD (class 0x03) that is not a response; ctx is the SA. */
+/*
+ * A dispatch handler for every SA MAD (class 0x03) that is not a response,
+ * and for ReportResp (method 0x86); ctx is the SA.  Other responses are
+ * dropped (counted as malformed).
+ */
 void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr *hdr,
 	     const uint8_t *buf, size_t len);
 

@@ -10,6 +10,8 @@
  *              GUIDInfo
  *   pathrec.c  PathRecord (Get, GetTable) and MultiPathRecord (GetMulti),
  *              over path.c's computation
+ *   service.c  the service database (ServiceRecord), see service.h
+ *   inform.c   subscriptions (InformInfo, InformInfoRecord), Reports, see inform.h
  */
 #ifndef IBSMD_SA_INT_H
 #define IBSMD_SA_INT_H
@@ -81,7 +83,28 @@ extern const unsigned sa_tables_n_attrs;
 extern const struct sa_attr sa_pathrec_attrs[];
 extern const unsigned sa_pathrec_n_attrs;
 
+/* service.c */
+extern const struct sa_attr sa_service_attrs[];
+extern const unsigned sa_service_n_attrs;
+/* inform.c */
+extern const struct sa_attr sa_inform_attrs[];
+extern const unsigned sa_inform_n_attrs;
+
 /* The SM's info through the ops (sa.c). */
 void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret);
+
+/*
+ * For the files of the SA that keep state and send on their own (sa.c): the
+ * event loop (NULL when the SA was made without one: no timers), the
+ * published snapshot (NULL before the first), a MAD sent through ops.send (0
+ * or -errno, counted in send_errors), whether a query is trusted (carries the
+ * SM's SM_Key, 15.4.1; never while that key is 0), and the subnet prefix of
+ * the GIDs of snap's fabric (0xfe80:: when it has none).
+ */
+struct event_base *sa_event_base(const struct sa *sa);
+const struct snapshot *sa_snapshot(const struct sa *sa);
+int sa_send_mad(struct sa *sa, const struct madio_dest *to, const uint8_t *mad, size_t len);
+bool sa_query_trusted(const struct sa_query *q);
+uint64_t sa_subnet_prefix(const struct snapshot *snap);
 
 #endif

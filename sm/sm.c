@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "mad/dispatch.h"
+#include "mad/sa_wire.h"
 #include "mad/wire.h"
 #include "lib/log.h"
 #include "sm/offline.h"
@@ -62,8 +63,11 @@ static int sm_conf_appliers_init(struct sm *sm);
 static int sm_sa_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len)
 {
 	struct sm *sm = ctx;
+	struct wire_mad_hdr h;
+	bool report = wire_mad_hdr_decode(mad, len, &h) == 0 && h.method == SA_METHOD_REPORT;
 
-	return madio_send(sm->io, to, mad, len, 0);
+	/* a Report waits for its ReportResp: only then does the kernel hand it to us */
+	return madio_send(sm->io, to, mad, len, report ? SA_REPORT_WAIT_MS : 0);
 }
 
 static void sm_sa_sm_info(void *ctx, struct sa_sm_info *ret)
@@ -124,7 +128,9 @@ static void sm_recv(void *ctx, int mgmt_class, int status, const struct madio_ad
 	if (status) {
 		/* a send that failed (umad2sim: the simulator dropped it) */
 		if (wire_mad_hdr_decode(buf, len, &hdr) == 0) {
-			xact_send_failed(sm->xe, hdr.tid);
+			/* the SA's Reports are resent by the SA's own timer */
+			if (!(hdr.mgmt_class == WIRE_CLASS_SA && hdr.method == SA_METHOD_REPORT))
+				xact_send_failed(sm->xe, hdr.tid);
 			return;
 		}
 	} else if (dispatch_input(sm->disp, from, buf, len) != -EBADMSG) {
@@ -183,6 +189,8 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	sm->disp = sm->sa ? sm_dispatch_new(sm) : NULL;
 	if (!sm->disp ||
 	    dispatch_register(sm->disp, WIRE_CLASS_SA, DISPATCH_ANY_METHOD, DISPATCH_ANY_ATTR,
+			      sa_recv, sm->sa) < 0 ||
+	    dispatch_register(sm->disp, WIRE_CLASS_SA, SA_METHOD_REPORT_RESP, DISPATCH_ANY_ATTR,
 			      sa_recv, sm->sa) < 0 ||
 	    hook_add(&sm->hooks.published, sm_on_published, sm) < 0) {
 		snprintf(err, err_len, "out of memory setting up MAD dispatch");

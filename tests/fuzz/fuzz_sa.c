@@ -9,12 +9,16 @@
  *  - the server answers every query it decodes as a request (never silence,
  *    at most one answer), from a fixed snapshot, and each answer is itself a
  *    well-formed SA response with the query's TID;
- *  - the component-mask matcher never reads past a record image;
+ *  - the component-mask matcher never reads past a record image (the largest,
+ *    ServiceRecord, included);
  *  - the PathRecord and MultiPathRecord decoders read only the bytes they
  *    are given (the data after the SA header, exactly sized) and refuse a
  *    short image; decode -> encode keeps every component and GID.
  * The PathRecord and MultiPathRecord seeds (pr_*, mpr_*) reach sa/pathrec.c
  * and sa/path.c through the server.
+ *  - a Notice decodes from any 80 bytes and encodes back to them;
+ *  - Sets of ServiceRecords and InformInfo (kept across inputs, bounded by the
+ *    SA's limits) and ReportResps change nothing of the above.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -97,6 +101,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   m.sm_key == m2.sm_key && !memcmp(m.data, m2.data, sizeof(m.data)));
 		/* a record image is as long as its record: match it against the MAD's data */
 		sa_wire_match(&sa_wire_portinfo_record, m.data, m.data + 100, m.comp_mask);
+		sa_wire_match(&sa_wire_service_record, m.data,
+			      m.data + SA_WIRE_DATA_SIZE - sa_wire_service_record.size,
+			      m.comp_mask);
+		sa_wire_match(&sa_wire_inform_info_record, m.data, m.data + 100, m.comp_mask);
+		struct sa_wire_notice n;
+		uint8_t img[SA_WIRE_NOTICE_SIZE];
+		FUZZ_CHECK(sa_wire_notice_decode(m.data, sizeof(m.data), &n) == 0);
+		FUZZ_CHECK(sa_wire_notice_encode(&n, img, sizeof(img)) == SA_WIRE_NOTICE_SIZE);
+		FUZZ_CHECK(!memcmp(img, m.data, sizeof(img)));
 	}
 	if (size >= SA_WIRE_HDR_SIZE) {
 		const uint8_t *rec = copy + SA_WIRE_HDR_SIZE;
