@@ -101,6 +101,22 @@ check "Get without a key matching many -> ERR_TOO_MANY_RECORDS 0x0400" \
 check "garbage gets an answer too" test -n "$(status_of --garbage)"
 check "bad queries are logged" grep -q "SA: .* refused (status 0x000c)" "$T/smd.err"
 check "the daemon goes on" kill -0 "$SM_PID"
+
+# ---- a flood of queries does not hold up a sweep ------------------------------------
+FLOOD="$top_builddir/tests/saflood"
+(cd "$T" && LD_PRELOAD="$UMAD2SIM" timeout 120 "$FLOOD" --sa-lid "$SMLID" --attr nr \
+	--lids "1-$(python3 -c 'import json,sys; print(max(l["lid"] for l in json.load(open(sys.argv[1]))))' "$T/lids.json")" \
+	--count 40000 --window 32 >"$T/flood.json" 2>/dev/null) &
+FLOOD_PID=$!
+PIDS+=("$FLOOD_PID")
+sleep 0.3
+S0=$(jctl status | jget 'j["sweeps"]')
+check "a sweep ordered during the flood completes" bash -c "timeout 30 '$SMCTL' --socket '$SM_SOCK' --json sweep | grep -q '\"status\": \"ok\"'"
+check "and counts ($S0 -> $(jctl status | jget 'j["sweeps"]'))" test "$(jctl status | jget 'j["sweeps"]')" -gt "$S0"
+wait "$FLOOD_PID"
+check "every one of 40000 flooded queries was answered" \
+	test "$(jget 'j["answered"], j["timeouts"], j["errors"]' <"$T/flood.json")" = "(40000, 0, 0)"
+log "flood: $(cat "$T/flood.json")"
 check "and still answers the SA" test "$(sq SMIR | field SMState)" = 3
 check "SIGTERM stops it cleanly" sm_stop
 finish
