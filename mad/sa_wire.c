@@ -338,6 +338,18 @@ const struct sa_wire_rec sa_wire_lft_record = {
     SA_ATTR_LFT_RECORD, "LinearForwardingTableRecord", 72, lft_record_comps,
     sizeof(lft_record_comps) / sizeof(lft_record_comps[0])};
 
+/*
+ * MulticastForwardingTableRecord (15.2.5.8): LID, Position (4 bits),
+ * reserved (3), BlockNum (9), reserved, 32 port masks of 16 bits; 72 bytes.
+ */
+static const struct sa_wire_comp mft_record_comps[] = {
+    B("LID", 0, 16), B("Position", 16, 4), R(20, 3), B("BlockNum", 23, 9), R(32, 32),
+};
+
+const struct sa_wire_rec sa_wire_mft_record = {
+    SA_ATTR_MFT_RECORD, "MulticastForwardingTableRecord", 72, mft_record_comps,
+    sizeof(mft_record_comps) / sizeof(mft_record_comps[0])};
+
 /* SLtoVLMappingTableRecord (15.2.5.4): LID, InputPortNum, OutputPortNum, reserved, table; 16. */
 static const struct sa_wire_comp sl2vl_record_comps[] = {
     B("LID", 0, 16),

@@ -159,6 +159,7 @@ extern const struct sa_wire_rec sa_wire_link_record;
 extern const struct sa_wire_rec sa_wire_sminfo_record;
 extern const struct sa_wire_rec sa_wire_switchinfo_record;
 extern const struct sa_wire_rec sa_wire_lft_record;
+extern const struct sa_wire_rec sa_wire_mft_record;
 extern const struct sa_wire_rec sa_wire_sl2vl_record;
 extern const struct sa_wire_rec sa_wire_vlarb_record;
 extern const struct sa_wire_rec sa_wire_pkey_record;

@@ -37,6 +37,7 @@ struct sa {
 	struct sa_stats st;
 	struct sa_service_db *services; /* service.c */
 	struct sa_inform_db *informs;	/* inform.c */
+	struct mft_set *const *mfts;	/* where sm/mfts.c keeps what the switches' MFTs hold */
 };
 
 static int sa_rmpp_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len)
@@ -130,6 +131,16 @@ void sa_get_stats(const struct sa *sa, struct sa_stats *ret)
 	}
 	sa_service_get_stats(sa->services, ret);
 	sa_inform_get_stats(sa->informs, ret);
+}
+
+void sa_set_mfts(struct sa *sa, struct mft_set *const *mfts)
+{
+	sa->mfts = mfts;
+}
+
+const struct mft_set *sa_mfts(const struct sa *sa)
+{
+	return sa->mfts ? *sa->mfts : NULL;
 }
 
 struct event_base *sa_event_base(const struct sa *sa)

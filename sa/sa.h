@@ -89,4 +89,13 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 
 void sa_get_stats(const struct sa *sa, struct sa_stats *ret);
 
+struct mft_set;
+/*
+ * Where the MFTs the switches were last given are kept, by switch GUID
+ * (fabric/mft.h; the owner, sm/mfts.c, may replace the set, so the SA reads
+ * through the pointer each time): the source of
+ * MulticastForwardingTableRecords.  NULL, or *mfts NULL: none.
+ */
+void sa_set_mfts(struct sa *sa, struct mft_set *const *mfts);
+
 #endif

@@ -90,6 +90,9 @@ extern const unsigned sa_service_n_attrs;
 extern const struct sa_attr sa_inform_attrs[];
 extern const unsigned sa_inform_n_attrs;
 
+/* The MFTs handed to sa_set_mfts, or NULL. */
+const struct mft_set *sa_mfts(const struct sa *sa);
+
 /* The SM's info through the ops (sa.c). */
 void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret);
 

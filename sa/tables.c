@@ -1,18 +1,20 @@
 /*
  * The SA's records of the tables the SM programs (IBA 1.4 vol 1, 15.2.5):
- * LinearForwardingTableRecord, SLtoVLMappingTableRecord,
- * VLArbitrationTableRecord, P_KeyTableRecord, GUIDInfoRecord.
+ * LinearForwardingTableRecord, MulticastForwardingTableRecord,
+ * SLtoVLMappingTableRecord, VLArbitrationTableRecord, P_KeyTableRecord,
+ * GUIDInfoRecord.
  *
  * They say what the SM programmed, from the published snapshot: the LFTs of
- * its routes; SL-to-VL maps and VL arbitration where the routing uses more
- * than one VL (elsewhere the SM leaves the ports' tables alone and has no
- * record of them to give); P_Key 0xFFFF at index 0 (the default partition,
- * the only one the SM sets today) and the port GUID at GUID index 0 (GUIDCap
- * 1 is all the SM assigns) for every port with a LID.
+ * its routes; the MFTs the switches were last given (kept by sm/mfts.c, by
+ * switch GUID, handed to the SA with sa_set_mfts); SL-to-VL maps and VL arbitration where the
+ * routing uses more than one VL (elsewhere the SM leaves the ports' tables alone and has no record
+ * of them to give); P_Key 0xFFFF at index 0 (the default partition, the only one the SM sets today)
+ * and the port GUID at GUID index 0 (GUIDCap 1 is all the SM assigns) for every port with a LID.
  */
 #include <string.h>
 #include <infiniband/mad.h>
 
+#include "fabric/mft.h"
 #include "mad/wire.h"
 #include "sa/sa_int.h"
 
@@ -69,6 +71,46 @@ static uint16_t lft_get(struct sa_query *q, struct sa_result *res)
 				rec[8 + i] = lid <= top ? r->lft[ni][lid] : LFT_NO_PORT;
 			}
 			sa_query_offer(q, res, rec);
+		}
+	}
+	return SA_STATUS_OK;
+}
+
+/* ---- MulticastForwardingTableRecord ------------------------------------------------ */
+
+static uint16_t mft_get(struct sa_query *q, struct sa_result *res)
+{
+	const struct fabric *f = q->snap->fabric;
+	const struct mft_set *known = sa_mfts(q->sa);
+	uint32_t first, end;
+
+	if (!known)
+		return SA_STATUS_OK;
+	node_range(q, &first, &end);
+	for (uint32_t ni = first; ni < end && !sa_result_full(res); ni++) {
+		const struct node *n = &f->nodes[ni];
+		const struct mft *t;
+
+		if (!node_is_switch(n) || !n->ports[0].lid || !(t = mft_set_get(known, n->guid)))
+			continue;
+		for (uint16_t b = 0; b < t->n_blocks && !sa_result_full(res); b++) {
+			for (uint8_t pos = 0; pos < t->n_pos; pos++) {
+				uint8_t rec[SA_WIRE_REC_MAX] = {0};
+				uint16_t masks[MFT_BLOCK];
+				bool used = false;
+
+				mft_block(t, b, pos, masks);
+				for (unsigned i = 0; i < MFT_BLOCK; i++)
+					used |= masks[i] != 0;
+				if (!used) /* only the blocks that hold a group */
+					continue;
+				sa_wire_bits_set(rec, 0, 16, n->ports[0].lid);
+				sa_wire_bits_set(rec, 16, 4, pos);
+				sa_wire_bits_set(rec, 23, 9, b);
+				for (unsigned i = 0; i < MFT_BLOCK; i++)
+					sa_wire_bits_set(rec, 64 + 16 * i, 16, masks[i]);
+				sa_query_offer(q, res, rec);
+			}
 		}
 	}
 	return SA_STATUS_OK;
@@ -221,6 +263,7 @@ static uint16_t guidinfo_get(struct sa_query *q, struct sa_result *res)
 
 const struct sa_attr sa_tables_attrs[] = {
     {SA_ATTR_LFT_RECORD, &sa_wire_lft_record, lft_get, NULL, NULL, false},
+    {SA_ATTR_MFT_RECORD, &sa_wire_mft_record, mft_get, NULL, NULL, false},
     {SA_ATTR_SL2VL_RECORD, &sa_wire_sl2vl_record, sl2vl_get, NULL, NULL, false},
     {SA_ATTR_VLARB_RECORD, &sa_wire_vlarb_record, vlarb_get, NULL, NULL, false},
     {SA_ATTR_PKEY_RECORD, &sa_wire_pkey_record, pkey_get, NULL, NULL, false},

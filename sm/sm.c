@@ -186,6 +186,8 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 		goto fail;
 	}
 	sm->sa = sa_new(base, &(struct sa_ops){sm_sa_send, sm_sa_sm_info, sm});
+	if (sm->sa)
+		sa_set_mfts(sm->sa, &sm->mfts.known);
 	sm->disp = sm->sa ? sm_dispatch_new(sm) : NULL;
 	if (!sm->disp ||
 	    dispatch_register(sm->disp, WIRE_CLASS_SA, DISPATCH_ANY_METHOD, DISPATCH_ANY_ATTR,

@@ -13,6 +13,7 @@
 #include <event2/event.h>
 #include <infiniband/mad.h>
 
+#include "fabric/mft.h"
 #include "fabric/snapshot.h"
 #include "mad/sa_wire.h"
 #include "routing/routing.h"
@@ -490,6 +491,41 @@ static void test_server_rmpp(void)
 	event_base_free(base);
 }
 
+/* MulticastForwardingTableRecords: the blocks of the switches' MFTs that hold a group. */
+static void test_server_mft(void)
+{
+	struct env e;
+	struct mft_set *known = mft_set_new();
+	struct mft *t;
+	struct sa_wire_mad *a;
+	uint8_t rec[SA_WIRE_REC_MAX] = {0};
+	uint32_t s1;
+
+	env_init(&e);
+	sa_publish(e.sa, e.snap);
+	s1 = testutil_find_desc(e.snap->fabric, "S1");
+	/* no MFTs known: no records */
+	a = ask(&e, SA_METHOD_GET_TABLE, SA_ATTR_MFT_RECORD, 0, NULL, 0);
+	CU_ASSERT_EQUAL(a->attr_offset, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(known);
+	sa_set_mfts(e.sa, &known);
+	t = mft_new(e.snap->fabric->nodes[s1].nports, 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(mft_set_port(t, 0xC021, 3), 0); /* block 1, position 0 */
+	CU_ASSERT_EQUAL(mft_set_port(t, 0xC021, 1), 0);
+	CU_ASSERT_EQUAL(mft_set_put(known, e.snap->fabric->nodes[s1].guid, t), 0);
+	sa_wire_bits_set(rec, 0, 16, e.snap->fabric->nodes[s1].ports[0].lid);
+	a = ask(&e, SA_METHOD_GET_TABLE, SA_ATTR_MFT_RECORD, 1, rec, 72);
+	CU_ASSERT_EQUAL_FATAL(a->hdr.status, 0);
+	CU_ASSERT_EQUAL(e.fk.len[e.fk.n - 1], 56 + 72); /* only the block holding the group */
+	CU_ASSERT_EQUAL(sa_wire_bits_get(a->data, 16, 4), 0);
+	CU_ASSERT_EQUAL(sa_wire_bits_get(a->data, 23, 9), 1);
+	CU_ASSERT_EQUAL(sa_wire_bits_get(a->data, 64 + 16 * 1, 16), 1u << 3 | 1u << 1);
+	CU_ASSERT_EQUAL(sa_wire_bits_get(a->data, 64, 16), 0);
+	env_fini(&e);
+	mft_set_free(known);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -500,6 +536,7 @@ int main(void)
 	    {"server: bad queries get their status", test_server_bad_queries},
 	    {"server: the VL and LFT tables programmed", test_server_vl_tables},
 	    {"server: large answers as RMPP", test_server_rmpp},
+	    {"server: MFT records", test_server_mft},
 	    {NULL, NULL},
 	};
 
