@@ -38,6 +38,8 @@ struct xact_req {
 	};
 	void *arg;
 	bool addressed;
+	unsigned timeout_ms; /* 0: the engine's */
+	int retries;	     /* < 0: the engine's */
 };
 
 struct xact_queue {
@@ -52,6 +54,7 @@ struct xact_slot {
 	bool busy;
 	enum xact_lane lane;
 	unsigned tries_left;
+	unsigned timeout_ms; /* per attempt */
 	uint32_t seq;
 	uint64_t tid;
 	uint8_t mgmt_class; /* a response must have these */
@@ -145,10 +148,10 @@ static void req_complete(struct xact_req *r, int status, const uint8_t *req_buf,
 static void slot_transmit(struct xact_slot *s)
 {
 	struct xact_engine *xe = s->xe;
-	struct timeval tv = {xe->opts.timeout_ms / 1000, (xe->opts.timeout_ms % 1000) * 1000};
+	struct timeval tv = {s->timeout_ms / 1000, (s->timeout_ms % 1000) * 1000};
 
 	xe->st.sent++;
-	if (xe->send(xe->send_ctx, &s->to, s->buf, WIRE_MAD_SIZE, xe->opts.timeout_ms) < 0)
+	if (xe->send(xe->send_ctx, &s->to, s->buf, WIRE_MAD_SIZE, s->timeout_ms) < 0)
 		xe->st.send_errors++;
 	evtimer_add(s->timer, &tv);
 }
@@ -312,7 +315,8 @@ static void slot_start(struct xact_engine *xe, enum xact_lane lane, struct xact_
 	s->req = *r;
 	s->seq = ++xe->seq & ((1u << (32 - SLOT_BITS)) - 1);
 	s->tid = (uint64_t)xe->tid_high << 32 | s->seq << SLOT_BITS | idx;
-	s->tries_left = xe->opts.retries;
+	s->tries_left = r->retries >= 0 ? (unsigned)r->retries : xe->opts.retries;
+	s->timeout_ms = r->timeout_ms ? r->timeout_ms : xe->opts.timeout_ms;
 	if (r->addressed) {
 		/* checked by xact_submit_mad: the header decodes */
 		memcpy(s->buf, r->a.mad, WIRE_MAD_SIZE);
@@ -372,19 +376,28 @@ static int xact_enqueue(struct xact_engine *xe, enum xact_lane lane, const struc
 	return 0;
 }
 
-int xact_submit_lane(struct xact_engine *xe, enum xact_lane lane, const struct wire_smp *req,
-		     xact_done_fn done, void *arg)
+int xact_submit_timed(struct xact_engine *xe, enum xact_lane lane, const struct wire_smp *req,
+		      unsigned timeout_ms, int retries, xact_done_fn done, void *arg)
 {
 	uint8_t probe[WIRE_MAD_SIZE];
 	struct xact_req r;
 
-	if (!xe || !req || !lane_is_valid(lane) || wire_smp_encode(req, probe, sizeof(probe)) < 0)
+	if (!xe || !req || !lane_is_valid(lane) || timeout_ms > XACT_TIMEOUT_MAX_MS ||
+	    retries > XACT_RETRIES_MAX || wire_smp_encode(req, probe, sizeof(probe)) < 0)
 		return -EINVAL;
 	memset(&r, 0, sizeof(r));
 	r.smp = *req;
 	r.done = done;
 	r.arg = arg;
+	r.timeout_ms = timeout_ms;
+	r.retries = retries < 0 ? -1 : retries;
 	return xact_enqueue(xe, lane, &r);
+}
+
+int xact_submit_lane(struct xact_engine *xe, enum xact_lane lane, const struct wire_smp *req,
+		     xact_done_fn done, void *arg)
+{
+	return xact_submit_timed(xe, lane, req, 0, -1, done, arg);
 }
 
 int xact_submit(struct xact_engine *xe, const struct wire_smp *req, xact_done_fn done, void *arg)
@@ -421,6 +434,7 @@ int xact_submit_mad(struct xact_engine *xe, enum xact_lane lane, const struct ma
 	    (h.method & WIRE_METHOD_RESP) || !dest_fits(&h, mad, to))
 		return -EINVAL;
 	memset(&r, 0, sizeof(r));
+	r.retries = -1;
 	r.addressed = true;
 	r.a.to = *to;
 	r.mad_done = done;

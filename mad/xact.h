@@ -28,6 +28,8 @@
 
 #define XACT_WINDOW_MAX 1024
 #define XACT_CONTROL_SLOTS 8 /* the control lane's, beyond the bulk window */
+#define XACT_TIMEOUT_MAX_MS 60000
+#define XACT_RETRIES_MAX 20
 
 struct xact_engine;
 
@@ -103,6 +105,14 @@ int xact_submit(struct xact_engine *xe, const struct wire_smp *req, xact_done_fn
 /* The same on either lane. */
 int xact_submit_lane(struct xact_engine *xe, enum xact_lane lane, const struct wire_smp *req,
 		     xact_done_fn done, void *arg);
+/*
+ * The same with a timeout per attempt (0: the engine's; at most
+ * XACT_TIMEOUT_MAX_MS) and a number of retries (< 0: the engine's; at most
+ * XACT_RETRIES_MAX) of its own: an SMInfo poll that must fail within its
+ * polling interval, not after the engine's retries.  -EINVAL beyond those.
+ */
+int xact_submit_timed(struct xact_engine *xe, enum xact_lane lane, const struct wire_smp *req,
+		      unsigned timeout_ms, int retries, xact_done_fn done, void *arg);
 
 /*
  * Queue an addressed request: mad is a whole WIRE_MAD_SIZE request (base

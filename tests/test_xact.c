@@ -642,6 +642,64 @@ static void test_timeout_retries(void)
 	free(log);
 }
 
+/*
+ * A request with its own timeout and retries (an SMInfo poll): it fails
+ * after its one attempt of 30 ms while the engine's are 500 ms x 3, and the
+ * engine's stay in force for the others; out-of-range values are refused.
+ */
+static void test_timed_submit(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 500, .retries = 3};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 1);
+	const uint8_t path[2] = {0, 1};
+	struct wire_smp s;
+	double t0;
+
+	CU_ASSERT_FATAL(wire_smp_init_dr(&s, WIRE_GET, WIRE_ATTR_SM_INFO, 7, path, 1) == 0);
+	CU_ASSERT_EQUAL(
+	    xact_submit_timed(fk->xe, XACT_CONTROL, &s, XACT_TIMEOUT_MAX_MS + 1, 0, on_done, NULL),
+	    -EINVAL);
+	CU_ASSERT_EQUAL(
+	    xact_submit_timed(fk->xe, XACT_CONTROL, &s, 30, XACT_RETRIES_MAX + 1, on_done, NULL),
+	    -EINVAL);
+	fk->drop_mod = 7;
+	args[7].log = log;
+	args[7].idx = 7;
+	t0 = testutil_now_ms();
+	CU_ASSERT_EQUAL_FATAL(xact_submit_timed(fk->xe, XACT_CONTROL, &s, 30, 0, on_done, &args[7]),
+			      0);
+	run(fk, 3000);
+	CU_ASSERT_EQUAL(log->rec[7].calls, 1);
+	CU_ASSERT_EQUAL(log->rec[7].status, -ETIMEDOUT);
+	CU_ASSERT_EQUAL(fk->sends_mod[7], 1);
+	CU_ASSERT(testutil_now_ms() - t0 >= 25);
+	CU_ASSERT(testutil_now_ms() - t0 < 400);
+	/* one retry of its own: two sends */
+	s.attr_mod = 8;
+	fk->drop_mod = 8;
+	args[8].log = log;
+	args[8].idx = 8;
+	log->stop_at = 2;
+	CU_ASSERT_EQUAL_FATAL(xact_submit_timed(fk->xe, XACT_BULK, &s, 20, 1, on_done, &args[8]),
+			      0);
+	run(fk, 3000);
+	CU_ASSERT_EQUAL(fk->sends_mod[8], 2);
+	CU_ASSERT_EQUAL(log->rec[8].status, -ETIMEDOUT);
+	/* defaults (0, -1) are the engine's: answered requests are unaffected */
+	fk->drop_mod = DROP_ALL - 1;
+	s.attr_mod = 9;
+	args[9].log = log;
+	args[9].idx = 9;
+	log->stop_at = 3;
+	CU_ASSERT_EQUAL_FATAL(xact_submit_timed(fk->xe, XACT_BULK, &s, 0, -1, on_done, &args[9]),
+			      0);
+	run(fk, 3000);
+	CU_ASSERT_EQUAL(log->rec[9].status, 0);
+	fake_free(fk);
+	free(log);
+}
+
 /* A request answered on its retry completes with status 0. */
 static void test_answered_on_retry(void)
 {
@@ -1583,6 +1641,7 @@ int main(void)
 	    {"window of 16, 1000 requests", test_window},
 	    {"timeout after retries", test_timeout_retries},
 	    {"answered on a retry", test_answered_on_retry},
+	    {"a request's own timeout and retries", test_timed_submit},
 	    {"late duplicate answer", test_late_duplicate},
 	    {"stale answer, reused slot", test_stale_answer_reused_slot},
 	    {"send failed -> retry now", test_send_failed},
