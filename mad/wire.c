@@ -530,6 +530,21 @@ int wire_sminfo_encode(const struct wire_sminfo *si, uint8_t *d, size_t len)
 	return 0;
 }
 
+int wire_trap144_encode(uint16_t lid, uint8_t producer, uint32_t capmask, uint8_t *d, size_t len)
+{
+	if (len < WIRE_SMP_DATA_SIZE)
+		return -ENOSPC;
+	memset(d, 0, WIRE_SMP_DATA_SIZE);
+	mad_set_field(d, 0, IB_NOTICE_IS_GENERIC_F, 1);
+	mad_set_field(d, 0, IB_NOTICE_TYPE_F, 4); /* informational */
+	mad_set_field(d, 0, IB_NOTICE_PRODUCER_F, producer);
+	mad_set_field(d, 0, IB_NOTICE_TRAP_NUMBER_F, 144);
+	mad_set_field(d, 0, IB_NOTICE_ISSUER_LID_F, lid);
+	mad_set_field(d, 0, IB_NOTICE_DATA_144_LID_F, lid);
+	mad_set_field(d, 0, IB_NOTICE_DATA_144_CAPMASK_F, capmask);
+	return 0;
+}
+
 /* SLtoVLMappingTable (14.2.5.8): SL0 in the high nibble of byte 0. */
 int wire_sl2vl_decode(const uint8_t *d, size_t len, uint8_t ret_vl[16])
 {

@@ -219,6 +219,22 @@ int wire_sl2vl_encode(const uint8_t vl[16], uint8_t *data, size_t len);
 int wire_vlarb_decode(const uint8_t *data, size_t len, uint8_t ret_vl[32], uint8_t ret_weight[32]);
 int wire_vlarb_encode(const uint8_t vl[32], const uint8_t weight[32], uint8_t *data, size_t len);
 
+/* SubnSet(SMInfo) attribute modifiers (14.4.1.2, table 184): what the sender asks. */
+enum wire_sminfo_mod {
+	WIRE_SMINFO_HANDOVER = 1,
+	WIRE_SMINFO_ACKNOWLEDGE = 2,
+	WIRE_SMINFO_DISABLE = 3,
+	WIRE_SMINFO_STANDBY = 4,
+	WIRE_SMINFO_DISCOVER = 5,
+};
+
+/* PortInfo:CapabilityMask.IsSM (14.2.5.6): an SM runs behind the port. */
+#define WIRE_CAP_IS_SM 0x00000002u
+
+/* MAD status "invalid value in an attribute field or the modifier" (13.4.7, code 7). */
+#define WIRE_STATUS_INVALID_FIELD 0x001c
+
+/* SMInfo (14.2.5.13): state is SMInfo:SMState (0 NOTACTIVE .. 3 MASTER). */
 struct wire_sminfo {
 	uint64_t guid;
 	uint64_t sm_key;
@@ -228,5 +244,14 @@ struct wire_sminfo {
 };
 int wire_sminfo_decode(const uint8_t *data, size_t len, struct wire_sminfo *ret);
 int wire_sminfo_encode(const struct wire_sminfo *si, uint8_t *data, size_t len);
+
+/*
+ * Trap 144 (14.2.5.1, "local changes", e.g. a new SM or its priority) as the
+ * data of a SubnTrap(Notice): generic, informational, from the port of LID
+ * lid on a node of type producer (1 CA, 2 switch, 3 router), with that port's
+ * CapabilityMask.  Writes the first 64 bytes of the Notice.  0 or -ENOSPC.
+ */
+int wire_trap144_encode(uint16_t lid, uint8_t producer, uint32_t capmask, uint8_t *data,
+			size_t len);
 
 #endif

@@ -971,6 +971,30 @@ static void test_sminfo(void)
 	CU_ASSERT_EQUAL(wire_sminfo_encode(&si, data, 20), -ENOSPC);
 }
 
+/* Trap 144 from a CA port: the Notice bytes OpenSM's ntc_144 reads. */
+static void test_trap144(void)
+{
+	static const uint8_t golden[20] = {
+	    0x84,		    /* IsGeneric, Type 4 (informational) */
+	    0x00, 0x00, 0x01,	    /* ProducerType: CA */
+	    0x00, 0x90,		    /* TrapNumber 144 */
+	    0x00, 0x05,		    /* IssuerLID */
+	    0x00, 0x00,		    /* Toggle, Count */
+	    0x00, 0x00,		    /* reserved */
+	    0x00, 0x05,		    /* LIDADDR */
+	    0x00, 0x00,		    /* reserved, local changes */
+	    0x02, 0x50, 0xc0, 0x4a, /* CapabilityMask */
+	};
+	uint8_t data[64];
+
+	memset(data, 0xee, sizeof(data));
+	CU_ASSERT_EQUAL(wire_trap144_encode(5, 1, 0x0250c04a, data, sizeof(data)), 0);
+	CU_ASSERT(memcmp(data, golden, sizeof(golden)) == 0);
+	for (size_t i = sizeof(golden); i < sizeof(data); i++)
+		CU_ASSERT_EQUAL(data[i], 0);
+	CU_ASSERT_EQUAL(wire_trap144_encode(5, 1, 0, data, 63), -ENOSPC);
+}
+
 /* An attribute carried in an SMP survives the whole trip. */
 static void test_attr_in_smp(void)
 {
@@ -1151,6 +1175,7 @@ int main(void)
 	    {"MulticastForwardingTable", test_mft_block},
 	    {"P_KeyTable", test_pkey_block},
 	    {"SMInfo", test_sminfo},
+	    {"trap 144 notice", test_trap144},
 	    {"attribute inside an SMP", test_attr_in_smp},
 	    {"MAD header, golden image", test_hdr_golden},
 	    {"MAD header of SMPs", test_hdr_smp},
