@@ -34,6 +34,7 @@ enum conf_type {
 	CONF_CHAIN,    /* comma list of engines */
 	CONF_INT,
 	CONF_U64,
+	CONF_SECRET, /* a 64-bit hex key: parsed like CONF_U64, never shown */
 	CONF_LEVEL,
 };
 
@@ -76,6 +77,11 @@ static const struct conf_key conf_keys[] = {
     STR_KEY(routing_chain, CONF_CHAIN, "ftree,updn,minhop", CONF_LIVE_READ),
     STR_KEY(updn_roots_file, CONF_OPT_PATH, "", CONF_LIVE_APPLY),
     INT_KEY(sm_priority, 0, 15, "0", CONF_LIVE_READ),
+    {"sm_key", CONF_SECRET, offsetof(struct sm_conf, sm_key), sizeof(uint64_t), 0, 0,
+     "0x0000000000000001", CONF_LIVE_READ},
+    INT_KEY(sminfo_poll_interval_ms, 50, 10000, "400", CONF_LIVE_READ),
+    INT_KEY(sminfo_poll_count, 1, 20, "3", CONF_LIVE_READ),
+    INT_KEY(lft_readback, 0, 1, "1", CONF_LIVE_READ),
     INT_KEY(sweep_interval, 0, 86400, "10", CONF_LIVE_APPLY),
     INT_KEY(sweep_holddown_ms, 0, 60000, "500", CONF_LIVE_READ),
     INT_KEY(mad_window, 1, 1024, "32", CONF_LIVE_APPLY),
@@ -272,12 +278,17 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 		*(int *)p = (int)v;
 		return 0;
 	case CONF_U64:
+	case CONF_SECRET:
 		errno = 0;
 		u = strtoull(value, &end, 16);
 		if (!len || *end || errno || value[0] == '-' || isspace((unsigned char)value[0])) {
-			snprintf(why, why_len,
-				 "'%s' is not a 64-bit hex number (e.g. 0xfe80000000000000)",
-				 value);
+			if (k->type == CONF_SECRET)
+				snprintf(why, why_len, "not a 64-bit hex number (e.g. 0x1)");
+			else
+				snprintf(
+				    why, why_len,
+				    "'%s' is not a 64-bit hex number (e.g. 0xfe80000000000000)",
+				    value);
 			return -EINVAL;
 		}
 		*(uint64_t *)p = u;
@@ -475,6 +486,9 @@ static json_t *conf_key_json(const struct sm_conf *c, const struct conf_key *k)
 	case CONF_U64:
 		snprintf(hex, sizeof(hex), "0x%016" PRIx64, *(const uint64_t *)p);
 		return json_string(hex);
+	case CONF_SECRET:
+		/* who may read the configuration may not read the key */
+		return json_string("(hidden)");
 	case CONF_LEVEL:
 		return json_string(conf_log_level_str(*(const int *)p) ?: "unknown");
 	}
@@ -538,6 +552,7 @@ size_t conf_diff(const struct sm_conf *a, const struct sm_conf *b, const char **
 		case CONF_INT:
 		case CONF_LEVEL:
 		case CONF_U64:
+		case CONF_SECRET:
 			same = !memcmp((const char *)a + k->off, (const char *)b + k->off, k->size);
 			break;
 		default:

@@ -29,6 +29,10 @@ struct sm_conf {
 	char routing_chain[CONF_CHAIN_MAX];  /* comma list of fallbacks, in order */
 	char updn_roots_file[CONF_PATH_MAX]; /* root switch GUIDs for updn, "" = automatic */
 	int sm_priority;		     /* 0..15 */
+	uint64_t sm_key;		     /* SMInfo:SM_Key shared by the SMs of the subnet */
+	int sminfo_poll_interval_ms;	     /* a standby polls the master this often */
+	int sminfo_poll_count;		     /* failed polls in a row: the master is gone */
+	int lft_readback;		     /* 1: read unknown LFTs back, write what differs */
 	int sweep_interval;		     /* seconds, 0 = no periodic sweep */
 	int sweep_holddown_ms;		     /* a requested sweep waits this long after the last */
 	int mad_window;			     /* outstanding MADs, 1..1024 */

@@ -250,6 +250,17 @@ static void test_set(void)
 	CU_ASSERT_EQUAL(conf_set(&c, "nope", "1", err, sizeof(err)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "unknown key 'nope'");
 
+	/* the SM_Key: hex like the prefix, never echoed in an error */
+	CU_ASSERT_EQUAL(conf_set(&c, "sm_key", "0xdeadbeef00c0ffee", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.sm_key, 0xdeadbeef00c0ffeeULL);
+	CU_ASSERT_EQUAL(conf_set(&c, "sm_key", "s3cr3t", err, sizeof(err)), -EINVAL);
+	CU_ASSERT(strstr(err, "s3cr3t") == NULL);
+	CU_ASSERT_EQUAL(c.sm_key, 0xdeadbeef00c0ffeeULL);
+	CU_ASSERT_EQUAL(conf_set(&c, "sminfo_poll_interval_ms", "20", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(conf_set(&c, "sminfo_poll_count", "0", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(conf_set(&c, "lft_readback", "2", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(conf_key_live("sm_key"), CONF_LIVE_READ);
+
 	/* the command line wins over the file: load, then set */
 	CU_ASSERT_EQUAL(conf_load_string(&c, "x", "sm_priority = 3\n", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(conf_set(&c, "sm_priority", "9", err, sizeof(err)), 0);
@@ -281,6 +292,8 @@ static void test_copy_and_value(void)
 	CU_ASSERT_STRING_EQUAL(buf, "info");
 	CU_ASSERT_EQUAL(conf_value_str(&a, "subnet_prefix", buf, sizeof(buf)), 0);
 	CU_ASSERT_STRING_EQUAL(buf, "0xfe80000000000000");
+	CU_ASSERT_EQUAL(conf_value_str(&a, "sm_key", buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "(hidden)"); /* what a reload logs */
 	CU_ASSERT_EQUAL(conf_value_str(&a, "nope", buf, sizeof(buf)), -ENOENT);
 }
 
@@ -320,7 +333,13 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 19);
+	CU_ASSERT_EQUAL(json_object_size(j), 23);
+	/* the SM_Key is never shown; the failover keys have their defaults */
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "sm_key")), "(hidden)");
+	CU_ASSERT_EQUAL(c.sm_key, 1);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "sminfo_poll_interval_ms")), 400);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "sminfo_poll_count")), 3);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "lft_readback")), 1);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "subnet_prefix")),
 			       "0xfe80000000000000");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "log_level")), "info");
