@@ -86,7 +86,11 @@ static void on_sweep(void *arg, const void *data)
 		event_base_loopexit(d->base, NULL);
 		return;
 	}
-	if (s->status == 0 && !d->notified_ready) {
+	if (s->standby) {
+		/* a standby is ready too: it watches the master */
+		sd_notifyf(0, "%sSTATUS=%s", d->notified_ready ? "" : "READY=1\n", s->reason);
+		d->notified_ready = true;
+	} else if (s->status == 0 && !d->notified_ready) {
 		d->notified_ready = true;
 		sd_notifyf(0, "READY=1\nSTATUS=MASTER: %u nodes, %u links active", s->nodes,
 			   s->links);

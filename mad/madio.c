@@ -337,6 +337,24 @@ int madio_send_lid(struct madio *io, int mgmt_class, const uint8_t *mad, size_t 
 	return do_send(io, agent, mad, len, &to, timeout_ms);
 }
 
+int madio_reassert_issm(struct madio *io)
+{
+	char path[256];
+	int fd, r;
+
+	r = umad_get_issm_path(io->ca_name, io->port_num, path, sizeof(path));
+	if (r < 0)
+		return r;
+	if (io->issm_fd >= 0)
+		close(io->issm_fd);
+	io->issm_fd = -1;
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return -errno;
+	io->issm_fd = fd;
+	return 0;
+}
+
 int madio_port_info(struct madio *io, struct madio_port_info *ret)
 {
 	umad_port_t port;

@@ -82,6 +82,13 @@ int madio_send(struct madio *io, const struct madio_dest *to, const uint8_t *mad
 int madio_send_lid(struct madio *io, int mgmt_class, const uint8_t *mad, size_t len, uint16_t dlid,
 		   uint32_t qp, unsigned timeout_ms);
 
+/*
+ * Set IsSM again (close and reopen the issm device): ibsim clears the bit
+ * when it relinks the port while the SM still holds it.  0 or -errno (IsSM
+ * may then be clear).
+ */
+int madio_reassert_issm(struct madio *io);
+
 /* Re-read the local port (LID, state) through sysfs/umad. */
 int madio_port_info(struct madio *io, struct madio_port_info *ret);
 

@@ -422,19 +422,22 @@ static bool dest_fits(const struct wire_mad_hdr *h, const uint8_t *mad, const st
 	}
 }
 
-int xact_submit_mad(struct xact_engine *xe, enum xact_lane lane, const struct madio_dest *to,
-		    const uint8_t *mad, size_t len, xact_mad_done_fn done, void *arg)
+int xact_submit_mad_timed(struct xact_engine *xe, enum xact_lane lane, const struct madio_dest *to,
+			  const uint8_t *mad, size_t len, unsigned timeout_ms, int retries,
+			  xact_mad_done_fn done, void *arg)
 {
 	struct wire_mad_hdr h;
 	struct xact_req r;
 	int rc;
 
 	if (!xe || !to || !lane_is_valid(lane) || len != WIRE_MAD_SIZE ||
+	    timeout_ms > XACT_TIMEOUT_MAX_MS || retries > XACT_RETRIES_MAX ||
 	    wire_mad_hdr_decode(mad, len, &h) < 0 || h.base_version != 1 ||
 	    (h.method & WIRE_METHOD_RESP) || !dest_fits(&h, mad, to))
 		return -EINVAL;
 	memset(&r, 0, sizeof(r));
-	r.retries = -1;
+	r.timeout_ms = timeout_ms;
+	r.retries = retries < 0 ? -1 : retries;
 	r.addressed = true;
 	r.a.to = *to;
 	r.mad_done = done;
@@ -447,6 +450,12 @@ int xact_submit_mad(struct xact_engine *xe, enum xact_lane lane, const struct ma
 	if (rc < 0)
 		free(r.a.mad);
 	return rc;
+}
+
+int xact_submit_mad(struct xact_engine *xe, enum xact_lane lane, const struct madio_dest *to,
+		    const uint8_t *mad, size_t len, xact_mad_done_fn done, void *arg)
+{
+	return xact_submit_mad_timed(xe, lane, to, mad, len, 0, -1, done, arg);
 }
 
 static struct xact_slot *slot_by_tid(struct xact_engine *xe, uint64_t tid)

@@ -124,6 +124,10 @@ int xact_submit_timed(struct xact_engine *xe, enum xact_lane lane, const struct 
  */
 int xact_submit_mad(struct xact_engine *xe, enum xact_lane lane, const struct madio_dest *to,
 		    const uint8_t *mad, size_t len, xact_mad_done_fn done, void *arg);
+/* The same with a timeout and retries of its own (as xact_submit_timed). */
+int xact_submit_mad_timed(struct xact_engine *xe, enum xact_lane lane, const struct madio_dest *to,
+			  const uint8_t *mad, size_t len, unsigned timeout_ms, int retries,
+			  xact_mad_done_fn done, void *arg);
 
 /*
  * A received MAD (response expected).  0 when it completed a request,

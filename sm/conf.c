@@ -76,7 +76,7 @@ static const struct conf_key conf_keys[] = {
     STR_KEY(routing_engine, CONF_ENGINE, "ftree", CONF_LIVE_READ),
     STR_KEY(routing_chain, CONF_CHAIN, "ftree,updn,minhop", CONF_LIVE_READ),
     STR_KEY(updn_roots_file, CONF_OPT_PATH, "", CONF_LIVE_APPLY),
-    INT_KEY(sm_priority, 0, 15, "0", CONF_LIVE_READ),
+    INT_KEY(sm_priority, 0, 15, "0", CONF_LIVE_APPLY),
     {"sm_key", CONF_SECRET, offsetof(struct sm_conf, sm_key), sizeof(uint64_t), 0, 0,
      "0x0000000000000001", CONF_LIVE_READ},
     INT_KEY(sminfo_poll_interval_ms, 50, 10000, "400", CONF_LIVE_READ),

@@ -9,6 +9,7 @@
 #include "mad/wire.h"
 #include "sm/light.h"
 #include "sm/sm.h"
+#include "sm/smstate.h"
 #include "sm/sweep.h"
 
 struct light {
@@ -68,6 +69,11 @@ int light_sweep(struct sm *sm)
 
 	if (sweep_running(sm) || sm->light.running)
 		return 0;
+	/* a standby polls its master instead; a NOTACTIVE SM waits to be told */
+	if (sm->state != SM_MASTER)
+		return 0;
+	/* another master (a healed partition, one that was hung) or a better SM */
+	smstate_light(sm);
 	/*
 	 * Heavy instead when there is nothing good to compare with, when the last
 	 * heavy sweep missed nodes (they may answer again without any port

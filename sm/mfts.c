@@ -341,6 +341,18 @@ nomem:
 	return -ENOMEM;
 }
 
+void mfts_stand_down(struct sm *sm)
+{
+	struct mfts *ms = &sm->mfts;
+
+	/* a batch in flight is abandoned: its switches are unknown again */
+	program_abort(ms->batch);
+	ms->batch = NULL;
+	ms->pending = false;
+	mft_set_free(ms->known);
+	ms->known = NULL;
+}
+
 void mfts_fini(struct sm *sm)
 {
 	struct mfts *ms = &sm->mfts;

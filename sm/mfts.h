@@ -87,6 +87,11 @@ int mfts_compute(const struct mcast_db *db, const struct snapshot *s, struct mft
 int mfts_init(struct sm *sm);
 /* Abandon a running batch (before the transaction engine goes), unhook, free.  NULL-safe state. */
 void mfts_fini(struct sm *sm);
+/*
+ * This SM is no longer master: abandon the batch that runs and forget what
+ * the switches were given (another SM programs them now).
+ */
+void mfts_stand_down(struct sm *sm);
 /* Ask for an update; it runs from the event loop. */
 void mfts_request(struct sm *sm);
 

@@ -22,8 +22,8 @@
 
 /*
  * Received MADs, wired by the dispatch table (sm_dispatch_new): responses
- * to the transaction engine, SMInfo to smstate.c, traps to trap.c, the rest
- * counted as not served.
+ * to the transaction engine, SMInfo Get and Set (and the TrapRepress of our
+ * trap 144) to smstate.c, traps to trap.c, the rest counted as not served.
  */
 static void sm_recv_response(void *ctx, const struct madio_addr *from,
 			     const struct wire_mad_hdr *hdr, const uint8_t *buf, size_t len)
@@ -75,7 +75,7 @@ static void sm_sa_sm_info(void *ctx, struct sa_sm_info *ret)
 	struct sm *sm = ctx;
 
 	*ret = (struct sa_sm_info){.port_guid = sm->port_guid,
-				   .sm_key = 0,
+				   .sm_key = sm->conf.sm_key,
 				   .act_count = (uint32_t)sm->sweeps,
 				   .priority = (uint8_t)sm->conf.sm_priority,
 				   .state = (uint8_t)sm->state};
@@ -103,7 +103,10 @@ static struct dispatch *sm_dispatch_new(struct sm *sm)
 	    {WIRE_CLASS_PERF, DISPATCH_ANY_RESPONSE, DISPATCH_ANY_ATTR, sm_recv_response},
 	    {WIRE_CLASS_SMI, WIRE_GET, WIRE_ATTR_SM_INFO, smstate_recv_sminfo},
 	    {WIRE_CLASS_SMI_DR, WIRE_GET, WIRE_ATTR_SM_INFO, smstate_recv_sminfo},
+	    {WIRE_CLASS_SMI, WIRE_SET, WIRE_ATTR_SM_INFO, smstate_recv_sminfo},
+	    {WIRE_CLASS_SMI_DR, WIRE_SET, WIRE_ATTR_SM_INFO, smstate_recv_sminfo},
 	    {WIRE_CLASS_SMI, WIRE_TRAP, DISPATCH_ANY_ATTR, trap_recv},
+	    {WIRE_CLASS_SMI, WIRE_TRAP_REPRESS, DISPATCH_ANY_ATTR, smstate_recv_trap_repress},
 	};
 	struct dispatch *d = dispatch_new(sm_recv_unserved, sm);
 
@@ -180,6 +183,11 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	r = sm_load_roots(sm, err, err_len);
 	if (r < 0)
 		goto fail;
+	r = smstate_init(sm);
+	if (r < 0) {
+		snprintf(err, err_len, "out of memory setting up the SM state");
+		goto fail;
+	}
 	r = mfts_init(sm);
 	if (r < 0) {
 		snprintf(err, err_len, "out of memory setting up multicast");
@@ -252,7 +260,10 @@ void sm_conf_applier_remove(struct sm *sm, const char *key, sm_conf_apply_fn *fn
 	}
 }
 
-/* The SM's own live keys: the MAD window and timers, the sweep timer, the updn roots, the log. */
+/*
+ * The SM's own live keys: the MAD window and timers, the sweep timer, the
+ * updn roots, the log, the priority (a master re-elects).
+ */
 static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_conf *old, char *err,
 		    size_t err_len)
 {
@@ -270,6 +281,8 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 		return sm_load_roots(sm, err, err_len);
 	} else if (!strcmp(key, "log_level")) {
 		log_set_level(-1, sm->conf.log_level);
+	} else if (!strcmp(key, "sm_priority")) {
+		smstate_priority_changed(sm);
 	} else {
 		snprintf(err, err_len, "no applier for %s", key);
 		return -ENOENT;
@@ -280,7 +293,8 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 static int sm_conf_appliers_init(struct sm *sm)
 {
 	static const char *const keys[] = {"mad_window",     "mad_timeout_ms",	"mad_retries",
-					   "sweep_interval", "updn_roots_file", "log_level"};
+					   "sweep_interval", "updn_roots_file", "log_level",
+					   "sm_priority"};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (sm_conf_applier_add(sm, keys[i], sm_apply, NULL) < 0)
@@ -370,8 +384,9 @@ void sm_fini(struct sm *sm)
 	mfts_fini(sm);
 	/* let the dump writer finish: the files are renamed into place whole */
 	dump_reap(&sm->sched.dump_pid, true);
-	xact_free(sm->xe);
+	xact_free(sm->xe); /* cancels smstate's requests: it goes after */
 	sm->xe = NULL;
+	smstate_fini(sm);
 	madio_close(sm->io);
 	sm->io = NULL;
 	dispatch_free(sm->disp);

@@ -22,19 +22,12 @@
 #include "sm/light.h"
 #include "sm/mfts.h"
 #include "sm/route.h"
+#include "sm/smstate.h"
 #include "sm/sweep.h"
 #include "fabric/fabric.h"
 #include "fabric/snapshot.h"
 #include "lib/hook.h"
 #include "sm/lid.h"
-
-/* IBA 14.4.1; the values are SMInfo:SMState's. */
-enum sm_state {
-	SM_NOTACTIVE = 0,
-	SM_DISCOVERING = 1,
-	SM_STANDBY = 2,
-	SM_MASTER = 3,
-};
 
 struct sweep;
 struct sm;
@@ -64,6 +57,7 @@ struct sm_route_fallback {
 /* The SM's state changed (data of the state_changed hooks). */
 struct sm_state_change {
 	enum sm_state from, to;
+	const char *why; /* one line, never NULL */
 };
 
 /*
@@ -104,6 +98,7 @@ struct sm {
 	struct light_state light; /* sm/light.c */
 	struct mcast_db *mcast;	  /* multicast groups (sa/mcast.h); outlive sweeps */
 	struct mfts mfts;	  /* the MFTs the switches were given (sm/mfts.c) */
+	struct smstate smstate;	  /* peer SMs, polling, handover (sm/smstate.c) */
 	struct sm_hooks hooks;
 	uint64_t *roots; /* from conf.updn_roots_file */
 	size_t n_roots;

@@ -1,39 +1,190 @@
 /*
- * The SM's state (IBA 1.4 vol 1, 14.4.1: NOTACTIVE, DISCOVERING, STANDBY,
- * MASTER) has one owner: this file.  Sweeps report what they did; smstate
- * decides what the SM is, and tells the state_changed hooks when that
- * changes.  Today an SM that sweeps becomes MASTER; the election among SMs
- * (SMInfo polling, handover) lands here too, between discovery and
- * programming (smstate_decide).
+ * The SM's state and the election among SMs (IBA 1.4 vol 1, 14.4.1: the SM
+ * state machine NOTACTIVE, DISCOVERING, STANDBY, MASTER; 14.2.5.13 SMInfo;
+ * 14.4.1.2 SubnSet(SMInfo) and its attribute modifiers) have one owner: this
+ * file.  Sweeps report what they found; smstate decides what the SM is, and
+ * tells the state_changed hooks (with the reason) whenever that changes.
+ *
+ * Election: the better SM has the higher priority, then the lower port GUID.
+ * A heavy sweep stops between discovery and programming (DECIDE): every port
+ * with IsSM in its CapabilityMask (and every port some port names as its
+ * master SM LID, or an SM we already know) is asked for its SMInfo on the
+ * control lane.  Then:
+ *   - DISCOVERING, another SM is MASTER: STANDBY, polling it (and, when we
+ *     are the better one, trap 144 so the master hands over);
+ *   - DISCOVERING, a better SM is DISCOVERING or STANDBY: STANDBY, polling it;
+ *   - DISCOVERING, none better: MASTER, and the sweep programs;
+ *   - MASTER, a better SM is MASTER too (a healed partition): HANDOVER to it,
+ *     and STANDBY as soon as it answers as master;
+ *   - MASTER, a worse SM is MASTER too: program, and tell it DISCOVER so it
+ *     finds us and stands by within its next sweep;
+ *   - MASTER, a better SM is STANDBY or DISCOVERING: HANDOVER to it; this SM
+ *     stays master, programming nothing, until the ACKNOWLEDGE comes (or the
+ *     new SM answers as master: OpenSM sends no ACKNOWLEDGE).
+ * A STAND_BY decision touches no switch.
+ *
+ * A standby polls its master's SMInfo every sminfo_poll_interval_ms (a poll
+ * not answered within the interval has failed; one poll at a time); after
+ * sminfo_poll_count failed polls in a row it takes over: DISCOVERING and a
+ * heavy sweep, whose DECIDE finds the master gone (or alive: STANDBY again).
+ *
+ * SMInfo Set is obeyed only when the payload carries our SM_Key and the
+ * sender's port is an SM: its NodeInfo and PortInfo are read back along the
+ * route the request came by (IsSM set, and the GUID the payload claims is
+ * the port's); anything else is refused with a MAD status, counted and
+ * logged (rate-limited).  SMInfo:SM_Key goes only to a requester that gives
+ * it in its Get, or whose port is an SM (OpenSM's Gets carry no key, and it
+ * ignores an SM that answers with another).  An SM answering with another
+ * SM_Key is not a peer and is ignored, as OpenSM does.
  */
 #ifndef IBSMD_SMSTATE_H
 #define IBSMD_SMSTATE_H
 
-#include "mad/wire.h"
-#include "sm/sm.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <event2/event.h>
 
-/* Set the state; logs and runs the state_changed hooks when it changes. */
-void smstate_set(struct sm *sm, enum sm_state to);
+#include "mad/madio.h"
+#include "mad/wire.h"
+
+struct sm;
+struct fabric;
+struct sweep_summary;
+
+/* IBA 14.4.1; the values are SMInfo:SMState's. */
+enum sm_state {
+	SM_NOTACTIVE = 0,
+	SM_DISCOVERING = 1,
+	SM_STANDBY = 2,
+	SM_MASTER = 3,
+};
+
+#define SMSTATE_MAX_PEERS 16
+#define SMSTATE_CHECKS_MAX 16 /* requester checks in flight at once */
+
+/* Another SM of the subnet, as it last answered. */
+struct smstate_peer {
+	uint64_t guid; /* its port GUID */
+	uint16_t lid;
+	uint8_t priority;
+	uint8_t state; /* enum sm_state */
+	uint32_t act_count;
+	uint8_t path[64]; /* directed route to its port */
+	uint8_t hops;
+	bool foreign_key;	  /* answers with another SM_Key: not a peer */
+	bool unreachable;	  /* did not answer the last query */
+	double last_contact_ms;	  /* CLOCK_MONOTONIC of the last answer, 0 = never */
+	double last_contact_wall; /* the same, wall clock (seconds) */
+};
+
+struct smstate_decide;
+struct smstate_check;
+
+/* Inside struct sm. */
+struct smstate {
+	struct smstate_peer peers[SMSTATE_MAX_PEERS];
+	unsigned n_peers;
+	uint64_t master_guid;	   /* STANDBY: the SM polled */
+	uint64_t handover_to;	   /* MASTER: the SM handed over to, waiting for it */
+	double handover_deadline;  /* CLOCK_MONOTONIC: give up handing over */
+	uint64_t handover_refused; /* do not hand over to this SM again before ... */
+	double handover_refused_until;
+	struct event *poll_timer;
+	bool poll_inflight;
+	double poll_sent_ms;
+	unsigned poll_failures; /* in a row */
+	struct smstate_decide *decide;
+	struct event *decide_timer;   /* DECIDE without queries: finish from the loop */
+	struct smstate_check *checks; /* requester checks in flight */
+	unsigned n_checks;
+	unsigned light_pending; /* peer polls of a master's light sweep */
+	char why[160];		/* the reason of the last state change */
+	double since_wall;	/* when the state last changed (wall clock) */
+	/* counters */
+	uint64_t polls, polls_failed, takeovers, handovers_sent, handovers_received;
+	uint64_t sets_accepted, sets_refused, gets_answered, foreign_sms;
+};
+
+/* Timers; 0 or -ENOMEM.  smstate_fini(NULL-safe inside sm) cancels everything. */
+int smstate_init(struct sm *sm);
+void smstate_fini(struct sm *sm);
+
+/* Set the state: logs "SM state A -> B: why" and runs the state_changed hooks. */
+void smstate_set(struct sm *sm, enum sm_state to, const char *why);
 
 /* A heavy sweep starts: a NOTACTIVE SM is now DISCOVERING. */
 void smstate_sweep_started(struct sm *sm);
 
 enum smstate_decision {
 	SMSTATE_PROGRAM, /* we are (or become) master: assign, route, program */
-	SMSTATE_STAND_BY /* another SM is master: touch no switch */
+	SMSTATE_STAND_BY /* another SM is (or becomes) master: touch no switch */
 };
-/* Discovery found f: may this SM program the subnet? */
-enum smstate_decision smstate_decide(struct sm *sm, const struct fabric *f);
+typedef void smstate_decide_fn(void *arg, enum smstate_decision d);
+
+/*
+ * DECIDE: ask the SMs of f for their SMInfo and decide (above); done runs
+ * once, always from the loop (never inside this call).  0 or -ENOMEM.
+ * f must outlive the decision (the sweep's fabric).
+ */
+int smstate_decide_start(struct sm *sm, const struct fabric *f, smstate_decide_fn *done, void *arg);
+/* The sweep is abandoned: done is not called. */
+void smstate_decide_abort(struct sm *sm);
 
 /* A heavy sweep published its result. */
 void smstate_sweep_done(struct sm *sm, const struct sweep_summary *s);
 
 /*
- * SubnGet(SMInfo) from another SM or a diagnostic tool, LID-routed or
- * directed (a dispatch handler, ctx the SM): answer with our GUID, priority,
- * ActCount and state.
+ * A master's light sweep: ask the SMs we know for their SMInfo; another
+ * master, or a better SM, starts a heavy sweep (DECIDE resolves it).
+ */
+void smstate_light(struct sm *sm);
+
+/* The priority changed (smctl priority, SIGHUP): a master re-elects, a better standby says so. */
+void smstate_priority_changed(struct sm *sm);
+
+/*
+ * smctl handover: hand the subnet to the SM of port GUID target (0: the best
+ * other SM we know); when that SM would not win the election, our priority
+ * (sm->conf.sm_priority) is lowered so that it does.  0, or -errno with a
+ * reason in why: -EPERM not master, -ENOENT no such SM (or none), -EBUSY a
+ * handover runs, -ERANGE it cannot win (priority 0 and a higher GUID).
+ */
+int smstate_handover_order(struct sm *sm, uint64_t target, char *why, size_t why_len);
+
+/*
+ * SubnGet/SubnSet(SMInfo), LID-routed or directed (a dispatch handler, ctx
+ * the SM): Get answered with our SMInfo (the SM_Key as above); Set obeyed as
+ * above.
  */
 void smstate_recv_sminfo(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr *hdr,
 			 const uint8_t *buf, size_t len);
+/* TrapRepress for our trap 144: nothing to do (a dispatch handler). */
+void smstate_recv_trap_repress(void *ctx, const struct madio_addr *from,
+			       const struct wire_mad_hdr *hdr, const uint8_t *buf, size_t len);
+
+/* ---- pure rules, for the tests -------------------------------------------- */
+
+/* Whether SM (pa, ga) wins the election against (pb, gb). */
+bool smstate_better(uint8_t pa, uint64_t ga, uint8_t pb, uint64_t gb);
+
+/*
+ * The state an SM in state `ours` goes to when an SM in state `sender`
+ * (the payload's SMState) sends SubnSet(SMInfo) with modifier mod, or
+ * -EINVAL when the Set is not legal (IBA table 185, OpenSM's checks):
+ * HANDOVER/DISABLE/STANDBY/DISCOVER only from a master, ACKNOWLEDGE only
+ * from a standby; HANDOVER to a STANDBY (-> MASTER) or MASTER (stays),
+ * ACKNOWLEDGE to a STANDBY or MASTER (MASTER: -> STANDBY, when it handed
+ * over to the sender), DISABLE to a STANDBY (-> NOTACTIVE), STANDBY to a
+ * NOTACTIVE (-> STANDBY), DISCOVER to a STANDBY or MASTER (-> DISCOVERING).
+ */
+int smstate_set_transition(int ours, int sender, uint32_t mod);
+
+/*
+ * The directed route back to the sender of a DR request that came from the
+ * permissive LID: its return path reversed (ret_path[1..hops]).  0, or
+ * -EINVAL (hop count 0 or out of range).
+ */
+int smstate_reverse_path(const struct wire_smp *req, uint8_t *ret_path, uint8_t *ret_hops);
 
 #endif

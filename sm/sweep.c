@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fabric/names.h"
 #include "lib/log.h"
 #include "sm/dump.h"
 #include "sm/program.h"
@@ -101,6 +102,8 @@ void sweep_abort(struct sm *sm)
 	if (!sw)
 		return;
 	sm->sched.cur = NULL;
+	if (sw->phase == SWEEP_DECIDE)
+		smstate_decide_abort(sm);
 	/* discovery and a batch free themselves once their SMPs are cancelled */
 	sweep_destroy(sw);
 }
@@ -122,6 +125,32 @@ static void on_discovered(void *arg, int status, struct discover_result *res)
 	else
 		sw->phase = SWEEP_DECIDE;
 	sweep_step(sw);
+}
+
+/* DECIDE is over: program, or stand by (touching no switch). */
+static void on_decided(void *arg, enum smstate_decision d)
+{
+	struct sweep *sw = arg;
+
+	if (d == SMSTATE_STAND_BY) {
+		sw->sum.standby = true;
+		snprintf(sw->sum.reason, sizeof(sw->sum.reason), "%s: %s",
+			 names_sm_state(sw->sm->state), sw->sm->smstate.why);
+		sw->phase = SWEEP_PUBLISH;
+	} else {
+		sw->phase = SWEEP_ASSIGN;
+	}
+	sweep_step(sw);
+}
+
+static void phase_decide(struct sweep *sw)
+{
+	int r = smstate_decide_start(sw->sm, sw->f, on_decided, sw);
+
+	if (r < 0) {
+		sweep_fail(sw, "cannot ask the other SMs: %s", strerror(-r));
+		sweep_step(sw);
+	}
 }
 
 static void phase_assign(struct sweep *sw)
@@ -226,6 +255,10 @@ static void sweep_count(struct sweep *sw)
 	}
 	s->links = s->ports_linked / 2;
 	s->ms = now_ms() - sw->t0;
+	if (s->standby) {
+		s->status = -EAGAIN; /* another SM manages the subnet */
+		return;
+	}
 	if (!s->reason[0] && s->ports_active != s->ports_linked)
 		snprintf(s->reason, sizeof(s->reason), "%u of %u linked ports are not ACTIVE",
 			 s->ports_linked - s->ports_active, s->ports_linked);
@@ -262,8 +295,8 @@ static void phase_publish(struct sweep *sw)
 	sm->snap = snap;
 	sm->sweeps++;
 	sm->last = *s;
-	sm->subnet_up = s->status == 0;
 	smstate_sweep_done(sm, s);
+	sm->subnet_up = s->status == 0 && sm->state == SM_MASTER;
 	hook_run(&sm->hooks.published, old);
 	if (s->status == 0 && (s->sets || sm->sweeps == 1))
 		dump_spawn(snap, sm->conf.state_dir, (uint64_t)sm->conf.dump_max_lft_entries,
@@ -275,6 +308,10 @@ static void phase_publish(struct sweep *sw)
 			"%u SMPs set, %u LFT blocks, %s routing, sweep %.1f ms",
 			s->nodes, s->switches, s->cas, s->links, s->lids, s->sets, s->lft_blocks,
 			s->engine, s->ms);
+	else if (s->standby)
+		log_msg(LOG_CAT_SWEEP, LOG_DEBUG,
+			"sweep %llu: %u nodes seen, nothing programmed: %s",
+			(unsigned long long)sm->sweeps, s->nodes, s->reason);
 	else
 		log_warn("sweep %llu: subnet not up: %s", (unsigned long long)sm->sweeps,
 			 s->reason);
@@ -294,11 +331,8 @@ static void sweep_step(struct sweep *sw)
 		case SWEEP_DISCOVER:
 			return; /* on_discovered moves on */
 		case SWEEP_DECIDE:
-			if (smstate_decide(sw->sm, sw->f) == SMSTATE_STAND_BY)
-				sweep_fail(sw, "another SM is master: not programming");
-			else
-				sw->phase = SWEEP_ASSIGN;
-			break;
+			phase_decide(sw);
+			return; /* on_decided moves on */
 		case SWEEP_ASSIGN:
 			phase_assign(sw);
 			break;

@@ -4,7 +4,9 @@
  *
  * Phases, in order; a failure goes straight to PUBLISH with the reason:
  *   DISCOVER  directed-route BFS into a new fabric (sm/discover.c)
- *   DECIDE    smstate_decide(): may this SM program the subnet?
+ *   DECIDE    smstate_decide_start(): the other SMs' SMInfo; may this SM
+ *             program the subnet?  When not (STANDBY, or a handover runs),
+ *             straight to PUBLISH: no switch is touched
  *   ASSIGN    LIDs (sm/lid.c), the guid->LID map saved when it changed
  *   ROUTE     the engine and its fallback chain (sm/route.c)
  *   PROGRAM   a batch of Sets: PortInfo, P_Key, SwitchInfo, LFT, SL2VL, VLArb
@@ -33,7 +35,8 @@ struct sweep;
 
 /* What a heavy sweep did; sm->last holds the last one's. */
 struct sweep_summary {
-	int status;	  /* 0 when the subnet came up */
+	int status;	  /* 0 when the subnet came up; -EAGAIN standing by */
+	bool standby;	  /* DECIDE: another SM is (or becomes) master, nothing programmed */
 	char reason[256]; /* why not, one line */
 	uint32_t nodes, switches, cas;
 	uint32_t links, ports_active, ports_linked;

@@ -110,7 +110,6 @@ int api_start(struct sm *sm, struct api **ret, char *err, size_t err_len)
 		return -ENOMEM;
 	}
 	api->sm = sm;
-	api->last_state = sm->state;
 	api->last_subnet_up = sm->subnet_up;
 	clock_gettime(CLOCK_MONOTONIC, &api->started);
 	r = api_mkdir_parent(sm->conf.socket_path, err, err_len);

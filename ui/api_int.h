@@ -39,7 +39,6 @@ struct api {
 	struct api_waiter *waiters;
 	size_t n_waiters, cap_waiters;
 	bool in_publish; /* inside the publish hook: the running sweep is the one just finished */
-	enum sm_state last_state;
 	bool last_subnet_up;
 };
 

@@ -1,6 +1,7 @@
 /*
  * Fabric events for `smctl events` (docs/protocol.md "Events"): a heavy sweep
- * starts or ends, an engine refuses the fabric, the SM changes state, and what
+ * starts or ends, an engine refuses the fabric, the SM changes state (when it
+ * does, with the reason), and what
  * changed between the snapshot just published and the one it replaced
  * (fabric/diff.c): nodes, links, port states, LIDs.  Sent only to clients that
  * subscribed; nothing is computed when none has.
@@ -120,12 +121,6 @@ void events_published(struct api *api, const struct snapshot *old)
 
 			diff_fabrics(old->fabric, snap->fabric, events_diff_one, &d);
 		}
-		if (sm->state != api->last_state)
-			events_emit(api,
-				    json_pack("{s:s, s:s, s:s}", "type", "state", "state",
-					      names_sm_state(sm->state), "previous",
-					      names_sm_state(api->last_state)),
-				    gen);
 		if (sm->subnet_up && !api->last_subnet_up)
 			events_emit(api,
 				    json_pack("{s:s, s:i, s:i}", "type", "subnet_up", "nodes",
@@ -140,18 +135,34 @@ void events_published(struct api *api, const struct snapshot *old)
 				      "sets", (int)sm->last.sets, "changed", sm->last.sets > 0),
 			    gen);
 	}
-	api->last_state = sm->state;
 	api->last_subnet_up = sm->subnet_up;
+}
+
+/* Every role change, when it happens (not at the next publish): a takeover is an event. */
+static void events_state_changed(void *arg, const void *data)
+{
+	struct api *api = arg;
+	const struct sm_state_change *c = data;
+	struct sm *sm = api->sm;
+	json_t *ev =
+	    json_pack("{s:s, s:s, s:s, s:s}", "type", "state", "state", names_sm_state(c->to),
+		      "previous", names_sm_state(c->from), "reason", c->why);
+
+	if (ev && c->to == SM_STANDBY && sm->smstate.master_guid)
+		json_object_set_new(ev, "master", api_guid(sm->smstate.master_guid));
+	events_emit(api, ev, sm->snap ? sm->snap->generation : 0);
 }
 
 void events_attach(struct api *api)
 {
 	hook_add(&api->sm->hooks.sweep_begin, events_sweep_begin, api);
 	hook_add(&api->sm->hooks.route_fallback, events_route_fallback, api);
+	hook_add(&api->sm->hooks.state_changed, events_state_changed, api);
 }
 
 void events_detach(struct api *api)
 {
 	hook_remove(&api->sm->hooks.sweep_begin, events_sweep_begin, api);
 	hook_remove(&api->sm->hooks.route_fallback, events_route_fallback, api);
+	hook_remove(&api->sm->hooks.state_changed, events_state_changed, api);
 }
