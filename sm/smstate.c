@@ -168,6 +168,7 @@ void smstate_set(struct sm *sm, enum sm_state to, const char *why)
 	if (sm->state == to)
 		return;
 	snprintf(ss->why, sizeof(ss->why), "%s", c.why);
+	ss->taking_over = false;
 	ss->since_wall = smstate_now_wall();
 	sm->state = to;
 	log_msg(LOG_CAT_SWEEP, LOG_INFO, "SM state %s -> %s%s%s", names_sm_state(c.from),
@@ -433,6 +434,7 @@ static void smstate_takeover(struct sm *sm, const char *why)
 
 	ss->takeovers++;
 	smstate_set(sm, SM_DISCOVERING, why);
+	ss->taking_over = true;
 	r = sweep_start_why(sm, why);
 	if (r < 0)
 		log_err("cannot start the takeover sweep: %s", strerror(-r));
@@ -659,7 +661,7 @@ static enum smstate_decision smstate_elect(struct sm *sm, const struct fabric *f
 		smstate_go_standby(sm, best, why);
 		return SMSTATE_STAND_BY;
 	}
-	if (ss->why[0]) {
+	if (ss->taking_over) {
 		snprintf(why, sizeof(why), "no better SM answers (%s)", ss->why);
 		smstate_set(sm, SM_MASTER, why);
 	} else {

@@ -100,6 +100,7 @@ struct smstate {
 	unsigned n_checks;
 	unsigned light_pending; /* peer polls of a master's light sweep */
 	char why[160];		/* the reason of the last state change */
+	bool taking_over;	/* DISCOVERING because the master went */
 	double since_wall;	/* when the state last changed (wall clock) */
 	/* counters */
 	uint64_t polls, polls_failed, takeovers, handovers_sent, handovers_received;

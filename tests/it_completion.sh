@@ -63,7 +63,7 @@ check "it does not use bash-completion helpers" \
 check "smctl st -> status" expect "status" smctl st
 check "smctl ro -> route" expect "route" smctl ro
 check "smctl <empty> -> every command" \
-	expect "status nodes ports links lids node route sweep reroute priority loglevel
+	expect "status nodes ports links lids node route sweep reroute priority handover loglevel
 topology events metrics config port call help" smctl ""
 check "smctl --j -> --json" expect "--json" smctl --j
 check "smctl -- -> the global options" expect "--socket --json --timeout --help --version" smctl --

@@ -33,6 +33,7 @@ static const struct ctl_command api_commands[] = {
     {"sweep", true, "{\"wait\": bool}", api_sweep},
     {"reroute", true, "{\"wait\": bool}", api_reroute},
     {"priority", true, "{\"priority\": 0..15}", api_priority},
+    {"handover", true, "{\"guid\": GUID}", api_handover},
     {"port", true, "{\"action\": \"disable|enable\", \"node\": ID, \"port\": N}", api_port},
     {"loglevel", true,
      "{\"category\": \"sweep|mad|route|sa|ctl|all\", \"level\": "

@@ -1,6 +1,6 @@
 /*
  * The control API's orders (docs/protocol.md): sweep, reroute, priority,
- * port disable|enable, loglevel.  Admin commands: ui/ctl.c has checked the
+ * handover, port disable|enable, loglevel.  Admin commands: ui/ctl.c has checked the
  * peer's credentials before a handler runs.  An order that waits for the
  * fabric (a sweep, a port Set) is answered later with ctl_server_reply().
  */
@@ -201,7 +201,52 @@ int api_priority(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, st
 	api->sm->conf.sm_priority = (int)json_integer_value(v);
 	log_info("SM priority %d -> %d (pid %d uid %u)", prev, api->sm->conf.sm_priority,
 		 (int)ctl_client_pid(c), (unsigned)ctl_client_uid(c));
+	if (prev != api->sm->conf.sm_priority)
+		smstate_priority_changed(api->sm);
 	*ret = json_pack("{s:i, s:i}", "priority", api->sm->conf.sm_priority, "previous", prev);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/*
+ * handover {"guid": GUID}: a master hands the subnet over to that standby SM
+ * (without guid: the best one it knows), lowering its own priority when that
+ * SM would not win the election otherwise.  Answered at once; the handover
+ * itself is logged and seen in status and events.
+ */
+int api_handover(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
+{
+	static const char *const names[] = {"guid", NULL};
+	struct api *api = ctx;
+	struct sm *sm = api->sm;
+	json_t *jg = json_object_get(args, "guid");
+	int prev = sm->conf.sm_priority;
+	uint64_t guid = 0;
+	char why[256], *end;
+	int r;
+
+	if (api_check_args(args, names, err))
+		return -EINVAL;
+	if (jg) {
+		const char *gs = json_string_value(jg);
+
+		errno = 0;
+		guid = gs ? strtoull(gs, &end, 16) : 0;
+		if (!gs || !*gs || *end || errno || !guid)
+			return ctl_error_set(
+			    err, CTL_ERR_BAD_ARGUMENT,
+			    "guid must be a port GUID like \"0x0002c90300000001\"");
+	}
+	r = smstate_handover_order(sm, guid, why, sizeof(why));
+	if (r == -EPERM || r == -EBUSY)
+		return ctl_error_set(err, CTL_ERR_NOT_READY, "%s", why);
+	if (r == -ENOENT)
+		return ctl_error_set(err, CTL_ERR_NOT_FOUND, "%s", why);
+	if (r < 0)
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT, "%s", why);
+	log_info("handover to SM %s ordered (pid %d uid %u)", why, (int)ctl_client_pid(c),
+		 (unsigned)ctl_client_uid(c));
+	*ret = json_pack("{s:s, s:i, s:i}", "target", why, "priority", sm->conf.sm_priority,
+			 "previous_priority", prev);
 	return *ret ? 0 : -ENOMEM;
 }
 

@@ -8,7 +8,7 @@
  *   api_ids.c    identifiers (GUID, LID, description) -> (node, port), O(1)
  *   api_views.c  read commands: status, nodes, ports, links, lids, node,
  *                route, topology, config, events
- *   api_admin.c  orders: sweep, reroute, priority, port, loglevel
+ *   api_admin.c  orders: sweep, reroute, priority, handover, port, loglevel
  *   events.c     sweep and snapshot changes -> events for subscribers
  *   metrics.c    the Prometheus text of `metrics`
  */
@@ -46,6 +46,8 @@ struct api {
 
 json_t *api_guid(uint64_t g);
 double api_uptime(const struct api *api);
+/* CLOCK_MONOTONIC in milliseconds (the clock of the SM's timestamps). */
+double api_now_ms(void);
 /* Reject members of args other than the names given (NULL-terminated). */
 int api_check_args(json_t *args, const char *const *names, struct ctl_error *err);
 /* not_ready until the first sweep has published a snapshot. */
@@ -77,7 +79,7 @@ int api_resolve(const struct snapshot *s, json_t *v, const char *what, uint32_t 
 
 ctl_handler_fn api_status, api_nodes, api_ports, api_links, api_lids, api_node, api_route,
     api_topology, api_config, api_events;
-ctl_handler_fn api_sweep, api_reroute, api_priority, api_port, api_loglevel;
+ctl_handler_fn api_sweep, api_reroute, api_priority, api_handover, api_port, api_loglevel;
 ctl_handler_fn metrics_command;
 
 /* ---- admin (api_admin.c) ----------------------------------------------- */

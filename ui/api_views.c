@@ -121,6 +121,54 @@ static json_t *api_mad_json(const struct api *api)
 			 (int)xs.max_bulk, "control_outstanding", (int)xs.ctl_outstanding);
 }
 
+/* "default" (OpenSM's 1: no protection), "none" (0: any SM is a peer) or "set". */
+static const char *api_sm_key_str(uint64_t key)
+{
+	return key == 1 ? "default" : key == 0 ? "none" : "set";
+}
+
+/* The other SMs this SM knows, as they last answered. */
+static json_t *api_peers_json(const struct sm *sm)
+{
+	const struct smstate *ss = &sm->smstate;
+	json_t *a = json_array();
+	double now = api_now_ms();
+
+	for (unsigned i = 0; a && i < ss->n_peers; i++) {
+		const struct smstate_peer *p = &ss->peers[i];
+		json_t *o = json_pack(
+		    "{s:o, s:i, s:i, s:s, s:s, s:b}", "guid", api_guid(p->guid), "lid", p->lid,
+		    "priority", p->priority, "state", names_sm_state(p->state), "sm_key",
+		    p->foreign_key ? "other" : "same", "reachable", !p->unreachable);
+
+		if (o)
+			json_object_set_new(
+			    o, "last_contact_s",
+			    p->last_contact_ms
+				? json_real((double)(long)((now - p->last_contact_ms) / 100) / 10)
+				: json_null());
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* Role, peers and the failover counters (smstate.h). */
+static json_t *api_failover_json(const struct sm *sm)
+{
+	const struct smstate *ss = &sm->smstate;
+
+	return json_pack(
+	    "{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i}", "master",
+	    ss->master_guid ? api_guid(ss->master_guid) : json_null(), "handover_to",
+	    ss->handover_to ? api_guid(ss->handover_to) : json_null(), "polls",
+	    (json_int_t)ss->polls, "polls_failed", (json_int_t)ss->polls_failed, "takeovers",
+	    (json_int_t)ss->takeovers, "handovers_sent", (json_int_t)ss->handovers_sent,
+	    "handovers_received", (json_int_t)ss->handovers_received, "sets_accepted",
+	    (json_int_t)ss->sets_accepted, "sets_refused", (json_int_t)ss->sets_refused,
+	    "foreign_sms", (json_int_t)ss->foreign_sms, "poll_interval_ms",
+	    sm->conf.sminfo_poll_interval_ms, "poll_count", sm->conf.sminfo_poll_count);
+}
+
 int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
 {
 	struct api *api = ctx;
@@ -128,12 +176,20 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	const struct fabric *f = sm->snap ? sm->snap->fabric : NULL;
 	const struct sweep_summary *s = &sm->last;
 	uint16_t sm_lid = 0;
+	uint64_t sm_guid = sm->port_guid;
 	uint32_t switches = 0, nodes = 0;
 
 	if (api_check_args(args, NULL, err))
 		return -EINVAL;
 	if (f && f->sm_node < f->n_nodes)
 		sm_lid = f->nodes[f->sm_node].ports[f->sm_port].lid;
+	if (sm->state == SM_STANDBY && sm->smstate.master_guid) {
+		/* the master's, as it last answered */
+		for (unsigned i = 0; i < sm->smstate.n_peers; i++)
+			if (sm->smstate.peers[i].guid == sm->smstate.master_guid)
+				sm_lid = sm->smstate.peers[i].lid;
+		sm_guid = sm->smstate.master_guid;
+	}
 	if (f) {
 		nodes = f->n_nodes;
 		switches = fabric_count(f, NODE_SWITCH);
@@ -144,15 +200,21 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	    "state", names_sm_state(sm->state), "subnet_up", sm->subnet_up, "nodes", (int)nodes,
 	    "switches", (int)switches, "cas", (int)(nodes - switches), "ports_active",
 	    (int)s->ports_active, "links", (int)s->links, "lids", (int)s->lids, "sm_lid", sm_lid,
-	    "sm_guid", api_guid(sm->port_guid), "priority", sm->conf.sm_priority, "routing_engine",
+	    "sm_guid", api_guid(sm_guid), "priority", sm->conf.sm_priority, "routing_engine",
 	    s->engine[0] ? s->engine : sm->conf.routing_engine, "sweeps", (json_int_t)sm->sweeps,
 	    "last_sweep_ms", (json_int_t)(s->ms + 0.5), "last_sweep_status",
 	    sm->sweeps ? (s->status ? "failed" : "ok") : "none", "last_sweep_reason", s->reason,
 	    "generation", (json_int_t)(sm->snap ? sm->snap->generation : 0), "uptime_s",
 	    (json_int_t)api_uptime(api), "mad", api_mad_json(api), "traps", (json_int_t)sm->traps);
-	if (*ret)
+	if (*ret) {
 		json_object_set_new(*ret, "light_sweeps",
 				    json_integer((json_int_t)sm->light.sweeps));
+		json_object_set_new(*ret, "state_reason", json_string(sm->smstate.why));
+		json_object_set_new(*ret, "state_since", json_real(sm->smstate.since_wall));
+		json_object_set_new(*ret, "sm_key", json_string(api_sm_key_str(sm->conf.sm_key)));
+		json_object_set_new(*ret, "peers", api_peers_json(sm));
+		json_object_set_new(*ret, "failover", api_failover_json(sm));
+	}
 	if (*ret && sm->mcast)
 		json_object_set_new(*ret, "multicast",
 				    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "groups",

@@ -81,6 +81,14 @@ static const struct smctl_cmd smctl_cmds[] = {
      NULL,
      false,
      "set the SM priority (admin)"},
+    {"handover",
+     "handover [<guid>]",
+     1,
+     {"guid"},
+     {ARG_STRING},
+     NULL,
+     false,
+     "hand the subnet to that standby SM, or the best one (admin; lowers the priority if needed)"},
     {"port",
      "port <disable|enable> <node> <port>",
      3,
@@ -186,6 +194,16 @@ static void add_kv_arg(json_t *args, const char *kv)
 	json_object_set_new(args, key, jv);
 }
 
+/* Positional arguments that must be given: those not written "[<...>]" in the usage. */
+static int smctl_required_args(const struct smctl_cmd *cmd)
+{
+	int n = cmd->nargs;
+
+	for (const char *u = cmd->usage; (u = strstr(u, "[<")) != NULL; u += 2)
+		n--;
+	return n;
+}
+
 static json_t *build_request(int argc, char **argv, const struct smctl_cmd **ret_cmd)
 {
 	const char *name = argv[0];
@@ -250,7 +268,7 @@ static json_t *build_request(int argc, char **argv, const struct smctl_cmd **ret
 			}
 			pos++;
 		}
-		if (pos < cmd->nargs)
+		if (pos < smctl_required_args(cmd))
 			die(EXIT_USAGE, "missing argument; usage: smctl %s", cmd->usage);
 	}
 	req = json_pack("{s:s}", "cmd", name);
