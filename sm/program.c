@@ -273,8 +273,33 @@ static void program_port(struct program *pg, const struct routes *r,
 	program_send(pg, OP_PORTINFO, ni, pn, WIRE_ATTR_PORT_INFO, pn, data);
 }
 
+const uint8_t *program_old_lft(const struct fabric *old_f, const struct routes *old_r,
+			       const struct node *n, int *ret_top)
+{
+	uint32_t oi;
+
+	if (!old_f || !old_r)
+		return NULL;
+	oi = fabric_find_guid(old_f, n->guid);
+	if (oi == FABRIC_NO_NODE || oi >= old_r->n_nodes || !old_r->lft[oi] ||
+	    old_f->nodes[oi].lft_top != n->lft_top)
+		return NULL;
+	*ret_top = old_r->max_lid;
+	return old_r->lft[oi];
+}
+
+void program_held_free(struct program_held *h)
+{
+	if (!h)
+		return;
+	routes_free(h->r);
+	free(h->top);
+	free(h);
+}
+
 static void program_switch(struct program *pg, const struct routes *r, uint32_t ni,
-			   const struct fabric *old_f, const struct routes *old_r, bool force)
+			   const struct fabric *old_f, const struct routes *old_r, bool force,
+			   const struct program_held *held)
 {
 	struct node *n = &pg->f->nodes[ni];
 	const uint8_t *lft = r->lft[ni];
@@ -298,13 +323,11 @@ static void program_switch(struct program *pg, const struct routes *r, uint32_t 
 		wire_switchinfo_encode(&si, data, sizeof(data));
 		program_send(pg, OP_SWITCHINFO, ni, 0, WIRE_ATTR_SWITCH_INFO, 0, data);
 	}
-	if (old_f && old_r && !force) {
-		uint32_t oi = fabric_find_guid(old_f, n->guid);
-		if (oi != FABRIC_NO_NODE && oi < old_r->n_nodes && old_r->lft[oi] &&
-		    old_f->nodes[oi].lft_top == si.lft_top) {
-			old = old_r->lft[oi];
-			old_top = old_r->max_lid;
-		}
+	if (!force)
+		old = program_old_lft(old_f, old_r, n, &old_top);
+	if (!old && !force && held && ni < held->n_nodes && held->top[ni] >= 0) {
+		old = held->r->lft[ni];
+		old_top = held->top[ni];
 	}
 	blocks = malloc((top / LFT_BLOCK + 1) * sizeof(*blocks));
 	if (!blocks)
@@ -413,7 +436,7 @@ void program_configure(struct program *pg, const struct routes *r, const struct 
 			}
 		}
 		if (node_is_switch(n))
-			program_switch(pg, r, i, old_f, old_r, pp->force);
+			program_switch(pg, r, i, old_f, old_r, pp->force, pp->held);
 		program_vls(pg, r, i, old_f, old_r, pp->force);
 	}
 }

@@ -32,12 +32,35 @@ struct program_stats {
 	uint32_t mft_switches; /* switches that got MFT blocks */
 };
 
+/*
+ * What the switches' LFTs hold, as read back (sm/readback.c), indexed like
+ * the batch's fabric: r->lft[node] for a switch read, top[node] its last
+ * entry that counts (entries past it are empty), -1 for a switch not read.
+ */
+struct program_held {
+	struct routes *r;
+	int32_t *top;
+	uint32_t n_nodes;
+};
+
+/* NULL ok. */
+void program_held_free(struct program_held *h);
+
 /* What the desired state depends on besides the routes. */
 struct program_params {
 	uint64_t subnet_prefix;
-	const char *engine; /* the routing engine, for log lines */
-	bool force;	    /* rewrite every LFT block and VL table (reroute) */
+	const char *engine;		 /* the routing engine, for log lines */
+	bool force;			 /* rewrite every LFT block and VL table (reroute) */
+	const struct program_held *held; /* NULL: switches not in old_r get every block */
 };
+
+/*
+ * The LFT the published snapshot (old_f, old_r) says switch n was last
+ * given, when it still holds it (same LinearFDBTop as discovery read), with
+ * its top; NULL when unknown.
+ */
+const uint8_t *program_old_lft(const struct fabric *old_f, const struct routes *old_r,
+			       const struct node *n, int *ret_top);
 
 /*
  * Runs once, when every SMP of the batch has completed and the batch has been
@@ -54,7 +77,8 @@ struct program *program_new(struct xact_engine *xe, struct fabric *f, program_do
  * LID, subnet prefix, neighbour MTU, operational VLs; a port in INIT is armed
  * by the same Set), P_Key index 0 = 0xFFFF on CA ports coming up, SwitchInfo
  * LinearFDBTop, the LFT blocks that differ from old_r (what the switch was
- * last given; every block without old_r or with force), and SL2VL/VLArb
+ * last given) or else from pp->held (what it was read to hold; every block
+ * when neither knows, or with force), and SL2VL/VLArb
  * where r uses more than one VL and the tables changed.  A switch whose LFT
  * blocks do not all succeed is marked (lft_top = 0xffff) so the next batch
  * rewrites it.

@@ -17,6 +17,7 @@
 #include "lib/log.h"
 #include "sm/dump.h"
 #include "sm/program.h"
+#include "sm/readback.h"
 #include "sm/route.h"
 #include "sm/sm.h"
 #include "sm/smstate.h"
@@ -27,6 +28,7 @@ enum sweep_phase {
 	SWEEP_DECIDE,
 	SWEEP_ASSIGN,
 	SWEEP_ROUTE,
+	SWEEP_READBACK,
 	SWEEP_PROGRAM,
 	SWEEP_ARM,
 	SWEEP_ACTIVATE,
@@ -36,11 +38,13 @@ enum sweep_phase {
 struct sweep {
 	struct sm *sm;
 	enum sweep_phase phase;
-	struct discover *disc; /* DISCOVER */
-	struct program *batch; /* PROGRAM, ARM, ACTIVATE */
-	struct fabric *f;      /* being built; published at the end */
-	struct routes *routes; /* f's */
-	uint16_t max_lid;      /* from ASSIGN */
+	struct discover *disc;	   /* DISCOVER */
+	struct readback *rb;	   /* READBACK */
+	struct program_held *held; /* what READBACK found the switches to hold */
+	struct program *batch;	   /* PROGRAM, ARM, ACTIVATE */
+	struct fabric *f;	   /* being built; published at the end */
+	struct routes *routes;	   /* f's */
+	uint16_t max_lid;	   /* from ASSIGN */
 	struct sweep_summary sum;
 	double t0;
 };
@@ -71,6 +75,8 @@ static void sweep_fail(struct sweep *sw, const char *fmt, ...)
 static void sweep_destroy(struct sweep *sw)
 {
 	discover_free(sw->disc);
+	readback_free(sw->rb);
+	program_held_free(sw->held);
 	program_abort(sw->batch);
 	fabric_free(sw->f);
 	routes_free(sw->routes);
@@ -186,7 +192,57 @@ static void phase_route(struct sweep *sw)
 	if (r < 0)
 		sweep_fail(sw, "no routing engine could route: %s", strerror(-r));
 	else
-		sw->phase = SWEEP_PROGRAM;
+		sw->phase = SWEEP_READBACK;
+}
+
+/*
+ * The published snapshot when its routes are what this SM gave the switches
+ * (its sweep programmed them); NULL when it stood by or failed before
+ * programming: what the switches hold is then unknown.
+ */
+static const struct snapshot *sweep_programmed_snapshot(const struct sm *sm)
+{
+	return sm->snap && sm->last.programmed ? sm->snap : NULL;
+}
+
+static void on_readback(void *arg, struct program_held *held, const struct readback_stats *st)
+{
+	struct sweep *sw = arg;
+
+	sw->rb = NULL;
+	sw->held = held;
+	sw->sum.lft_reads = st->blocks;
+	sw->sum.readback_ms = st->ms;
+	if (st->errors)
+		log_warn("%u of %u LFT blocks could not be read back: their switches get every "
+			 "block",
+			 st->errors, st->blocks);
+	sw->phase = SWEEP_PROGRAM;
+	sweep_step(sw);
+}
+
+/*
+ * The switches the published snapshot says nothing about (this SM has just
+ * started or taken over): read their LFTs so PROGRAM writes only what
+ * differs.  false when the phase is over at once.
+ */
+static bool phase_readback(struct sweep *sw)
+{
+	struct sm *sm = sw->sm;
+	const struct snapshot *old = sweep_programmed_snapshot(sm);
+	int r;
+
+	sw->phase = SWEEP_PROGRAM;
+	if (!sm->conf.lft_readback || sm->sched.force_lft)
+		return false;
+	r = readback_start(sm->xe, sw->f, sw->routes, old ? old->fabric : NULL,
+			   old ? old->routes : NULL, on_readback, sw, &sw->rb);
+	if (r < 0)
+		log_warn("cannot read the LFTs back (%s): writing every block", strerror(-r));
+	if (!sw->rb)
+		return false;
+	sw->phase = SWEEP_READBACK;
+	return true;
 }
 
 static void on_batch_done(void *arg, const struct program_stats *st)
@@ -206,7 +262,7 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 static void phase_batch(struct sweep *sw)
 {
 	struct sm *sm = sw->sm;
-	const struct snapshot *old = sm->snap;
+	const struct snapshot *old = sweep_programmed_snapshot(sm);
 
 	sw->batch = program_new(sm->xe, sw->f, on_batch_done, sw);
 	if (!sw->batch) {
@@ -217,11 +273,12 @@ static void phase_batch(struct sweep *sw)
 	switch (sw->phase) {
 	case SWEEP_PROGRAM: {
 		struct program_params pp = {sm->conf.subnet_prefix, sw->sum.engine,
-					    sm->sched.force_lft};
+					    sm->sched.force_lft, sw->held};
 
 		program_configure(sw->batch, sw->routes, old ? old->fabric : NULL,
 				  old ? old->routes : NULL, &pp);
 		sm->sched.force_lft = false;
+		sw->sum.programmed = true;
 		break;
 	}
 	case SWEEP_ARM:
@@ -276,7 +333,11 @@ static void phase_publish(struct sweep *sw)
 	struct sm *sm = sw->sm;
 	struct sweep_summary *s = &sw->sum;
 	struct snapshot *old = sm->snap, *snap;
+	char readback[64] = "";
 
+	if (s->lft_reads)
+		snprintf(readback, sizeof(readback), " (%u LFT blocks read back in %.1f ms)",
+			 s->lft_reads, s->readback_ms);
 	if (!sw->f)
 		sw->f = fabric_new();
 	if (!sw->routes && sw->f)
@@ -305,9 +366,9 @@ static void phase_publish(struct sweep *sw)
 	if (s->status == 0)
 		log_msg(LOG_CAT_SWEEP, sm->sweeps == 1 || s->sets ? LOG_INFO : LOG_DEBUG,
 			"subnet up: %u nodes (%u switches, %u CAs), %u links active, %u LIDs, "
-			"%u SMPs set, %u LFT blocks, %s routing, sweep %.1f ms",
+			"%u SMPs set, %u LFT blocks, %s routing, sweep %.1f ms%s",
 			s->nodes, s->switches, s->cas, s->links, s->lids, s->sets, s->lft_blocks,
-			s->engine, s->ms);
+			s->engine, s->ms, readback);
 	else if (s->standby)
 		log_msg(LOG_CAT_SWEEP, LOG_DEBUG,
 			"sweep %llu: %u nodes seen, nothing programmed: %s",
@@ -338,6 +399,10 @@ static void sweep_step(struct sweep *sw)
 			break;
 		case SWEEP_ROUTE:
 			phase_route(sw);
+			break;
+		case SWEEP_READBACK:
+			if (phase_readback(sw))
+				return; /* on_readback moves on */
 			break;
 		case SWEEP_PROGRAM:
 		case SWEEP_ARM:

@@ -9,6 +9,8 @@
  *             straight to PUBLISH: no switch is touched
  *   ASSIGN    LIDs (sm/lid.c), the guid->LID map saved when it changed
  *   ROUTE     the engine and its fallback chain (sm/route.c)
+ *   READBACK  the LFTs of switches the last snapshot says nothing about (a
+ *             new or taking-over SM) are read back (sm/readback.c)
  *   PROGRAM   a batch of Sets: PortInfo, P_Key, SwitchInfo, LFT, SL2VL, VLArb
  *             that differ (sm/program.c)
  *   ARM       a batch: INIT -> ARMED where the PROGRAM batch left a port in INIT
@@ -37,6 +39,7 @@ struct sweep;
 struct sweep_summary {
 	int status;	  /* 0 when the subnet came up; -EAGAIN standing by */
 	bool standby;	  /* DECIDE: another SM is (or becomes) master, nothing programmed */
+	bool programmed;  /* PROGRAM ran: the snapshot's routes are what the switches got */
 	char reason[256]; /* why not, one line */
 	uint32_t nodes, switches, cas;
 	uint32_t links, ports_active, ports_linked;
@@ -44,7 +47,8 @@ struct sweep_summary {
 	uint32_t timeouts;
 	uint32_t sets, set_errors;
 	uint32_t lft_blocks;
-	double ms, discover_ms, route_ms;
+	uint32_t lft_reads; /* LFT blocks read back (a switch this SM knew nothing of) */
+	double ms, discover_ms, route_ms, readback_ms;
 	char engine[32];
 };
 

@@ -16,15 +16,22 @@
 #include "mad/wire.h"
 #include "mad/xact.h"
 #include "routing/routing.h"
+#include "fabric/lft.h"
 #include "sm/program.h"
+#include "sm/readback.h"
 #include "tests/testutil.h"
 
 struct fake {
 	struct event_base *base;
 	struct xact_engine *xe;
 	unsigned sets[0x40];	      /* per attribute ID (all are < 0x40) */
+	unsigned gets[0x40];	      /* per attribute ID */
 	uint32_t fail_attr, fail_mod; /* answer these with an error status */
+	uint8_t fail_hops;	      /* ... on this DR hop count only (0: any) */
 	bool hold;		      /* answer nothing */
+	/* LFT Gets: the switch at DR hop count h answers from held[h] */
+	const uint8_t *held[4];
+	int held_top[4];
 };
 
 struct answer {
@@ -53,12 +60,21 @@ static int fake_send(void *ctx, const struct madio_dest *to, const uint8_t *mad,
 	a = calloc(1, sizeof(*a));
 	CU_ASSERT_FATAL(a != NULL);
 	CU_ASSERT_FATAL(wire_smp_decode(mad, len, &s) == 0);
-	CU_ASSERT_EQUAL(s.method, WIRE_SET);
-	if (s.attr_id < 0x40)
+	CU_ASSERT(s.method == WIRE_SET || (s.method == WIRE_GET && s.attr_id == WIRE_ATTR_LFT));
+	if (s.attr_id < 0x40 && s.method == WIRE_SET)
 		fk->sets[s.attr_id]++;
+	if (s.attr_id < 0x40 && s.method == WIRE_GET)
+		fk->gets[s.attr_id]++;
+	if (s.method == WIRE_GET && s.hop_cnt < 4) {
+		uint8_t ports[64];
+
+		lft_block(fk->held[s.hop_cnt], fk->held_top[s.hop_cnt], s.attr_mod, ports);
+		wire_lft_encode(ports, s.data, sizeof(s.data));
+	}
 	s.method = WIRE_GET_RESP;
 	s.direction = true;
-	if (s.attr_id == fk->fail_attr && s.attr_mod == fk->fail_mod)
+	if (s.attr_id == fk->fail_attr && s.attr_mod == fk->fail_mod &&
+	    (!fk->fail_hops || s.hop_cnt == fk->fail_hops))
 		s.status = 0x1c; /* invalid attribute/modifier */
 	a->fk = fk;
 	CU_ASSERT_FATAL(wire_smp_encode(&s, a->mad, sizeof(a->mad)) == WIRE_MAD_SIZE);
@@ -85,12 +101,13 @@ static void on_done(void *arg, const struct program_stats *st)
 	r->st = *st;
 }
 
-/* One configure batch of f against (old_f, old_r); waits (bounded) for it. */
-static struct program_stats configure(struct fake *fk, struct fabric *f, const struct routes *r,
-				      const struct fabric *old_f, const struct routes *old_r,
-				      bool force)
+/* One configure batch of f against (old_f, old_r) or held; waits (bounded) for it. */
+static struct program_stats configure_held(struct fake *fk, struct fabric *f,
+					   const struct routes *r, const struct fabric *old_f,
+					   const struct routes *old_r, bool force,
+					   const struct program_held *held)
 {
-	struct program_params pp = {0xfe80000000000000ULL, "minhop", force};
+	struct program_params pp = {0xfe80000000000000ULL, "minhop", force, held};
 	struct run run = {0};
 	struct timeval limit = {5, 0};
 	struct program *pg = program_new(fk->xe, f, on_done, &run);
@@ -104,6 +121,13 @@ static struct program_stats configure(struct fake *fk, struct fabric *f, const s
 		;
 	CU_ASSERT_TRUE_FATAL(run.done);
 	return run.st;
+}
+
+static struct program_stats configure(struct fake *fk, struct fabric *f, const struct routes *r,
+				      const struct fabric *old_f, const struct routes *old_r,
+				      bool force)
+{
+	return configure_held(fk, f, r, old_f, old_r, force, NULL);
 }
 
 static struct fabric *load(void)
@@ -158,7 +182,9 @@ static void test_configure_diffs(void)
 		CU_ASSERT_EQUAL(pi.lid, a->nodes[i].ports[p].lid);
 	}
 
-	/* the same routes again on a new discovery: no LFT block */
+	/* the same routes again on a new discovery (which reads the LinearFDBTop set): no block */
+	for (uint32_t i = 0; i < b->n_nodes; i++)
+		b->nodes[i].lft_top = c->nodes[i].lft_top = a->nodes[i].lft_top;
 	st = configure(&fk, b, rb, a, ra, false);
 	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_LFT], 0);
 	CU_ASSERT_EQUAL(st.lft_blocks, 0);
@@ -168,6 +194,13 @@ static void test_configure_diffs(void)
 	rb->lft[s1][ra->max_lid] = rb->lft[s1][ra->max_lid] == 1 ? 2 : 1;
 	st = configure(&fk, c, rb, a, ra, false);
 	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_LFT], 1);
+
+	/* a switch reset meanwhile (LinearFDBTop 0 again): every block of it */
+	fabric_free(c);
+	c = load();
+	c->nodes[s1].lft_top = a->nodes[s1].lft_top;
+	st = configure(&fk, c, ra, a, ra, false);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_LFT], blocks);
 
 	/* force: every block of every switch */
 	fabric_free(c);
@@ -202,7 +235,7 @@ static void test_empty_and_abort(void)
 	struct fake fk = {.fail_attr = 0xffff, .hold = true};
 	struct fabric *f = load();
 	struct routes *r = route(f);
-	struct program_params pp = {0xfe80000000000000ULL, "minhop", false};
+	struct program_params pp = {0xfe80000000000000ULL, "minhop", false, NULL};
 	struct run run = {0};
 	struct program *pg;
 
@@ -226,11 +259,156 @@ static void test_empty_and_abort(void)
 	fabric_free(f);
 }
 
+struct rb_run {
+	bool done;
+	struct program_held *held;
+	struct readback_stats st;
+};
+
+static void on_readback(void *arg, struct program_held *held, const struct readback_stats *st)
+{
+	struct rb_run *r = arg;
+
+	CU_ASSERT_FALSE(r->done);
+	r->done = true;
+	r->held = held;
+	r->st = *st;
+}
+
+/* Read f's switches back (against old_f/old_r); NULL held when nothing was read. */
+static struct rb_run readback(struct fake *fk, const struct fabric *f, const struct routes *r,
+			      const struct fabric *old_f, const struct routes *old_r)
+{
+	struct rb_run run = {0};
+	struct timeval limit = {5, 0};
+	struct readback *rb = NULL;
+
+	memset(fk->gets, 0, sizeof(fk->gets));
+	CU_ASSERT_EQUAL_FATAL(readback_start(fk->xe, f, r, old_f, old_r, on_readback, &run, &rb),
+			      0);
+	if (!rb)
+		return run;
+	event_base_loopexit(fk->base, &limit);
+	while (!run.done && event_base_loop(fk->base, EVLOOP_ONCE) == 0)
+		;
+	CU_ASSERT_TRUE_FATAL(run.done);
+	return run;
+}
+
+/* S1 one hop away, S2 two: the fake tells their LFT Gets apart by hop count. */
+static struct fabric *load_paths(uint16_t top)
+{
+	struct fabric *f = load();
+	uint32_t s1 = testutil_find_desc(f, "S1"), s2 = testutil_find_desc(f, "S2");
+
+	f->nodes[s1].dr_hops = 1;
+	f->nodes[s1].dr_path[1] = 1;
+	f->nodes[s2].dr_hops = 2;
+	f->nodes[s2].dr_path[1] = 1;
+	f->nodes[s2].dr_path[2] = 3;
+	f->nodes[s1].lft_top = top;
+	f->nodes[s2].lft_top = top;
+	return f;
+}
+
+/*
+ * A takeover: the switches hold what the routes want, this SM has no
+ * snapshot of its own; read back, nothing is written.  A changed entry costs
+ * its block; a switch whose Get fails is written whole; a switch with
+ * LinearFDBTop 0 is not read; a switch the snapshot knows is not read.
+ */
+static void test_readback(void)
+{
+	struct xact_opts xo = {8, 200, 1};
+	struct fake fk = {.fail_attr = 0xffff};
+	struct fabric *a = load(), *c;
+	struct routes *ra = route(a);
+	uint32_t s1 = testutil_find_desc(a, "S1"), s2 = testutil_find_desc(a, "S2");
+	unsigned blocks = (ra->max_lid + 1 + 63) / 64;
+	uint8_t *copy = malloc(ra->max_lid + 1);
+	struct program_stats st;
+	struct rb_run run;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
+	fk.base = event_base_new();
+	fk.xe = xact_new(fk.base, &xo, fake_send, &fk);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.xe);
+	memcpy(copy, ra->lft[s1], ra->max_lid + 1);
+	fk.held[1] = copy;
+	fk.held_top[1] = ra->max_lid;
+	fk.held[2] = ra->lft[s2];
+	fk.held_top[2] = ra->max_lid;
+
+	c = load_paths(ra->max_lid);
+	run = readback(&fk, c, ra, NULL, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(run.held);
+	CU_ASSERT_EQUAL(run.st.switches, 2);
+	CU_ASSERT_EQUAL(run.st.blocks, 2 * blocks);
+	CU_ASSERT_EQUAL(fk.gets[WIRE_ATTR_LFT], 2 * blocks);
+	CU_ASSERT_EQUAL(run.held->top[s1], ra->max_lid);
+	st = configure_held(&fk, c, ra, NULL, NULL, false, run.held);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_LFT], 0);
+	CU_ASSERT_EQUAL(st.lft_blocks, 0);
+	/* without what was read: every block, as before */
+	fabric_free(c);
+	c = load_paths(ra->max_lid);
+	configure(&fk, c, ra, NULL, NULL, false);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_LFT], 2 * blocks);
+	program_held_free(run.held);
+
+	/* S1 holds one entry that differs: exactly its block */
+	copy[ra->max_lid] = copy[ra->max_lid] == 1 ? 2 : 1;
+	fabric_free(c);
+	c = load_paths(ra->max_lid);
+	run = readback(&fk, c, ra, NULL, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(run.held);
+	configure_held(&fk, c, ra, NULL, NULL, false, run.held);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_LFT], 1);
+	program_held_free(run.held);
+	copy[ra->max_lid] = ra->lft[s1][ra->max_lid];
+
+	/* S2's block 0 does not answer: S2 unknown, written whole; S1 nothing */
+	fk.fail_attr = WIRE_ATTR_LFT;
+	fk.fail_mod = 0;
+	fk.fail_hops = 2;
+	fabric_free(c);
+	c = load_paths(ra->max_lid);
+	run = readback(&fk, c, ra, NULL, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(run.held);
+	CU_ASSERT_EQUAL(run.st.errors, 1);
+	CU_ASSERT_EQUAL(run.held->top[s2], -1);
+	fk.fail_attr = 0xffff;
+	configure_held(&fk, c, ra, NULL, NULL, false, run.held);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_LFT], blocks);
+	program_held_free(run.held);
+
+	/* a fresh switch (LinearFDBTop 0) is not read; a switch the snapshot knows neither */
+	fabric_free(c);
+	c = load_paths(0);
+	run = readback(&fk, c, ra, NULL, NULL);
+	CU_ASSERT_FALSE(run.done);
+	CU_ASSERT_EQUAL(fk.gets[WIRE_ATTR_LFT], 0);
+	a->nodes[s1].lft_top = a->nodes[s2].lft_top = ra->max_lid; /* as a sweep leaves them */
+	fabric_free(c);
+	c = load_paths(ra->max_lid);
+	run = readback(&fk, c, ra, a, ra);
+	CU_ASSERT_FALSE(run.done);
+	CU_ASSERT_EQUAL(fk.gets[WIRE_ATTR_LFT], 0);
+
+	xact_free(fk.xe);
+	event_base_free(fk.base);
+	routes_free(ra);
+	fabric_free(a);
+	fabric_free(c);
+	free(copy);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
 	    {"configure sends only what differs", test_configure_diffs},
 	    {"empty batch, aborted batch", test_empty_and_abort},
+	    {"LFT readback: only what differs is written", test_readback},
 	    {NULL, NULL},
 	};
 

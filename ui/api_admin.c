@@ -18,7 +18,7 @@ json_t *api_sweep_json(const struct sm *sm)
 	const struct sweep_summary *s = &sm->last;
 
 	return json_pack("{s:s, s:s, s:b, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:f,"
-			 " s:i, s:i, s:i, s:i, s:s}",
+			 " s:i, s:i, s:i, s:i, s:i, s:s}",
 			 "status", s->status ? "failed" : "ok", "reason", s->reason, "subnet_up",
 			 sm->subnet_up, "sweeps", (json_int_t)sm->sweeps, "generation",
 			 (json_int_t)(sm->snap ? sm->snap->generation : 0), "nodes", (int)s->nodes,
@@ -26,7 +26,8 @@ json_t *api_sweep_json(const struct sm *sm)
 			 "ports_active", (int)s->ports_active, "lids", (int)s->lids, "ms", s->ms,
 			 "discover_ms", s->discover_ms, "route_ms", s->route_ms, "sets",
 			 (int)s->sets, "set_errors", (int)s->set_errors, "lft_blocks",
-			 (int)s->lft_blocks, "timeouts", (int)s->timeouts, "engine", s->engine);
+			 (int)s->lft_blocks, "lft_reads", (int)s->lft_reads, "timeouts",
+			 (int)s->timeouts, "engine", s->engine);
 }
 
 static int api_waiter_add(struct api *api, uint64_t client_id, uint64_t target)
