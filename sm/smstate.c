@@ -106,8 +106,10 @@ int smstate_set_transition(int ours, int sender, uint32_t mod)
 	case WIRE_SMINFO_HANDOVER:
 		if (sender != SM_MASTER)
 			return -EINVAL;
-		if (ours == SM_STANDBY || ours == SM_DISCOVERING || ours == SM_MASTER)
+		if (ours == SM_STANDBY || ours == SM_MASTER)
 			return SM_MASTER;
+		if (ours == SM_DISCOVERING)
+			return SM_DISCOVERING; /* the sweep under way decides */
 		return -EINVAL;
 	case WIRE_SMINFO_ACKNOWLEDGE:
 		if (sender != SM_STANDBY)
@@ -637,8 +639,13 @@ static enum smstate_decision smstate_elect(struct sm *sm, const struct fabric *f
 					  1);
 			return SMSTATE_PROGRAM;
 		}
-		if (best && !(best->guid == ss->handover_refused &&
-			      smstate_now_ms() < ss->handover_refused_until)) {
+		/*
+		 * Hand over to a better standby only: a better SM still
+		 * DISCOVERING finds us master, stands by and sends trap 144.
+		 */
+		if (best && best->state == SM_STANDBY &&
+		    !(best->guid == ss->handover_refused &&
+		      smstate_now_ms() < ss->handover_refused_until)) {
 			smstate_start_handover(sm, best, "it ranks higher");
 			return SMSTATE_STAND_BY;
 		}
@@ -846,7 +853,7 @@ static void smstate_become_master_after_ack(struct sm *sm, struct smstate_query 
 {
 	char why[160];
 
-	if (sm->state != SM_STANDBY && sm->state != SM_DISCOVERING)
+	if (sm->state != SM_STANDBY)
 		return; /* something else happened meanwhile */
 	snprintf(why, sizeof(why), "SM 0x%016" PRIx64 " (LID %u) handed the subnet over", q->guid,
 		 q->lid);
@@ -878,7 +885,7 @@ static void smstate_light_done(struct sm *sm, struct smstate_query *q, int statu
 			 p->lid);
 		log_warn("%s: deciding", why);
 		sweep_start_why(sm, why);
-	} else if (p->state != SM_NOTACTIVE &&
+	} else if (p->state == SM_STANDBY &&
 		   smstate_better(p->priority, p->guid, (uint8_t)sm->conf.sm_priority,
 				  sm->port_guid) &&
 		   !(p->guid == sm->smstate.handover_refused &&
@@ -938,7 +945,17 @@ static void smstate_query_done(void *arg, int status, const struct wire_smp *req
 		/* else wait for its ACKNOWLEDGE, polling it */
 		break;
 	case Q_ACK:
-		/* whatever the answer: the old master had it, or is gone */
+		if (status == -EREMOTEIO) {
+			/* the old master did not step down: stay standby, polling it */
+			log_warn("SM 0x%016" PRIx64 " refused our ACKNOWLEDGE: staying standby",
+				 q->guid);
+			if (sm->state == SM_STANDBY && !sm->smstate.master_guid) {
+				sm->smstate.master_guid = q->guid;
+				smstate_poll_schedule(sm, 0);
+			}
+			break;
+		}
+		/* it had our ACKNOWLEDGE (and stood down), or it is gone */
 		smstate_become_master_after_ack(sm, q);
 		break;
 	case Q_DISCOVER:
@@ -1003,7 +1020,7 @@ int smstate_handover_order(struct sm *sm, uint64_t target, char *why, size_t why
 	for (unsigned i = 0; i < ss->n_peers; i++) {
 		struct smstate_peer *p = &ss->peers[i];
 
-		if (!smstate_peer_counts(p) || p->state == SM_MASTER ||
+		if (!smstate_peer_counts(p) || p->state != SM_STANDBY ||
 		    (target && p->guid != target))
 			continue;
 		if (!t || smstate_better(p->priority, p->guid, t->priority, t->guid))
@@ -1115,6 +1132,8 @@ static void smstate_handle_set(struct sm *sm, struct smstate_check *c, bool is_s
 	struct smstate_peer *p;
 	struct wire_sminfo si;
 	char why[200];
+	uint32_t node;
+	uint8_t port;
 	int to;
 
 	if (wire_sminfo_decode(c->req.data, sizeof(c->req.data), &si) < 0) {
@@ -1153,6 +1172,8 @@ static void smstate_handle_set(struct sm *sm, struct smstate_check *c, bool is_s
 	p->last_contact_wall = smstate_now_wall();
 	if (c->from.slid && c->from.slid < 0xc000)
 		p->lid = c->from.slid;
+	else if (sm->snap && snapshot_find_port_guid(sm->snap, si.guid, &node, &port))
+		p->lid = node_port_lid(&sm->snap->fabric->nodes[node], port);
 	memcpy(p->path, c->path, sizeof(p->path));
 	p->hops = c->dr ? c->hops : 0;
 	log_info("SMInfo Set %s from SM 0x%016" PRIx64 " (priority %u, %s)", smstate_mod_name(mod),
@@ -1160,6 +1181,8 @@ static void smstate_handle_set(struct sm *sm, struct smstate_check *c, bool is_s
 	switch (mod) {
 	case WIRE_SMINFO_HANDOVER:
 		smstate_answer(sm, &c->from, &c->req, 0, true);
+		if (sm->state == SM_DISCOVERING)
+			break; /* our DECIDE finds whether the sender still is master */
 		if (sm->state == SM_MASTER) {
 			/* a lower master gives up its part of a healed subnet */
 			snprintf(why, sizeof(why), "SM 0x%016" PRIx64 " handed its part over",

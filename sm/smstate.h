@@ -18,9 +18,11 @@
  *     and STANDBY as soon as it answers as master;
  *   - MASTER, a worse SM is MASTER too: program, and tell it DISCOVER so it
  *     finds us and stands by within its next sweep;
- *   - MASTER, a better SM is STANDBY or DISCOVERING: HANDOVER to it; this SM
- *     stays master, programming nothing, until the ACKNOWLEDGE comes (or the
- *     new SM answers as master: OpenSM sends no ACKNOWLEDGE).
+ *   - MASTER, a better SM is STANDBY: HANDOVER to it; this SM stays master,
+ *     programming nothing, until the ACKNOWLEDGE comes (or the new SM answers
+ *     as master: OpenSM sends no ACKNOWLEDGE); the new SM steps up once its
+ *     ACKNOWLEDGE is answered, so the two are never master at once.  A better
+ *     SM still DISCOVERING is left to find us, stand by and send trap 144.
  * A STAND_BY decision touches no switch.
  *
  * A standby polls its master's SMInfo every sminfo_poll_interval_ms (a poll
@@ -174,7 +176,8 @@ bool smstate_better(uint8_t pa, uint64_t ga, uint8_t pb, uint64_t gb);
  * (the payload's SMState) sends SubnSet(SMInfo) with modifier mod, or
  * -EINVAL when the Set is not legal (IBA table 185, OpenSM's checks):
  * HANDOVER/DISABLE/STANDBY/DISCOVER only from a master, ACKNOWLEDGE only
- * from a standby; HANDOVER to a STANDBY (-> MASTER) or MASTER (stays),
+ * from a standby; HANDOVER to a STANDBY (-> MASTER), MASTER (stays) or
+ * DISCOVERING (stays: its sweep decides),
  * ACKNOWLEDGE to a STANDBY or MASTER (MASTER: -> STANDBY, when it handed
  * over to the sender), DISABLE to a STANDBY (-> NOTACTIVE), STANDBY to a
  * NOTACTIVE (-> STANDBY), DISCOVER to a STANDBY or MASTER (-> DISCOVERING).

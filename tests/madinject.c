@@ -2,14 +2,20 @@
  * madinject: send one hand-made (usually bad) MAD into a fabric, for the
  * bad-input integration tests.  Runs under umad2sim like any diag tool.
  *
- *   madinject --dlid LID [--class C] [--method M] [--attr A] [--len N]
+ *   madinject --dlid LID [--class C] [--method M] [--attr A] [--mod N] [--len N]
  *             [--base-version V] [--qp Q] [--garbage] [--trap NUM] [--count N]
  *             [--interval MS] [--class-version V] [--mask HEX] [--recv]
+ *             [--sminfo KEY,STATE[,GUID[,PRIORITY]]]
+ *
+ * --mod sets the attribute modifier (SMInfo Set: 1 HANDOVER .. 5 DISCOVER);
+ * --sminfo makes the data an SMInfo with that SM_Key, SMState, GUID and
+ * priority (a forged SMInfo Set from an ordinary host).
  *
  * --trap NUM makes the data a generic Notice with that trap number; --count
  * sends N copies, each with its own TID, MS milliseconds apart (0:
  * back to back): a trap burst.  --mask sets an SA ComponentMask; --recv
- * waits (2 s) for the answer and prints its method and status.
+ * waits (2 s) for the answer and prints its method and status (and an
+ * SMInfo answer's GUID, SM_Key, priority and state).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,8 +44,13 @@ int main(int argc, char **argv)
 	    {"class-version", required_argument, NULL, 'V'},
 	    {"mask", required_argument, NULL, 'M'},
 	    {"recv", no_argument, NULL, 'R'},
+	    {"mod", required_argument, NULL, 'o'},
+	    {"sminfo", required_argument, NULL, 's'},
 	    {0},
 	};
+	unsigned long long si_key = 0, si_guid = 0;
+	unsigned long attr_mod = 0;
+	int si_state = -1, si_prio = 0;
 	int dlid = 0, cls = 0x01, method = 0x01, attr = 0x20, len = 256, bv = 1, qp = -1;
 	int garbage = 0, c, portid, agent, r, trap = -1, count = 1, interval = 0;
 	int cv = -1, recv = 0;
@@ -94,6 +105,18 @@ int main(int argc, char **argv)
 		case 'R':
 			recv = 1;
 			break;
+		case 'o':
+			attr_mod = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			if (sscanf(optarg, "%llx,%d,%llx,%d", &si_key, &si_state, &si_guid,
+				   &si_prio) < 2 ||
+			    si_state < 0 || si_state > 3 || si_prio < 0 || si_prio > 15) {
+				fprintf(stderr,
+					"madinject: --sminfo KEY,STATE[,GUID[,PRIORITY]]\n");
+				return 2;
+			}
+			break;
 		default:
 			fprintf(stderr, "usage: madinject --dlid LID [options]\n");
 			return 2;
@@ -130,6 +153,17 @@ int main(int argc, char **argv)
 	mad[15] = 0x34;
 	mad[16] = attr >> 8;
 	mad[17] = attr & 0xff;
+	for (int i = 0; i < 4; i++)
+		mad[20 + i] = (uint8_t)(attr_mod >> (24 - 8 * i));
+	if (si_state >= 0) {
+		/* SMInfo (14.2.5.13) at the SMP data: GUID, SM_Key, ActCount, Priority:4 SMState:4
+		 */
+		for (int i = 0; i < 8; i++) {
+			mad[64 + i] = (uint8_t)(si_guid >> (56 - 8 * i));
+			mad[72 + i] = (uint8_t)(si_key >> (56 - 8 * i));
+		}
+		mad[84] = (uint8_t)(si_prio << 4 | si_state);
+	}
 	if (have_mask)
 		for (int i = 0; i < 8; i++)
 			mad[48 + i] = (uint8_t)(mask >> (56 - 8 * i));
@@ -163,6 +197,16 @@ int main(int argc, char **argv)
 		mad = umad_get_mad(umad);
 		printf("answer method 0x%02x status 0x%04x attr 0x%04x len %d\n", mad[3],
 		       mad[4] << 8 | mad[5], mad[16] << 8 | mad[17], rlen);
+		if ((mad[1] == 0x01 || mad[1] == 0x81) && (mad[16] << 8 | mad[17]) == 0x20) {
+			unsigned long long g = 0, k = 0;
+
+			for (int i = 0; i < 8; i++) {
+				g = g << 8 | mad[64 + i];
+				k = k << 8 | mad[72 + i];
+			}
+			printf("sminfo guid 0x%016llx sm_key 0x%016llx priority %d state %d\n", g,
+			       k, mad[84] >> 4, mad[84] & 0xf);
+		}
 	}
 	umad_close_port(portid);
 	printf("madinject: sent %d x class 0x%02x method 0x%02x attr 0x%04x len %d to LID %d qp "

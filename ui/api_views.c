@@ -209,6 +209,9 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	if (*ret) {
 		json_object_set_new(*ret, "light_sweeps",
 				    json_integer((json_int_t)sm->light.sweeps));
+		json_object_set_new(*ret, "last_sweep_sets", json_integer(s->sets));
+		json_object_set_new(*ret, "last_sweep_lft_blocks", json_integer(s->lft_blocks));
+		json_object_set_new(*ret, "last_sweep_lft_reads", json_integer(s->lft_reads));
 		json_object_set_new(*ret, "state_reason", json_string(sm->smstate.why));
 		json_object_set_new(*ret, "state_since", json_real(sm->smstate.since_wall));
 		json_object_set_new(*ret, "sm_key", json_string(api_sm_key_str(sm->conf.sm_key)));
