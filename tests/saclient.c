@@ -74,6 +74,8 @@ static int client_recv(struct client *c, int timeout_ms, struct sa_wire_mad *ret
 	r = umad_recv(c->portid, umad, &len, timeout_ms);
 	if (r < 0)
 		return r;
+	if (r != c->agent)
+		return -EAGAIN; /* an SM's SMInfo Get for our IsSM port: not for us */
 	if (umad_status(umad))
 		return -EAGAIN; /* one of our sends came back */
 	*slid = be16toh(umad_get_mad_addr(umad)->lid);
@@ -313,6 +315,21 @@ int main(int argc, char **argv)
 	if (c.agent < 0) {
 		fprintf(stderr, "saclient: cannot register the SA class\n");
 		return 1;
+	}
+	if (issm_fd >= 0) {
+		/*
+		 * An IsSM port gets the SMs' SMInfo Gets (DECIDE asks every one):
+		 * a MAD of a class without an agent would crash us in umad2sim.
+		 * They stay unanswered; the SM times out and carries on.
+		 */
+		long methods[16 / sizeof(long)] = {0};
+
+		methods[0] |= 1L << 0x01 | 1L << 0x02; /* Get, Set */
+		if (umad_register(c.portid, 0x01, 1, 0, methods) < 0 ||
+		    umad_register(c.portid, 0x81, 1, 0, methods) < 0) {
+			fprintf(stderr, "saclient: cannot register the SMI classes\n");
+			return 1;
+		}
 	}
 	if (!dlid)
 		dlid = c.sm_lid;
