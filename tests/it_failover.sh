@@ -223,7 +223,8 @@ fabric_ok osm-after || fail "fabric correct after ibsmd took over from OpenSM"
 check "every LID OpenSM gave is kept" cmp -s "$T/osm-before.lids" "$T/osm-after.lids"
 
 # ---- ibsmd master, OpenSM standby: OpenSM takes over ------------------------------------
-printf 'sminfo_polling_timeout 500\npolling_retry_number 1\n' >"$T/osm2/opensm.conf"
+# force_log_flush: OpenSM buffers its log otherwise
+printf 'force_log_flush TRUE\nsminfo_polling_timeout 500\npolling_retry_number 1\n' >"$T/osm2/opensm.conf"
 (cd "$T" && SIM_HOST=ca-0 OSM_CACHE_DIR="$T/osm2" OSM_TMP_DIR="$T/osm2" LD_PRELOAD="$UMAD2SIM" \
 	exec opensm -F "$T/osm2/opensm.conf" -p 0 -f "$T/osm2/osm.log" >"$T/osm2.out" 2>&1) &
 OSM=$!

@@ -66,6 +66,18 @@ int metrics_command(void *ctx, struct ctl_client *c, json_t *args, json_t **ret,
 		    sm->last.ports_active);
 	metrics_one(b, "ibsmd_lids", "gauge", "LIDs assigned.", sm->last.lids);
 	metrics_one(b, "ibsmd_sm_priority", "gauge", "Our SM priority.", sm->conf.sm_priority);
+	metrics_one(b, "ibsmd_sm_peers", "gauge", "Other SMs known.", sm->smstate.n_peers);
+	metrics_one(b, "ibsmd_sminfo_polls_failed_total", "counter",
+		    "Polls of the master (by a standby) that failed.",
+		    (double)sm->smstate.polls_failed);
+	metrics_one(b, "ibsmd_takeovers_total", "counter", "Takeovers from a master that went.",
+		    (double)sm->smstate.takeovers);
+	metrics_one(b, "ibsmd_handovers_total", "counter",
+		    "Handovers sent to or received from another SM.",
+		    (double)(sm->smstate.handovers_sent + sm->smstate.handovers_received));
+	metrics_one(b, "ibsmd_sminfo_sets_refused_total", "counter",
+		    "SMInfo Sets refused (SM_Key, sender, state).",
+		    (double)sm->smstate.sets_refused);
 	if (sm->mcast) {
 		metrics_one(b, "ibsmd_mcast_groups", "gauge", "Multicast groups.",
 			    (double)mcast_group_count(sm->mcast));
