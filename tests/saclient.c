@@ -226,6 +226,8 @@ int main(int argc, char **argv)
 	unsigned count = 1;
 	bool unsubscribe = false, no_ack = false;
 	int dlid = 0, opt, issm_fd = -1, rc;
+	bool want_issm;
+	char issm_path[256];
 	umad_port_t port;
 
 	/* getopt puts the command after the options, wherever it was */
@@ -293,15 +295,12 @@ int main(int argc, char **argv)
 	c.guid = be64toh(port.port_guid);
 	c.prefix = be64toh(port.gid_prefix);
 	c.tid = (uint64_t)getpid() << 16;
-	if (!strcmp(cmd, "inform") && wait_s > 0) {
-		/* ibsim hands requests (a Report) only to a port's IsSM client */
-		char path[256];
-
-		if (umad_get_issm_path(port.ca_name, port.portnum, path, sizeof(path)) < 0 ||
-		    (issm_fd = open(path, O_RDWR)) < 0) {
-			fprintf(stderr, "saclient: cannot set IsSM\n");
-			return 1;
-		}
+	/* ibsim hands requests (a Report) only to a port's IsSM client */
+	want_issm = !strcmp(cmd, "inform") && wait_s > 0;
+	if (want_issm &&
+	    umad_get_issm_path(port.ca_name, port.portnum, issm_path, sizeof(issm_path)) < 0) {
+		fprintf(stderr, "saclient: cannot set IsSM\n");
+		return 1;
 	}
 	umad_release_port(&port);
 	{
@@ -316,11 +315,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "saclient: cannot register the SA class\n");
 		return 1;
 	}
-	if (issm_fd >= 0) {
+	if (want_issm) {
 		/*
 		 * An IsSM port gets the SMs' SMInfo Gets (DECIDE asks every one):
-		 * a MAD of a class without an agent would crash us in umad2sim.
-		 * They stay unanswered; the SM times out and carries on.
+		 * a MAD of a class without an agent would crash us in umad2sim,
+		 * so the agents come before IsSM.  The Gets stay unanswered; the
+		 * SM times out and carries on.
 		 */
 		long methods[16 / sizeof(long)] = {0};
 
@@ -328,6 +328,10 @@ int main(int argc, char **argv)
 		if (umad_register(c.portid, 0x01, 1, 0, methods) < 0 ||
 		    umad_register(c.portid, 0x81, 1, 0, methods) < 0) {
 			fprintf(stderr, "saclient: cannot register the SMI classes\n");
+			return 1;
+		}
+		if ((issm_fd = open(issm_path, O_RDWR)) < 0) {
+			fprintf(stderr, "saclient: cannot set IsSM\n");
 			return 1;
 		}
 	}
