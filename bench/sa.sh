@@ -25,7 +25,7 @@ trap cleanup EXIT
 
 sim_up() {
 	[ -n "$SIM" ] && { kill "$SIM"; wait "$SIM" 2>/dev/null; }
-	rm -f "$W/cons"; mkfifo "$W/cons"; exec 7<>"$W/cons"
+	rm -f "$W/cons" "$W/ibsim.log"; mkfifo "$W/cons"; exec 7<>"$W/cons"
 	(cd "$W" && exec ibsim -s -N 60000 -S 8000 -P 400000 -L 49152 "$1" <"$W/cons" >"$W/ibsim.log" 2>&1) &
 	SIM=$!
 	for _ in $(seq 1200); do grep -q "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
@@ -71,12 +71,23 @@ for k in ${@:-8 16}; do
 	declare -A I O
 	for a in nr pr; do I[$a]=$(flood "$a" "1-$lids" "$SM"); done
 	sm_down
-	sim_up "$topo"
-	mkdir -p "$W/osm"; rm -f "$W/osm/"*
-	(cd "$W" && OSM_CACHE_DIR=$W/osm OSM_TMP_DIR=$W/osm LD_PRELOAD=$UMAD2SIM exec opensm -s 0 \
-		-f "$W/osm/osm.log" >"$W/opensm.out" 2>&1) &
-	SM=$!
-	for _ in $(seq 6000); do grep -q "SUBNET UP" "$W/osm/osm.log" 2>/dev/null && break; sleep 0.1; done
+	# OpenSM under umad2sim now and then stays in MASTER without bringing the
+	# subnet up: give it 60 s, then a fresh simulator, three times at most
+	for try in 1 2 3; do
+		sim_up "$topo"
+		mkdir -p "$W/osm"; rm -f "$W/osm/"*
+		(cd "$W" && OSM_CACHE_DIR=$W/osm OSM_TMP_DIR=$W/osm LD_PRELOAD=$UMAD2SIM exec opensm \
+			-s 0 -f "$W/osm/osm.log" >"$W/opensm.out" 2>&1) &
+		SM=$!
+		up=
+		for _ in $(seq 600); do
+			grep -q "SUBNET UP" "$W/osm/osm.log" "$W/opensm.out" 2>/dev/null && { up=1; break; }
+			sleep 0.1
+		done
+		[ -n "$up" ] && break
+		echo "opensm did not bring the subnet up (try $try)" >&2
+		sm_down
+	done
 	for a in nr pr; do O[$a]=$(flood "$a" "1-$lids" "$SM"); done
 	sm_down
 	for a in nr pr; do

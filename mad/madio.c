@@ -20,6 +20,9 @@
 
 #define RECV_TIMEOUT_MS 50
 #define QUEUE_MAX 65536
+#define RX_BATCH 64	 /* MADs handed over in one lock at most */
+#define RX_CACHE 64	 /* free items the thread keeps */
+#define RX_POOL_MAX 4096 /* free items kept for reuse */
 
 struct rx_item {
 	struct rx_item *next;
@@ -47,8 +50,10 @@ struct madio {
 	pthread_mutex_t lock;
 	struct rx_item *head, *tail;
 	size_t q_len;
+	struct rx_item *pool; /* free items, under lock */
+	size_t pool_len;
 	struct madio_stats st;
-	atomic_ulong received, recv_errors, dropped;
+	atomic_ulong received, recv_errors, dropped, batches;
 };
 
 static int agent_class(struct madio *io, int agent)
@@ -64,25 +69,102 @@ static int agent_class(struct madio *io, int agent)
 	return -1;
 }
 
+/* Items the thread may fill without the lock; refilled from the pool by batch. */
+struct rx_cache {
+	struct rx_item *free;
+	unsigned n;
+};
+
+static struct rx_item *rx_take(struct rx_cache *c)
+{
+	struct rx_item *it = c->free;
+
+	if (!it)
+		return malloc(sizeof(*it));
+	c->free = it->next;
+	c->n--;
+	return it;
+}
+
+/*
+ * Hand a batch to the loop: one lock, and one eventfd write only when the
+ * queue was empty (the loop drains everything per wake-up, so a queue that
+ * already held items has a wake-up coming).  Refill the thread's cache from
+ * the pool under the same lock.
+ */
+static void rx_flush(struct madio *io, struct rx_item *head, struct rx_item *tail, unsigned n,
+		     struct rx_cache *c)
+{
+	bool was_empty, dropped = false;
+
+	pthread_mutex_lock(&io->lock);
+	was_empty = !io->head;
+	if (io->q_len + n > QUEUE_MAX) {
+		dropped = true;
+	} else {
+		if (io->tail)
+			io->tail->next = head;
+		else
+			io->head = head;
+		io->tail = tail;
+		io->q_len += n;
+	}
+	while (c->n < RX_CACHE && io->pool) {
+		struct rx_item *it = io->pool;
+		io->pool = it->next;
+		io->pool_len--;
+		it->next = c->free;
+		c->free = it;
+		c->n++;
+	}
+	pthread_mutex_unlock(&io->lock);
+	if (dropped) {
+		while (head) {
+			struct rx_item *next = head->next;
+			free(head);
+			head = next;
+		}
+		atomic_fetch_add(&io->dropped, n);
+		return;
+	}
+	atomic_fetch_add(&io->received, n);
+	atomic_fetch_add(&io->batches, 1);
+	if (was_empty) {
+		uint64_t one = 1;
+		if (write(io->efd, &one, sizeof(one)) < 0) {
+			/* counter saturated: the loop will drain anyway */
+		}
+	}
+}
+
 static void *madio_thread(void *arg)
 {
 	struct madio *io = arg;
 	size_t usz = umad_size() + WIRE_MAD_SIZE;
 	void *umad = calloc(1, usz);
+	struct rx_cache cache = {0};
+	struct rx_item *head = NULL, *tail = NULL;
+	unsigned n = 0;
 
 	if (!umad)
 		return NULL;
 	while (!atomic_load(&io->stop)) {
 		int len = WIRE_MAD_SIZE;
-		int agent = umad_recv(io->portid, umad, &len, RECV_TIMEOUT_MS);
+		/* with a batch begun, only take what is already there */
+		int agent = umad_recv(io->portid, umad, &len, n ? 0 : RECV_TIMEOUT_MS);
 		if (agent < 0) {
+			if (n) {
+				rx_flush(io, head, tail, n, &cache);
+				head = tail = NULL;
+				n = 0;
+			}
 			if (agent != -ETIMEDOUT && agent != -EINTR && agent != -EAGAIN) {
 				atomic_fetch_add(&io->recv_errors, 1);
 				usleep(10000);
 			}
 			continue;
 		}
-		struct rx_item *it = malloc(sizeof(*it));
+		struct rx_item *it = rx_take(&cache);
 		if (!it) {
 			atomic_fetch_add(&io->dropped, 1);
 			continue;
@@ -97,25 +179,23 @@ static void *madio_thread(void *arg)
 		it->from.sl = a->sl;
 		it->len = len > WIRE_MAD_SIZE ? WIRE_MAD_SIZE : (len < 0 ? 0 : (size_t)len);
 		memcpy(it->mad, umad_get_mad(umad), it->len);
-		pthread_mutex_lock(&io->lock);
-		if (io->q_len >= QUEUE_MAX) {
-			pthread_mutex_unlock(&io->lock);
-			free(it);
-			atomic_fetch_add(&io->dropped, 1);
-			continue;
-		}
-		if (io->tail)
-			io->tail->next = it;
+		if (tail)
+			tail->next = it;
 		else
-			io->head = it;
-		io->tail = it;
-		io->q_len++;
-		pthread_mutex_unlock(&io->lock);
-		atomic_fetch_add(&io->received, 1);
-		uint64_t one = 1;
-		if (write(io->efd, &one, sizeof(one)) < 0) {
-			/* counter saturated: the loop will drain anyway */
+			head = it;
+		tail = it;
+		if (++n >= RX_BATCH) {
+			rx_flush(io, head, tail, n, &cache);
+			head = tail = NULL;
+			n = 0;
 		}
+	}
+	if (n)
+		rx_flush(io, head, tail, n, &cache);
+	while (cache.free) {
+		struct rx_item *next = cache.free->next;
+		free(cache.free);
+		cache.free = next;
 	}
 	free(umad);
 	return NULL;
@@ -125,7 +205,8 @@ static void madio_drain(evutil_socket_t fd, short what, void *arg)
 {
 	struct madio *io = arg;
 	uint64_t n;
-	struct rx_item *list;
+	struct rx_item *list, *done = NULL, *done_tail = NULL;
+	unsigned n_done = 0;
 
 	if (read(io->efd, &n, sizeof(n)) < 0) {
 		/* spurious wake-up */
@@ -139,8 +220,28 @@ static void madio_drain(evutil_socket_t fd, short what, void *arg)
 		struct rx_item *next = list->next;
 		io->recv(io->ctx, agent_class(io, list->agent), list->status, &list->from,
 			 list->mad, list->len);
-		free(list);
+		list->next = done;
+		done = list;
+		if (!done_tail)
+			done_tail = list;
+		n_done++;
 		list = next;
+	}
+	if (!done)
+		return;
+	/* the items go back to the pool in one lock; past its size they are freed */
+	pthread_mutex_lock(&io->lock);
+	if (io->pool_len + n_done <= RX_POOL_MAX) {
+		done_tail->next = io->pool;
+		io->pool = done;
+		io->pool_len += n_done;
+		done = NULL;
+	}
+	pthread_mutex_unlock(&io->lock);
+	while (done) {
+		struct rx_item *next = done->next;
+		free(done);
+		done = next;
 	}
 }
 
@@ -264,6 +365,11 @@ void madio_close(struct madio *io)
 		free(io->head);
 		io->head = n;
 	}
+	while (io->pool) {
+		struct rx_item *n = io->pool->next;
+		free(io->pool);
+		io->pool = n;
+	}
 	pthread_mutex_destroy(&io->lock);
 	free(io);
 }
@@ -361,4 +467,5 @@ void madio_get_stats(struct madio *io, struct madio_stats *ret)
 	ret->received = atomic_load(&io->received);
 	ret->recv_errors = atomic_load(&io->recv_errors);
 	ret->dropped = atomic_load(&io->dropped);
+	ret->batches = atomic_load(&io->batches);
 }
