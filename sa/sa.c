@@ -157,7 +157,7 @@ bool sa_query_trusted(const struct sa_query *q)
 	struct sa_sm_info si;
 
 	sa_sm_info(q->sa, &si);
-	return si.sm_key && q->mad->sm_key == si.sm_key;
+	return si.sa_key && q->mad->sm_key == si.sa_key;
 }
 
 uint64_t sa_subnet_prefix(const struct snapshot *snap)

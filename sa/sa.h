@@ -28,7 +28,8 @@ struct sa;
 /* What the SA says about the SM it runs with. */
 struct sa_sm_info {
 	uint64_t port_guid;
-	uint64_t sm_key;
+	uint64_t sm_key; /* SMInfo:SM_Key */
+	uint64_t sa_key; /* a query carrying it is trusted (15.4.1); 0: none is */
 	uint32_t act_count;
 	uint8_t priority;
 	uint8_t state; /* SMInfo:SMState */

@@ -98,7 +98,8 @@ void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret);
  * event loop (NULL when the SA was made without one: no timers), the
  * published snapshot (NULL before the first), a MAD sent through ops.send (0
  * or -errno, counted in send_errors), whether a query is trusted (carries the
- * SM's SM_Key, 15.4.1; never while that key is 0), and the subnet prefix of
+ * SA's key, sa_sm_info.sa_key, in its SM_Key field, 15.4.1; never while that
+ * key is 0), and the subnet prefix of
  * the GIDs of snap's fabric (0xfe80:: when it has none).
  */
 struct event_base *sa_event_base(const struct sa *sa);

@@ -76,6 +76,7 @@ static void sm_sa_sm_info(void *ctx, struct sa_sm_info *ret)
 
 	*ret = (struct sa_sm_info){.port_guid = sm->port_guid,
 				   .sm_key = 0,
+				   .sa_key = sm->conf.sa_key,
 				   .act_count = (uint32_t)sm->sweeps,
 				   .priority = (uint8_t)sm->conf.sm_priority,
 				   .state = (uint8_t)sm->state};
