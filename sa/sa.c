@@ -37,6 +37,7 @@ struct sa {
 	struct sa_stats st;
 	struct sa_service_db *services; /* service.c */
 	struct sa_inform_db *informs;	/* inform.c */
+	struct sa_mcmember mcm;		/* mcmember.c */
 };
 
 static int sa_rmpp_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len)
@@ -53,7 +54,7 @@ static const struct {
 } sa_attr_tables[] = {
     {sa_records_attrs, &sa_records_n_attrs}, {sa_tables_attrs, &sa_tables_n_attrs},
     {sa_pathrec_attrs, &sa_pathrec_n_attrs}, {sa_service_attrs, &sa_service_n_attrs},
-    {sa_inform_attrs, &sa_inform_n_attrs},
+    {sa_inform_attrs, &sa_inform_n_attrs},   {sa_mcmember_attrs, &sa_mcmember_n_attrs},
 };
 
 static const struct sa_attr *sa_find_attr(uint16_t id)
@@ -93,6 +94,7 @@ void sa_free(struct sa *sa)
 {
 	if (!sa)
 		return;
+	sa_set_mcast(sa, NULL);
 	sa_inform_db_free(sa->informs);
 	sa_service_db_free(sa->services);
 	rmpp_free(sa->rmpp);
@@ -130,6 +132,30 @@ void sa_get_stats(const struct sa *sa, struct sa_stats *ret)
 	}
 	sa_service_get_stats(sa->services, ret);
 	sa_inform_get_stats(sa->informs, ret);
+	ret->mcast_joins = sa->mcm.joins;
+	ret->mcast_leaves = sa->mcm.leaves;
+	ret->mcast_refused = sa->mcm.refused;
+}
+
+int sa_set_mcast(struct sa *sa, struct mcast_db *db)
+{
+	struct sa_mcmember next = sa->mcm;
+	int r;
+
+	if (db == sa->mcm.db)
+		return 0;
+	next.db = db;
+	r = sa_mcmember_hook(sa, &next, true);
+	if (r < 0)
+		return r;
+	sa_mcmember_hook(sa, &sa->mcm, false);
+	sa->mcm.db = db;
+	return 0;
+}
+
+struct sa_mcmember *sa_mcmember(struct sa *sa)
+{
+	return &sa->mcm;
 }
 
 struct event_base *sa_event_base(const struct sa *sa)
@@ -493,7 +519,7 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 		if (res.n)
 			memcpy(req.data, res.buf,
 			       res.stride < sizeof(req.data) ? res.stride : sizeof(req.data));
-		sa_refuse(sa, from, &req, status, "invalid query");
+		sa_refuse(sa, from, &req, status, res.why ? res.why : "invalid query");
 	}
 	free(res.buf);
 }

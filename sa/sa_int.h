@@ -12,6 +12,7 @@
  *              over path.c's computation
  *   service.c  the service database (ServiceRecord), see service.h
  *   inform.c   subscriptions (InformInfo, InformInfoRecord), Reports, see inform.h
+ *   mcmember.c MCMemberRecord: joins, leaves and queries over sa/mcast.c's database
  */
 #ifndef IBSMD_SA_INT_H
 #define IBSMD_SA_INT_H
@@ -44,6 +45,7 @@ struct sa_result {
 	unsigned n;
 	unsigned limit;	  /* stop collecting after this many (Get: 2 is enough to refuse) */
 	uint16_t attr_id; /* the answer's AttributeID when not the query's, else 0 */
+	const char *why;  /* why a refused query was refused (for the log), NULL: not said */
 };
 
 /* Append one record image of q's type.  0, -ENOMEM, or -ENOSPC past the limit. */
@@ -89,6 +91,20 @@ extern const unsigned sa_service_n_attrs;
 /* inform.c */
 extern const struct sa_attr sa_inform_attrs[];
 extern const unsigned sa_inform_n_attrs;
+
+/* mcmember.c */
+extern const struct sa_attr sa_mcmember_attrs[];
+extern const unsigned sa_mcmember_n_attrs;
+
+/* What mcmember.c keeps in the SA object: the database it serves, its counters. */
+struct sa_mcmember {
+	struct mcast_db *db; /* NULL: none */
+	uint64_t joins, leaves, refused;
+};
+/* The SA's (sa.c). */
+struct sa_mcmember *sa_mcmember(struct sa *sa);
+/* Hook mm's database (trap 67 on every group deleted), or unhook it.  0 or -ENOMEM. */
+int sa_mcmember_hook(struct sa *sa, struct sa_mcmember *mm, bool on);
 
 /* The SM's info through the ops (sa.c). */
 void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret);

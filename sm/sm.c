@@ -187,7 +187,7 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 		goto fail;
 	}
 	sm->sa = sa_new(base, &(struct sa_ops){sm_sa_send, sm_sa_sm_info, sm});
-	sm->disp = sm->sa ? sm_dispatch_new(sm) : NULL;
+	sm->disp = sm->sa && sa_set_mcast(sm->sa, sm->mcast) == 0 ? sm_dispatch_new(sm) : NULL;
 	if (!sm->disp ||
 	    dispatch_register(sm->disp, WIRE_CLASS_SA, DISPATCH_ANY_METHOD, DISPATCH_ANY_ATTR,
 			      sa_recv, sm->sa) < 0 ||
@@ -366,6 +366,8 @@ int sm_load_roots(struct sm *sm, char *err, size_t err_len)
 void sm_fini(struct sm *sm)
 {
 	sweep_abort(sm);
+	if (sm->sa)
+		sa_set_mcast(sm->sa, NULL); /* the database goes first */
 	mfts_fini(sm);
 	/* let the dump writer finish: the files are renamed into place whole */
 	dump_reap(&sm->sched.dump_pid, true);
