@@ -45,16 +45,17 @@ struct conf_key {
 	long min, max;
 	const char *def; /* the default, as it would be written in the file */
 	enum conf_live live;
+	bool secret; /* never shown: not in conf_to_json, "(hidden)" in conf_value_str */
 };
 
 #define STR_KEY(n, t, def, live)                                                                   \
 	{                                                                                          \
 #n, t, offsetof(struct sm_conf, n), sizeof(((struct sm_conf *)0)->n), 0, 0, def,   \
-		    live                                                                           \
+		    live, false                                                                    \
 	}
 #define INT_KEY(n, lo, hi, def, live)                                                              \
 	{                                                                                          \
-#n, CONF_INT, offsetof(struct sm_conf, n), sizeof(int), lo, hi, def, live          \
+#n, CONF_INT, offsetof(struct sm_conf, n), sizeof(int), lo, hi, def, live, false   \
 	}
 
 /*
@@ -84,9 +85,11 @@ static const struct conf_key conf_keys[] = {
     INT_KEY(lmc, 0, 7, "0", CONF_RESTART),
     INT_KEY(dump_max_lft_entries, 0, 200000000, "2000000", CONF_LIVE_READ),
     {"subnet_prefix", CONF_U64, offsetof(struct sm_conf, subnet_prefix), sizeof(uint64_t), 0, 0,
-     "0xfe80000000000000", CONF_RESTART},
+     "0xfe80000000000000", CONF_RESTART, false},
+    {"sa_key", CONF_U64, offsetof(struct sm_conf, sa_key), sizeof(uint64_t), 0, 0, "0",
+     CONF_LIVE_READ, true},
     {"log_level", CONF_LEVEL, offsetof(struct sm_conf, log_level), sizeof(int), 0, 0, "info",
-     CONF_LIVE_APPLY},
+     CONF_LIVE_APPLY, false},
 };
 
 #define CONF_NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -141,6 +144,13 @@ enum conf_live conf_key_live(const char *key)
 	const struct conf_key *k = conf_find(key);
 
 	return k ? k->live : CONF_RESTART;
+}
+
+bool conf_key_is_secret(const char *key)
+{
+	const struct conf_key *k = conf_find(key);
+
+	return k && k->secret;
 }
 
 static bool conf_is_engine(const char *s, size_t len)
@@ -275,9 +285,13 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 		errno = 0;
 		u = strtoull(value, &end, 16);
 		if (!len || *end || errno || value[0] == '-' || isspace((unsigned char)value[0])) {
-			snprintf(why, why_len,
-				 "'%s' is not a 64-bit hex number (e.g. 0xfe80000000000000)",
-				 value);
+			if (k->secret)
+				snprintf(why, why_len, "not a 64-bit hex number (e.g. 0x1)");
+			else
+				snprintf(
+				    why, why_len,
+				    "'%s' is not a 64-bit hex number (e.g. 0xfe80000000000000)",
+				    value);
 			return -EINVAL;
 		}
 		*(uint64_t *)p = u;
@@ -489,6 +503,8 @@ json_t *conf_to_json(const struct sm_conf *c)
 	if (!o)
 		return NULL;
 	for (i = 0; i < CONF_NKEYS; i++) {
+		if (conf_keys[i].secret)
+			continue;
 		if (json_object_set_new(o, conf_keys[i].name, conf_key_json(c, &conf_keys[i]))) {
 			json_decref(o);
 			return NULL;
@@ -514,6 +530,10 @@ int conf_value_str(const struct sm_conf *c, const char *key, char *buf, size_t l
 
 	if (!k)
 		return -ENOENT;
+	if (k->secret) {
+		snprintf(buf, len, "(hidden)");
+		return 0;
+	}
 	v = conf_key_json(c, k);
 	if (json_is_string(v))
 		snprintf(buf, len, "%s", json_string_value(v));

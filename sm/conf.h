@@ -37,6 +37,7 @@ struct sm_conf {
 	int lmc;			     /* 0..7 */
 	int dump_max_lft_entries;	     /* routing dumps up to switches x LIDs; 0 = never */
 	uint64_t subnet_prefix;		     /* host order */
+	uint64_t sa_key;		     /* SA queries with this SM_Key are trusted; 0: none */
 	int log_level;			     /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
 };
 
@@ -73,10 +74,12 @@ int conf_set(struct sm_conf *c, const char *key, const char *value, char *err, s
 bool conf_key_is_live(const char *key);
 /* How a key takes effect; CONF_RESTART for unknown keys. */
 enum conf_live conf_key_live(const char *key);
+/* Whether a key's value is never shown (sa_key).  False for unknown keys. */
+bool conf_key_is_secret(const char *key);
 
 /* Copy one key's value from src to dst.  0 or -ENOENT (unknown key). */
 int conf_copy_key(struct sm_conf *dst, const struct sm_conf *src, const char *key);
-/* One key's value as text, as conf_to_json shows it.  0 or -ENOENT. */
+/* One key's value as text, as conf_to_json shows it ("(hidden)" for a secret).  0 or -ENOENT. */
 int conf_value_str(const struct sm_conf *c, const char *key, char *buf, size_t len);
 
 /*
@@ -86,7 +89,8 @@ int conf_value_str(const struct sm_conf *c, const char *key, char *buf, size_t l
 size_t conf_diff(const struct sm_conf *a, const struct sm_conf *b, const char **ret_keys,
 		 size_t max);
 
-/* Every key with its value (log_level as its name, subnet_prefix as "0x..."). */
+/* Every key but the secret ones with its value (log_level as its name, subnet_prefix as "0x...").
+ */
 json_t *conf_to_json(const struct sm_conf *c);
 
 /* "error", "warning", "info", "debug" <-> LOG_* levels; -1 / NULL when unknown. */

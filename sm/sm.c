@@ -76,6 +76,7 @@ static void sm_sa_sm_info(void *ctx, struct sa_sm_info *ret)
 
 	*ret = (struct sa_sm_info){.port_guid = sm->port_guid,
 				   .sm_key = 0,
+				   .sa_key = sm->conf.sa_key,
 				   .act_count = (uint32_t)sm->sweeps,
 				   .priority = (uint8_t)sm->conf.sm_priority,
 				   .state = (uint8_t)sm->state};
@@ -188,7 +189,7 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	sm->sa = sa_new(base, &(struct sa_ops){sm_sa_send, sm_sa_sm_info, sm});
 	if (sm->sa)
 		sa_set_mfts(sm->sa, &sm->mfts.known);
-	sm->disp = sm->sa ? sm_dispatch_new(sm) : NULL;
+	sm->disp = sm->sa && sa_set_mcast(sm->sa, sm->mcast) == 0 ? sm_dispatch_new(sm) : NULL;
 	if (!sm->disp ||
 	    dispatch_register(sm->disp, WIRE_CLASS_SA, DISPATCH_ANY_METHOD, DISPATCH_ANY_ATTR,
 			      sa_recv, sm->sa) < 0 ||
@@ -367,6 +368,8 @@ int sm_load_roots(struct sm *sm, char *err, size_t err_len)
 void sm_fini(struct sm *sm)
 {
 	sweep_abort(sm);
+	if (sm->sa)
+		sa_set_mcast(sm->sa, NULL); /* the database goes first */
 	mfts_fini(sm);
 	/* let the dump writer finish: the files are renamed into place whole */
 	dump_reap(&sm->sched.dump_pid, true);

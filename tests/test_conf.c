@@ -284,6 +284,38 @@ static void test_copy_and_value(void)
 	CU_ASSERT_EQUAL(conf_value_str(&a, "nope", buf, sizeof(buf)), -ENOENT);
 }
 
+/* The SA key: parsed like a prefix, live, never shown, not echoed in errors. */
+static void test_secret(void)
+{
+	struct sm_conf c;
+	char buf[64], err[256];
+	const char *keys[4];
+	json_t *j;
+
+	conf_defaults(&c);
+	CU_ASSERT(c.sa_key == 0);
+	CU_ASSERT_EQUAL(conf_load_string(&c, "t.conf", "sa_key = 0x1234abcd\n", err, sizeof(err)),
+			0);
+	CU_ASSERT(c.sa_key == 0x1234abcdULL);
+	CU_ASSERT(conf_key_is_secret("sa_key"));
+	CU_ASSERT(!conf_key_is_secret("subnet_prefix"));
+	CU_ASSERT(!conf_key_is_secret("nope"));
+	CU_ASSERT_EQUAL(conf_key_live("sa_key"), CONF_LIVE_READ);
+	CU_ASSERT_EQUAL(conf_value_str(&c, "sa_key", buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "(hidden)");
+	j = conf_to_json(&c);
+	CU_ASSERT_PTR_NULL(json_object_get(j, "sa_key"));
+	json_decref(j);
+	CU_ASSERT_EQUAL(conf_set(&c, "sa_key", "s3cr3t", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NULL(strstr(err, "s3cr3t"));
+	conf_defaults(&c);
+	CU_ASSERT_EQUAL(conf_set(&c, "sa_key", "1", err, sizeof(err)), 0);
+	struct sm_conf d;
+	conf_defaults(&d);
+	CU_ASSERT_EQUAL(conf_diff(&c, &d, keys, 4), 1);
+	CU_ASSERT_STRING_EQUAL(keys[0], "sa_key");
+}
+
 static void test_diff_and_live(void)
 {
 	struct sm_conf a, b;
@@ -347,6 +379,7 @@ int main(void)
 	    {"diff and live keys", test_diff_and_live},
 	    {"copy a key, a key's value", test_copy_and_value},
 	    {"JSON view", test_json},
+	    {"sa_key: a secret", test_secret},
 	    {NULL, NULL},
 	};
 	int rc;
