@@ -49,6 +49,11 @@ echo
 echo "\$ iblinkinfo    (infiniband-diags, reading the fabric back)"
 (cd "$W" && LD_PRELOAD=$UMAD2SIM timeout 30 iblinkinfo 2>/dev/null) || true
 echo
+# a PathRecord from the SM's host to the host with the highest LID
+LAST=$($SMCTL --json lids 2>/dev/null | python3 -c 'import json,sys; print(max(l["lid"] for l in json.load(sys.stdin) if l["port"]))' 2>/dev/null || echo 2)
+echo "\$ saquery --src-to-dst 1:$LAST    (the SA answering a PathRecord query)"
+(cd "$W" && LD_PRELOAD=$UMAD2SIM timeout 30 saquery --src-to-dst "1:$LAST" 2>/dev/null) || true
+echo
 echo "\$ smctl status"; $SMCTL status || true
 echo
 echo "\$ smctl nodes"; $SMCTL nodes || true
