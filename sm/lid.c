@@ -530,9 +530,13 @@ int lid_db_save(const struct lid_db *db, const char *path)
 	r = atomic_file_open(&af, path, 0644);
 	if (r < 0)
 		goto free_sorted;
-	fprintf(af.fp, "# ibsmd guid2lid (OpenSM format): port GUID, first LID, last LID\n");
+	/*
+	 * OpenSM's format exactly (osm_db_files.c): "GUID FIRST LAST", each
+	 * entry followed by a blank line, no comments (OpenSM refuses '#' as
+	 * a key), so that OpenSM reads our file and keeps every LID.
+	 */
 	for (i = 0; i < n; i++)
-		fprintf(af.fp, "0x%016" PRIx64 " 0x%04x 0x%04x\n", sorted[i].guid, sorted[i].lid,
+		fprintf(af.fp, "0x%016" PRIx64 " 0x%04x 0x%04x\n\n", sorted[i].guid, sorted[i].lid,
 			sorted[i].lid + (1u << sorted[i].lmc) - 1);
 	r = atomic_file_commit(&af, true);
 

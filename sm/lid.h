@@ -8,7 +8,8 @@
  * else the LID already on the port, when it is in range, aligned to the LMC
  * and not claimed by another port; else the lowest free aligned block.
  * The file is OpenSM's guid2lid format ("0xGUID 0xMINLID 0xMAXLID" a line,
- * '#' comments), written atomically (temp file, fsync, rename).
+ * each followed by a blank line; '#' comments are read but never written,
+ * as OpenSM refuses them), written atomically (temp file, fsync, rename).
  */
 #ifndef IBSMD_LID_H
 #define IBSMD_LID_H
