@@ -16,7 +16,7 @@ printf '0x0002c90200000100 0x0001 0x0001\nthis is not a guid\n\001\002\377garbag
 if sm_once "$sd"; then pass "corrupt guid2lid: subnet still comes up"; else fail "corrupt guid2lid: $(tail -2 "$T/sm.err")"; fi
 check "corrupt guid2lid: the warning names the file and line" grep -q "guid2lid:2:" "$T/sm.err"
 check "corrupt guid2lid: rewritten with only well-formed lines" \
-	bash -c "! grep -vE '^(#.*|0x[0-9a-f]{16} 0x[0-9a-f]{4} 0x[0-9a-f]{4})$' '$sd/guid2lid'"
+	bash -c "! grep -vE '^(#.*|0x[0-9a-f]{16} 0x[0-9a-f]{4} 0x[0-9a-f]{4}|)$' '$sd/guid2lid'"
 check "corrupt guid2lid: the good line's LID was kept" grep -q '^0x0002c90200000100 0x0001 0x0001$' "$sd/guid2lid"
 capture corrupt
 check "corrupt guid2lid: fabric correct" python3 "$FABCHECK" --topo "$T/corrupt.topo" \

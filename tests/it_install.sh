@@ -26,6 +26,24 @@ check "a missing config file given with --config is an error" \
 check "a bad command-line value is refused" bash -c "! '$IBSMD' --lmc 9 --check-config 2>/dev/null"
 check "an unknown routing engine is refused" bash -c "! '$IBSMD' --routing nosuch --check-config 2>/dev/null"
 
+# make install into a scratch root twice: the second keeps an edited config
+dest="$T/root"
+if make -C "$top_builddir" install DESTDIR="$dest" >"$T/install1.out" 2>&1; then
+	conf=$(find "$dest" -name ibsmd.conf -path '*etc*' | head -1)
+	check "make install puts the config in place" test -n "$conf" -a -s "$conf"
+	check "and the daemon, smctl, the man pages and the unit" bash -c "
+		find '$dest' -name ibsmd -type f | grep -q sbin &&
+		find '$dest' -name smctl -type f | grep -q bin &&
+		find '$dest' -name ibsmd.8 | grep -q . && find '$dest' -name ibsmd.service | grep -q ."
+	echo "sm_priority = 9 # edited by the admin" >>"$conf"
+	make -C "$top_builddir" install DESTDIR="$dest" >"$T/install2.out" 2>&1
+	check "a second make install keeps the edited config" grep -q "edited by the admin" "$conf"
+	check "and puts the new example beside it" test -s "$conf.example"
+	check "and says so" grep -q "kept .*ibsmd.conf" "$T/install2.out"
+else
+	fail "make install DESTDIR=$dest: $(tail -3 "$T/install1.out")"
+fi
+
 # the unit, with paths pointing at this build
 unit="$top_builddir/systemd/ibsmd.service"
 check "the unit is generated" test -s "$unit"

@@ -36,7 +36,8 @@ subnet_up() { jctl status 2>/dev/null | jget 'j["subnet_up"]' 2>/dev/null | grep
 mcj() { local h=$1; shift; (export SIM_HOST=$h; sim_run 600 "$MCJ" "$@" 2>>"$T/mcjoin.err"); }
 # field JSON-LINE KEY
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
-sq() { local h=$1; shift; (export SIM_HOST=$h; sim_run 20 saquery "$@" 2>/dev/null); }
+# saquery with a 5 s timeout (its default, 1 s, is short on a loaded 2-core machine)
+sq() { local h=$1; shift; (export SIM_HOST=$h; sim_run 30 saquery -t 5000 "$@" 2>/dev/null); }
 guid_of() { jctl lids | python3 -c '
 import json,sys
 print(next(l["port_guid"] for l in json.load(sys.stdin) if l["desc"] == sys.argv[1]))' "$1"; }
