@@ -69,6 +69,8 @@ struct conf_key {
 static const struct conf_key conf_keys[] = {
     STR_KEY(ca_name, CONF_NAME, "", CONF_RESTART),
     INT_KEY(port_num, 0, 254, "0", CONF_RESTART),
+    {"port_guid", CONF_U64, offsetof(struct sm_conf, port_guid), sizeof(uint64_t), 0, 0, "0",
+     CONF_RESTART, false},
     STR_KEY(state_dir, CONF_PATH, "/var/lib/ibsmd", CONF_RESTART),
     STR_KEY(socket_path, CONF_PATH, "/run/ibsmd/ibsmd.sock", CONF_RESTART),
     STR_KEY(socket_group, CONF_NAME, "", CONF_RESTART),
@@ -345,6 +347,7 @@ int conf_set(struct sm_conf *c, const char *key, const char *value, char *err, s
 
 struct conf_parse {
 	struct sm_conf *c;
+	const struct conf_checks *chk;
 	bool seen[CONF_NKEYS];
 	int seen_line[CONF_NKEYS];
 	int line;
@@ -373,59 +376,117 @@ static int conf_ini_handler(void *user, const char *section, const char *name, c
 			 name, ps->seen_line[idx]);
 		return 0;
 	}
+	ps->seen[idx] = true;
+	ps->seen_line[idx] = ps->line;
 	if (conf_parse_value(ps->c, k, value, why, sizeof(why)) < 0) {
 		snprintf(ps->why, sizeof(ps->why), "%s: %s%s", name, why,
 			 strchr(value, '#') ? " ('#' comments go on their own line)" : "");
 		return 0;
 	}
-	ps->seen[idx] = true;
-	ps->seen_line[idx] = ps->line;
+	if (ps->chk && ps->chk->check &&
+	    ps->chk->check(ps->chk->ctx, name, value, why, sizeof(why)) < 0) {
+		snprintf(ps->why, sizeof(ps->why), "%s: %s", name, why);
+		return 0;
+	}
 	return 1;
 }
 
-int conf_load_string(struct sm_conf *c, const char *name, const char *text, char *err,
-		     size_t err_len)
+/* Errors, one per line, into err; what does not fit is counted at the end. */
+struct conf_errs {
+	char *buf;
+	size_t len, used;
+	unsigned n, dropped;
+};
+
+static void conf_err_add(struct conf_errs *e, const char *name, int line, const char *why)
 {
-	struct conf_parse ps = {.c = c};
+	const size_t reserve = 48; /* room for "\n... and N more errors" */
+	char one[512];
+	size_t l;
+
+	e->n++;
+	if (e->dropped || !e->len) {
+		e->dropped++;
+		return;
+	}
+	snprintf(one, sizeof(one), "%s%s:%d: %s", e->used ? "\n" : "", name, line, why);
+	l = strlen(one);
+	if (e->used + l + reserve < e->len) {
+		memcpy(e->buf + e->used, one, l + 1);
+		e->used += l;
+	} else if (!e->used) {
+		snprintf(e->buf, e->len, "%s", one); /* the first error, cut to fit */
+		e->used = strlen(e->buf);
+	} else {
+		e->dropped++;
+	}
+}
+
+static void conf_err_done(struct conf_errs *e)
+{
+	if (e->dropped && e->used + 1 < e->len)
+		snprintf(e->buf + e->used, e->len - e->used, "\n... and %u more error%s",
+			 e->dropped, e->dropped == 1 ? "" : "s");
+}
+
+int conf_load_string_checked(struct sm_conf *c, const char *name, const char *text,
+			     const struct conf_checks *chk, char *err, size_t err_len)
+{
+	struct conf_parse ps = {.c = c, .chk = chk};
+	struct conf_errs errs = {err, err_len, 0, 0, 0};
 	char buf[INI_MAX_LINE + 8];
 	const char *line, *nl, *p;
 	size_t len;
 	int r;
 
+	if (err_len)
+		err[0] = '\0';
 	for (line = text, ps.line = 1; *line; line = nl + 1, ps.line++) {
 		nl = strchr(line, '\n');
 		len = nl ? (size_t)(nl - line) : strlen(line);
 		if (len > CONF_LINE_MAX) {
-			snprintf(err, err_len, "%s:%d: line longer than %d characters", name,
-				 ps.line, CONF_LINE_MAX);
-			return -EINVAL;
+			char why[64];
+
+			snprintf(why, sizeof(why), "line longer than %d characters", CONF_LINE_MAX);
+			conf_err_add(&errs, name, ps.line, why);
+			if (!nl)
+				break;
+			continue;
 		}
 		memcpy(buf, line, len);
 		buf[len] = '\0';
 		for (p = buf; isspace((unsigned char)*p); p++)
 			;
 		if (*p == '[') {
-			snprintf(err, err_len, "%s:%d: sections are not used; write 'key = value'",
-				 name, ps.line);
-			return -EINVAL;
-		}
-		ps.why[0] = '\0';
-		r = ini_parse_string(buf, conf_ini_handler, &ps);
-		if (r != 0) {
-			if (ps.why[0])
-				snprintf(err, err_len, "%s:%d: %s", name, ps.line, ps.why);
-			else
-				snprintf(err, err_len, "%s:%d: expected 'key = value'", name,
-					 ps.line);
-			return -EINVAL;
+			conf_err_add(&errs, name, ps.line,
+				     "sections are not used; write 'key = value'");
+		} else {
+			ps.why[0] = '\0';
+			r = ini_parse_string(buf, conf_ini_handler, &ps);
+			if (r != 0)
+				conf_err_add(&errs, name, ps.line,
+					     ps.why[0] ? ps.why : "expected 'key = value'");
 		}
 		if (!nl)
 			break;
 	}
-	return 0;
+	conf_err_done(&errs);
+	return errs.n ? -EINVAL : 0;
+}
+
+int conf_load_string(struct sm_conf *c, const char *name, const char *text, char *err,
+		     size_t err_len)
+{
+	return conf_load_string_checked(c, name, text, NULL, err, err_len);
 }
 
 int conf_load(struct sm_conf *c, const char *path, char *err, size_t err_len)
+{
+	return conf_load_checked(c, path, NULL, err, err_len);
+}
+
+int conf_load_checked(struct sm_conf *c, const char *path, const struct conf_checks *chk, char *err,
+		      size_t err_len)
 {
 	char *text = NULL;
 	size_t n = 0;
@@ -461,7 +522,7 @@ int conf_load(struct sm_conf *c, const char *path, char *err, size_t err_len)
 		goto out_free;
 	}
 	text[n] = '\0';
-	r = conf_load_string(c, path, text, err, err_len);
+	r = conf_load_string_checked(c, path, text, chk, err, err_len);
 out_free:
 	free(text);
 out_close:
@@ -543,6 +604,28 @@ int conf_value_str(const struct sm_conf *c, const char *key, char *buf, size_t l
 		snprintf(buf, len, "?");
 	json_decref(v);
 	return 0;
+}
+
+int conf_write(FILE *out, const struct sm_conf *c, const char *comment)
+{
+	for (const char *l = comment; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		int n = nl ? (int)(nl - l) : (int)strlen(l);
+
+		fprintf(out, "# %.*s\n", n, l);
+		l += n + (nl != NULL);
+	}
+	for (size_t i = 0; i < CONF_NKEYS; i++) {
+		json_t *v = conf_key_json(c, &conf_keys[i]);
+
+		if (json_is_string(v))
+			fprintf(out, "%s = %s\n", conf_keys[i].name, json_string_value(v));
+		else if (json_is_integer(v))
+			fprintf(out, "%s = %" JSON_INTEGER_FORMAT "\n", conf_keys[i].name,
+				json_integer_value(v));
+		json_decref(v);
+	}
+	return fflush(out) == 0 && !ferror(out) ? 0 : -errno;
 }
 
 size_t conf_diff(const struct sm_conf *a, const struct sm_conf *b, const char **ret_keys,

@@ -138,12 +138,8 @@ static void phase_assign(struct sweep *sw)
 	}
 	sw->sum.lids = ls.from_db + ls.from_port + ls.new_lids;
 	sw->max_lid = ls.max_lid;
-	if (ls.new_lids || ls.conflicts || sm->sweeps == 0) {
-		r = lid_db_save(sm->lids, sm->lid_path);
-		if (r < 0)
-			log_err("cannot write %s: %s (LIDs may change on restart)", sm->lid_path,
-				strerror(-r));
-	}
+	if (ls.new_lids || ls.conflicts || sm->sweeps == 0 || sm->lid_save.owed)
+		sm_save_lids(sm);
 	if (ls.conflicts)
 		log_warn("%u ports had conflicting LIDs and were given new ones", ls.conflicts);
 	sw->phase = SWEEP_ROUTE;

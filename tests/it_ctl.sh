@@ -199,9 +199,11 @@ sim_cmd 'ReLink "ca-3"[1]'
 check "events: node_added ca-3 after ReLink" wait_for 20 ev_has node_added ca-3
 check "events: link_up for ca-3" ev_has link_up ca-3
 check "events: every event has time and generation" python3 -c '
-import json, sys
+import json, re, sys
 evs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{\"type\"")]
-sys.exit(0 if evs and all(isinstance(e["time"], float) and e["generation"] > 0 for e in evs) else 1)' "$T/events.log"
+iso = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+sys.exit(0 if evs and all(iso.match(e["time"]) and isinstance(e["unix_time"], float)
+                          and e["generation"] > 0 for e in evs) else 1)' "$T/events.log"
 check "subnet up again with $N nodes" wait_for 20 sh -c \
 	"\"$SMCTL\" --socket \"$SOCK\" --json status | grep -q '\"nodes\": $N,' && \"$SMCTL\" --socket \"$SOCK\" --json status | grep -q '\"subnet_up\": true'"
 

@@ -1,6 +1,8 @@
 #!/bin/bash
-# Packaging: the man pages are clean, the systemd unit verifies, the shipped
-# config validates, and a broken config line is reported as FILE:LINE.
+# Packaging: the man pages are clean and say what the programs do (options,
+# keys and defaults, commands: tests/doccheck.py), the systemd unit verifies,
+# the shipped config validates, every broken config line is reported as
+# FILE:LINE, OpenSM's option letters mean what they mean to OpenSM.
 . "$(dirname "$0")/lib.sh"
 
 for m in ibsmd.8 smctl.8 ibsmd.conf.5; do
@@ -9,6 +11,10 @@ for m in ibsmd.8 smctl.8 ibsmd.conf.5; do
 done
 
 check "ibsmd --help" bash -c "'$IBSMD' --help >/dev/null"
+python3 "$top_srcdir/tests/doccheck.py" "$IBSMD" "$SMCTL" "$top_srcdir" >"$T/doccheck.out" 2>&1
+rc=$?
+sed 's/^/  doccheck: /' "$T/doccheck.out"
+check "the man pages match --help, the key table and smctl's commands" test "$rc" = 0
 check "ibsmd --version prints the version" bash -c "'$IBSMD' --version | grep -q '^ibsmd [0-9]'"
 check "smctl --help" bash -c "'$SMCTL' --help >/dev/null"
 check "shipped etc/ibsmd.conf validates" "$IBSMD" --config "$top_srcdir/etc/ibsmd.conf" --check-config
@@ -25,6 +31,34 @@ check "a missing config file given with --config is an error" \
 	bash -c "! '$IBSMD' --config '$T/nope.conf' --check-config 2>/dev/null"
 check "a bad command-line value is refused" bash -c "! '$IBSMD' --lmc 9 --check-config 2>/dev/null"
 check "an unknown routing engine is refused" bash -c "! '$IBSMD' --routing nosuch --check-config 2>/dev/null"
+
+# --check-config: every error of the file and the command line, exit 2
+printf 'routing_chain = ftree,foo\nrouting_engine = bogus\nadmin_group = no-such-group-ibsmd\n[x]\nlmc = 2\nlmc = 3\n' >"$T/many.conf"
+"$IBSMD" -F "$T/many.conf" --check-config -p 16 >"$T/out" 2>&1
+rc=$?
+check "many errors: exit 2 ($rc)" test "$rc" = 2
+for want in "many.conf:1: routing_chain: unknown routing engine 'foo'" \
+	"many.conf:2: routing_engine: unknown routing engine 'bogus'" \
+	"many.conf:3: admin_group: no group 'no-such-group-ibsmd'" \
+	"many.conf:4: sections are not used" "many.conf:6: duplicate key 'lmc'" \
+	"-p/--priority 16: sm_priority: 16 is out of range 0..15"; do
+	check "reported: $want" grep -qF -e "$want" "$T/out"
+done
+
+# OpenSM's letters: -p priority, -F config, -c writes the configuration in effect
+"$IBSMD" -F "$top_srcdir/etc/ibsmd.conf" -p 15 -R updn -l 1 -s 0 -t 300 -n 64 -D 0x0f \
+	-c "$T/made.conf" >"$T/out" 2>&1
+check "-c writes the configuration" test -s "$T/made.conf"
+for kv in "sm_priority = 15" "routing_engine = updn" "lmc = 1" "sweep_interval = 0" \
+	"mad_timeout_ms = 300" "mad_window = 64" "log_level = debug"; do
+	check "OpenSM's letter set: $kv" grep -qxF "$kv" "$T/made.conf"
+done
+check "what -c wrote validates" "$IBSMD" -F "$T/made.conf" --check-config
+check "-d 0 is refused, saying what is supported" \
+	bash -c "'$IBSMD' -d 0 --check-config 2>&1 | grep -q 'takes -d1 and -d2'"
+check "-? prints the usage" bash -c "'$IBSMD' -? | grep -q '^Usage: ibsmd'"
+check "with no RDMA device the message names ib_umad" \
+	bash -c "'$IBSMD' --once --state-dir '$T/nodev' 2>&1 | grep -q 'no RDMA devices found: is the ib_umad kernel module loaded'"
 
 # make install into a scratch root twice: the second keeps an edited config
 dest="$T/root"

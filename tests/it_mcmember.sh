@@ -57,7 +57,7 @@ inj_status() { (export SIM_HOST=ca-2; sim_run 20 "$INJECT" --dlid "$SMLID" --cla
 "$TOPOGEN" fattree2 -k 4 -o "$T/ft.net" || { fail "topogen fattree2"; finish; }
 sim_start "$T/ft.net" || { fail "ibsim starts"; finish; }
 printf 'sa_key = %s\n' "$KEY" >"$T/ibsmd.conf"
-sm_start "$T/state" -c "$T/ibsmd.conf" --sweep-interval 0
+sm_start "$T/state" -F "$T/ibsmd.conf" --sweep-interval 0
 wait_for 60 subnet_up || fail "subnet up: $(tail -3 "$T/smd.err")"
 SMLID=$(jctl status | jget 'j["sm_lid"]')
 for h in 0 1 2 3 4 5 6 7; do eval "G$h=$(guid_of ca-$h)"; done

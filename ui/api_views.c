@@ -151,9 +151,11 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	    sm->sweeps ? (s->status ? "failed" : "ok") : "none", "last_sweep_reason", s->reason,
 	    "generation", (json_int_t)(sm->snap ? sm->snap->generation : 0), "uptime_s",
 	    (json_int_t)api_uptime(api), "mad", api_mad_json(api), "traps", (json_int_t)sm->traps);
-	if (*ret)
+	if (*ret) {
 		json_object_set_new(*ret, "light_sweeps",
 				    json_integer((json_int_t)sm->light.sweeps));
+		json_object_set_new(*ret, "guid2lid_pending", json_boolean(sm->lid_save.owed));
+	}
 	if (*ret && sm->mcast) {
 		struct sa_stats sst = {0};
 

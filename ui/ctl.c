@@ -602,7 +602,26 @@ static int server_listen(struct ctl_server *srv, const struct ctl_opts *opts, ch
 			 srv->path);
 		return -EADDRINUSE;
 	}
-	unlink(srv->path); /* stale */
+	/* replace only a stale socket: never a file, a directory or a link someone named */
+	{
+		struct stat st;
+
+		if (lstat(srv->path, &st) == 0) {
+			if (!S_ISSOCK(st.st_mode)) {
+				snprintf(err, err_len,
+					 "%s exists and is not a socket: not replacing it (choose "
+					 "another socket_path or remove it)",
+					 srv->path);
+				return -EEXIST;
+			}
+			if (unlink(srv->path) < 0 && errno != ENOENT) {
+				r = -errno;
+				snprintf(err, err_len, "cannot remove the stale socket %s: %s",
+					 srv->path, strerror(errno));
+				return r;
+			}
+		}
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		r = -errno;
@@ -716,8 +735,10 @@ void ctl_server_free(struct ctl_server *srv)
 
 	if (!srv)
 		return;
-	if (srv->listener)
+	if (srv->listener) {
 		evconnlistener_free(srv->listener);
+		unlink(srv->path); /* ours: we bound it */
+	}
 	while ((c = srv->clients)) {
 		list_del(&srv->clients, c);
 		client_free(c);
@@ -727,7 +748,6 @@ void ctl_server_free(struct ctl_server *srv)
 		client_free(c);
 	}
 	event_free(srv->reaper);
-	unlink(srv->path);
 	free(srv);
 }
 

@@ -15,19 +15,20 @@
 #include "fabric/names.h"
 #include "ui/api_int.h"
 
-static double events_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void events_emit(struct api *api, json_t *ev, uint64_t generation)
 {
 	if (!ev)
 		return;
-	json_object_set_new(ev, "time", json_real(events_now()));
+	struct timespec ts;
+	struct tm tm;
+	char iso[80];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(iso, sizeof(iso), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+	json_object_set_new(ev, "time", json_string(iso));
+	json_object_set_new(ev, "unix_time", json_real(ts.tv_sec + ts.tv_nsec / 1e9));
 	json_object_set_new(ev, "generation", json_integer((json_int_t)generation));
 	ctl_server_publish(api->srv, ev);
 	json_decref(ev);
