@@ -38,6 +38,19 @@ struct sm_conf {
 	int dump_max_lft_entries;	     /* routing dumps up to switches x LIDs; 0 = never */
 	uint64_t subnet_prefix;		     /* host order */
 	int log_level;			     /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
+	/* the performance manager (sm/perfmgr.c) */
+	bool perfmgr;			     /* read port counters at all */
+	int perfmgr_sweep_time_s;	     /* seconds between counter sweeps */
+	int perfmgr_max_outstanding;	     /* PerfMgt MADs in flight at most */
+	bool perfmgr_clear_counters;	     /* clear PortCounters past 3/4 of their range */
+	int perfmgr_threshold_symbol_errors; /* per sweep interval; 0 = not watched */
+	int perfmgr_threshold_link_downed;
+	int perfmgr_threshold_rcv_errors;
+	int perfmgr_threshold_xmit_discards;
+	/* the read-only HTTP endpoint (ui/http.c) */
+	char http_listen[CONF_NAME_MAX]; /* "ADDR:PORT", "" = off */
+	char http_root[CONF_PATH_MAX];	 /* the web page's static files */
+	int http_max_clients;		 /* connections at once */
 };
 
 /* How a key takes effect (see the key table in conf.c). */
