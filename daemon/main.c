@@ -61,6 +61,8 @@ static void usage(FILE *out)
 		"  -t, --timeout MS         SMP timeout (default 200)\n"
 		"  -r, --retries N          SMP retries (default 3)\n"
 		"  -l, --lmc N              LMC for CA ports (default 0)\n"
+		"      --http ADDR:PORT     serve /metrics, a read-only JSON API and the web page\n"
+		"      --perfmgr            read port counters (perfmgr = true)\n"
 		"  -v, --verbose            debug logging\n"
 		"  -h, --help               this text\n"
 		"  -V, --version            print the version\n",
@@ -198,6 +200,8 @@ int main(int argc, char **argv)
 	    {"timeout", required_argument, NULL, 't'},
 	    {"retries", required_argument, NULL, 'r'},
 	    {"lmc", required_argument, NULL, 'l'},
+	    {"http", required_argument, NULL, 'H'},
+	    {"perfmgr", no_argument, NULL, 'M'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
@@ -218,6 +222,7 @@ int main(int argc, char **argv)
 	    {'t', "mad_timeout_ms"},
 	    {'r', "mad_retries"},
 	    {'l', "lmc"},
+	    {'H', "http_listen"},
 	};
 	struct daemon d = {.exit_code = 1};
 	bool check_only = false;
@@ -248,6 +253,13 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			d.verbose = true;
+			break;
+		case 'M':
+			if (d.n_overrides >= 32) {
+				usage(stderr);
+				return 2;
+			}
+			d.overrides[d.n_overrides++] = (struct override){"perfmgr", "true"};
 			break;
 		case 'h':
 			usage(stdout);
