@@ -5,7 +5,8 @@ set -e
 PKGS="build-essential autoconf automake libtool pkg-config
 libibumad-dev libibmad-dev libevent-dev libjansson-dev libsystemd-dev libcunit1-dev libinih-dev
 ibsim-utils libumad2sim0 infiniband-diags opensm ibutils python3 groff-base systemd time bc
-clang-format git"
+clang-format git
+chromium chromium-driver python3-selenium"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
