@@ -13,6 +13,8 @@ const EVENTS_MS = 1000;
 const SMALL_FABRIC = 64; /* nodes: at most this many get a drawing, more a heat map */
 const MAX_ROWS = 2000; /* table rows drawn at once; filter to see others */
 const MAX_EVENTS = 200;
+/* ?view=heatmap or ?view=topology picks the picture whatever the size */
+const VIEW = new URLSearchParams(location.search).get("view");
 
 const state = {
 	status: null,
@@ -442,7 +444,7 @@ function drawHeatMap() {
 function drawPicture() {
 	if (!state.nodes.length)
 		return;
-	if (state.nodes.length <= SMALL_FABRIC)
+	if (VIEW === "topology" || (VIEW !== "heatmap" && state.nodes.length <= SMALL_FABRIC))
 		drawTopology();
 	else
 		drawHeatMap();
@@ -528,7 +530,6 @@ async function refresh() {
 		const s = await api("status");
 		state.status = s;
 		renderSummary();
-		let topoChanged = false;
 		if (s.generation && s.generation !== state.generation) {
 			const [nodes, ports, links] = await Promise.all([api("nodes"), api("ports"), api("links")]);
 			state.nodes = nodes;
@@ -536,16 +537,12 @@ async function refresh() {
 			state.ports = ports;
 			state.links = links;
 			state.generation = s.generation;
-			topoChanged = true;
 		}
 		const c = await api("counters");
 		state.counters = new Map(c.port_counters.map((p) => [key(p.node_guid, p.port), p]));
 		renderPorts();
 		renderSwitches();
-		if (topoChanged || state.nodes.length <= SMALL_FABRIC || !$("heatmap"))
-			drawPicture();
-		else
-			drawHeatMap();
+		drawPicture();
 		$("conn-error").classList.add("hidden");
 	} catch (e) {
 		$("conn-error").classList.remove("hidden");
