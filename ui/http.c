@@ -45,8 +45,12 @@
 #define HTTP_MAX_ARGS 16
 #define HTTP_IDLE_TIMEOUT_S 10 /* no progress reading or writing */
 
-/* A reply body shared by several connections (the /metrics text). */
+/*
+ * A reply body shared by several connections (the /metrics text): counted
+ * once in h->st.queued while any connection (or the cache) holds it.
+ */
 struct http_blob {
+	struct http *h;
 	char *data;
 	size_t len;
 	unsigned refs;
@@ -57,7 +61,7 @@ struct http_conn {
 	struct bufferevent *bev;
 	struct event *deadline;
 	struct http_conn *prev, *next;
-	size_t queued; /* this reply's bytes counted in h->st.queued */
+	size_t queued; /* this reply's bytes counted in h->st.queued (not a blob's) */
 	bool replied;
 	bool head_only;
 };
@@ -86,6 +90,7 @@ static double http_now_ms(void)
 static void http_blob_unref(struct http_blob *b)
 {
 	if (b && !--b->refs) {
+		b->h->st.queued -= b->len;
 		free(b->data);
 		free(b);
 	}
@@ -111,6 +116,9 @@ static void http_conn_free(struct http_conn *c)
 	h->st.queued -= c->queued;
 	if (c->deadline)
 		event_free(c->deadline);
+	/* now, not when libevent finalizes the bufferevent: blob references go while h is there */
+	evbuffer_drain(bufferevent_get_output(c->bev),
+		       evbuffer_get_length(bufferevent_get_output(c->bev)));
 	bufferevent_free(c->bev);
 	free(c);
 }
@@ -151,9 +159,9 @@ static void http_reply(struct http_conn *c, int status, const char *reason, cons
 				blob->refs--;
 		} else {
 			evbuffer_add(out, body, len);
+			c->queued = len;
+			h->st.queued += len;
 		}
-		c->queued = len;
-		h->st.queued += len;
 	}
 	bufferevent_disable(c->bev, EV_READ);
 	bufferevent_enable(c->bev, EV_WRITE);
@@ -186,15 +194,21 @@ static void http_metrics(struct http_conn *c)
 			http_error(c, 500, "Internal Server Error", "out of memory");
 			return;
 		}
+		if (h->st.queued + b->len > HTTP_MAX_QUEUED) {
+			/* older texts are still being sent to slow readers */
+			free(b->data);
+			free(b);
+			h->st.rejected++;
+			http_error(c, 503, "Service Unavailable",
+				   "too many replies waiting to be sent");
+			return;
+		}
+		b->h = h;
 		b->refs = 1;
+		h->st.queued += b->len;
 		http_blob_unref(h->metrics);
 		h->metrics = b;
 		h->metrics_at = now;
-	}
-	if (h->st.queued + h->metrics->len > HTTP_MAX_QUEUED) {
-		h->st.rejected++;
-		http_error(c, 503, "Service Unavailable", "too many replies waiting to be sent");
-		return;
 	}
 	http_reply(c, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", NULL, h->metrics->data,
 		   h->metrics->len, h->metrics);

@@ -32,7 +32,7 @@ struct http_stats {
 	uint64_t rejected; /* connections refused: over http_max_clients or HTTP_MAX_QUEUED */
 	uint64_t timeouts; /* connections closed for being too slow */
 	unsigned clients;  /* open now */
-	size_t queued;	   /* reply bytes not yet sent */
+	size_t queued;	   /* reply bytes held: unsent replies, /metrics texts once each */
 };
 
 /*
