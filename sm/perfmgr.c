@@ -487,6 +487,20 @@ static void perfmgr_reading_done(struct perfmgr *pm, uint32_t idx,
 	}
 }
 
+/* The attribute data of a whole PerfMgt response (len >= WIRE_PERF_DATA_OFFSET). */
+static int perfmgr_data_decode_pc(const uint8_t *mad, size_t len, struct wire_port_counters *ret)
+{
+	return wire_port_counters_decode(mad + WIRE_PERF_DATA_OFFSET, len - WIRE_PERF_DATA_OFFSET,
+					 ret);
+}
+
+static int perfmgr_data_decode_pcx(const uint8_t *mad, size_t len,
+				   struct wire_port_counters_ext *ret)
+{
+	return wire_port_counters_ext_decode(mad + WIRE_PERF_DATA_OFFSET,
+					     len - WIRE_PERF_DATA_OFFSET, ret);
+}
+
 static void perfmgr_done(void *arg, int status, const uint8_t *req, const struct wire_mad_hdr *hdr,
 			 const uint8_t *resp, size_t len)
 {
@@ -500,6 +514,9 @@ static void perfmgr_done(void *arg, int status, const uint8_t *req, const struct
 		free(rq);
 		return;
 	}
+	/* the engine checked the header only: a response too short for data is malformed */
+	if (status == 0 && len < WIRE_PERF_DATA_OFFSET)
+		status = -EBADMSG;
 	/* the port table was rebuilt after this was sent: drop the answer */
 	stale = rq->cycle != pm->cycle || rq->idx >= pm->n;
 	p = stale ? NULL : &pm->ports[rq->idx];
@@ -514,9 +531,7 @@ static void perfmgr_done(void *arg, int status, const uint8_t *req, const struct
 					p->last.v[c] = 0;
 		}
 	} else if (p && rq->attr == WIRE_ATTR_PERF_PC) {
-		if (status == 0 &&
-		    wire_port_counters_decode(resp + WIRE_PERF_DATA_OFFSET,
-					      len - WIRE_PERF_DATA_OFFSET, &p->pending) == 0) {
+		if (status == 0 && perfmgr_data_decode_pc(resp, len, &p->pending) == 0) {
 			if (p->no_ext)
 				perfmgr_reading_done(pm, rq->idx, NULL);
 			else if (perfmgr_submit(pm, rq->idx, WIRE_GET, WIRE_ATTR_PERF_PCX, NULL) <
@@ -530,9 +545,7 @@ static void perfmgr_done(void *arg, int status, const uint8_t *req, const struct
 	} else if (p && rq->attr == WIRE_ATTR_PERF_PCX) {
 		struct wire_port_counters_ext x;
 
-		if (status == 0 &&
-		    wire_port_counters_ext_decode(resp + WIRE_PERF_DATA_OFFSET,
-						  len - WIRE_PERF_DATA_OFFSET, &x) == 0) {
+		if (status == 0 && perfmgr_data_decode_pcx(resp, len, &x) == 0) {
 			perfmgr_reading_done(pm, rq->idx, &x);
 		} else if (status == -EREMOTEIO) {
 			/* not supported: PortCounters alone from now on */

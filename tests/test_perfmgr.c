@@ -247,8 +247,9 @@ struct pma {
 	struct event_base *base;
 	unsigned in_flight, max_in_flight, sent, sent_during_sweep;
 	unsigned pc, pcx, sets;
-	bool refuse_ext; /* answer PortCountersExtended with status "unsupported attribute" */
-	uint32_t errors; /* PortRcvErrors every port reports */
+	bool refuse_ext;  /* answer PortCountersExtended with status "unsupported attribute" */
+	uint32_t errors;  /* PortRcvErrors every port reports */
+	size_t reply_len; /* bytes of each answer: 0 = a whole MAD */
 	uint8_t pending[64][WIRE_MAD_SIZE];
 	unsigned n_pending;
 };
@@ -288,7 +289,7 @@ static void pma_answer(evutil_socket_t fd, short what, void *arg)
 		}
 		wire_mad_hdr_encode(&h, resp, sizeof(resp));
 		p->in_flight--;
-		xact_input(p->sm.xe, resp, sizeof(resp));
+		xact_input(p->sm.xe, resp, p->reply_len ? p->reply_len : sizeof(resp));
 	}
 }
 
@@ -483,6 +484,29 @@ static void test_manager_no_ext(void)
 	pma_fini(&p);
 }
 
+/* An answer with a header but no room for the data: a failure, nothing read out of bounds. */
+static void test_manager_short(void)
+{
+	struct pma p;
+	struct perfmgr_stats st;
+	const struct perfmgr_port *port;
+	size_t n;
+
+	pma_init(&p);
+	p.reply_len = 40;
+	pma_cycle(&p);
+	perfmgr_get_stats(p.sm.perf, &st);
+	CU_ASSERT_EQUAL(p.pc, 8);
+	CU_ASSERT_EQUAL(p.pcx, 0);
+	CU_ASSERT_EQUAL(st.failures, 8);
+	port = perfmgr_ports(p.sm.perf, &n);
+	for (size_t i = 0; i < n; i++) {
+		CU_ASSERT(!port[i].have);
+		CU_ASSERT_EQUAL(port[i].failures, 1);
+	}
+	pma_fini(&p);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -495,6 +519,7 @@ int main(void)
 	     test_manager},
 	    {"the manager: Extended refused, counters cleared where configured",
 	     test_manager_no_ext},
+	    {"the manager: an answer too short for its data", test_manager_short},
 	    {NULL, NULL},
 	};
 
