@@ -382,19 +382,24 @@ function heatColour(v, max) {
 	return `rgb(${r},${g},${b})`;
 }
 
-/* One row per switch, one column per port: errors or traffic. */
+/*
+ * One tile per switch (in name order, left to right, top to bottom), one cell
+ * per port in it, coloured by errors or traffic.
+ */
 function drawHeatMap() {
 	const metric = $("heat-metric").value;
 	const sw = state.nodes.filter((n) => n.type === "Switch")
 		.sort((a, b) => a.desc.localeCompare(b.desc, undefined, { numeric: true }));
 	const cols = Math.max(1, ...sw.map((n) => n.ports));
-	const cellW = Math.max(3, Math.min(14, Math.floor(1100 / cols)));
-	const cellH = sw.length > 600 ? 2 : sw.length > 200 ? 4 : 10;
-	const labelW = cellH >= 10 ? 120 : 0;
+	const cellW = cols <= 16 ? 8 : cols <= 40 ? 5 : 3, cellH = 8;
+	const labels = sw.length <= 400;
+	const tileW = cols * cellW + 8, tileH = cellH + (labels ? 14 : 4);
+	const perRow = Math.max(1, Math.floor(1160 / tileW));
+	const rows = Math.ceil(sw.length / perRow);
 	const canvas = document.createElement("canvas");
 	canvas.id = "heatmap";
-	canvas.width = labelW + cols * cellW + 2;
-	canvas.height = sw.length * cellH + 2;
+	canvas.width = perRow * tileW + 4;
+	canvas.height = rows * tileH + 4;
 	const ctx = canvas.getContext("2d");
 	let max = 0;
 	for (const n of sw)
@@ -403,30 +408,37 @@ function drawHeatMap() {
 			if (v !== null && v > max)
 				max = v;
 		}
+	const origin = (i) => ({ x: 2 + (i % perRow) * tileW, y: 2 + Math.floor(i / perRow) * tileH });
 	sw.forEach((n, i) => {
-		if (labelW) {
+		const o = origin(i);
+		if (labels) {
 			ctx.fillStyle = "#1d2226";
 			ctx.font = "9px sans-serif";
-			ctx.fillText(n.desc.slice(0, 20), 2, i * cellH + cellH - 1);
+			let t = n.desc;
+			while (t.length > 1 && ctx.measureText(t).width > tileW - 6)
+				t = t.slice(0, -1);
+			ctx.fillText(t, o.x, o.y + 9);
 		}
+		const y = o.y + (labels ? 12 : 0);
 		for (let p = 1; p <= n.ports; p++) {
 			const c = state.counters.get(key(n.guid, p));
 			ctx.fillStyle = c && c.healthy === false ? "#8b0000" : heatColour(heatValue(c, metric), max);
-			ctx.fillRect(labelW + (p - 1) * cellW, i * cellH, cellW - (cellW > 4 ? 1 : 0), cellH - (cellH > 3 ? 1 : 0));
+			ctx.fillRect(o.x + (p - 1) * cellW, y, cellW - 1, cellH - 1);
 		}
 	});
 	const tip = $("tooltip");
 	canvas.addEventListener("mousemove", (e) => {
 		const r = canvas.getBoundingClientRect();
-		const x = e.clientX - r.left - labelW, y = e.clientY - r.top;
-		const row = Math.floor(y / cellH), col = Math.floor(x / cellW) + 1;
-		const n = sw[row];
-		if (!n || x < 0 || col > n.ports) {
+		const x = e.clientX - r.left - 2, y = e.clientY - r.top - 2;
+		const tc = Math.floor(x / tileW), tr = Math.floor(y / tileH);
+		const n = tc < perRow ? sw[tr * perRow + tc] : undefined;
+		const port = Math.floor((x - tc * tileW) / cellW) + 1;
+		if (!n || x < 0 || y < 0 || port > n.ports) {
 			tip.classList.add("hidden");
 			return;
 		}
-		const c = state.counters.get(key(n.guid, col));
-		tip.textContent = `${n.desc} port ${col}\n` + (c
+		const c = state.counters.get(key(n.guid, port));
+		tip.textContent = `${n.desc} port ${port}\n` + (c
 			? `errors ${c.errors} (last ${c.errors_last})\n${fmtBytes(c.xmit_bytes_per_s)}/s out, ` +
 			  `${fmtBytes(c.rcv_bytes_per_s)}/s in${c.healthy ? "" : "\nUNHEALTHY: " + c.reasons.join(", ")}`
 			: "not read (not ACTIVE, or the performance manager is off)");
