@@ -468,73 +468,94 @@ static void http_route(struct http_conn *c, const char *target)
 	evhttp_uri_free(uri);
 }
 
-/* The request head in head[0..len) (NUL-terminated): check it, then route. */
-static void http_request(struct http_conn *c, char *head, size_t len)
+int http_parse_head(char *head, size_t len, struct http_head *ret, const char **ret_why)
 {
 	char *line_end, *sp1, *sp2, *p;
 	const char *method, *target, *version;
 
-	if (memchr(head, '\0', len)) {
-		http_error(c, 400, "Bad Request", "NUL in the request");
-		return;
-	}
+#define HTTP_REFUSE(status, why)                                                                   \
+	do {                                                                                       \
+		*ret_why = why;                                                                    \
+		return status;                                                                     \
+	} while (0)
+	if (memchr(head, '\0', len) || head[len] != '\0')
+		HTTP_REFUSE(400, "NUL in the request");
 	line_end = strchr(head, '\n');
-	if (!line_end) {
-		http_error(c, 400, "Bad Request", "no request line");
-		return;
-	}
+	if (!line_end)
+		HTTP_REFUSE(400, "no request line");
 	if (line_end > head && line_end[-1] == '\r')
 		line_end[-1] = '\0';
 	*line_end = '\0';
 	sp1 = strchr(head, ' ');
 	sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-	if (!sp1 || !sp2 || strchr(sp2 + 1, ' ')) {
-		http_error(c, 400, "Bad Request", "malformed request line");
-		return;
-	}
+	if (!sp1 || !sp2 || strchr(sp2 + 1, ' '))
+		HTTP_REFUSE(400, "malformed request line");
 	*sp1 = *sp2 = '\0';
 	method = head;
 	target = sp1 + 1;
 	version = sp2 + 1;
 	if (strcmp(version, "HTTP/1.1") && strcmp(version, "HTTP/1.0")) {
-		http_error(c, strncmp(version, "HTTP/", 5) ? 400 : 505,
-			   strncmp(version, "HTTP/", 5) ? "Bad Request"
-							: "HTTP Version Not Supported",
-			   "HTTP/1.0 or HTTP/1.1 only");
-		return;
+		if (strncmp(version, "HTTP/", 5))
+			HTTP_REFUSE(400, "not HTTP/1.x");
+		HTTP_REFUSE(505, "HTTP/1.0 or HTTP/1.1 only");
 	}
-	for (p = (char *)method; *p; p++) {
-		if (*p < 'A' || *p > 'Z') {
-			http_error(c, 400, "Bad Request", "malformed method");
-			return;
-		}
-	}
-	if (strlen(target) > HTTP_MAX_TARGET) {
-		http_error(c, 414, "URI Too Long", "the request target is too long");
-		return;
-	}
+	if (!*method)
+		HTTP_REFUSE(400, "malformed method");
+	for (p = (char *)method; *p; p++)
+		if (*p < 'A' || *p > 'Z')
+			HTTP_REFUSE(400, "malformed method");
+	if (strlen(target) > HTTP_MAX_TARGET)
+		HTTP_REFUSE(414, "the request target is too long");
 	/* the headers: a body is never taken */
 	for (p = line_end + 1; *p && *p != '\r' && *p != '\n';) {
 		char *eol = strchr(p, '\n'), *colon = strchr(p, ':');
 
-		if (!eol || !colon || colon > eol || colon == p) {
-			http_error(c, 400, "Bad Request", "malformed header");
-			return;
-		}
+		if (!eol || !colon || colon > eol || colon == p)
+			HTTP_REFUSE(400, "malformed header");
 		if ((colon - p == 14 && !strncasecmp(p, "Content-Length", 14) &&
 		     strtoul(colon + 1, NULL, 10) != 0) ||
-		    (colon - p == 17 && !strncasecmp(p, "Transfer-Encoding", 17))) {
-			http_error(c, 413, "Content Too Large", "requests take no body");
-			return;
-		}
+		    (colon - p == 17 && !strncasecmp(p, "Transfer-Encoding", 17)))
+			HTTP_REFUSE(413, "requests take no body");
 		p = eol + 1;
 	}
-	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
-		http_error(c, 405, "Method Not Allowed", "read-only: GET and HEAD");
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		HTTP_REFUSE(405, "read-only: GET and HEAD");
+#undef HTTP_REFUSE
+	ret->target = target;
+	ret->head_only = !strcmp(method, "HEAD");
+	return 0;
+}
+
+static const char *http_reason(int status)
+{
+	switch (status) {
+	case 400:
+		return "Bad Request";
+	case 405:
+		return "Method Not Allowed";
+	case 413:
+		return "Content Too Large";
+	case 414:
+		return "URI Too Long";
+	case 505:
+		return "HTTP Version Not Supported";
+	}
+	return "Error";
+}
+
+/* The request head in head[0..len) (NUL-terminated): check it, then route. */
+static void http_request(struct http_conn *c, char *head, size_t len)
+{
+	struct http_head hh;
+	const char *why = "";
+	int status = http_parse_head(head, len, &hh, &why);
+
+	if (status) {
+		http_error(c, status, http_reason(status), why);
 		return;
 	}
-	c->head_only = !strcmp(method, "HEAD");
-	http_route(c, target);
+	c->head_only = hh.head_only;
+	http_route(c, hh.target);
 }
 
 static void http_read_cb(struct bufferevent *bev, void *arg)

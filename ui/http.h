@@ -12,6 +12,7 @@
 #ifndef IBSMD_HTTP_H
 #define IBSMD_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,20 @@ struct http_stats {
 	unsigned clients;  /* open now */
 	size_t queued;	   /* reply bytes held: unsent replies, /metrics texts once each */
 };
+
+/* A request head that passed http_parse_head. */
+struct http_head {
+	const char *target; /* inside the head given */
+	bool head_only;	    /* HEAD: no body in the reply */
+};
+
+/*
+ * Check a request head: head[0..len) the request line and headers up to the
+ * empty line, with head[len] == '\0'; modified in place.  0 with *ret for a
+ * GET or HEAD that carries no body, else the status to answer (400, 405,
+ * 413, 414, 505) with *ret_why saying why.  Pure: no I/O.
+ */
+int http_parse_head(char *head, size_t len, struct http_head *ret, const char **ret_why);
 
 /*
  * Listen on api->sm->conf.http_listen and serve on the SM's loop; sets
