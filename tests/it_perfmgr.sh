@@ -166,6 +166,28 @@ else
 	log "promtool not installed (Debian package prometheus): its check is skipped, promcheck.py ran"
 fi
 
+# ---- one command list: the server's table, smctl's and the completion's ------
+ctl --json call help >"$T/help.json"
+cat >"$T/cmds.py" <<'EOF'
+import json, re, subprocess, sys
+served = {c["name"] for c in json.load(open(sys.argv[1]))}
+text = open(sys.argv[2]).read()
+offered = set(re.search(r'_smctl_commands="([^"]*)"', text, re.S).group(1).split()) - {"call", "help"}
+usage = subprocess.run([sys.argv[3], "--help"], capture_output=True, text=True).stdout
+listed = {m.group(1) for m in re.finditer(r"^  ([a-z]+)\b", usage, re.M)} - {"call"}
+print("  served:", " ".join(sorted(served)))
+bad = False
+if offered != served:
+    print("  the completion differs:", sorted(offered ^ served))
+    bad = True
+if listed != served:
+    print("  smctl --help differs:", sorted(listed ^ served))
+    bad = True
+sys.exit(1 if bad else 0)
+EOF
+check "one command list: the server's, smctl's and the bash completion's" \
+	python3 "$T/cmds.py" "$T/help.json" "$top_srcdir/ui/completions/smctl" "$SMCTL"
+
 # ---- turned off live -------------------------------------------------------------
 sed -i 's/^perfmgr = true/perfmgr = false/' "$T/ibsmd.conf"
 kill -HUP "$SM_PID"
