@@ -32,9 +32,12 @@ def exchange(port, data, timeout=5.0, shut=True):
     t0 = time.monotonic()
     s = socket.create_connection((HOST, port), timeout=timeout)
     try:
-        s.sendall(data)
-        if shut:
-            s.shutdown(socket.SHUT_WR)
+        try:
+            s.sendall(data)
+            if shut:
+                s.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass  # the server answered (a 503, a 431) and closed before all was sent
         buf = b""
         while len(buf) < 64 << 20:
             try:
