@@ -22,26 +22,25 @@ static void metrics_one(FILE *b, const char *name, const char *type, const char 
 	fprintf(b, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", name, help, name, type, name, v);
 }
 
-/* A label value: backslash, double quote and newline escaped. */
-static void metrics_label(FILE *b, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', b);
-		if (*s == '\n') {
-			fputs("\\n", b);
-			continue;
-		}
-		fputc(*s, b);
-	}
-}
+#define METRICS_LABEL_MAX 256 /* {node_guid="0x..",node_desc="(64 chars, escaped)",port="N" */
 
-/* {node_guid="0x...",node_desc="...",port="N" (then more labels, or the closing brace) */
-static void metrics_port_labels(FILE *b, uint64_t guid, const char *desc, unsigned port)
+/*
+ * {node_guid="0x...",node_desc="...",port="N" into buf (then more labels, or
+ * the closing brace); the description's backslashes, quotes and newlines
+ * escaped.  Returns buf.
+ */
+static char *metrics_port_labels(char *buf, uint64_t guid, const char *desc, unsigned port)
 {
-	fprintf(b, "{node_guid=\"0x%016" PRIx64 "\",node_desc=\"", guid);
-	metrics_label(b, desc);
-	fprintf(b, "\",port=\"%u\"", port);
+	size_t k = (size_t)snprintf(buf, METRICS_LABEL_MAX,
+				    "{node_guid=\"0x%016" PRIx64 "\",node_desc=\"", guid);
+
+	for (; *desc && k < METRICS_LABEL_MAX - 24; desc++) {
+		if (*desc == '\\' || *desc == '"' || *desc == '\n')
+			buf[k++] = '\\';
+		buf[k++] = *desc == '\n' ? 'n' : *desc;
+	}
+	snprintf(buf + k, METRICS_LABEL_MAX - k, "\",port=\"%u\"", port);
+	return buf;
 }
 
 static const char *metrics_desc(const struct fabric *f, uint64_t guid)
@@ -51,20 +50,36 @@ static const char *metrics_desc(const struct fabric *f, uint64_t guid)
 	return ni != FABRIC_NO_NODE ? f->nodes[ni].desc : "";
 }
 
-/* One family over every port the performance manager read. */
-static void metrics_port_family(FILE *b, const struct fabric *f, const struct perfmgr_port *ports,
-				size_t n, const char *name, const char *help, int counter,
-				double scale)
+/* NAME LABELS} VALUE\n, the value an integer: the families of many samples. */
+static void metrics_sample(FILE *b, const char *name, const char *labels, const char *more,
+			   uint64_t v)
+{
+	char num[24];
+	size_t k = sizeof(num);
+
+	do {
+		num[--k] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fputs_unlocked(name, b);
+	fputs_unlocked(labels, b);
+	if (more)
+		fputs_unlocked(more, b);
+	fputs_unlocked("} ", b);
+	fwrite_unlocked(num + k, 1, sizeof(num) - k, b);
+	fputc_unlocked('\n', b);
+}
+
+/* One family over every port the performance manager read; labels[i] is port i's. */
+static void metrics_port_family(FILE *b, const struct perfmgr_port *ports, size_t n,
+				const char *labels, const char *name, const char *help, int counter,
+				uint64_t scale)
 {
 	fprintf(b, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
-	for (size_t i = 0; i < n; i++) {
-		if (!ports[i].have)
-			continue;
-		fputs(name, b);
-		metrics_port_labels(b, ports[i].node_guid, metrics_desc(f, ports[i].node_guid),
-				    ports[i].port);
-		fprintf(b, "} %.17g\n", scale * (double)ports[i].total[counter]);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (ports[i].have)
+			metrics_sample(b, name, labels + i * METRICS_LABEL_MAX, NULL,
+				       scale * ports[i].total[counter]);
 }
 
 static void metrics_ports(FILE *b, const struct sm *sm, const struct fabric *f)
@@ -72,11 +87,21 @@ static void metrics_ports(FILE *b, const struct sm *sm, const struct fabric *f)
 	const struct perfmgr_port *ports = NULL;
 	struct perfmgr_stats st = {0};
 	size_t n = 0;
+	char *labels;
 
 	if (sm->perf) {
 		ports = perfmgr_ports(sm->perf, &n);
 		perfmgr_get_stats(sm->perf, &st);
 	}
+	/* every port's labels once, for the 17 families that repeat them */
+	labels = malloc(n ? n * METRICS_LABEL_MAX : 1);
+	if (!labels) {
+		n = 0;
+		labels = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		metrics_port_labels(labels + i * METRICS_LABEL_MAX, ports[i].node_guid,
+				    metrics_desc(f, ports[i].node_guid), ports[i].port);
 	metrics_one(b, "ibsmd_perfmgr_enabled", "gauge", "1 when the performance manager runs.",
 		    sm->conf.perfmgr);
 	metrics_one(b, "ibsmd_perfmgr_sweeps_total", "counter", "Counter sweeps finished.",
@@ -92,45 +117,42 @@ static void metrics_ports(FILE *b, const struct sm *sm, const struct fabric *f)
 		    (double)st.ports);
 	metrics_one(b, "ibsmd_perfmgr_unhealthy_ports", "gauge",
 		    "Ports over an error threshold (not yet clean again).", (double)st.unhealthy);
-	metrics_port_family(b, f, ports, n, "ibsmd_port_xmit_bytes_total",
+	metrics_port_family(b, ports, n, labels, "ibsmd_port_xmit_bytes_total",
 			    "Bytes sent (PortXmitData x 4), since the SM first read the port.",
 			    PERFMGR_XMIT_DATA, 4);
-	metrics_port_family(b, f, ports, n, "ibsmd_port_rcv_bytes_total",
+	metrics_port_family(b, ports, n, labels, "ibsmd_port_rcv_bytes_total",
 			    "Bytes received (PortRcvData x 4), since the SM first read the port.",
 			    PERFMGR_RCV_DATA, 4);
-	metrics_port_family(b, f, ports, n, "ibsmd_port_xmit_packets_total", "Packets sent.",
+	metrics_port_family(b, ports, n, labels, "ibsmd_port_xmit_packets_total", "Packets sent.",
 			    PERFMGR_XMIT_PKTS, 1);
-	metrics_port_family(b, f, ports, n, "ibsmd_port_rcv_packets_total", "Packets received.",
-			    PERFMGR_RCV_PKTS, 1);
-	metrics_port_family(b, f, ports, n, "ibsmd_port_xmit_wait_total",
+	metrics_port_family(b, ports, n, labels, "ibsmd_port_rcv_packets_total",
+			    "Packets received.", PERFMGR_RCV_PKTS, 1);
+	metrics_port_family(b, ports, n, labels, "ibsmd_port_xmit_wait_total",
 			    "Ticks a packet waited to be sent (PortXmitWait).", PERFMGR_XMIT_WAIT,
 			    1);
 	fprintf(b, "# HELP ibsmd_port_errors_total Error counters of PortCounters, by counter.\n"
 		   "# TYPE ibsmd_port_errors_total counter\n");
 	for (size_t i = 0; i < n; i++) {
-		const char *desc = metrics_desc(f, ports[i].node_guid);
-
 		if (!ports[i].have)
 			continue;
 		for (int c = 0; c < PERFMGR_NCOUNTERS; c++) {
+			char more[64];
+
 			if (perfmgr_counter_info[c].kind != PERFMGR_KIND_ERROR)
 				continue;
-			fputs("ibsmd_port_errors_total", b);
-			metrics_port_labels(b, ports[i].node_guid, desc, ports[i].port);
-			fprintf(b, ",counter=\"%s\"} %" PRIu64 "\n", perfmgr_counter_info[c].name,
-				ports[i].total[c]);
+			snprintf(more, sizeof(more), ",counter=\"%s\"",
+				 perfmgr_counter_info[c].name);
+			metrics_sample(b, "ibsmd_port_errors_total", labels + i * METRICS_LABEL_MAX,
+				       more, ports[i].total[c]);
 		}
 	}
 	fprintf(b, "# HELP ibsmd_port_unhealthy 1 while a port is over an error threshold.\n"
 		   "# TYPE ibsmd_port_unhealthy gauge\n");
-	for (size_t i = 0; i < n; i++) {
-		if (!ports[i].have)
-			continue;
-		fputs("ibsmd_port_unhealthy", b);
-		metrics_port_labels(b, ports[i].node_guid, metrics_desc(f, ports[i].node_guid),
-				    ports[i].port);
-		fprintf(b, "} %d\n", ports[i].unhealthy);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (ports[i].have)
+			metrics_sample(b, "ibsmd_port_unhealthy", labels + i * METRICS_LABEL_MAX,
+				       NULL, ports[i].unhealthy);
+	free(labels);
 }
 
 /* Lanes of PortInfo:LinkWidthActive; Gb/s of a lane at LinkSpeedActive. */
@@ -154,6 +176,7 @@ static void metrics_links(FILE *b, const struct fabric *f)
 	    {"ibsmd_port_width_lanes", "Lanes active (PortInfo:LinkWidthActive)."},
 	    {"ibsmd_port_lane_speed_gbps", "Signalling rate of a lane, Gb/s (LinkSpeedActive)."},
 	};
+	char lab[METRICS_LABEL_MAX];
 
 	for (size_t k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
 		fprintf(b, "# HELP %s %s\n# TYPE %s gauge\n", fam[k].name, fam[k].help,
@@ -163,15 +186,18 @@ static void metrics_links(FILE *b, const struct fabric *f)
 
 			for (unsigned pn = 1; pn <= n->nports; pn++) {
 				const struct port *p = &n->ports[pn];
-				double v = k == 0   ? p->state
-					   : k == 1 ? metrics_lanes(p->width_active)
-						    : metrics_lane_gbps(p->speed_active);
 
 				if (!port_is_linked(p))
 					continue;
-				fputs(fam[k].name, b);
-				metrics_port_labels(b, n->guid, n->desc, pn);
-				fprintf(b, "} %.17g\n", v);
+				metrics_port_labels(lab, n->guid, n->desc, pn);
+				if (k == 2)
+					fprintf(b, "%s%s} %.17g\n", fam[k].name, lab,
+						metrics_lane_gbps(p->speed_active));
+				else
+					metrics_sample(
+					    b, fam[k].name, lab, NULL,
+					    k == 0 ? p->state
+						   : (uint64_t)metrics_lanes(p->width_active));
 			}
 		}
 	}
