@@ -79,6 +79,9 @@ static void usage(FILE *out)
 	    "  -t, --timeout MS           SMP timeout (key mad_timeout_ms)\n"
 	    "      --retries N            SMP retries (key mad_retries)\n"
 	    "  -n, --window, --maxsmps N  SMPs outstanding at once (key mad_window)\n"
+	    "      --perfmgr              read port counters (key perfmgr = true)\n"
+	    "      --http ADDR:PORT       serve /metrics, a read-only JSON API and the web\n"
+	    "                             page (key http_listen)\n"
 	    "  -v, --verbose              debug logging (key log_level)\n"
 	    "  -V                         the same as -v (OpenSM's full verbosity)\n"
 	    "  -D FLAGS                   OpenSM's log flags: 0x01 error, 0x02/0x04 info,\n"
@@ -297,6 +300,8 @@ enum {
 	OPT_CA,
 	OPT_PORT,
 	OPT_RETRIES,
+	OPT_HTTP,
+	OPT_PERFMGR,
 };
 
 /* OpenSM's -D log flags as one of our levels. */
@@ -363,6 +368,8 @@ int main(int argc, char **argv)
 	    {"retries", required_argument, NULL, OPT_RETRIES},
 	    {"window", required_argument, NULL, 'n'},
 	    {"maxsmps", required_argument, NULL, 'n'},
+	    {"http", required_argument, NULL, OPT_HTTP},
+	    {"perfmgr", no_argument, NULL, OPT_PERFMGR},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, OPT_VERSION},
@@ -386,6 +393,7 @@ int main(int argc, char **argv)
 	    {OPT_RETRIES, "--retries", "mad_retries"},
 	    {'n', "-n/--window", "mad_window"},
 	    {'D', "-D", "log_level"},
+	    {OPT_HTTP, "--http", "http_listen"},
 	};
 	struct daemon d = {.exit_code = 1};
 	bool check_only = false;
@@ -429,6 +437,14 @@ int main(int argc, char **argv)
 				    optarg);
 				return 2;
 			}
+			break;
+		case OPT_PERFMGR:
+			if (d.n_overrides >= 32) {
+				fprintf(stderr, "ibsmd: too many options\n");
+				return 2;
+			}
+			d.overrides[d.n_overrides++] =
+			    (struct override){"--perfmgr", "perfmgr", "true"};
 			break;
 		case 'h':
 			usage(stdout);

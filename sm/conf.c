@@ -35,6 +35,8 @@ enum conf_type {
 	CONF_INT,
 	CONF_U64,
 	CONF_LEVEL,
+	CONF_BOOL,   /* true|false (also yes|no, on|off, 1|0) */
+	CONF_LISTEN, /* "" or HOST:PORT, [IPv6]:PORT */
 };
 
 struct conf_key {
@@ -56,6 +58,11 @@ struct conf_key {
 #define INT_KEY(n, lo, hi, def, live)                                                              \
 	{                                                                                          \
 #n, CONF_INT, offsetof(struct sm_conf, n), sizeof(int), lo, hi, def, live, false   \
+	}
+
+#define BOOL_KEY(n, def, live)                                                                     \
+	{                                                                                          \
+#n, CONF_BOOL, offsetof(struct sm_conf, n), sizeof(bool), 0, 0, def, live, false  \
 	}
 
 /*
@@ -92,6 +99,17 @@ static const struct conf_key conf_keys[] = {
      CONF_LIVE_READ, true},
     {"log_level", CONF_LEVEL, offsetof(struct sm_conf, log_level), sizeof(int), 0, 0, "info",
      CONF_LIVE_APPLY, false},
+    BOOL_KEY(perfmgr, "false", CONF_LIVE_APPLY),
+    INT_KEY(perfmgr_sweep_time_s, 1, 86400, "180", CONF_LIVE_APPLY),
+    INT_KEY(perfmgr_max_outstanding, 1, 256, "16", CONF_LIVE_READ),
+    BOOL_KEY(perfmgr_clear_counters, "false", CONF_LIVE_READ),
+    INT_KEY(perfmgr_threshold_symbol_errors, 0, 1000000000, "10", CONF_LIVE_READ),
+    INT_KEY(perfmgr_threshold_link_downed, 0, 1000000000, "1", CONF_LIVE_READ),
+    INT_KEY(perfmgr_threshold_rcv_errors, 0, 1000000000, "10", CONF_LIVE_READ),
+    INT_KEY(perfmgr_threshold_xmit_discards, 0, 1000000000, "100", CONF_LIVE_READ),
+    STR_KEY(http_listen, CONF_LISTEN, "", CONF_RESTART),
+    STR_KEY(http_root, CONF_PATH, PKGDATADIR "/web", CONF_RESTART),
+    INT_KEY(http_max_clients, 1, 4096, "64", CONF_RESTART),
 };
 
 #define CONF_NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -166,6 +184,39 @@ static bool conf_is_engine(const char *s, size_t len)
 		    s[i] != '-')
 			return false;
 	return true;
+}
+
+/*
+ * HOST:PORT with a host name or IPv4 address of [A-Za-z0-9.-], or an IPv6
+ * address in brackets, and a port 1..65535.  Resolved when the endpoint
+ * opens, not here.
+ */
+static bool conf_is_listen(const char *s)
+{
+	const char *colon, *host_end;
+	char *end;
+	long port;
+
+	if (s[0] == '[') {
+		host_end = strchr(s, ']');
+		if (!host_end || host_end == s + 1 || host_end[1] != ':')
+			return false;
+		for (const char *q = s + 1; q < host_end; q++)
+			if (!isxdigit((unsigned char)*q) && *q != ':' && *q != '.')
+				return false;
+		colon = host_end + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon || colon == s)
+			return false;
+		for (const char *q = s; q < colon; q++)
+			if (!isalnum((unsigned char)*q) && *q != '.' && *q != '-')
+				return false;
+	}
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	return colon[1] && !*end && !errno && port >= 1 && port <= 65535 &&
+	       isdigit((unsigned char)colon[1]);
 }
 
 /* Whether conf_to_json() can show s (jansson takes UTF-8 only). */
@@ -297,6 +348,31 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 			return -EINVAL;
 		}
 		*(uint64_t *)p = u;
+		return 0;
+	case CONF_BOOL:
+		if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "on") ||
+		    !strcmp(value, "1")) {
+			*(bool *)p = true;
+		} else if (!strcmp(value, "false") || !strcmp(value, "no") ||
+			   !strcmp(value, "off") || !strcmp(value, "0")) {
+			*(bool *)p = false;
+		} else {
+			snprintf(why, why_len, "'%s' is not true or false", value);
+			return -EINVAL;
+		}
+		return 0;
+	case CONF_LISTEN:
+		if (len && !conf_is_listen(value)) {
+			snprintf(why, why_len,
+				 "'%s' is not ADDRESS:PORT (e.g. 127.0.0.1:9100 or [::1]:9100)",
+				 value);
+			return -EINVAL;
+		}
+		if (len >= k->size) {
+			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
+			return -EINVAL;
+		}
+		memcpy(p, value, len + 1);
 		return 0;
 	case CONF_LEVEL:
 		lvl = conf_log_level_from_str(value);
@@ -544,6 +620,7 @@ static json_t *conf_key_json(const struct sm_conf *c, const struct conf_key *k)
 	case CONF_NAME:
 	case CONF_ENGINE:
 	case CONF_CHAIN:
+	case CONF_LISTEN:
 		return json_string(p);
 	case CONF_INT:
 		return json_integer(*(const int *)p);
@@ -552,6 +629,8 @@ static json_t *conf_key_json(const struct sm_conf *c, const struct conf_key *k)
 		return json_string(hex);
 	case CONF_LEVEL:
 		return json_string(conf_log_level_str(*(const int *)p) ?: "unknown");
+	case CONF_BOOL:
+		return json_boolean(*(const bool *)p);
 	}
 	return json_null();
 }
@@ -600,6 +679,8 @@ int conf_value_str(const struct sm_conf *c, const char *key, char *buf, size_t l
 		snprintf(buf, len, "%s", json_string_value(v));
 	else if (json_is_integer(v))
 		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
 	else
 		snprintf(buf, len, "?");
 	json_decref(v);
@@ -623,6 +704,8 @@ int conf_write(FILE *out, const struct sm_conf *c, const char *comment)
 		else if (json_is_integer(v))
 			fprintf(out, "%s = %" JSON_INTEGER_FORMAT "\n", conf_keys[i].name,
 				json_integer_value(v));
+		else if (json_is_boolean(v))
+			fprintf(out, "%s = %s\n", conf_keys[i].name, json_is_true(v) ? "true" : "false");
 		json_decref(v);
 	}
 	return fflush(out) == 0 && !ferror(out) ? 0 : -errno;
@@ -641,6 +724,7 @@ size_t conf_diff(const struct sm_conf *a, const struct sm_conf *b, const char **
 		case CONF_INT:
 		case CONF_LEVEL:
 		case CONF_U64:
+		case CONF_BOOL:
 			same = !memcmp((const char *)a + k->off, (const char *)b + k->off, k->size);
 			break;
 		default:

@@ -41,6 +41,19 @@ struct sm_conf {
 	uint64_t subnet_prefix;		     /* host order */
 	uint64_t sa_key;		     /* SA queries with this SM_Key are trusted; 0: none */
 	int log_level;			     /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
+	/* the performance manager (sm/perfmgr.c) */
+	bool perfmgr;			     /* read port counters at all */
+	int perfmgr_sweep_time_s;	     /* seconds between counter sweeps */
+	int perfmgr_max_outstanding;	     /* PerfMgt MADs in flight at most */
+	bool perfmgr_clear_counters;	     /* clear PortCounters past 3/4 of their range */
+	int perfmgr_threshold_symbol_errors; /* per sweep interval; 0 = not watched */
+	int perfmgr_threshold_link_downed;
+	int perfmgr_threshold_rcv_errors;
+	int perfmgr_threshold_xmit_discards;
+	/* the read-only HTTP endpoint (ui/http.c) */
+	char http_listen[CONF_NAME_MAX]; /* "ADDR:PORT", "" = off */
+	char http_root[CONF_PATH_MAX];	 /* the web page's static files */
+	int http_max_clients;		 /* connections at once */
 };
 
 /* How a key takes effect (see the key table in conf.c). */

@@ -17,6 +17,7 @@
 #include "mad/wire.h"
 #include "lib/log.h"
 #include "sm/offline.h"
+#include "sm/perfmgr.h"
 #include "sa/sa.h"
 #include "sm/dump.h"
 #include "sm/sm.h"
@@ -275,6 +276,11 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 		r = -EINVAL;
 		goto fail;
 	}
+	r = perfmgr_init(sm);
+	if (r < 0) {
+		snprintf(err, err_len, "out of memory setting up the performance manager");
+		goto fail;
+	}
 	return 0;
 fail:
 	sm_fini(sm);
@@ -328,6 +334,8 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 		return sm_load_roots(sm, err, err_len);
 	} else if (!strcmp(key, "log_level")) {
 		log_set_level(-1, sm->conf.log_level);
+	} else if (!strcmp(key, "perfmgr") || !strcmp(key, "perfmgr_sweep_time_s")) {
+		perfmgr_schedule(sm);
 	} else {
 		snprintf(err, err_len, "no applier for %s", key);
 		return -ENOENT;
@@ -337,8 +345,9 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 
 static int sm_conf_appliers_init(struct sm *sm)
 {
-	static const char *const keys[] = {"mad_window",     "mad_timeout_ms",	"mad_retries",
-					   "sweep_interval", "updn_roots_file", "log_level"};
+	static const char *const keys[] = {"mad_window",     "mad_timeout_ms",	    "mad_retries",
+					   "sweep_interval", "updn_roots_file",	    "log_level",
+					   "perfmgr",	     "perfmgr_sweep_time_s"};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (sm_conf_applier_add(sm, keys[i], sm_apply, NULL) < 0)
@@ -489,6 +498,8 @@ void sm_fini(struct sm *sm)
 	dump_reap(&sm->sched.dump_pid, true);
 	xact_free(sm->xe);
 	sm->xe = NULL;
+	/* after the engine: its cancelled requests call back into the manager */
+	perfmgr_fini(sm);
 	madio_close(sm->io);
 	sm->io = NULL;
 	dispatch_free(sm->disp);
@@ -508,6 +519,7 @@ void sm_fini(struct sm *sm)
 	hook_list_clear(&sm->hooks.published);
 	hook_list_clear(&sm->hooks.sweep_done);
 	hook_list_clear(&sm->hooks.state_changed);
+	hook_list_clear(&sm->hooks.port_health);
 	free(sm->roots);
 	sm->roots = NULL;
 	free(sm->appliers);

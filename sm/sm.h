@@ -40,6 +40,7 @@ struct sweep;
 struct sm;
 struct dispatch;
 struct sa;
+struct perfmgr;
 
 /*
  * Applies a new value of a CONF_LIVE_APPLY key (sm->conf already holds it,
@@ -81,6 +82,7 @@ struct sm_hooks {
 	struct hook_list published;
 	struct hook_list sweep_done;	/* const struct sweep_summary *, after publishing */
 	struct hook_list state_changed; /* const struct sm_state_change * */
+	struct hook_list port_health;	/* const struct perfmgr_health_change * (sm/perfmgr.h) */
 };
 
 struct sm {
@@ -111,6 +113,7 @@ struct sm {
 	struct light_state light; /* sm/light.c */
 	struct mcast_db *mcast;	  /* multicast groups (sa/mcast.h); outlive sweeps */
 	struct mfts mfts;	  /* the MFTs the switches were given (sm/mfts.c) */
+	struct perfmgr *perf;	  /* port counters and unhealthy ports (sm/perfmgr.c) */
 	struct sm_hooks hooks;
 	uint64_t *roots; /* from conf.updn_roots_file */
 	size_t n_roots;

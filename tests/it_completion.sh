@@ -64,7 +64,7 @@ check "smctl st -> status" expect "status" smctl st
 check "smctl ro -> route" expect "route" smctl ro
 check "smctl <empty> -> every command" \
 	expect "status nodes ports links lids node route sweep reroute priority loglevel
-topology events metrics config port call help" smctl ""
+topology events eventlog metrics counters config port call help" smctl ""
 check "smctl --j -> --json" expect "--json" smctl --j
 check "smctl -- -> the global options" expect "--socket --json --timeout --help --version" smctl --
 check "smctl --json st -> status" expect "status" smctl --json st
@@ -141,6 +141,9 @@ check "smctl --socket S node \"ho -> quoted description" \
 check "IBSMD_SOCKET=S smctl node 0x -> GUIDs" \
 	with_env IBSMD_SOCKET="$FAKE" expect "0x0002c90300000001 0x0002c90300000002" "$SMCTL" node 0x
 check "smctl --socket S port disable -> nodes" expect "$ALL" "$SMCTL" --socket "$FAKE" port disable ""
+check "smctl --socket S counters -> nodes" expect "$ALL" "$SMCTL" --socket "$FAKE" counters ""
+check "smctl --socket S counters spine-1 -> port numbers" \
+	expect "1 2 3 4" "$SMCTL" --socket "$FAKE" counters spine-1 ""
 check "smctl --socket S port disable spine-1 -> port numbers" \
 	expect "1 2 3 4" "$SMCTL" --socket "$FAKE" port disable spine-1 ""
 check "sed fallback: smctl --socket S node -> GUIDs and descriptions" \

@@ -165,7 +165,7 @@ check "metrics: node counts by type" sh -c "
 	grep -q '^ibsmd_nodes{type=\"switch\"} 6' '$T/metrics.txt' &&
 	grep -q '^ibsmd_nodes{type=\"ca\"} 8' '$T/metrics.txt'"
 check "metrics: every sample line is NAME[{labels}] NUMBER" \
-	not grep -vE '^(# (HELP|TYPE) .*|[a-z_]+(\{[a-z]+="[^"]*"\})? [0-9.e+-]+)$' "$T/metrics.txt"
+	not grep -vE '^(# (HELP|TYPE) .*|[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [0-9.e+-]+)$' "$T/metrics.txt"
 
 ctl topology --format ibnetdiscover >"$T/ours.topo"
 sim_run 30 ibnetdiscover >"$T/real.topo" 2>/dev/null

@@ -91,4 +91,14 @@ if command -v systemd-analyze >/dev/null; then
 else
 	log "systemd-analyze not installed: unit not verified"
 fi
+# make install puts the web page where the daemon looks for it by default (http_root)
+if make -C "$top_builddir" install DESTDIR="$T/root" >"$T/install.out" 2>&1; then
+	web=$(find "$T/root" -path '*/ibsmd/web' -type d | head -1)
+	check "make install installs the web page (index.html, app.js, style.css)" \
+		bash -c "[ -n '$web' ] && test -s '$web/index.html' -a -s '$web/app.js' -a -s '$web/style.css'"
+	check "the daemon's default http_root is where they went (${web#$T/root})" \
+		grep -qa -- "${web#$T/root}" "$IBSMD"
+else
+	fail "make install DESTDIR=...: $(tail -3 "$T/install.out")"
+fi
 finish

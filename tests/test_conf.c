@@ -72,6 +72,12 @@ static void test_good_file(void)
 			 "lmc = 7\n"
 			 "subnet_prefix = 0xfe80000000000123\n"
 			 "log_level = debug\n"
+			 "perfmgr = yes\n"
+			 "perfmgr_sweep_time_s = 2\n"
+			 "perfmgr_clear_counters = on\n"
+			 "perfmgr_threshold_rcv_errors = 0\n"
+			 "http_listen = [::1]:9100\n"
+			 "http_root = /srv/web\n"
 			 "; last comment, no newline at the end");
 	conf_defaults(&c);
 	CU_ASSERT_EQUAL_FATAL(conf_load(&c, path, err, sizeof(err)), 0);
@@ -91,6 +97,12 @@ static void test_good_file(void)
 	CU_ASSERT_EQUAL(c.lmc, 7);
 	CU_ASSERT(c.subnet_prefix == 0xfe80000000000123ULL);
 	CU_ASSERT_EQUAL(c.log_level, LOG_DEBUG);
+	CU_ASSERT(c.perfmgr);
+	CU_ASSERT_EQUAL(c.perfmgr_sweep_time_s, 2);
+	CU_ASSERT(c.perfmgr_clear_counters);
+	CU_ASSERT_EQUAL(c.perfmgr_threshold_rcv_errors, 0);
+	CU_ASSERT_STRING_EQUAL(c.http_listen, "[::1]:9100");
+	CU_ASSERT_STRING_EQUAL(c.http_root, "/srv/web");
 	unlink(path);
 }
 
@@ -146,6 +158,14 @@ static void test_errors(void)
 	    {"routing_chain = ", "at least one routing engine"},
 	    {"admin_group = wheel;rm", "not a valid name"},
 	    {"sm_priority = 1 # comment", "own line"},
+	    {"perfmgr = maybe", "not true or false"},
+	    {"perfmgr_sweep_time_s = 0", "out of range 1..86400"},
+	    {"http_listen = 9100", "not ADDRESS:PORT"},
+	    {"http_listen = localhost:0", "not ADDRESS:PORT"},
+	    {"http_listen = localhost:65536", "not ADDRESS:PORT"},
+	    {"http_listen = [::1:9100", "not ADDRESS:PORT"},
+	    {"http_listen = a b:80", "not ADDRESS:PORT"},
+	    {"http_root = web", "not an absolute path"},
 	    {"log_level = debug", "duplicate key 'log_level' (first set on line 2)"},
 	    {"socket_path = "
 	     "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -352,13 +372,16 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 20);
+	CU_ASSERT_EQUAL(json_object_size(j), 31);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "subnet_prefix")),
 			       "0xfe80000000000000");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "log_level")), "info");
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "mad_window")), 32);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "routing_chain")),
 			       "ftree,updn,minhop");
+	CU_ASSERT(json_is_false(json_object_get(j, "perfmgr")));
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "perfmgr_sweep_time_s")), 180);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "http_listen")), "");
 	json_decref(j);
 
 	CU_ASSERT_EQUAL(conf_log_level_from_str("error"), LOG_ERR);

@@ -10,7 +10,9 @@
  *                route, topology, config, events
  *   api_admin.c  orders: sweep, reroute, priority, port, loglevel
  *   events.c     sweep and snapshot changes -> events for subscribers
- *   metrics.c    the Prometheus text of `metrics`
+ *   metrics.c    the Prometheus text of `metrics` and of GET /metrics
+ *   api_counters.c  the performance manager's port counters (`counters`)
+ *   http.c       the read-only HTTP endpoint: /metrics, /api/CMD, the web page
  */
 #ifndef IBSMD_API_INT_H
 #define IBSMD_API_INT_H
@@ -32,10 +34,18 @@ struct api_waiter {
 	uint64_t target;
 };
 
+#define API_EVENTS_KEPT 256 /* the last events, for `eventlog` and the web page */
+
+struct http;
+
 struct api {
 	struct sm *sm;
 	struct ctl_server *srv;
+	struct http *http; /* NULL unless http_listen is set */
 	struct timespec started;
+	double started_unix;		 /* CLOCK_REALTIME at start: process_start_time_seconds */
+	json_t *events[API_EVENTS_KEPT]; /* ring: event seq s is at s % API_EVENTS_KEPT */
+	uint64_t event_seq;		 /* seq of the newest event, 0 = none yet */
 	struct api_waiter *waiters;
 	size_t n_waiters, cap_waiters;
 	bool in_publish; /* inside the publish hook: the running sweep is the one just finished */
@@ -77,9 +87,26 @@ int api_resolve(const struct snapshot *s, json_t *v, const char *what, uint32_t 
 /* ---- command handlers ------------------------------------------------- */
 
 ctl_handler_fn api_status, api_nodes, api_ports, api_links, api_lids, api_node, api_route,
-    api_topology, api_config, api_events;
+    api_topology, api_config, api_events, api_eventlog, api_counters;
 ctl_handler_fn api_sweep, api_reroute, api_priority, api_port, api_loglevel;
 ctl_handler_fn metrics_command;
+
+/* The command table entry called name; NULL when none. */
+const struct ctl_command *api_command_find(const char *name);
+/* The command table (terminated by a NULL name). */
+const struct ctl_command *api_command_table(void);
+
+/* ---- metrics (metrics.c) ------------------------------------------------ */
+
+/* The Prometheus text (malloc'd, *ret_len bytes), or NULL on ENOMEM. */
+char *metrics_text(struct api *api, size_t *ret_len);
+
+/* ---- counters (api_counters.c) ---------------------------------------- */
+
+/* The performance manager's summary, as in `counters` and `status`. */
+json_t *api_perfmgr_json(const struct sm *sm);
+/* The sum of the error counters in v (PERFMGR_NCOUNTERS values). */
+uint64_t api_counters_errors(const uint64_t *v);
 
 /* ---- admin (api_admin.c) ----------------------------------------------- */
 

@@ -155,6 +155,7 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 		json_object_set_new(*ret, "light_sweeps",
 				    json_integer((json_int_t)sm->light.sweeps));
 		json_object_set_new(*ret, "guid2lid_pending", json_boolean(sm->lid_save.owed));
+		json_object_set_new(*ret, "perfmgr", api_perfmgr_json(sm));
 	}
 	if (*ret && sm->mcast) {
 		struct sa_stats sst = {0};
@@ -502,6 +503,34 @@ int api_events(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 {
 	if (api_check_args(args, NULL, err))
 		return -EINVAL;
+	/* HTTP has no stream: it reads the same events through eventlog */
+	if (!c)
+		return ctl_error_set(err, CTL_ERR_BAD_REQUEST,
+				     "events streams on the control socket only; use eventlog");
 	ctl_client_subscribe(c);
 	return 0;
+}
+
+int api_eventlog(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
+{
+	static const char *const names[] = {"after", NULL};
+	struct api *api = ctx;
+	json_t *jafter = json_object_get(args, "after"), *a;
+	uint64_t after = 0, first;
+
+	if (api_check_args(args, names, err))
+		return -EINVAL;
+	if (jafter && (!json_is_integer(jafter) || json_integer_value(jafter) < 0))
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+				     "after must be an event sequence number (0 or more)");
+	if (jafter)
+		after = (uint64_t)json_integer_value(jafter);
+	first = api->event_seq > API_EVENTS_KEPT ? api->event_seq - API_EVENTS_KEPT + 1 : 1;
+	if (after + 1 > first)
+		first = after + 1;
+	a = json_array();
+	for (uint64_t s = first; a && s <= api->event_seq; s++)
+		json_array_append(a, api->events[s % API_EVENTS_KEPT]);
+	*ret = json_pack("{s:I, s:o}", "seq", (json_int_t)api->event_seq, "events", a);
+	return *ret ? 0 : -ENOMEM;
 }

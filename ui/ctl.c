@@ -5,7 +5,9 @@
  * bounded by a high read watermark of max_request + 1 bytes, so a client can
  * never make us buffer more than one request; output is bounded by
  * max_output, past which the client is dropped, so a client that stops
- * reading never blocks the loop nor grows our memory.
+ * reading never blocks the loop nor grows our memory.  The limit is on what
+ * was still unread when a message is added, so one reply larger than it (the
+ * counters or ports of a large fabric) goes out whole.
  *
  * A client is never freed from inside a callback that may still touch it:
  * client_drop() marks it dead and detaches it, and a reaper event frees it on
@@ -165,6 +167,7 @@ static void reaper_cb(evutil_socket_t fd, short what, void *arg)
 static int client_send(struct ctl_client *c, json_t *msg)
 {
 	struct evbuffer *out;
+	size_t unread;
 	char *s;
 	int r;
 
@@ -177,9 +180,10 @@ static int client_send(struct ctl_client *c, json_t *msg)
 		return -ENOMEM;
 	}
 	out = bufferevent_get_output(c->bev);
+	unread = evbuffer_get_length(out);
 	r = evbuffer_add_printf(out, "%s\n", s) < 0 ? -ENOMEM : 0;
 	free(s);
-	if (r < 0 || evbuffer_get_length(out) > c->srv->max_output) {
+	if (r < 0 || unread > c->srv->max_output) {
 		log_ratelimited(LOG_CAT_CTL, LOG_WARNING,
 				"ctl: client pid %d uid %u: dropped, %zu bytes unread", (int)c->pid,
 				(unsigned)c->uid, evbuffer_get_length(out));

@@ -90,7 +90,8 @@ struct ctl_opts {
 	const char *admin_group;  /* members may run admin commands; NULL/"" = root only */
 	size_t max_request;	  /* bytes per request line; 0 = 64 KiB */
 	unsigned max_clients;	  /* 0 = 64 */
-	size_t max_output; /* queued reply/event bytes per client before it is dropped; 0 = 1 MiB */
+	/* unread reply/event bytes per client past which the next message drops it; 0 = 1 MiB */
+	size_t max_output;
 	/*
 	 * Test hook, never set from configuration: when >= 0, exactly this uid is
 	 * admin (root and the admin group are not).  -1 = normal rules.

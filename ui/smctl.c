@@ -41,7 +41,7 @@ enum smctl_arg_type {
 struct smctl_cmd {
 	const char *name;
 	const char *usage;
-	int nargs;
+	int nargs; /* positional arguments; -N: up to N, each optional */
 	const char *arg_names[SMCTL_MAX_ARGS];
 	enum smctl_arg_type arg_types[SMCTL_MAX_ARGS];
 	const char *option; /* one "--option VALUE" the command takes, mapped to args.option */
@@ -107,11 +107,28 @@ static const struct smctl_cmd smctl_cmds[] = {
      "the whole fabric"},
     {"events", "events", 0, {0}, {0}, NULL, true, "stream fabric events until interrupted"},
     {"metrics", "metrics", 0, {0}, {0}, NULL, false, "Prometheus text exposition"},
+    {"counters",
+     "counters [node [port]]",
+     -2,
+     {"node", "port"},
+     {ARG_STRING, ARG_INT},
+     NULL,
+     false,
+     "port counters read by the performance manager (perfmgr)"},
+    {"eventlog",
+     "eventlog [after-seq]",
+     -1,
+     {"after"},
+     {ARG_INT},
+     NULL,
+     false,
+     "the last events kept by the daemon, oldest first"},
     {"config", "config", 0, {0}, {0}, NULL, false, "the configuration in effect"},
     {NULL},
 };
 
 static const char *smctl_socket;
+static bool smctl_detail; /* counters NODE: every port as "key: value" lines */
 static bool smctl_json;
 static int smctl_timeout = SMCTL_DEFAULT_TIMEOUT;
 static volatile sig_atomic_t smctl_interrupted;
@@ -237,7 +254,7 @@ static json_t *build_request(int argc, char **argv, const struct smctl_cmd **ret
 			if (argv[i][0] == '-' && argv[i][1] && cmd->arg_types[pos] != ARG_INT)
 				die(EXIT_USAGE, "%s: unknown option '%s'; usage: smctl %s",
 				    cmd->name, argv[i], cmd->usage);
-			if (pos >= cmd->nargs)
+			if (pos >= abs(cmd->nargs))
 				die(EXIT_USAGE, "too many arguments; usage: smctl %s", cmd->usage);
 			if (cmd->arg_types[pos] == ARG_INT) {
 				if (!parse_int(argv[i], &v))
@@ -252,6 +269,7 @@ static json_t *build_request(int argc, char **argv, const struct smctl_cmd **ret
 		}
 		if (pos < cmd->nargs)
 			die(EXIT_USAGE, "missing argument; usage: smctl %s", cmd->usage);
+		smctl_detail = !strcmp(cmd->name, "counters") && pos > 0;
 	}
 	req = json_pack("{s:s}", "cmd", name);
 	if (!req)
@@ -664,9 +682,18 @@ static int handle_reply(json_t *reply)
 	result = json_object_get(reply, "result");
 	if (!result)
 		result = json_null();
-	if (smctl_json)
+	if (smctl_json) {
 		print_json(result, JSON_INDENT(2));
-	else if (!(json_is_object(result) && !json_object_size(result)) && !json_is_null(result))
+	} else if (smctl_detail && json_is_array(json_object_get(result, "port_counters"))) {
+		json_t *p;
+		size_t i;
+
+		json_array_foreach (json_object_get(result, "port_counters"), i, p) {
+			if (i)
+				putchar('\n');
+			print_object(p, "", key_width(p, ""));
+		}
+	} else if (!(json_is_object(result) && !json_object_size(result)) && !json_is_null(result))
 		print_human(result);
 	return 0;
 }
