@@ -62,7 +62,7 @@ struct conf_key {
 
 #define BOOL_KEY(n, def, live)                                                                     \
 	{                                                                                          \
-#n, CONF_BOOL, offsetof(struct sm_conf, n), sizeof(bool), 0, 0, def, live, false  \
+#n, CONF_BOOL, offsetof(struct sm_conf, n), sizeof(bool), 0, 0, def, live, false   \
 	}
 
 /*
@@ -705,7 +705,8 @@ int conf_write(FILE *out, const struct sm_conf *c, const char *comment)
 			fprintf(out, "%s = %" JSON_INTEGER_FORMAT "\n", conf_keys[i].name,
 				json_integer_value(v));
 		else if (json_is_boolean(v))
-			fprintf(out, "%s = %s\n", conf_keys[i].name, json_is_true(v) ? "true" : "false");
+			fprintf(out, "%s = %s\n", conf_keys[i].name,
+				json_is_true(v) ? "true" : "false");
 		json_decref(v);
 	}
 	return fflush(out) == 0 && !ferror(out) ? 0 : -errno;
