@@ -84,6 +84,27 @@ uint16_t api_node_lid(const struct node *n);
 int api_resolve(const struct snapshot *s, json_t *v, const char *what, uint32_t *ret_node,
 		uint8_t *ret_port, struct ctl_error *err);
 
+/*
+ * What a listing (nodes, ports, links, lids) is asked for: the arguments
+ * "type" (switch|ca), "state" (down|init|armed|active: the port's, or the
+ * link's), "node" (an identifier: that node's items, or links touching it),
+ * "offset" and "limit" (a page of the matches, in the snapshot's order).
+ */
+struct api_list {
+	int type;	/* -1 any, else NODE_SWITCH / NODE_CA */
+	int state;	/* -1 any, else a port state 1..4 */
+	uint32_t node;	/* UINT32_MAX any */
+	int64_t offset; /* matches skipped */
+	int64_t limit;	/* matches returned at most; -1 all */
+	int64_t seen;	/* matches so far */
+};
+/* Parse those arguments (beside none other).  0 or -EINVAL with err. */
+int api_list_parse(const struct api *api, json_t *args, struct api_list *l, struct ctl_error *err);
+/* A match: whether it is on the page asked for (counts it either way). */
+bool api_list_take(struct api_list *l);
+/* No further match can be on the page. */
+bool api_list_done(const struct api_list *l);
+
 /* ---- command handlers ------------------------------------------------- */
 
 ctl_handler_fn api_status, api_nodes, api_ports, api_links, api_lids, api_node, api_route,
