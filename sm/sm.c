@@ -4,6 +4,7 @@
  * the LID database.  IBA 1.4 vol 1, 14.4.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,13 @@ static int sm_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, s
 	return madio_send(sm->io, to, mad, len, timeout_ms);
 }
 
+static void sm_sigchld_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct sm *sm = arg;
+
+	dump_reap(&sm->sched.dump_pid, false); /* no zombie lingers until the next dump */
+}
+
 /*
  * Take the state directory: "lock" in it, flock()ed for as long as we run,
  * holding our PID.  A second daemon on the same directory (two SMs writing
@@ -224,6 +232,9 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	r = sm_lock_state_dir(sm, err, err_len);
 	if (r < 0)
 		return r;
+	sm->sigchld = evsignal_new(base, SIGCHLD, sm_sigchld_cb, sm);
+	if (sm->sigchld)
+		evsignal_add(sm->sigchld, NULL);
 	snprintf(sm->lid_path, sizeof(sm->lid_path), "%s/guid2lid", o->state_dir);
 	r = lid_db_load(sm->lid_path, &sm->lids, lerr, sizeof(lerr));
 	if (!sm->lids) {
@@ -496,6 +507,9 @@ void sm_fini(struct sm *sm)
 	mfts_fini(sm);
 	/* let the dump writer finish: the files are renamed into place whole */
 	dump_reap(&sm->sched.dump_pid, true);
+	if (sm->sigchld)
+		event_free(sm->sigchld);
+	sm->sigchld = NULL;
 	xact_free(sm->xe);
 	sm->xe = NULL;
 	/* after the engine: its cancelled requests call back into the manager */

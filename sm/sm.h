@@ -103,6 +103,7 @@ struct sm {
 		unsigned failures; /* in a row */
 		struct event *retry;
 	} lid_save;
+	struct event *sigchld; /* reaps the routing dump writer as soon as it exits */
 	enum sm_state state;
 	bool subnet_up;
 	uint64_t sweeps;

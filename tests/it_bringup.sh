@@ -41,7 +41,15 @@ bringup() {
 
 		sim_stop
 		sim_start "$topo" || fail "$name: ibsim restarts"
-		sm_once "$sd" || fail "$name: ibsmd --once after the fabric reset: $(tail -2 "$T/sm.err")"
+		sm_once "$sd" -v || fail "$name: ibsmd --once after the fabric reset: $(tail -2 "$T/sm.err")"
+		# at debug the log tells the bring-up: every node found, every LID decided, what was set where
+		check "$name: debug log: every node discovered ($n)" \
+			test "$(grep -c ' debug: discovered \(switch\|CA\) 0x' "$T/sm.err")" = "$n"
+		check "$name: debug log: LIDs kept from guid2lid after the reset" \
+			test "$(grep -c ': kept from guid2lid$' "$T/sm.err")" -ge "$n"
+		check "$name: debug log: LFT blocks per switch" \
+			grep -q 'debug: configure switch 0x[0-9a-f]* ".*": .*LFT block x[0-9]' "$T/sm.err"
+		check "$name: debug log: ports activated per node" grep -q 'debug: activate ' "$T/sm.err"
 		capture "$name-reset"
 		check "$name: fabric correct after an ibsim restart" \
 			python3 "$FABCHECK" --topo "$T/$name-reset.topo" --fts "$T/$name-reset.fts" \

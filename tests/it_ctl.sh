@@ -65,6 +65,10 @@ if ! wait_for 30 subnet_up; then
 	fail "ibsmd brings the subnet up: $(tail -3 "$T/smd.err")"
 	finish
 fi
+# the routing dumps are written by a child: it is reaped when it exits, no zombie waits
+check "routing dumps written" wait_for 20 test -s "$T/state/lfts.out"
+zombies() { ps --ppid "$SM_PID" -o stat= 2>/dev/null | grep -c '^Z'; }
+check "no zombie child once the dump writer is done" wait_for 10 test "$(zombies)" = 0
 jctl status >"$T/status.json"
 check "status: MASTER, subnet up" test "$(jget 'j["state"], j["subnet_up"]' <"$T/status.json")" = "('MASTER', True)"
 check "status: $N nodes" test "$(jget 'j["nodes"]' <"$T/status.json")" = "$N"
