@@ -8,7 +8,11 @@ ROOT=$(pwd)
 UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 FABRIC=${1:-$ROOT/tests/fabrics/fattree-k4.net}
 
-./deps.sh
+./deps.sh test
+if [ -f config.status ]; then # configured in place: it blocks builds in build/
+	echo "quickstart: the source tree was configured in place; cleaning it (make distclean)"
+	make distclean >/dev/null 2>&1 || rm -f config.status Makefile
+fi
 [ -x configure ] || autoreconf -fi
 mkdir -p build
 (cd build && { [ -f Makefile ] || ../configure; } && make -j"$(nproc)")
@@ -48,6 +52,11 @@ echo "quickstart: ibsmd log:"; sed 's/^/  /' "$W/ibsmd.log"
 echo
 echo "\$ iblinkinfo    (infiniband-diags, reading the fabric back)"
 (cd "$W" && LD_PRELOAD=$UMAD2SIM timeout 30 iblinkinfo 2>/dev/null) || true
+echo
+# a PathRecord from the SM's host to the host with the highest LID
+LAST=$($SMCTL --json lids 2>/dev/null | python3 -c 'import json,sys; print(max(l["lid"] for l in json.load(sys.stdin) if l["port"]))' 2>/dev/null || echo 2)
+echo "\$ saquery --src-to-dst 1:$LAST    (the SA answering a PathRecord query)"
+(cd "$W" && LD_PRELOAD=$UMAD2SIM timeout 30 saquery --src-to-dst "1:$LAST" 2>/dev/null) || true
 echo
 echo "\$ smctl status"; $SMCTL status || true
 echo

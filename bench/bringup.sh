@@ -17,7 +17,7 @@ trap cleanup EXIT
 
 sim_up() {
 	[ -n "$SIM" ] && { kill "$SIM"; wait "$SIM" 2>/dev/null; }
-	rm -f "$W/cons"; mkfifo "$W/cons"; exec 7<>"$W/cons"
+	rm -f "$W/cons" "$W/ibsim.log"; mkfifo "$W/cons"; exec 7<>"$W/cons"
 	(cd "$W" && exec ibsim -s -N 60000 -S 8000 -P 400000 -L 49152 "$1" <"$W/cons" >"$W/ibsim.log" 2>&1) &
 	SIM=$!
 	for _ in $(seq 1200); do grep -q "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done

@@ -23,9 +23,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
+SIMS=0
 sim_up() {
 	[ -n "$SIM" ] && { kill "$SIM"; wait "$SIM" 2>/dev/null; }
-	rm -f "$W/cons"; mkfifo "$W/cons"; exec 7<>"$W/cons"
+	# a socket name per simulator: a client must never reach the one before
+	SIMS=$((SIMS + 1))
+	export IBSIM_SOCKNAME="ibsmd-bench-sa-$$-$SIMS"
+	rm -f "$W/cons" "$W/ibsim.log"; mkfifo "$W/cons"; exec 7<>"$W/cons"
 	(cd "$W" && exec ibsim -s -N 60000 -S 8000 -P 400000 -L 49152 "$1" <"$W/cons" >"$W/ibsim.log" 2>&1) &
 	SIM=$!
 	for _ in $(seq 1200); do grep -q "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
@@ -41,7 +45,7 @@ cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 flood() {
 	local c0 c1 out
 	c0=$(cpu "$3")
-	out=$(cd "$W" && LD_PRELOAD=$UMAD2SIM timeout 600 "$B/tests/saflood" --sa-lid 1 --attr "$1" \
+	out=$(mkdir -p "$W/client" && cd "$W/client" && LD_PRELOAD=$UMAD2SIM timeout 600 "$B/tests/saflood" --sa-lid 1 --attr "$1" \
 		--lids "$2" --count "$COUNT" --window "$WINDOW" 2>/dev/null)
 	c1=$(cpu "$3")
 	python3 - "$out" "$c0" "$c1" "$(getconf CLK_TCK)" <<'PY'
@@ -71,12 +75,24 @@ for k in ${@:-8 16}; do
 	declare -A I O
 	for a in nr pr; do I[$a]=$(flood "$a" "1-$lids" "$SM"); done
 	sm_down
-	sim_up "$topo"
-	mkdir -p "$W/osm"; rm -f "$W/osm/"*
-	(cd "$W" && OSM_CACHE_DIR=$W/osm OSM_TMP_DIR=$W/osm LD_PRELOAD=$UMAD2SIM exec opensm -s 0 \
-		-f "$W/osm/osm.log" >"$W/opensm.out" 2>&1) &
-	SM=$!
-	for _ in $(seq 6000); do grep -q "SUBNET UP" "$W/osm/osm.log" 2>/dev/null && break; sleep 0.1; done
+	# -d2: OpenSM flushes its log after each line ("SUBNET UP" is what we
+	# wait for); a subnet not up after 60 s gets a fresh simulator, 3 tries
+	for try in 1 2 3; do
+		sim_up "$topo"
+		# a directory of its own: umad2sim keeps a fake sysfs in the cwd
+		rm -rf "$W/osm"; mkdir -p "$W/osm"
+		(cd "$W/osm" && OSM_CACHE_DIR=$W/osm OSM_TMP_DIR=$W/osm LD_PRELOAD=$UMAD2SIM exec opensm -d2 \
+			-s 0 -f "$W/osm/osm.log" >"$W/opensm.out" 2>&1) &
+		SM=$!
+		up=
+		for _ in $(seq 600); do
+			grep -q "SUBNET UP" "$W/osm/osm.log" "$W/opensm.out" 2>/dev/null && { up=1; break; }
+			sleep 0.1
+		done
+		[ -n "$up" ] && break
+		echo "opensm did not bring the subnet up (try $try)" >&2
+		sm_down
+	done
 	for a in nr pr; do O[$a]=$(flood "$a" "1-$lids" "$SM"); done
 	sm_down
 	for a in nr pr; do

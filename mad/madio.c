@@ -20,6 +20,9 @@
 
 #define RECV_TIMEOUT_MS 50
 #define QUEUE_MAX 65536
+#define RX_BATCH 64	 /* MADs handed over in one lock at most */
+#define RX_CACHE 64	 /* free items the thread keeps */
+#define RX_POOL_MAX 4096 /* free items kept for reuse */
 
 struct rx_item {
 	struct rx_item *next;
@@ -47,8 +50,10 @@ struct madio {
 	pthread_mutex_t lock;
 	struct rx_item *head, *tail;
 	size_t q_len;
+	struct rx_item *pool; /* free items, under lock */
+	size_t pool_len;
 	struct madio_stats st;
-	atomic_ulong received, recv_errors, dropped;
+	atomic_ulong received, recv_errors, dropped, batches;
 };
 
 static int agent_class(struct madio *io, int agent)
@@ -64,25 +69,102 @@ static int agent_class(struct madio *io, int agent)
 	return -1;
 }
 
+/* Items the thread may fill without the lock; refilled from the pool by batch. */
+struct rx_cache {
+	struct rx_item *free;
+	unsigned n;
+};
+
+static struct rx_item *rx_take(struct rx_cache *c)
+{
+	struct rx_item *it = c->free;
+
+	if (!it)
+		return malloc(sizeof(*it));
+	c->free = it->next;
+	c->n--;
+	return it;
+}
+
+/*
+ * Hand a batch to the loop: one lock, and one eventfd write only when the
+ * queue was empty (the loop drains everything per wake-up, so a queue that
+ * already held items has a wake-up coming).  Refill the thread's cache from
+ * the pool under the same lock.
+ */
+static void rx_flush(struct madio *io, struct rx_item *head, struct rx_item *tail, unsigned n,
+		     struct rx_cache *c)
+{
+	bool was_empty, dropped = false;
+
+	pthread_mutex_lock(&io->lock);
+	was_empty = !io->head;
+	if (io->q_len + n > QUEUE_MAX) {
+		dropped = true;
+	} else {
+		if (io->tail)
+			io->tail->next = head;
+		else
+			io->head = head;
+		io->tail = tail;
+		io->q_len += n;
+	}
+	while (c->n < RX_CACHE && io->pool) {
+		struct rx_item *it = io->pool;
+		io->pool = it->next;
+		io->pool_len--;
+		it->next = c->free;
+		c->free = it;
+		c->n++;
+	}
+	pthread_mutex_unlock(&io->lock);
+	if (dropped) {
+		while (head) {
+			struct rx_item *next = head->next;
+			free(head);
+			head = next;
+		}
+		atomic_fetch_add(&io->dropped, n);
+		return;
+	}
+	atomic_fetch_add(&io->received, n);
+	atomic_fetch_add(&io->batches, 1);
+	if (was_empty) {
+		uint64_t one = 1;
+		if (write(io->efd, &one, sizeof(one)) < 0) {
+			/* counter saturated: the loop will drain anyway */
+		}
+	}
+}
+
 static void *madio_thread(void *arg)
 {
 	struct madio *io = arg;
 	size_t usz = umad_size() + WIRE_MAD_SIZE;
 	void *umad = calloc(1, usz);
+	struct rx_cache cache = {0};
+	struct rx_item *head = NULL, *tail = NULL;
+	unsigned n = 0;
 
 	if (!umad)
 		return NULL;
 	while (!atomic_load(&io->stop)) {
 		int len = WIRE_MAD_SIZE;
-		int agent = umad_recv(io->portid, umad, &len, RECV_TIMEOUT_MS);
+		/* with a batch begun, only take what is already there */
+		int agent = umad_recv(io->portid, umad, &len, n ? 0 : RECV_TIMEOUT_MS);
 		if (agent < 0) {
+			if (n) {
+				rx_flush(io, head, tail, n, &cache);
+				head = tail = NULL;
+				n = 0;
+			}
 			if (agent != -ETIMEDOUT && agent != -EINTR && agent != -EAGAIN) {
 				atomic_fetch_add(&io->recv_errors, 1);
 				usleep(10000);
 			}
 			continue;
 		}
-		struct rx_item *it = malloc(sizeof(*it));
+		struct rx_item *it = rx_take(&cache);
 		if (!it) {
 			atomic_fetch_add(&io->dropped, 1);
 			continue;
@@ -97,25 +179,23 @@ static void *madio_thread(void *arg)
 		it->from.sl = a->sl;
 		it->len = len > WIRE_MAD_SIZE ? WIRE_MAD_SIZE : (len < 0 ? 0 : (size_t)len);
 		memcpy(it->mad, umad_get_mad(umad), it->len);
-		pthread_mutex_lock(&io->lock);
-		if (io->q_len >= QUEUE_MAX) {
-			pthread_mutex_unlock(&io->lock);
-			free(it);
-			atomic_fetch_add(&io->dropped, 1);
-			continue;
-		}
-		if (io->tail)
-			io->tail->next = it;
+		if (tail)
+			tail->next = it;
 		else
-			io->head = it;
-		io->tail = it;
-		io->q_len++;
-		pthread_mutex_unlock(&io->lock);
-		atomic_fetch_add(&io->received, 1);
-		uint64_t one = 1;
-		if (write(io->efd, &one, sizeof(one)) < 0) {
-			/* counter saturated: the loop will drain anyway */
+			head = it;
+		tail = it;
+		if (++n >= RX_BATCH) {
+			rx_flush(io, head, tail, n, &cache);
+			head = tail = NULL;
+			n = 0;
 		}
+	}
+	if (n)
+		rx_flush(io, head, tail, n, &cache);
+	while (cache.free) {
+		struct rx_item *next = cache.free->next;
+		free(cache.free);
+		cache.free = next;
 	}
 	free(umad);
 	return NULL;
@@ -125,7 +205,8 @@ static void madio_drain(evutil_socket_t fd, short what, void *arg)
 {
 	struct madio *io = arg;
 	uint64_t n;
-	struct rx_item *list;
+	struct rx_item *list, *done = NULL, *done_tail = NULL;
+	unsigned n_done = 0;
 
 	if (read(io->efd, &n, sizeof(n)) < 0) {
 		/* spurious wake-up */
@@ -139,8 +220,28 @@ static void madio_drain(evutil_socket_t fd, short what, void *arg)
 		struct rx_item *next = list->next;
 		io->recv(io->ctx, agent_class(io, list->agent), list->status, &list->from,
 			 list->mad, list->len);
-		free(list);
+		list->next = done;
+		done = list;
+		if (!done_tail)
+			done_tail = list;
+		n_done++;
 		list = next;
+	}
+	if (!done)
+		return;
+	/* the items go back to the pool in one lock; past its size they are freed */
+	pthread_mutex_lock(&io->lock);
+	if (io->pool_len + n_done <= RX_POOL_MAX) {
+		done_tail->next = io->pool;
+		io->pool = done;
+		io->pool_len += n_done;
+		done = NULL;
+	}
+	pthread_mutex_unlock(&io->lock);
+	while (done) {
+		struct rx_item *next = done->next;
+		free(done);
+		done = next;
 	}
 }
 
@@ -164,8 +265,172 @@ static int reg(struct madio *io, int mgmt_class, bool server, char *err, size_t 
 	return agent;
 }
 
-int madio_open(struct event_base *base, const char *ca_name, int port_num, madio_recv_fn recv,
-	       void *ctx, struct madio **ret, char *err, size_t err_len)
+static const char *port_state_name(int state)
+{
+	static const char *const names[] = {"NoChange", "Down", "Initializing", "Armed", "Active"};
+
+	return state >= 0 && state < 5 ? names[state] : "unknown";
+}
+
+/*
+ * The RDMA devices there are.  libibumad names a default device ("mthca0")
+ * when it finds none: only the names it can also read count.
+ */
+static int madio_cas(char names[][UMAD_CA_NAME_LEN])
+{
+	int n = umad_get_cas_names(names, UMAD_MAX_DEVICES), m = 0;
+
+	for (int i = 0; i < n; i++) {
+		umad_ca_t ca;
+
+		if (umad_get_ca(names[i], &ca) < 0)
+			continue;
+		umad_release_ca(&ca);
+		if (m != i)
+			memcpy(names[m], names[i], UMAD_CA_NAME_LEN);
+		m++;
+	}
+	return m;
+}
+
+/* "CA/PORT GUID STATE" for every port found, '; '-separated, or "none". */
+static void madio_list(char *buf, size_t len)
+{
+	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+	size_t used = 0;
+	int n = madio_cas(names);
+
+	snprintf(buf, len, "none");
+	for (int i = 0; i < n; i++) {
+		umad_ca_t ca;
+
+		if (umad_get_ca(names[i], &ca) < 0)
+			continue;
+		for (int p = 1; p <= ca.numports && p < UMAD_CA_MAX_PORTS; p++) {
+			umad_port_t *port = ca.ports[p];
+
+			if (!port || used + 1 >= len)
+				continue;
+			used += (size_t)snprintf(buf + used, len - used, "%s%s/%d 0x%016llx %s",
+						 used ? "; " : "", names[i], p,
+						 (unsigned long long)be64toh(port->port_guid),
+						 port_state_name(port->state));
+			if (used >= len)
+				used = len - 1;
+		}
+		umad_release_ca(&ca);
+	}
+}
+
+/*
+ * Which port to run on: the one with port_guid when it is non-zero, else
+ * ca_name/port_num as libibumad picks them (empty/0: the first active).  An
+ * error lists every port found and, with none, names the ib_umad module.
+ */
+static int madio_pick(const char *ca_name, int port_num, uint64_t port_guid, char *ret_ca,
+		      int *ret_port, char *err, size_t err_len)
+{
+	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN], found[1024];
+	int n = madio_cas(names), r;
+	umad_port_t port;
+
+	if (n <= 0) {
+		snprintf(err, err_len,
+			 "no RDMA devices found: is the ib_umad kernel module loaded "
+			 "(modprobe ib_umad), and /dev/infiniband/umad* readable?");
+		return -ENODEV;
+	}
+	if (port_guid) {
+		for (int i = 0; i < n; i++) {
+			__be64 guids[UMAD_CA_MAX_PORTS];
+			int np = umad_get_ca_portguids(names[i], guids, UMAD_CA_MAX_PORTS);
+
+			for (int p = 1; p < np; p++) {
+				if (be64toh(guids[p]) != port_guid)
+					continue;
+				if ((ca_name && *ca_name && strcmp(ca_name, names[i])) ||
+				    (port_num && port_num != p)) {
+					snprintf(err, err_len,
+						 "port GUID 0x%016llx is %s/%d, not the %s/%d "
+						 "also configured",
+						 (unsigned long long)port_guid, names[i], p,
+						 ca_name && *ca_name ? ca_name : "(any)", port_num);
+					return -EINVAL;
+				}
+				memcpy(ret_ca, names[i], UMAD_CA_NAME_LEN);
+				ret_ca[UMAD_CA_NAME_LEN - 1] = '\0';
+				*ret_port = p;
+				return 0;
+			}
+		}
+		madio_list(found, sizeof(found));
+		snprintf(err, err_len, "no port with GUID 0x%016llx; ports found: %s",
+			 (unsigned long long)port_guid, found);
+		return -ENODEV;
+	}
+	r = umad_get_port(ca_name && *ca_name ? ca_name : NULL, port_num, &port);
+	if (r < 0) {
+		madio_list(found, sizeof(found));
+		if (ca_name && *ca_name)
+			snprintf(err, err_len, "no port %d on RDMA device %s (%s); ports found: %s",
+				 port_num, ca_name, strerror(-r), found);
+		else if (port_num)
+			snprintf(err, err_len,
+				 "no port %d on any RDMA device (%s); ports found: %s", port_num,
+				 strerror(-r), found);
+		else
+			snprintf(err, err_len, "no usable InfiniBand port (%s); ports found: %s",
+				 strerror(-r), found);
+		return r;
+	}
+	snprintf(ret_ca, UMAD_CA_NAME_LEN, "%s", port.ca_name);
+	*ret_port = port.portnum;
+	umad_release_port(&port);
+	return 0;
+}
+
+int madio_check_port(const char *ca_name, int port_num, uint64_t port_guid, char *why,
+		     size_t why_len)
+{
+	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN], found[1024];
+	bool ca_seen = !(ca_name && *ca_name), port_seen = !port_num, guid_seen = !port_guid;
+	int n;
+
+	if (umad_init() < 0 || (n = madio_cas(names)) <= 0)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		bool this_ca = !(ca_name && *ca_name) || !strcmp(ca_name, names[i]);
+		umad_ca_t ca;
+
+		if (!this_ca || umad_get_ca(names[i], &ca) < 0)
+			continue;
+		ca_seen = true;
+		for (int p = 1; p <= ca.numports && p < UMAD_CA_MAX_PORTS; p++) {
+			if (!ca.ports[p] || (port_num && port_num != p))
+				continue;
+			port_seen = true;
+			if (port_guid && be64toh(ca.ports[p]->port_guid) == port_guid)
+				guid_seen = true;
+		}
+		umad_release_ca(&ca);
+	}
+	if (ca_seen && port_seen && guid_seen)
+		return 0;
+	madio_list(found, sizeof(found));
+	if (!ca_seen)
+		snprintf(why, why_len, "no RDMA device '%s'; ports found: %s", ca_name, found);
+	else if (!port_seen)
+		snprintf(why, why_len, "no port %d on %s; ports found: %s", port_num,
+			 ca_name && *ca_name ? ca_name : "any RDMA device", found);
+	else
+		snprintf(why, why_len, "no port with GUID 0x%016llx%s%s; ports found: %s",
+			 (unsigned long long)port_guid, ca_name && *ca_name ? " on " : "",
+			 ca_name && *ca_name ? ca_name : "", found);
+	return -ENODEV;
+}
+
+int madio_open(struct event_base *base, const char *ca_name, int port_num, uint64_t port_guid,
+	       madio_recv_fn recv, void *ctx, struct madio **ret, char *err, size_t err_len)
 {
 	struct madio *io;
 	char path[256];
@@ -187,16 +452,9 @@ int madio_open(struct event_base *base, const char *ca_name, int port_num, madio
 	io->portid = -1;
 	pthread_mutex_init(&io->lock, NULL);
 
-	umad_port_t port;
-	r = umad_get_port(ca_name && *ca_name ? ca_name : NULL, port_num, &port);
-	if (r < 0) {
-		snprintf(err, err_len, "no InfiniBand port %s/%d: %s", ca_name ? ca_name : "(any)",
-			 port_num, strerror(-r));
+	r = madio_pick(ca_name, port_num, port_guid, io->ca_name, &io->port_num, err, err_len);
+	if (r < 0)
 		goto fail;
-	}
-	snprintf(io->ca_name, sizeof(io->ca_name), "%s", port.ca_name);
-	io->port_num = port.portnum;
-	umad_release_port(&port);
 
 	io->portid = umad_open_port(io->ca_name, io->port_num);
 	if (io->portid < 0) {
@@ -263,6 +521,11 @@ void madio_close(struct madio *io)
 		struct rx_item *n = io->head->next;
 		free(io->head);
 		io->head = n;
+	}
+	while (io->pool) {
+		struct rx_item *n = io->pool->next;
+		free(io->pool);
+		io->pool = n;
 	}
 	pthread_mutex_destroy(&io->lock);
 	free(io);
@@ -379,4 +642,5 @@ void madio_get_stats(struct madio *io, struct madio_stats *ret)
 	ret->received = atomic_load(&io->received);
 	ret->recv_errors = atomic_load(&io->recv_errors);
 	ret->dropped = atomic_load(&io->dropped);
+	ret->batches = atomic_load(&io->batches);
 }

@@ -742,6 +742,106 @@ const struct sa_wire_rec sa_wire_inform_info_record = {
     SA_ATTR_INFORM_INFO_RECORD, "InformInfoRecord", SA_IIR_SIZE, inform_info_record_comps,
     sizeof(inform_info_record_comps) / sizeof(inform_info_record_comps[0])};
 
+/*
+ * MCMemberRecord (15.2.5.17, Table 195): MGID, PortGID, Q_Key, MLID,
+ * MTUSelector, MTU, TClass, P_Key, RateSelector, Rate,
+ * PacketLifeTimeSelector, PacketLifeTime, SL, FlowLabel, HopLimit, Scope,
+ * JoinState, ProxyJoin, reserved; 53 bytes (libibmad's IB_SA_MCM_RECSZ).
+ * The layout is OpenSM's ib_member_rec_t: mgid 0..15, port_gid 16..31, qkey
+ * 32, mlid 36, mtu 38, tclass 39, pkey 40, rate 42, pkt_life 43,
+ * sl_flow_hop 44..47 (SL 4 bits, FlowLabel 20, HopLimit 8), scope_state 48
+ * (Scope high nibble, JoinState low), ProxyJoin the top bit of byte 49.
+ * Two libibmad fields are not used: IB_SA_MCM_FLOW_LABEL_F reads the 20
+ * bits right but writes any wider value over the SL's four; and OpenSM
+ * declares ProxyJoin as a bit-field (`uint8_t proxy_join:1`), which GCC puts
+ * in the *low* bit of byte 49 on little-endian hosts, where the IBA,
+ * libibmad's IB_SA_MCM_PROXY_JOIN_F and the kernel's ib_sa put it in the
+ * high one (0x80): we follow the IBA.
+ */
+static const struct sa_wire_comp mcmember_record_comps[] = {
+    F("MGID", IB_SA_MCM_MGID_F, 0),
+    F("PortGID", IB_SA_MCM_PORTGID_F, 0),
+    F("Q_Key", IB_SA_MCM_QKEY_F, 0),
+    F("MLID", IB_SA_MCM_MLID_F, 0),
+    B("MTUSelector", 304, 2),
+    F("MTU", IB_SA_MCM_MTU_F, 0),
+    F("TClass", IB_SA_MCM_TCLASS_F, 0),
+    F("P_Key", IB_SA_MCM_PKEY_F, 0),
+    B("RateSelector", 336, 2),
+    F("Rate", IB_SA_MCM_RATE_F, 0),
+    B("PacketLifeTimeSelector", 344, 2),
+    B("PacketLifeTime", 346, 6),
+    F("SL", IB_SA_MCM_SL_F, 0),
+    B("FlowLabel", 356, 20),
+    B("HopLimit", 376, 8),
+    B("Scope", 384, 4),
+    F("JoinState", IB_SA_MCM_JOIN_STATE_F, 0),
+    F("ProxyJoin", IB_SA_MCM_PROXY_JOIN_F, 0),
+    R(393, 31),
+};
+
+const struct sa_wire_rec sa_wire_mcmember_record = {
+    SA_ATTR_MCMEMBER_RECORD, "MCMemberRecord", SA_MCM_SIZE, mcmember_record_comps,
+    sizeof(mcmember_record_comps) / sizeof(mcmember_record_comps[0])};
+
+#define MCM_SET(c, v) sa_wire_comp_set(&sa_wire_mcmember_record, c, rec, v)
+#define MCM_GET(c) sa_wire_comp_get(&sa_wire_mcmember_record, c, rec)
+
+int sa_wire_mcm_rec_encode(const struct sa_wire_mcm_rec *m, uint8_t *rec, size_t len)
+{
+	if (len < SA_MCM_SIZE)
+		return -ENOSPC;
+	memset(rec, 0, SA_MCM_SIZE);
+	memcpy(rec, m->mgid, 16);
+	memcpy(rec + 16, m->port_gid, 16);
+	MCM_SET(SA_MCM_QKEY, m->qkey);
+	MCM_SET(SA_MCM_MLID, m->mlid);
+	MCM_SET(SA_MCM_MTU_SEL, m->mtu_sel & 3u);
+	MCM_SET(SA_MCM_MTU, m->mtu & 0x3fu);
+	MCM_SET(SA_MCM_TCLASS, m->tclass);
+	MCM_SET(SA_MCM_PKEY, m->pkey);
+	MCM_SET(SA_MCM_RATE_SEL, m->rate_sel & 3u);
+	MCM_SET(SA_MCM_RATE, m->rate & 0x3fu);
+	MCM_SET(SA_MCM_PKT_LIFE_SEL, m->pkt_life_sel & 3u);
+	MCM_SET(SA_MCM_PKT_LIFE, m->pkt_life & 0x3fu);
+	MCM_SET(SA_MCM_SL, m->sl & 0xfu);
+	MCM_SET(SA_MCM_FLOW_LABEL, m->flow_label & 0xfffffu);
+	MCM_SET(SA_MCM_HOP_LIMIT, m->hop_limit);
+	MCM_SET(SA_MCM_SCOPE, m->scope & 0xfu);
+	MCM_SET(SA_MCM_JOIN_STATE, m->join_state & 0xfu);
+	MCM_SET(SA_MCM_PROXY_JOIN, m->proxy_join);
+	return SA_MCM_SIZE;
+}
+
+int sa_wire_mcm_rec_decode(const uint8_t *rec, size_t len, struct sa_wire_mcm_rec *ret)
+{
+	struct sa_wire_mcm_rec m;
+
+	if (!rec || len < SA_MCM_SIZE)
+		return -EBADMSG;
+	memset(&m, 0, sizeof(m));
+	memcpy(m.mgid, rec, 16);
+	memcpy(m.port_gid, rec + 16, 16);
+	m.qkey = (uint32_t)MCM_GET(SA_MCM_QKEY);
+	m.mlid = (uint16_t)MCM_GET(SA_MCM_MLID);
+	m.mtu_sel = (uint8_t)MCM_GET(SA_MCM_MTU_SEL);
+	m.mtu = (uint8_t)MCM_GET(SA_MCM_MTU);
+	m.tclass = (uint8_t)MCM_GET(SA_MCM_TCLASS);
+	m.pkey = (uint16_t)MCM_GET(SA_MCM_PKEY);
+	m.rate_sel = (uint8_t)MCM_GET(SA_MCM_RATE_SEL);
+	m.rate = (uint8_t)MCM_GET(SA_MCM_RATE);
+	m.pkt_life_sel = (uint8_t)MCM_GET(SA_MCM_PKT_LIFE_SEL);
+	m.pkt_life = (uint8_t)MCM_GET(SA_MCM_PKT_LIFE);
+	m.sl = (uint8_t)MCM_GET(SA_MCM_SL);
+	m.flow_label = (uint32_t)MCM_GET(SA_MCM_FLOW_LABEL);
+	m.hop_limit = (uint8_t)MCM_GET(SA_MCM_HOP_LIMIT);
+	m.scope = (uint8_t)MCM_GET(SA_MCM_SCOPE);
+	m.join_state = (uint8_t)MCM_GET(SA_MCM_JOIN_STATE);
+	m.proxy_join = MCM_GET(SA_MCM_PROXY_JOIN);
+	*ret = m;
+	return 0;
+}
+
 /* ---- Notice --------------------------------------------------------------- */
 
 int sa_wire_notice_encode(const struct sa_wire_notice *n, uint8_t *buf, size_t len)

@@ -168,6 +168,7 @@ extern const struct sa_wire_rec sa_wire_path_record;
 extern const struct sa_wire_rec sa_wire_multipath_record;
 extern const struct sa_wire_rec sa_wire_service_record;
 extern const struct sa_wire_rec sa_wire_inform_info_record;
+extern const struct sa_wire_rec sa_wire_mcmember_record;
 /*
  * InformInfo (13.4.8.3) is not a record (a Set of it is not matched by a
  * ComponentMask), but its fields are laid out the same way: component i is
@@ -370,6 +371,59 @@ int sa_wire_mpath_rec_encode(const struct sa_wire_mpath_rec *m, uint8_t *rec, si
  * zeroed.  0, or -EBADMSG when len < 24.
  */
 int sa_wire_mpath_rec_decode(const uint8_t *rec, size_t len, struct sa_wire_mpath_rec *ret);
+/* ---- MCMemberRecord (15.2.5.17) ------------------------------------------ */
+
+/*
+ * MCMemberRecord components, numbered as the ComponentMask names them
+ * (OpenSM's IB_MCR_COMPMASK_*; sa/mcast.h's MCAST_C_* are the same bits).
+ */
+enum sa_wire_mcm_comp {
+	SA_MCM_MGID = 0,
+	SA_MCM_PORT_GID,
+	SA_MCM_QKEY,
+	SA_MCM_MLID,
+	SA_MCM_MTU_SEL,
+	SA_MCM_MTU,
+	SA_MCM_TCLASS,
+	SA_MCM_PKEY,
+	SA_MCM_RATE_SEL,
+	SA_MCM_RATE,
+	SA_MCM_PKT_LIFE_SEL,
+	SA_MCM_PKT_LIFE,
+	SA_MCM_SL,
+	SA_MCM_FLOW_LABEL,
+	SA_MCM_HOP_LIMIT,
+	SA_MCM_SCOPE,
+	SA_MCM_JOIN_STATE,
+	SA_MCM_PROXY_JOIN,
+	SA_MCM_RESV,
+};
+#define SA_MCM_SIZE 53 /* IB_SA_MCM_RECSZ; 56 bytes apart in a table */
+
+/* An MCMemberRecord's values, host order; GIDs as 16 wire bytes. */
+struct sa_wire_mcm_rec {
+	uint8_t mgid[16];
+	uint8_t port_gid[16];
+	uint32_t qkey;
+	uint16_t mlid;
+	uint8_t mtu_sel, mtu; /* 2 and 6 bits */
+	uint8_t tclass;
+	uint16_t pkey;
+	uint8_t rate_sel, rate;
+	uint8_t pkt_life_sel, pkt_life;
+	uint8_t sl;	     /* 4 bits */
+	uint32_t flow_label; /* 20 bits */
+	uint8_t hop_limit;
+	uint8_t scope;	    /* 4 bits */
+	uint8_t join_state; /* 4 bits */
+	bool proxy_join;
+};
+
+/* Encode into rec (len >= 53, the reserved bits zeroed).  Returns 53 or -ENOSPC. */
+int sa_wire_mcm_rec_encode(const struct sa_wire_mcm_rec *m, uint8_t *rec, size_t len);
+/* Decode an MCMemberRecord image.  0, or -EBADMSG when len < 53. */
+int sa_wire_mcm_rec_decode(const uint8_t *rec, size_t len, struct sa_wire_mcm_rec *ret);
+
 /* ---- Notice (14.2.5.1): the data of a Trap, a Report and a ReportResp ---- */
 
 #define SA_WIRE_NOTICE_SIZE 80

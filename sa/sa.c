@@ -38,6 +38,7 @@ struct sa {
 	struct sa_service_db *services; /* service.c */
 	struct sa_inform_db *informs;	/* inform.c */
 	struct mft_set *const *mfts;	/* where sm/mfts.c keeps what the switches' MFTs hold */
+	struct sa_mcmember mcm;		/* mcmember.c */
 };
 
 static int sa_rmpp_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len)
@@ -54,7 +55,7 @@ static const struct {
 } sa_attr_tables[] = {
     {sa_records_attrs, &sa_records_n_attrs}, {sa_tables_attrs, &sa_tables_n_attrs},
     {sa_pathrec_attrs, &sa_pathrec_n_attrs}, {sa_service_attrs, &sa_service_n_attrs},
-    {sa_inform_attrs, &sa_inform_n_attrs},
+    {sa_inform_attrs, &sa_inform_n_attrs},   {sa_mcmember_attrs, &sa_mcmember_n_attrs},
 };
 
 static const struct sa_attr *sa_find_attr(uint16_t id)
@@ -94,6 +95,7 @@ void sa_free(struct sa *sa)
 {
 	if (!sa)
 		return;
+	sa_set_mcast(sa, NULL);
 	sa_inform_db_free(sa->informs);
 	sa_service_db_free(sa->services);
 	rmpp_free(sa->rmpp);
@@ -131,6 +133,30 @@ void sa_get_stats(const struct sa *sa, struct sa_stats *ret)
 	}
 	sa_service_get_stats(sa->services, ret);
 	sa_inform_get_stats(sa->informs, ret);
+	ret->mcast_joins = sa->mcm.joins;
+	ret->mcast_leaves = sa->mcm.leaves;
+	ret->mcast_refused = sa->mcm.refused;
+}
+
+int sa_set_mcast(struct sa *sa, struct mcast_db *db)
+{
+	struct sa_mcmember next = sa->mcm;
+	int r;
+
+	if (db == sa->mcm.db)
+		return 0;
+	next.db = db;
+	r = sa_mcmember_hook(sa, &next, true);
+	if (r < 0)
+		return r;
+	sa_mcmember_hook(sa, &sa->mcm, false);
+	sa->mcm.db = db;
+	return 0;
+}
+
+struct sa_mcmember *sa_mcmember(struct sa *sa)
+{
+	return &sa->mcm;
 }
 
 void sa_set_mfts(struct sa *sa, struct mft_set *const *mfts)
@@ -168,7 +194,7 @@ bool sa_query_trusted(const struct sa_query *q)
 	struct sa_sm_info si;
 
 	sa_sm_info(q->sa, &si);
-	return si.sm_key && q->mad->sm_key == si.sm_key;
+	return si.sa_key && q->mad->sm_key == si.sa_key;
 }
 
 uint64_t sa_subnet_prefix(const struct snapshot *snap)
@@ -504,7 +530,7 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 		if (res.n)
 			memcpy(req.data, res.buf,
 			       res.stride < sizeof(req.data) ? res.stride : sizeof(req.data));
-		sa_refuse(sa, from, &req, status, "invalid query");
+		sa_refuse(sa, from, &req, status, res.why ? res.why : "invalid query");
 	}
 	free(res.buf);
 }

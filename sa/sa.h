@@ -24,11 +24,13 @@
 #include "mad/wire.h"
 
 struct sa;
+struct mcast_db;
 
 /* What the SA says about the SM it runs with. */
 struct sa_sm_info {
 	uint64_t port_guid;
-	uint64_t sm_key;
+	uint64_t sm_key; /* SMInfo:SM_Key */
+	uint64_t sa_key; /* a query carrying it is trusted (15.4.1); 0: none is */
 	uint32_t act_count;
 	uint8_t priority;
 	uint8_t state; /* SMInfo:SMState */
@@ -65,6 +67,9 @@ struct sa_stats {
 	uint64_t reports_acked;	  /* Reports answered by a ReportResp */
 	uint64_t reports_expired; /* given up: no ReportResp after the retries */
 	uint64_t reports_dropped; /* not sent: too many in flight, or no LID to send to */
+	uint64_t mcast_joins;	  /* MCMemberRecord Sets answered with the record (sa/mcmember.c) */
+	uint64_t mcast_leaves;	  /* Deletes answered with the record */
+	uint64_t mcast_refused;	  /* Sets and Deletes answered with an error status */
 };
 
 /* NULL on ENOMEM.  ops is copied. */
@@ -97,5 +102,14 @@ struct mft_set;
  * MulticastForwardingTableRecords.  NULL, or *mfts NULL: none.
  */
 void sa_set_mfts(struct sa *sa, struct mft_set *const *mfts);
+/*
+ * The multicast group database MCMemberRecord Sets and Deletes join and
+ * leave (sa/mcast.h; NULL: none, Sets and Deletes are refused with
+ * ERR_NO_RESOURCES and queries find nothing).  Not owned: its owner keeps it
+ * alive while it is set and calls sa_set_mcast(sa, NULL) before freeing it.
+ * The SA hooks itself onto the database's `deleted` hook (Reports of trap
+ * 67).  0 or -ENOMEM (nothing changed).
+ */
+int sa_set_mcast(struct sa *sa, struct mcast_db *db);
 
 #endif

@@ -12,6 +12,7 @@
  *              over path.c's computation
  *   service.c  the service database (ServiceRecord), see service.h
  *   inform.c   subscriptions (InformInfo, InformInfoRecord), Reports, see inform.h
+ *   mcmember.c MCMemberRecord: joins, leaves and queries over sa/mcast.c's database
  */
 #ifndef IBSMD_SA_INT_H
 #define IBSMD_SA_INT_H
@@ -44,6 +45,7 @@ struct sa_result {
 	unsigned n;
 	unsigned limit;	  /* stop collecting after this many (Get: 2 is enough to refuse) */
 	uint16_t attr_id; /* the answer's AttributeID when not the query's, else 0 */
+	const char *why;  /* why a refused query was refused (for the log), NULL: not said */
 };
 
 /* Append one record image of q's type.  0, -ENOMEM, or -ENOSPC past the limit. */
@@ -92,6 +94,19 @@ extern const unsigned sa_inform_n_attrs;
 
 /* The MFTs handed to sa_set_mfts, or NULL. */
 const struct mft_set *sa_mfts(const struct sa *sa);
+/* mcmember.c */
+extern const struct sa_attr sa_mcmember_attrs[];
+extern const unsigned sa_mcmember_n_attrs;
+
+/* What mcmember.c keeps in the SA object: the database it serves, its counters. */
+struct sa_mcmember {
+	struct mcast_db *db; /* NULL: none */
+	uint64_t joins, leaves, refused;
+};
+/* The SA's (sa.c). */
+struct sa_mcmember *sa_mcmember(struct sa *sa);
+/* Hook mm's database (trap 67 on every group deleted), or unhook it.  0 or -ENOMEM. */
+int sa_mcmember_hook(struct sa *sa, struct sa_mcmember *mm, bool on);
 
 /* The SM's info through the ops (sa.c). */
 void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret);
@@ -101,7 +116,8 @@ void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret);
  * event loop (NULL when the SA was made without one: no timers), the
  * published snapshot (NULL before the first), a MAD sent through ops.send (0
  * or -errno, counted in send_errors), whether a query is trusted (carries the
- * SM's SM_Key, 15.4.1; never while that key is 0), and the subnet prefix of
+ * SA's key, sa_sm_info.sa_key, in its SM_Key field, 15.4.1; never while that
+ * key is 0), and the subnet prefix of
  * the GIDs of snap's fabric (0xfe80:: when it has none).
  */
 struct event_base *sa_event_base(const struct sa *sa);

@@ -19,8 +19,9 @@
  * (ERR_REQ_INVALID_GID otherwise: a GID of another subnet prefix, a
  * multicast GID, a GUID no port has), and only that port may register or
  * delete records of its GID (ERR_REQ_DENIED for any other requester).  The
- * one exception is a trusted request (it carries the SM's SM_Key, which
- * only the SM and the management software it trusts know, 15.4.1): such a
+ * one exception is a trusted request (its SM_Key is the SA's key, the
+ * sa_key of ibsmd.conf, which only the SM and the management software it
+ * trusts know, 15.4.1; OpenSM's sa_key likewise): such a
  * requester may manage records on behalf of any port.  OpenSM checks only
  * the P_Key; the IBA leaves the rule to the SA (C15-0.1.x), and without
  * this one any host could replace or delete another host's service.

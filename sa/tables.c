@@ -218,6 +218,10 @@ static uint16_t pkey_get(struct sa_query *q, struct sa_result *res)
 	const struct fabric *f = q->snap->fabric;
 	uint32_t first, end;
 
+	/* partition membership is for trusted requesters only (OpenSM: ERR 4608) */
+	if (!sa_query_trusted(q))
+		return SA_STATUS_REQ_INVALID;
+
 	node_range(q, &first, &end);
 	for (uint32_t ni = first; ni < end && !sa_result_full(res); ni++) {
 		const struct node *n = &f->nodes[ni];

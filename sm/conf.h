@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <jansson.h>
 
 #define CONF_NAME_MAX 64  /* CA, group and engine names, with the NUL */
@@ -19,10 +20,11 @@
 #define CONF_CHAIN_MAX 128
 
 struct sm_conf {
-	char ca_name[CONF_NAME_MAX];	     /* "" = first CA with an active port */
-	int port_num;			     /* 0 = first active port */
-	char state_dir[CONF_PATH_MAX];	     /* guid->LID map lives here */
-	char socket_path[CONF_PATH_MAX];     /* control socket */
+	char ca_name[CONF_NAME_MAX];	 /* "" = first CA with an active port */
+	int port_num;			 /* 0 = first active port */
+	uint64_t port_guid;		 /* 0 = by ca_name/port_num; else the port with this GUID */
+	char state_dir[CONF_PATH_MAX];	 /* guid->LID map lives here */
+	char socket_path[CONF_PATH_MAX]; /* control socket */
 	char socket_group[CONF_NAME_MAX];    /* "" = keep the daemon's group */
 	char admin_group[CONF_NAME_MAX];     /* "" = root only */
 	char routing_engine[CONF_NAME_MAX];  /* first engine tried */
@@ -32,7 +34,7 @@ struct sm_conf {
 	uint64_t sm_key;		     /* SMInfo:SM_Key shared by the SMs of the subnet */
 	int sminfo_poll_interval_ms;	     /* a standby polls the master this often */
 	int sminfo_poll_count;		     /* failed polls in a row: the master is gone */
-	int lft_readback;		     /* 1: read unknown LFTs back, write what differs */
+	bool lft_readback;		     /* read unknown LFTs back, write what differs */
 	int sweep_interval;		     /* seconds, 0 = no periodic sweep */
 	int sweep_holddown_ms;		     /* a requested sweep waits this long after the last */
 	int mad_window;			     /* outstanding MADs, 1..1024 */
@@ -41,7 +43,21 @@ struct sm_conf {
 	int lmc;			     /* 0..7 */
 	int dump_max_lft_entries;	     /* routing dumps up to switches x LIDs; 0 = never */
 	uint64_t subnet_prefix;		     /* host order */
+	uint64_t sa_key;		     /* SA queries with this SM_Key are trusted; 0: none */
 	int log_level;			     /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
+	/* the performance manager (sm/perfmgr.c) */
+	bool perfmgr;			     /* read port counters at all */
+	int perfmgr_sweep_time_s;	     /* seconds between counter sweeps */
+	int perfmgr_max_outstanding;	     /* PerfMgt MADs in flight at most */
+	bool perfmgr_clear_counters;	     /* clear PortCounters past 3/4 of their range */
+	int perfmgr_threshold_symbol_errors; /* per sweep interval; 0 = not watched */
+	int perfmgr_threshold_link_downed;
+	int perfmgr_threshold_rcv_errors;
+	int perfmgr_threshold_xmit_discards;
+	/* the read-only HTTP endpoint (ui/http.c) */
+	char http_listen[CONF_NAME_MAX]; /* "ADDR:PORT", "" = off */
+	char http_root[CONF_PATH_MAX];	 /* the web page's static files */
+	int http_max_clients;		 /* connections at once */
 };
 
 /* How a key takes effect (see the key table in conf.c). */
@@ -58,14 +74,37 @@ void conf_defaults(struct sm_conf *c);
  * Apply the file at path over *c (call conf_defaults first).  Returns 0, or
  * -EINVAL with err = "FILE:LINE: what is wrong" (unknown key, bad or
  * out-of-range value, duplicate key, missing '=', a [section], line too
- * long), or another -errno with err = "FILE: strerror" when it cannot be read.
- * *c may be partly updated on failure: load into a scratch copy.
+ * long): every error of the file, one per line, as many as fit in err (then
+ * "... and N more errors"); or another -errno with err = "FILE: strerror"
+ * when it cannot be read.  The lines without errors are applied, so *c may
+ * be partly updated on failure: load into a scratch copy.
  */
 int conf_load(struct sm_conf *c, const char *path, char *err, size_t err_len);
 
 /* The same, from a string; name is used in messages in place of FILE. */
 int conf_load_string(struct sm_conf *c, const char *name, const char *text, char *err,
 		     size_t err_len);
+
+/*
+ * Checks the caller can make and conf.c cannot (is the engine built in, does
+ * the group exist, is there such a CA): check() sees every key whose value
+ * parsed, and returns 0, or -EINVAL with why (no key name, no FILE:LINE).
+ */
+struct conf_checks {
+	int (*check)(void *ctx, const char *key, const char *value, char *why, size_t why_len);
+	void *ctx;
+};
+int conf_load_checked(struct sm_conf *c, const char *path, const struct conf_checks *chk, char *err,
+		      size_t err_len);
+int conf_load_string_checked(struct sm_conf *c, const char *name, const char *text,
+			     const struct conf_checks *chk, char *err, size_t err_len);
+
+/*
+ * Write every key of c as "key = value" lines a conf_load() reads back to
+ * the same values (secret keys too: the file is the owner's), under a comment
+ * naming how it was made.  0 or -errno.
+ */
+int conf_write(FILE *out, const struct sm_conf *c, const char *comment);
 
 /*
  * Set one key from text (command-line overrides).  Returns 0, or -EINVAL
@@ -77,10 +116,12 @@ int conf_set(struct sm_conf *c, const char *key, const char *value, char *err, s
 bool conf_key_is_live(const char *key);
 /* How a key takes effect; CONF_RESTART for unknown keys. */
 enum conf_live conf_key_live(const char *key);
+/* Whether a key's value is never shown (sa_key).  False for unknown keys. */
+bool conf_key_is_secret(const char *key);
 
 /* Copy one key's value from src to dst.  0 or -ENOENT (unknown key). */
 int conf_copy_key(struct sm_conf *dst, const struct sm_conf *src, const char *key);
-/* One key's value as text, as conf_to_json shows it.  0 or -ENOENT. */
+/* One key's value as text, as conf_to_json shows it ("(hidden)" for a secret).  0 or -ENOENT. */
 int conf_value_str(const struct sm_conf *c, const char *key, char *buf, size_t len);
 
 /*
@@ -90,7 +131,8 @@ int conf_value_str(const struct sm_conf *c, const char *key, char *buf, size_t l
 size_t conf_diff(const struct sm_conf *a, const struct sm_conf *b, const char **ret_keys,
 		 size_t max);
 
-/* Every key with its value (log_level as its name, subnet_prefix as "0x..."). */
+/* Every key but the secret ones with its value (log_level as its name, subnet_prefix as "0x...").
+ */
 json_t *conf_to_json(const struct sm_conf *c);
 
 /* "error", "warning", "info", "debug" <-> LOG_* levels; -1 / NULL when unknown. */

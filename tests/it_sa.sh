@@ -15,13 +15,15 @@
 INJECT="$top_builddir/tests/madinject"
 jctl() { "$SMCTL" --socket "$SM_SOCK" --timeout 20 --json "$@"; }
 jget() { python3 -c 'import json,sys; j=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
-sq() { sim_run 20 saquery "$@" 2>/dev/null; }
+# saquery with a 5 s timeout (its default, 1 s, is short on a loaded 2-core machine)
+sq() { sim_run 30 saquery -t 5000 "$@" 2>/dev/null; }
 # field NAME: the value after the dots of saquery's "name.....value" lines
 field() { sed -n "s/^[[:space:]]*$1\.*\(.*\)$/\1/p" | head -1; }
 
 "$TOPOGEN" fattree2 -k 4 -o "$T/ft.net" || { fail "topogen fattree2"; finish; }
 sim_start "$T/ft.net" || { fail "ibsim starts"; finish; }
-sm_start "$T/state" --sweep-interval 0
+printf 'sa_key = 0x5a\n' >"$T/ibsmd.conf"
+sm_start "$T/state" --sweep-interval 0 --config "$T/ibsmd.conf"
 check "daemon comes up" wait_for 30 bash -c "'$SMCTL' --socket '$SM_SOCK' --json status 2>/dev/null | grep -q '\"subnet_up\": true'"
 jctl lids >"$T/lids.json"
 SMLID=$(jctl status | jget 'j["sm_lid"]')
@@ -77,8 +79,10 @@ done
 check "LFT records of each of $nsw switches = ibroute's table" test "$bad_lft" = 0
 check "GUIDInfoRecord of the SM port: its port GUID at index 0" \
 	test "$(sq GIR "$SMLID" | sed -n 's/^[[:space:]]*GUID 0\.*//p')" = "$(jctl status | jget 'j["sm_guid"]')"
-check "P_KeyTableRecord of the SM port: 0xffff first" \
-	bash -c "sim_run() { (cd '$T' && LD_PRELOAD='$UMAD2SIM' timeout 20 \"\$@\"); }; sim_run saquery PKTR $SMLID 2>/dev/null | grep -q '^[[:space:]]*0xffff 0x0000'"
+check "P_KeyTableRecord of the SM port to a trusted requester: 0xffff first" \
+	bash -c "sim_run() { (cd '$T' && LD_PRELOAD='$UMAD2SIM' timeout 20 \"\$@\"); }; sim_run saquery --smkey 0x5a PKTR $SMLID 2>/dev/null | grep -q '^[[:space:]]*0xffff 0x0000'"
+check "and refused to anyone else" \
+	bash -c "sim_run() { (cd '$T' && LD_PRELOAD='$UMAD2SIM' timeout 20 \"\$@\"); }; sim_run saquery PKTR $SMLID 2>&1 | grep -q 0x0200"
 
 # ---- the SM's records ---------------------------------------------------------
 sq SMIR >"$T/smir"

@@ -141,7 +141,8 @@ static int fake_send(void *ctx, const struct madio_dest *to, const uint8_t *mad,
 
 static void fake_sm_info(void *ctx, struct sa_sm_info *ret)
 {
-	*ret = (struct sa_sm_info){.port_guid = SM_GUID, .sm_key = SM_KEY, .state = 3};
+	*ret = (struct sa_sm_info){
+	    .port_guid = SM_GUID, .sm_key = SM_KEY, .sa_key = SM_KEY, .state = 3};
 }
 
 /* H1 and H3 one port each, H2 two; "less" is the fabric without H3 */

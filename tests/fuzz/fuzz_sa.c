@@ -17,8 +17,16 @@
  * The PathRecord and MultiPathRecord seeds (pr_*, mpr_*) reach sa/pathrec.c
  * and sa/path.c through the server.
  *  - a Notice decodes from any 80 bytes and encodes back to them;
+ *  - the MCMemberRecord decoder reads only the bytes it is given and refuses
+ *    a short image; decode -> encode keeps every component;
  *  - Sets of ServiceRecords and InformInfo (kept across inputs, bounded by the
- *    SA's limits) and ReportResps change nothing of the above.
+ *    SA's limits), MCMemberRecord joins and leaves (a group database with the
+ *    IPoIB broadcast group, kept across inputs, bounded by the MLIDs) and
+ *    ReportResps change nothing of the above; the Reports of traps 66/67 a
+ *    join or leave causes are Notices, not answers.
+ * The mcm_* seeds reach sa/mcmember.c and sa/mcast.c: creates, MGID 0,
+ * joins of the broadcast group, proxies with and without the SA key (0x1
+ * here), leaves, queries, refused ones.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,8 +34,10 @@
 
 #include "fabric/snapshot.h"
 #include "fabric/topo.h"
+#include "mad/rmpp.h"
 #include "mad/sa_wire.h"
 #include "routing/routing.h"
+#include "sa/mcast.h"
 #include "sa/sa.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -47,16 +57,28 @@ static int fuzz_send(void *ctx, const struct madio_dest *to, const uint8_t *mad,
 
 	FUZZ_CHECK(len >= SA_WIRE_HDR_SIZE && len <= 256);
 	FUZZ_CHECK(sa_wire_decode(mad, len, &m) == 0);
+	if (m.hdr.method == SA_METHOD_REPORT) {
+		/* trap 66/67 of a group a join created or a leave deleted */
+		FUZZ_CHECK(m.hdr.attr_id == SA_ATTR_NOTICE);
+		return 0;
+	}
 	FUZZ_CHECK(m.hdr.method & WIRE_METHOD_RESP);
 	FUZZ_CHECK(m.hdr.tid == a->tid);
 	a->n++;
 	return 0;
 }
 
+static void fuzz_sm_info(void *ctx, struct sa_sm_info *ret)
+{
+	*ret = (struct sa_sm_info){.port_guid = 0x201, .sa_key = 0x1, .state = 3};
+}
+
 static struct sa *fuzz_sa(struct answers *a)
 {
 	static struct sa *sa;
 	static struct snapshot *snap;
+	static struct mcast_db *db;
+	const struct mcast_group *g;
 
 	if (!sa) {
 		struct fabric *f = NULL;
@@ -71,9 +93,12 @@ static struct sa *fuzz_sa(struct answers *a)
 				f->nodes[i].ports[p].lid = lid++;
 		FUZZ_CHECK(minhop_compute(f, NULL, &r, err, sizeof(err)) == 0);
 		FUZZ_CHECK(snapshot_new(f, r, 1, &snap) == 0);
-		sa = sa_new(NULL, &(struct sa_ops){fuzz_send, NULL, a});
+		sa = sa_new(NULL, &(struct sa_ops){fuzz_send, fuzz_sm_info, a});
 		FUZZ_CHECK(sa != NULL);
 		sa_publish(sa, snap);
+		db = mcast_db_new();
+		FUZZ_CHECK(db != NULL && mcast_add_ipoib_broadcast(db, 3, 0, &g) == 0);
+		FUZZ_CHECK(sa_set_mcast(sa, db) == 0);
 	}
 	return sa;
 }
@@ -116,19 +141,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t rlen = size - SA_WIRE_HDR_SIZE;
 		struct sa_wire_path_rec pr;
 		struct sa_wire_mpath_rec mpr;
+		struct sa_wire_mcm_rec mcm;
 		uint8_t img[SA_WIRE_DATA_SIZE];
+		int rr; /* r stays the MAD's: the server's answer depends on it */
 
 		/* decode -> encode keeps every component (the reserved bits are zeroed) */
-		r = sa_wire_path_rec_decode(rec, rlen, &pr);
-		FUZZ_CHECK(r == (rlen < SA_WIRE_PR_SIZE ? -EBADMSG : 0));
-		if (r == 0) {
+		rr = sa_wire_path_rec_decode(rec, rlen, &pr);
+		FUZZ_CHECK(rr == (rlen < SA_WIRE_PR_SIZE ? -EBADMSG : 0));
+		if (rr == 0) {
 			FUZZ_CHECK(sa_wire_path_rec_encode(&pr, img, sizeof(img)) ==
 				   SA_WIRE_PR_SIZE);
 			FUZZ_CHECK(sa_wire_match(&sa_wire_path_record, rec, img, ~0ULL));
 		}
-		r = sa_wire_mpath_rec_decode(rec, rlen, &mpr);
-		FUZZ_CHECK(r == (rlen < SA_WIRE_MPR_HDR_SIZE ? -EBADMSG : 0));
-		if (r == 0 && rlen >= SA_WIRE_DATA_SIZE) {
+		rr = sa_wire_mcm_rec_decode(rec, rlen, &mcm);
+		FUZZ_CHECK(rr == (rlen < SA_MCM_SIZE ? -EBADMSG : 0));
+		if (rr == 0) {
+			FUZZ_CHECK(sa_wire_mcm_rec_encode(&mcm, img, sizeof(img)) == SA_MCM_SIZE);
+			FUZZ_CHECK(sa_wire_match(&sa_wire_mcmember_record, rec, img, ~0ULL));
+		}
+		rr = sa_wire_mpath_rec_decode(rec, rlen, &mpr);
+		FUZZ_CHECK(rr == (rlen < SA_WIRE_MPR_HDR_SIZE ? -EBADMSG : 0));
+		if (rr == 0 && rlen >= SA_WIRE_DATA_SIZE) {
 			FUZZ_CHECK(sa_wire_mpath_rec_encode(&mpr, img, sizeof(img)) ==
 				   SA_WIRE_DATA_SIZE);
 			FUZZ_CHECK(sa_wire_match(&sa_wire_multipath_record, rec, img, ~0ULL));
@@ -140,7 +173,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ans.n = 0;
 		ans.tid = h.tid;
 		sa_recv(sa, &from, &h, copy, size);
-		if (r == 0 && !(m.hdr.method & WIRE_METHOD_RESP))
+		/* a request is answered; an RMPP ACK, STOP or ABORT is not (no transfer here) */
+		if (r == 0 && !(m.hdr.method & WIRE_METHOD_RESP) &&
+		    !(rmpp_is_active(copy, size) && m.rmpp_type != SA_RMPP_DATA &&
+		      m.rmpp_type != SA_RMPP_NONE))
 			FUZZ_CHECK(ans.n == 1);
 		else
 			FUZZ_CHECK(ans.n == 0);
