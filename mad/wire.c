@@ -545,6 +545,69 @@ int wire_trap144_encode(uint16_t lid, uint8_t producer, uint32_t capmask, uint8_
 	return 0;
 }
 
+static uint16_t wire_be16(const uint8_t *d)
+{
+	return (uint16_t)(d[0] << 8 | d[1]);
+}
+
+static uint32_t wire_be32(const uint8_t *d)
+{
+	return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
+}
+
+int wire_notice_decode(const uint8_t *d, size_t len, struct wire_notice *n)
+{
+	if (!d)
+		return -EBADMSG;
+	NEED(len, 64);
+	memset(n, 0, sizeof(*n));
+	n->generic = mad_get_field((void *)d, 0, IB_NOTICE_IS_GENERIC_F);
+	n->type = (uint8_t)mad_get_field((void *)d, 0, IB_NOTICE_TYPE_F);
+	n->producer = mad_get_field((void *)d, 0, IB_NOTICE_PRODUCER_F);
+	n->trap_num = (uint16_t)mad_get_field((void *)d, 0, IB_NOTICE_TRAP_NUMBER_F);
+	n->issuer_lid = (uint16_t)mad_get_field((void *)d, 0, IB_NOTICE_ISSUER_LID_F);
+	n->toggle = mad_get_field((void *)d, 0, IB_NOTICE_TOGGLE_F);
+	n->count = (uint16_t)mad_get_field((void *)d, 0, IB_NOTICE_COUNT_F);
+	if (!n->generic)
+		return 0;
+	/* DataDetails start at byte 10 */
+	switch (n->trap_num) {
+	case 128:
+		n->lid = (uint16_t)mad_get_field((void *)d, 0, IB_NOTICE_DATA_LID_F);
+		break;
+	case 129:
+	case 130:
+	case 131:
+		n->lid = wire_be16(d + 12);
+		n->port = d[14];
+		break;
+	case 144:
+		n->lid = (uint16_t)mad_get_field((void *)d, 0, IB_NOTICE_DATA_144_LID_F);
+		n->capmask = mad_get_field((void *)d, 0, IB_NOTICE_DATA_144_CAPMASK_F);
+		break;
+	case 145:
+		n->lid = wire_be16(d + 12);
+		n->sys_guid = (uint64_t)wire_be32(d + 16) << 32 | wire_be32(d + 20);
+		break;
+	case 256:
+		n->lid = wire_be16(d + 12);
+		n->lid2 = wire_be16(d + 14);
+		n->method = d[16];
+		n->attr_id = wire_be16(d + 18);
+		n->attr_mod = wire_be32(d + 20);
+		n->key = (uint64_t)wire_be32(d + 24) << 32 | wire_be32(d + 28);
+		break;
+	case 257:
+	case 258:
+	case 259:
+		n->lid = wire_be16(d + 12);
+		n->lid2 = wire_be16(d + 14);
+		n->key = wire_be32(d + 16);
+		break;
+	}
+	return 0;
+}
+
 /* SLtoVLMappingTable (14.2.5.8): SL0 in the high nibble of byte 0. */
 int wire_sl2vl_decode(const uint8_t *d, size_t len, uint8_t ret_vl[16])
 {

@@ -254,4 +254,33 @@ int wire_sminfo_encode(const struct wire_sminfo *si, uint8_t *data, size_t len);
 int wire_trap144_encode(uint16_t lid, uint8_t producer, uint32_t capmask, uint8_t *data,
 			size_t len);
 
+/*
+ * A Notice (13.4.8.2) as traps carry it, with the data details of the SM
+ * traps (14.2.5.1) that name a port: 128 (the switch's LID), 129-131 (LID
+ * and port), 144 (LID, CapabilityMask), 145 (LID, SystemImageGUID), 256
+ * (the port whose M_Key was wrong, the directed-route SLID, method,
+ * attribute and its modifier, the M_Key used), 257-259 (the two LIDs of the
+ * offending packet and its key).  Fields a trap has not are 0.
+ */
+struct wire_notice {
+	bool generic;
+	uint8_t type;	   /* 0 fatal, 1 urgent, 2 security, 3 subnet management, 4 info */
+	uint32_t producer; /* generic: node type (1 CA, 2 switch, 3 router, 4 class manager) */
+	uint16_t trap_num; /* generic: TrapNumber; vendor: DeviceID */
+	uint16_t issuer_lid;
+	bool toggle;
+	uint16_t count;
+	uint16_t lid;	   /* the port the trap is about */
+	uint8_t port;	   /* 129-131: its port number */
+	uint32_t capmask;  /* 144 */
+	uint64_t sys_guid; /* 145 */
+	uint16_t lid2;	   /* 256: DRSLID; 257-259: the second LID */
+	uint8_t method;	   /* 256 */
+	uint16_t attr_id;  /* 256 */
+	uint32_t attr_mod; /* 256 */
+	uint64_t key;	   /* 256: the M_Key; 257-259: the P_Key or Q_Key */
+};
+/* 0, or -EBADMSG when shorter than a Notice's 64 bytes. */
+int wire_notice_decode(const uint8_t *data, size_t len, struct wire_notice *ret);
+
 #endif

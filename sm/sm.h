@@ -17,6 +17,7 @@
 #include "mad/xact.h"
 #include "routing/chain.h"
 #include "routing/routing.h"
+#include "sm/trap.h"
 #include "sm/conf.h"
 #include "sm/discover.h"
 #include "sm/light.h"
@@ -115,6 +116,7 @@ struct sm {
 	size_t n_roots;
 	uint64_t port_guid;
 	uint64_t mad_malformed, mad_unexpected, traps;
+	uint64_t trap_actions[TRAP_NACTIONS]; /* what was done with them (sm/trap.h) */
 };
 
 /* Open the port and set up with configuration c (copied); 0 or -errno with a message in err. */

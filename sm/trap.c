@@ -1,6 +1,6 @@
 /*
- * Traps (see trap.h).  IBA 1.4 vol 1, 14.2.5.1 (Notice), 13.4.9 (Trap,
- * TrapRepress).
+ * Traps (see trap.h).  IBA 1.4 vol 1, 13.4.8.2 (Notice), 14.2.5.1 (the SM's
+ * traps), 13.4.9 (Trap, TrapRepress).
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,32 +10,173 @@
 #include "sm/sweep.h"
 #include "sm/trap.h"
 
+const char *trap_action_name(enum trap_action a)
+{
+	static const char *const names[TRAP_NACTIONS] = {
+	    [TRAP_SWEEP] = "sweep",
+	    [TRAP_PORT_ERROR] = "port_error",
+	    [TRAP_KEY_VIOLATION] = "key_violation",
+	    [TRAP_REFUSED] = "refused",
+	    [TRAP_IGNORED] = "ignored",
+	};
+	return a < TRAP_NACTIONS ? names[a] : "?";
+}
+
+const char *trap_name(unsigned trap_num)
+{
+	switch (trap_num) {
+	case 128:
+		return "link state change";
+	case 129:
+		return "local link integrity errors";
+	case 130:
+		return "excessive buffer overruns";
+	case 131:
+		return "flow control update watchdog";
+	case 144:
+		return "capability mask or local change";
+	case 145:
+		return "system image GUID change";
+	case 256:
+		return "bad M_Key";
+	case 257:
+		return "bad P_Key";
+	case 258:
+		return "bad Q_Key";
+	case 259:
+		return "bad P_Key at a switch external port";
+	}
+	return NULL;
+}
+
+enum trap_action trap_classify(const struct wire_notice *n, uint16_t slid,
+			       const struct snapshot *snap, char *why, size_t why_len)
+{
+	uint32_t ni;
+	uint8_t pn;
+	bool known;
+
+	why[0] = '\0';
+	if (!n->generic) {
+		snprintf(why, why_len, "a vendor trap (device 0x%04x)", n->trap_num);
+		return TRAP_IGNORED;
+	}
+	if (!trap_name(n->trap_num)) {
+		snprintf(why, why_len, "trap %u is not one the SM acts on", n->trap_num);
+		return TRAP_IGNORED;
+	}
+	/* before the first snapshot nothing is known: a sweep is due anyway */
+	known = !snap || !snap->fabric->n_nodes || snapshot_find_lid(snap, slid, &ni, &pn);
+	if (!known) {
+		snprintf(why, why_len, "LID %u is no port of the fabric", slid);
+		return TRAP_REFUSED;
+	}
+	switch (n->trap_num) {
+	case 128:
+		if (snap && snap->fabric->n_nodes && !node_is_switch(&snap->fabric->nodes[ni])) {
+			snprintf(why, why_len, "LID %u is a CA: only switches send trap 128", slid);
+			return TRAP_REFUSED;
+		}
+		return TRAP_SWEEP;
+	case 144:
+	case 145:
+		return TRAP_SWEEP;
+	case 129:
+	case 130:
+	case 131:
+		return TRAP_PORT_ERROR;
+	default: /* 256-259 */
+		return TRAP_KEY_VIOLATION;
+	}
+}
+
+/* "switch 0x0008f10400411a08 "desc" (LID 7)" or "LID 7" when not in the snapshot. */
+static void trap_who(const struct sm *sm, uint16_t lid, char *buf, size_t len)
+{
+	uint32_t ni;
+	uint8_t pn;
+
+	if (sm->snap && snapshot_find_lid(sm->snap, lid, &ni, &pn)) {
+		const struct node *n = &sm->snap->fabric->nodes[ni];
+
+		snprintf(buf, len, "%s 0x%016llx \"%s\" (LID %u)",
+			 node_is_switch(n) ? "switch" : "CA", (unsigned long long)n->guid, n->desc,
+			 lid);
+	} else {
+		snprintf(buf, len, "LID %u", lid);
+	}
+}
+
+static void trap_log(struct sm *sm, const struct wire_notice *n, uint16_t slid, enum trap_action a,
+		     const char *why)
+{
+	char who[200], about[200];
+	const char *name = trap_name(n->trap_num);
+
+	trap_who(sm, slid, who, sizeof(who));
+	switch (a) {
+	case TRAP_SWEEP:
+		log_ratelimited(LOG_CAT_SWEEP, LOG_INFO, "trap %u (%s) from %s: sweeping",
+				n->trap_num, name, who);
+		break;
+	case TRAP_PORT_ERROR:
+		trap_who(sm, n->lid, about, sizeof(about));
+		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, "trap %u from %s: %s on %s port %u",
+				n->trap_num, who, name, about, n->port);
+		break;
+	case TRAP_KEY_VIOLATION:
+		trap_who(sm, n->lid, about, sizeof(about));
+		if (n->trap_num == 256)
+			log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
+					"trap 256 from %s: bad M_Key 0x%016llx at %s (method "
+					"0x%02x, attribute 0x%04x, modifier 0x%x, DR SLID %u)",
+					who, (unsigned long long)n->key, about, n->method,
+					n->attr_id, n->attr_mod, n->lid2);
+		else
+			log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
+					"trap %u from %s: %s 0x%llx between LID %u and LID %u",
+					n->trap_num, who, name, (unsigned long long)n->key, n->lid,
+					n->lid2);
+		break;
+	case TRAP_REFUSED:
+		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, "trap %u from %s refused: %s",
+				n->trap_num, who, why);
+		break;
+	default:
+		log_ratelimited(LOG_CAT_SWEEP, LOG_INFO, "trap from %s ignored: %s", who, why);
+		break;
+	}
+}
+
 void trap_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr *hdr,
 	       const uint8_t *buf, size_t len)
 {
 	struct sm *sm = ctx;
 	struct wire_smp req, rep;
+	struct wire_notice n;
 	uint8_t out[WIRE_MAD_SIZE];
-	unsigned trap_num;
+	enum trap_action a;
+	char why[160];
 
-	if (wire_smp_decode(buf, len, &req) < 0) {
+	(void)hdr;
+	if (wire_smp_decode(buf, len, &req) < 0 ||
+	    wire_notice_decode(req.data, sizeof(req.data), &n) < 0) {
 		sm->mad_malformed++;
 		log_ratelimited(LOG_CAT_MAD, LOG_WARNING, "dropped a malformed trap from LID %u",
 				from->slid);
 		return;
 	}
 	sm->traps++;
-	/* Notice: IsGeneric(1) Type(7) ProducerType/VendorID(24) TrapNumber(16) */
-	trap_num = req.data[4] << 8 | req.data[5];
-	log_msg(LOG_CAT_SWEEP, LOG_INFO, "trap %u from LID %u: sweeping", trap_num, from->slid);
+	a = trap_classify(&n, from->slid, sm->snap, why, sizeof(why));
+	sm->trap_actions[a]++;
+	trap_log(sm, &n, from->slid, a, why);
 	rep = req;
 	rep.method = WIRE_TRAP_REPRESS;
 	rep.status = 0;
 	if (wire_smp_encode(&rep, out, sizeof(out)) == WIRE_MAD_SIZE)
 		madio_send_lid(sm->io, WIRE_CLASS_SMI, out, sizeof(out), from->slid, 0, 0);
-	if (sm->state == SM_MASTER || sm->state == SM_DISCOVERING) {
-		char why[64];
-		snprintf(why, sizeof(why), "trap %u from LID %u", trap_num, from->slid);
+	if (a == TRAP_SWEEP && (sm->state == SM_MASTER || sm->state == SM_DISCOVERING)) {
+		snprintf(why, sizeof(why), "trap %u from LID %u", n.trap_num, from->slid);
 		sweep_start_why(sm, why);
 	}
 }

@@ -82,17 +82,46 @@ for args in "--class 0x01 --base-version 7" \
 done
 check "daemon survives the bad MADs" kill -0 "$SM_PID"
 
-# --- a burst of traps (40 over 0.8 s, each after the sweep the one before started
-# has ended) is folded into a couple of heavy sweeps by the sweep hold-down
+# --- a burst of traps (40 trap 144s from a known host over 0.8 s, each after the sweep
+# the one before started has ended) is folded into a couple of heavy sweeps by the hold-down
 wait_for 10 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"last_sweep_status\"])') = ok ]"
+ta() { "$SMCTL" --socket "$SOCK" --json status | python3 -c "import json,sys; print(json.load(sys.stdin)['trap_actions']['$1'])"; }
 T0=$(st traps); H0=$(st sweeps)
 (export SIM_HOST=ca-3; sim_run 30 "$INJECT" --dlid "${SMLID:-1}" --class 0x01 --method 0x05 \
-	--attr 0x02 --trap 128 --count 40 --interval 20 >/dev/null 2>&1) || fail "madinject a trap burst"
+	--attr 0x02 --trap 144 --count 40 --interval 20 >/dev/null 2>&1) || fail "madinject a trap burst"
 check "40 traps arrive" wait_for 10 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"traps\"])') -ge $((T0 + 40)) ]"
 sleep 2
 H1=$(st sweeps)
-check "a burst of 40 traps costs 1 to 4 heavy sweeps, not 40 ($H0 -> $H1)" \
+check "a burst of 40 trap 144s costs 1 to 4 heavy sweeps, not 40 ($H0 -> $H1)" \
 	test "$H1" -ge $((H0 + 1)) -a "$H1" -le $((H0 + 4))
+
+# --- 1,000 forged traps from a host: a 128 (only switches send it) and numbers the SM
+# does not act on are refused or ignored, counted, logged rate-limited; no sweep
+R0=$(ta refused); I0=$(ta ignored); H0=$(st sweeps); L0=$(wc -l <"$T/smd.err")
+(export SIM_HOST=ca-3; sim_run 60 "$INJECT" --dlid "${SMLID:-1}" --class 0x01 --method 0x05 \
+	--attr 0x02 --trap 128 --count 900 --interval 2 >/dev/null 2>&1) || fail "madinject 900 forged trap 128s"
+(export SIM_HOST=ca-3; sim_run 30 "$INJECT" --dlid "${SMLID:-1}" --class 0x01 --method 0x05 \
+	--attr 0x02 --trap 9999 --count 100 --interval 2 >/dev/null 2>&1) || fail "madinject 100 trap 9999s"
+check "the forged trap 128s are refused" wait_for 15 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"trap_actions\"][\"refused\"])') -ge $((R0 + 900)) ]"
+check "the trap 9999s are ignored ($I0 -> $(ta ignored))" test "$(ta ignored)" -ge $((I0 + 100))
+sleep 1
+H1=$(st sweeps)
+check "1,000 forged traps start no heavy sweep ($H0 -> $H1)" test "$H1" = "$H0"
+check "a refused trap is logged with why" grep -q "trap 128 from CA .* refused: LID .* is a CA: only switches send trap 128" "$T/smd.err"
+check "and rate-limited ($(($(wc -l <"$T/smd.err") - L0)) lines for 1,000 traps)" \
+	test $(($(wc -l <"$T/smd.err") - L0)) -lt 100
+# a real link change during a flood is still handled: the switch's trap 128 sweeps
+(export SIM_HOST=ca-3; sim_run 60 "$INJECT" --dlid "${SMLID:-1}" --class 0x01 --method 0x05 \
+	--attr 0x02 --trap 128 --count 1500 --interval 2 >/dev/null 2>&1) &
+FLOOD=$!
+sleep 0.5
+S0=$(ta sweep)
+sim_cmd 'Unlink "ca-6"[1]'
+check "a real trap 128 during the flood is taken" wait_for 15 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"trap_actions\"][\"sweep\"])') -gt $S0 ]"
+check "and the link's loss is swept in ($((N - 1)) nodes)" wait_for 15 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; o=json.load(sys.stdin); print(o[\"nodes\"] if o[\"last_sweep_status\"] == \"ok\" else 0)') = $((N - 1)) ]"
+wait "$FLOOD" 2>/dev/null
+sim_cmd 'ReLink "ca-6"[1]'
+check "ReLink: back to $N nodes" wait_for 20 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; o=json.load(sys.stdin); print(o[\"nodes\"] if o[\"last_sweep_status\"] == \"ok\" else 0)') = $N ]"
 check "a malformed SMP is logged" grep -q "malformed" "$T/smd.err"
 check "unserved MADs are logged" grep -q "ignored a MAD of class 0x04" "$T/smd.err"
 check "bad SA queries are answered and logged" grep -q "SA: .* refused" "$T/smd.err"

@@ -190,6 +190,17 @@ static json_t *api_failover_json(const struct sm *sm)
 	    sm->conf.sminfo_poll_interval_ms, "poll_count", sm->conf.sminfo_poll_count);
 }
 
+/* What was done with the traps received: {"sweep": N, "refused": N, ...}. */
+static json_t *api_trap_actions_json(const struct sm *sm)
+{
+	json_t *o = json_object();
+
+	for (int a = 0; o && a < TRAP_NACTIONS; a++)
+		json_object_set_new(o, trap_action_name(a),
+				    json_integer((json_int_t)sm->trap_actions[a]));
+	return o;
+}
+
 int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
 {
 	struct api *api = ctx;
@@ -239,6 +250,7 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 		json_object_set_new(*ret, "peers", api_peers_json(sm));
 		json_object_set_new(*ret, "failover", api_failover_json(sm));
 		json_object_set_new(*ret, "guid2lid_pending", json_boolean(sm->lid_save.owed));
+		json_object_set_new(*ret, "trap_actions", api_trap_actions_json(sm));
 		json_object_set_new(*ret, "perfmgr", api_perfmgr_json(sm));
 	}
 	if (*ret && sm->mcast) {

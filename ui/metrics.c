@@ -302,6 +302,12 @@ char *metrics_text(struct api *api, size_t *ret_len)
 	metrics_one(b, "ibsmd_umad_dropped_total", "counter",
 		    "MADs dropped between the receiver thread and the loop.", (double)ms.dropped);
 	metrics_one(b, "ibsmd_traps_total", "counter", "Traps received.", (double)sm->traps);
+	fputs("# HELP ibsmd_trap_actions_total Traps received, by what was done with them.\n"
+	      "# TYPE ibsmd_trap_actions_total counter\n",
+	      b);
+	for (int a = 0; a < TRAP_NACTIONS; a++)
+		fprintf(b, "ibsmd_trap_actions_total{action=\"%s\"} %" PRIu64 "\n",
+			trap_action_name(a), sm->trap_actions[a]);
 	metrics_one(b, "ibsmd_ctl_requests_total", "counter", "Control socket requests.",
 		    (double)cs.requests);
 	metrics_one(b, "ibsmd_ctl_errors_total", "counter", "Control socket error replies.",
