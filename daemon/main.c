@@ -24,6 +24,9 @@
 #include "sm/offline.h"
 #include "sm/sm.h"
 
+/* --once gives up after this many sweeps that do not bring the subnet up. */
+#define DAEMON_ONCE_TRIES 4
+
 struct daemon {
 	struct event_base *base;
 	struct sm sm;
@@ -37,6 +40,7 @@ struct daemon {
 	struct api *api;
 	bool socket_explicit;
 	bool once;
+	unsigned once_failures; /* --once: sweeps that did not bring the subnet up */
 	int exit_code;
 	bool notified_ready;
 	bool verbose;
@@ -108,6 +112,11 @@ static void on_sweep(void *arg, const void *data)
 			       s->nodes, s->switches, s->cas, s->links, s->lids, s->engine, s->ms,
 			       s->timeouts ? " (some nodes did not answer: see the log)" : "");
 			d->exit_code = 0;
+		} else if (!s->standby && ++d->once_failures < DAEMON_ONCE_TRIES) {
+			/* the sweep retry timer runs the next one */
+			fprintf(stderr, "ibsmd: sweep %u of at most %u: subnet not up: %s; again\n",
+				d->once_failures, DAEMON_ONCE_TRIES, s->reason);
+			return;
 		} else {
 			fprintf(stderr, "ibsmd: subnet not up: %s\n", s->reason);
 			d->exit_code = 1;

@@ -26,7 +26,16 @@ struct probe {
 	uint8_t parent_port;
 	uint32_t node; /* node being asked (other kinds) */
 	uint8_t port;
+	uint8_t round; /* times this Get was given up on and asked again */
 };
+
+/*
+ * A Get that timed out after every retry of the engine is asked again this
+ * many times, behind the rest of the discovery: on a fabric that drops
+ * MADs (a busy VL15 buffer, a flaky cable) a node is then lost only when
+ * (retries + 1) x (1 + this) Gets in a row are.
+ */
+#define DISCOVER_EXTRA_ROUNDS 2
 
 struct discover {
 	struct xact_engine *xe;
@@ -63,7 +72,7 @@ static int probe_send(struct discover *d, enum probe_kind kind, const uint8_t *p
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	*p = (struct probe){d, kind, parent, parent_port, node, port};
+	*p = (struct probe){d, kind, parent, parent_port, node, port, 0};
 	r = xact_submit(d->xe, &smp, probe_done, p);
 	if (r < 0) {
 		free(p);
@@ -236,6 +245,18 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 		if (!d->pending)
 			free(d);
 		return;
+	}
+	if (status == -ETIMEDOUT && p->round < DISCOVER_EXTRA_ROUNDS) {
+		struct wire_smp smp;
+
+		if (wire_smp_init_dr(&smp, WIRE_GET, req->attr_id, req->attr_mod, req->initial_path,
+				     req->hop_cnt) == 0 &&
+		    xact_submit(d->xe, &smp, probe_done, p) == 0) {
+			p->round++;
+			d->pending++;
+			d->res.asked_again++;
+			return;
+		}
 	}
 	if (status == -ETIMEDOUT) {
 		char path[256];

@@ -14,6 +14,7 @@
 struct discover_result {
 	struct fabric *fabric; /* owned by the receiver */
 	uint32_t timeouts;     /* SMPs that went unanswered */
+	uint32_t asked_again;  /* Gets asked again after every retry timed out */
 	uint32_t errors;       /* error responses or malformed answers */
 	uint32_t link_conflicts;
 	double ms;

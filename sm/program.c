@@ -26,6 +26,7 @@ enum program_op {
 	OP_VLARB,
 	OP_PORT_STATE,
 	OP_MFT,
+	OP_READBACK, /* PortInfo Get after a PortInfo Set failed */
 	OP_OTHER
 };
 
@@ -51,7 +52,17 @@ struct program_req {
 	enum program_op kind;
 	uint32_t node;
 	uint8_t port;
+	/* OP_READBACK: what the failed Set asked for */
+	uint16_t want_lid;
+	uint8_t want_state;
 };
+
+static int program_send(struct program *pg, enum program_op kind, uint32_t node, uint8_t port,
+			uint16_t attr, uint32_t mod, const uint8_t data[64]);
+static int program_readback(struct program *pg, uint32_t node, uint8_t port,
+			    const struct wire_smp *set);
+static void program_req_done(void *arg, int status, const struct wire_smp *req,
+			     const struct wire_smp *resp);
 
 struct program *program_new(struct xact_engine *xe, struct fabric *f, program_done_fn *done,
 			    void *arg)
@@ -83,6 +94,86 @@ static void program_finish(struct program *pg)
 	program_free(pg);
 }
 
+/* The model of a port takes what it answered. */
+static void program_port_took(struct port *p, const struct wire_smp *resp)
+{
+	struct wire_portinfo pi;
+
+	if (wire_portinfo_decode(resp->data, sizeof(resp->data), &pi) == 0) {
+		memcpy(p->pi, resp->data, sizeof(p->pi));
+		p->state = pi.state;
+		p->neighbor_mtu = pi.neighbor_mtu;
+		p->oper_vls = pi.oper_vls;
+	}
+}
+
+/* After a failed PortInfo Set: what does the port hold?  Did the Set take effect? */
+static void program_readback_done(struct program *pg, struct program_req *op, int status,
+				  const struct wire_smp *resp)
+{
+	struct node *n = &pg->f->nodes[op->node];
+	struct port *p = &n->ports[op->port];
+	struct wire_portinfo pi;
+	bool lid_port = op->port == 0 || !node_is_switch(n);
+
+	if (status < 0 || wire_portinfo_decode(resp->data, sizeof(resp->data), &pi) < 0) {
+		pg->st.errors++;
+		if (status == -ETIMEDOUT)
+			pg->st.timeouts++;
+		log_port_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, n->guid, op->port,
+				     "node 0x%016llx \"%s\" port %u: PortInfo Set failed and the "
+				     "port could not be read back: %s",
+				     (unsigned long long)n->guid, n->desc, op->port,
+				     strerror(status < 0 ? -status : EBADMSG));
+		return;
+	}
+	program_port_took(p, resp);
+	if ((!lid_port || pi.lid == op->want_lid) &&
+	    (op->want_state == PORT_NOP || pi.state == op->want_state)) {
+		pg->st.recovered++;
+		log_msg(LOG_CAT_SWEEP, LOG_DEBUG,
+			"node 0x%016llx \"%s\" port %u: a PortInfo Set's answer was lost; read "
+			"back, the port holds what was set",
+			(unsigned long long)n->guid, n->desc, op->port);
+		return;
+	}
+	pg->st.errors++;
+	log_port_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, n->guid, op->port,
+			     "node 0x%016llx \"%s\" port %u: PortInfo Set failed; read back: "
+			     "LID %u state %u (wanted LID %u state %u)",
+			     (unsigned long long)n->guid, n->desc, op->port, pi.lid, pi.state,
+			     op->want_lid, op->want_state);
+}
+
+/* Queue a PortInfo Get of (node, port) after set failed.  0, or -errno (nothing queued). */
+static int program_readback(struct program *pg, uint32_t node, uint8_t port,
+			    const struct wire_smp *set)
+{
+	struct wire_portinfo want;
+	struct program_req *op;
+	struct wire_smp smp;
+	uint8_t path[FABRIC_DR_MAX_HOPS + 1];
+	uint8_t hops;
+	int r;
+
+	if (!set || wire_portinfo_decode(set->data, sizeof(set->data), &want) < 0 ||
+	    discover_port_path(pg->f, node, port, path, &hops) < 0 ||
+	    wire_smp_init_dr(&smp, WIRE_GET, WIRE_ATTR_PORT_INFO, port, path, hops) < 0)
+		return -EINVAL;
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return -ENOMEM;
+	*op = (struct program_req){pg, OP_READBACK, node, port, want.lid, want.state};
+	r = xact_submit_lane(pg->xe, pg->lane, &smp, program_req_done, op);
+	if (r < 0) {
+		free(op);
+		return r;
+	}
+	pg->pending++;
+	pg->st.readbacks++;
+	return 0;
+}
+
 static void program_req_done(void *arg, int status, const struct wire_smp *req,
 			     const struct wire_smp *resp)
 {
@@ -98,6 +189,24 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 		return;
 	}
 	n = &pg->f->nodes[op->node];
+	/*
+	 * A PortInfo Set that failed may have taken effect: its answer was lost
+	 * and the retry refused (an ARMED port refuses to be armed again), or
+	 * every answer was lost.  Read the port back rather than keep the
+	 * discovery copy, which the next state change would be built from.
+	 */
+	if (status < 0 && (op->kind == OP_PORTINFO || op->kind == OP_PORT_STATE) &&
+	    program_readback(pg, op->node, op->port, req) == 0) {
+		free(op);
+		return;
+	}
+	if (op->kind == OP_READBACK) {
+		program_readback_done(pg, op, status, resp);
+		free(op);
+		if (!pg->pending && pg->started)
+			program_finish(pg);
+		return;
+	}
 	if (status < 0) {
 		pg->st.errors++;
 		if (status == -ETIMEDOUT)
@@ -118,14 +227,7 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 				n->lft_top = 0xffff; /* out of memory: mark it now */
 		}
 	} else if (op->kind == OP_PORTINFO || op->kind == OP_PORT_STATE) {
-		struct wire_portinfo pi;
-		struct port *p = &n->ports[op->port];
-		if (wire_portinfo_decode(resp->data, sizeof(resp->data), &pi) == 0) {
-			memcpy(p->pi, resp->data, sizeof(p->pi));
-			p->state = pi.state;
-			p->neighbor_mtu = pi.neighbor_mtu;
-			p->oper_vls = pi.oper_vls;
-		}
+		program_port_took(&n->ports[op->port], resp);
 	}
 	free(op);
 	if (!pg->pending && pg->started)
@@ -152,7 +254,7 @@ static int program_send(struct program *pg, enum program_op kind, uint32_t node,
 		pg->st.errors++;
 		return -ENOMEM;
 	}
-	*op = (struct program_req){pg, kind, node, port};
+	*op = (struct program_req){pg, kind, node, port, 0, 0};
 	r = xact_submit_lane(pg->xe, pg->lane, &smp, program_req_done, op);
 	if (r < 0) {
 		free(op);
@@ -177,6 +279,7 @@ static void program_trace_node(struct program *pg, uint32_t ni, const char *what
 	    [OP_VLARB] = "VLArb",
 	    [OP_PORT_STATE] = "PortInfo state",
 	    [OP_MFT] = "MFT block",
+	    [OP_READBACK] = "PortInfo read back",
 	    [OP_OTHER] = "other",
 	};
 	const struct node *n = &pg->f->nodes[ni];
@@ -481,6 +584,7 @@ void program_port_states(struct program *pg, uint8_t from, uint8_t to)
 {
 	static const char *const verbs[] = {"", "down", "init", "arm", "activate"};
 	struct fabric *f = pg->f;
+	uint16_t sm_lid = f->n_nodes ? f->nodes[f->sm_node].ports[f->sm_port].lid : 0;
 	bool trace = log_enabled(LOG_CAT_SWEEP, LOG_DEBUG);
 
 	memset(pg->by_kind, 0, sizeof(pg->by_kind));
@@ -494,6 +598,15 @@ void program_port_states(struct program *pg, uint8_t from, uint8_t to)
 				continue;
 			if (wire_portinfo_decode(p->pi, sizeof(p->pi), &pi) < 0)
 				continue;
+			/*
+			 * A CA port's addresses as programmed, whatever the copy says:
+			 * a state change must never write back a LID the port had.
+			 */
+			if (!node_is_switch(n)) {
+				pi.lid = p->lid;
+				pi.lmc = p->lmc;
+				pi.sm_lid = sm_lid;
+			}
 			pi.state = to;
 			pi.phys_state = 0;
 			memcpy(data, p->pi, sizeof(data));

@@ -30,6 +30,8 @@ struct program_stats {
 	uint32_t lft_blocks;   /* LFT blocks among the sets */
 	uint32_t mft_blocks;   /* MFT blocks among the sets */
 	uint32_t mft_switches; /* switches that got MFT blocks */
+	uint32_t readbacks;    /* PortInfo Gets after a PortInfo Set failed */
+	uint32_t recovered;    /* of those, the port held what was set: done after all */
 };
 
 /*

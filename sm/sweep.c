@@ -269,6 +269,7 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 	sw->batch = NULL;
 	sw->sum.sets += st->sets;
 	sw->sum.set_errors += st->errors;
+	sw->sum.set_recovered += st->recovered;
 	sw->sum.timeouts += st->timeouts;
 	sw->sum.lft_blocks += st->lft_blocks;
 	sw->phase++;
@@ -333,6 +334,9 @@ static void sweep_count(struct sweep *sw)
 		s->status = -EAGAIN; /* another SM manages the subnet */
 		return;
 	}
+	if (!s->reason[0] && f->n_nodes && !node_is_switch(&f->nodes[f->sm_node]) &&
+	    !port_is_linked(&f->nodes[f->sm_node].ports[f->sm_port]))
+		snprintf(s->reason, sizeof(s->reason), "the SM's own port is down: no subnet");
 	if (!s->reason[0] && s->ports_active != s->ports_linked)
 		snprintf(s->reason, sizeof(s->reason), "%u of %u linked ports are not ACTIVE",
 			 s->ports_linked - s->ports_active, s->ports_linked);
@@ -343,6 +347,55 @@ static void sweep_count(struct sweep *sw)
 }
 
 static void sweep_arm_holddown(struct sm *sm);
+
+static void sweep_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+	char why[64];
+
+	(void)fd;
+	(void)what;
+	if (sm->state != SM_MASTER && sm->state != SM_DISCOVERING)
+		return;
+	snprintf(why, sizeof(why), "retry %u after a failed sweep", sm->sched.failures);
+	sweep_start_why(sm, why);
+}
+
+/*
+ * After a sweep: a failed one is tried again after the hold-down, then
+ * twice as long each time (at most 30 s, or the sweep interval if shorter);
+ * one that did not fail resets the count.
+ */
+static void sweep_retry_arm(struct sm *sm, bool failed)
+{
+	struct sweep_sched *sc = &sm->sched;
+	double ms = sm->conf.sweep_holddown_ms > 100 ? sm->conf.sweep_holddown_ms : 100;
+	double cap = 30000;
+	struct timeval tv;
+
+	if (!failed) {
+		sc->failures = 0;
+		return;
+	}
+	sc->failures++;
+	if (sm->conf.sweep_interval > 0 && sm->conf.sweep_interval * 1000.0 < cap)
+		cap = sm->conf.sweep_interval * 1000.0;
+	for (unsigned i = 1; i < sc->failures && ms < cap; i++)
+		ms *= 2;
+	if (ms > cap)
+		ms = cap;
+	if (!sc->retry)
+		sc->retry = evtimer_new(sm->base, sweep_retry_cb, sm);
+	if (!sc->retry) {
+		log_err("cannot arm the sweep retry timer: the next sweep is the periodic one");
+		return;
+	}
+	tv.tv_sec = (time_t)(ms / 1000);
+	tv.tv_usec = (suseconds_t)((ms - tv.tv_sec * 1000.0) * 1000);
+	evtimer_add(sc->retry, &tv);
+	log_msg(LOG_CAT_SWEEP, LOG_INFO, "sweep failed %u time%s in a row: trying again in %.1f s",
+		sc->failures, sc->failures == 1 ? "" : "s", ms / 1000);
+}
 
 /* The new snapshot replaces the old one whole; then the hooks, the dumps, the next sweep. */
 static void phase_publish(struct sweep *sw)
@@ -393,9 +446,14 @@ static void phase_publish(struct sweep *sw)
 	else
 		log_warn("sweep %llu: subnet not up: %s", (unsigned long long)sm->sweeps,
 			 s->reason);
+	if (s->set_recovered)
+		log_msg(LOG_CAT_SWEEP, LOG_INFO,
+			"%u PortInfo Sets whose answers were lost were read back: taken",
+			s->set_recovered);
 	sm->sched.cur = NULL;
 	sm->sched.last_end_ms = now_ms();
 	free(sw);
+	sweep_retry_arm(sm, sm->last.status != 0 && !sm->last.standby);
 	hook_run(&sm->hooks.sweep_done, &sm->last);
 	if (sm->sched.pending)
 		sweep_arm_holddown(sm);
@@ -528,4 +586,7 @@ void sweep_sched_fini(struct sm *sm)
 	if (sm->sched.holddown)
 		event_free(sm->sched.holddown);
 	sm->sched.holddown = NULL;
+	if (sm->sched.retry)
+		event_free(sm->sched.retry);
+	sm->sched.retry = NULL;
 }

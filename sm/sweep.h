@@ -46,6 +46,7 @@ struct sweep_summary {
 	uint32_t lids;
 	uint32_t timeouts;
 	uint32_t sets, set_errors;
+	uint32_t set_recovered; /* failed PortInfo Sets the port, read back, had taken */
 	uint32_t lft_blocks;
 	uint32_t lft_reads; /* LFT blocks read back (a switch this SM knew nothing of) */
 	double ms, discover_ms, route_ms, readback_ms;
@@ -61,6 +62,8 @@ struct sweep_sched {
 	struct event *holddown; /* fires when a pending sweep may start */
 	double last_end_ms;	/* CLOCK_MONOTONIC end of the last sweep, 0 = none yet */
 	bool force_lft;		/* the next sweep rewrites every LFT block (reroute) */
+	struct event *retry;	/* a failed sweep is tried again (backoff) */
+	unsigned failures;	/* failed sweeps in a row */
 	pid_t dump_pid;		/* child writing the routing dumps, 0 if none */
 };
 

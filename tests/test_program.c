@@ -32,6 +32,17 @@ struct fake {
 	/* LFT Gets: the switch at DR hop count h answers from held[h] */
 	const uint8_t *held[4];
 	int held_top[4];
+	/*
+	 * PortInfo on DR hop count lose_hops (0: off): the first Set is taken
+	 * but its answer lost, the identical retry refused (as an ARMED port
+	 * refuses to be armed again); with refuse_all every Set is refused and
+	 * nothing taken.  A Get answers with what the port holds.
+	 */
+	uint8_t lose_hops;
+	bool refuse_all;
+	unsigned lost;
+	uint8_t held_pi[64];
+	uint16_t last_set_lid; /* LID in the last PortInfo Set on lose_hops */
 };
 
 struct answer {
@@ -60,7 +71,32 @@ static int fake_send(void *ctx, const struct madio_dest *to, const uint8_t *mad,
 	a = calloc(1, sizeof(*a));
 	CU_ASSERT_FATAL(a != NULL);
 	CU_ASSERT_FATAL(wire_smp_decode(mad, len, &s) == 0);
-	CU_ASSERT(s.method == WIRE_SET || (s.method == WIRE_GET && s.attr_id == WIRE_ATTR_LFT));
+	CU_ASSERT(s.method == WIRE_SET || (s.method == WIRE_GET && s.attr_id == WIRE_ATTR_LFT) ||
+		  (s.method == WIRE_GET && s.attr_id == WIRE_ATTR_PORT_INFO && fk->lose_hops));
+	if (fk->lose_hops && s.attr_id == WIRE_ATTR_PORT_INFO && s.hop_cnt == fk->lose_hops) {
+		if (s.method == WIRE_GET) {
+			fk->gets[s.attr_id]++;
+			memcpy(s.data, fk->held_pi, sizeof(s.data));
+		} else {
+			struct wire_portinfo pi;
+
+			fk->sets[s.attr_id]++;
+			CU_ASSERT_FATAL(wire_portinfo_decode(s.data, sizeof(s.data), &pi) == 0);
+			fk->last_set_lid = pi.lid;
+			if (!fk->refuse_all && fk->lost++ == 0) {
+				memcpy(fk->held_pi, s.data, sizeof(fk->held_pi)); /* taken, */
+				free(a);
+				return 0; /* not answered */
+			}
+			s.status = 0x1c;
+		}
+		s.method = WIRE_GET_RESP;
+		s.direction = true;
+		a->fk = fk;
+		CU_ASSERT_FATAL(wire_smp_encode(&s, a->mad, sizeof(a->mad)) == WIRE_MAD_SIZE);
+		CU_ASSERT_FATAL(event_base_once(fk->base, -1, EV_TIMEOUT, answer_cb, a, &tv) == 0);
+		return 0;
+	}
 	if (s.attr_id < 0x40 && s.method == WIRE_SET)
 		fk->sets[s.attr_id]++;
 	if (s.attr_id < 0x40 && s.method == WIRE_GET)
@@ -403,12 +439,99 @@ static void test_readback(void)
 	free(copy);
 }
 
+/*
+ * A PortInfo Set whose answer is lost and whose retry is refused is read
+ * back: taken, it counts as done and the model holds it; not taken, it is
+ * an error, and the state change that follows still carries the LID the SM
+ * assigned, never the one the stale copy holds.
+ */
+static void test_lost_answers(void)
+{
+	struct xact_opts xo = {8, 30, 1};
+	struct fake fk = {.fail_attr = 0xffff};
+	struct fabric *f = load(), *g = load();
+	struct routes *r = route(f);
+	struct program_stats st;
+	uint32_t h1 = testutil_find_desc(f, "H1");
+	struct wire_portinfo pi;
+
+	fk.base = event_base_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.base);
+	fk.xe = xact_new(fk.base, &xo, fake_send, &fk);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.xe);
+	fk.lose_hops = f->nodes[h1].dr_hops + 1; /* a CA port is reached through its link */
+
+	/* only H1..H4 are one hop away: the first of their Sets is lost, then refused */
+	memcpy(fk.held_pi, f->nodes[h1].ports[1].pi, sizeof(fk.held_pi));
+	st = configure(&fk, f, r, NULL, NULL, false);
+	CU_ASSERT_EQUAL(fk.lost, 5);	  /* four CA ports: one lost, its retry and three refused */
+	CU_ASSERT_EQUAL(st.readbacks, 4); /* each failed Set read back */
+	CU_ASSERT(st.recovered >= 1);	  /* the lost one had been taken */
+	CU_ASSERT_EQUAL(st.errors + st.recovered, 4);
+
+	/* nothing taken: an error, and the state change still writes the assigned LID */
+	fk.refuse_all = true;
+	fk.lost = 0;
+	memcpy(fk.held_pi, g->nodes[h1].ports[1].pi, sizeof(fk.held_pi)); /* LID 0 */
+	{
+		struct program_params pp = {0xfe80000000000000ULL, "minhop", false, NULL};
+		struct run run = {0};
+		struct timeval limit = {5, 0};
+		struct program *pg = program_new(fk.xe, g, on_done, &run);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
+		program_configure(pg, r, NULL, NULL, &pp);
+		program_start(pg);
+		event_base_loopexit(fk.base, &limit);
+		while (!run.done && event_base_loop(fk.base, EVLOOP_ONCE) == 0)
+			;
+		CU_ASSERT_TRUE_FATAL(run.done);
+		CU_ASSERT_EQUAL(run.st.readbacks, 4);
+		CU_ASSERT_EQUAL(run.st.recovered, 0);
+		CU_ASSERT_EQUAL(run.st.errors, 4);
+	}
+	CU_ASSERT_EQUAL(wire_portinfo_decode(g->nodes[h1].ports[1].pi, 64, &pi), 0);
+	CU_ASSERT_EQUAL(pi.lid, 0); /* the model holds what was read back */
+	g->nodes[h1].ports[1].state = PORT_INIT;
+	{
+		struct run run = {0};
+		struct timeval limit = {5, 0};
+		struct program *pg = program_new(fk.xe, g, on_done, &run);
+
+		fk.last_set_lid = 0;
+		program_port_states(pg, PORT_INIT, PORT_ARMED);
+		program_start(pg);
+		event_base_loopexit(fk.base, &limit);
+		while (!run.done && event_base_loop(fk.base, EVLOOP_ONCE) == 0)
+			;
+		CU_ASSERT_TRUE_FATAL(run.done);
+	}
+	/* the arm Set of a CA port carried that port's assigned LID */
+	CU_ASSERT(fk.last_set_lid != 0);
+	{
+		bool a_ca_lid = false;
+
+		for (uint32_t i = 0; i < g->n_nodes; i++)
+			if (!node_is_switch(&g->nodes[i]) &&
+			    g->nodes[i].ports[1].lid == fk.last_set_lid)
+				a_ca_lid = true;
+		CU_ASSERT(a_ca_lid);
+	}
+
+	xact_free(fk.xe);
+	event_base_free(fk.base);
+	routes_free(r);
+	fabric_free(f);
+	fabric_free(g);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
 	    {"configure sends only what differs", test_configure_diffs},
 	    {"empty batch, aborted batch", test_empty_and_abort},
 	    {"LFT readback: only what differs is written", test_readback},
+	    {"lost PortInfo answers are read back", test_lost_answers},
 	    {NULL, NULL},
 	};
 
