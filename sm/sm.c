@@ -21,6 +21,7 @@
 #include "sm/perfmgr.h"
 #include "sa/sa.h"
 #include "sm/dump.h"
+#include "sm/changes.h"
 #include "sm/sm.h"
 #include "sm/smstate.h"
 #include "sm/trap.h"
@@ -92,6 +93,7 @@ static void sm_on_published(void *ctx, const void *old)
 {
 	struct sm *sm = ctx;
 
+	changes_log(old, sm->snap);
 	sa_publish(sm->sa, sm->snap);
 }
 

@@ -202,6 +202,11 @@ check "status: $((N - 1)) nodes without ca-3" \
 sim_cmd 'ReLink "ca-3"[1]'
 check "events: node_added ca-3 after ReLink" wait_for 20 ev_has node_added ca-3
 check "events: link_up for ca-3" ev_has link_up ca-3
+check "log: the link's loss in one line naming both ends" \
+	grep -qE 'link down: switch "[^"]+" 0x[0-9a-f]{16} port [0-9]+ -- CA "ca-3[^"]*" 0x[0-9a-f]{16} port 1$|link down: CA "ca-3[^"]*" 0x[0-9a-f]{16} port 1 -- switch "[^"]+" 0x[0-9a-f]{16} port [0-9]+$' "$T/smd.err"
+check "log: the node's loss and return" \
+	bash -c "grep -q 'node gone: CA \"ca-3' '$T/smd.err' && grep -q 'node new: CA \"ca-3' '$T/smd.err'"
+check "log: the link's return" grep -qE 'link up: .*ca-3' "$T/smd.err"
 check "events: every event has time and generation" python3 -c '
 import json, re, sys
 evs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{\"type\"")]
