@@ -93,6 +93,7 @@ struct ftree {
 	uint32_t n_batch;
 	uint32_t *level, max_level;
 	bool clean;	/* every switch without up-links is on the top level */
+	uint32_t leaf_detours; /* (leaf, switch LID) pairs routed by a detour (a damaged tree) */
 	uint32_t *dist; /* true hop counts to t, when !clean */
 	bool *has_ca;
 	/* links: up[] then down[] per switch */
@@ -632,7 +633,13 @@ static int ftree_dest(struct ftree *ft, uint32_t t, char *why, size_t why_len)
 		s = ft->by_level[i];
 		if (u[s] != FTREE_INF)
 			continue;
-		if (ft->has_ca[s]) {
+		/*
+		 * CA-to-CA traffic must be up*down*; traffic from a leaf to a
+		 * switch's own LID (management only) may take a detour when a
+		 * missing link leaves none (a leaf cut off from one middle
+		 * switch of its pod).
+		 */
+		if (ft->has_ca[s] && ft->has_ca[t]) {
 			routing_why(why, why_len,
 				    "leaf 0x%016" PRIx64
 				    " has no up/down path to switch 0x%016" PRIx64
@@ -640,6 +647,8 @@ static int ftree_dest(struct ftree *ft, uint32_t t, char *why, size_t why_len)
 				    ftree_guid(ft, s), ftree_guid(ft, t));
 			return -ENOTSUP;
 		}
+		if (ft->has_ca[s])
+			ft->leaf_detours++;
 		any_inf = true;
 	}
 	if (!ft->clean) {
@@ -666,13 +675,15 @@ static int ftree_dest(struct ftree *ft, uint32_t t, char *why, size_t why_len)
 		for (s = 0; s < n_sw; s++) {
 			if (u[s] == FTREE_INF || u[s] <= ft->dist[s])
 				continue;
-			if (ft->has_ca[s]) {
+			if (ft->has_ca[s] && ft->has_ca[t]) {
 				routing_why(why, why_len,
 					    "leaf 0x%016" PRIx64 " has no shortest up/down path to "
 					    "switch 0x%016" PRIx64 ": not a fat tree",
 					    ftree_guid(ft, s), ftree_guid(ft, t));
 				return -ENOTSUP;
 			}
+			if (ft->has_ca[s])
+				ft->leaf_detours++;
 			u[s] = FTREE_INF;
 			any_inf = true;
 		}
