@@ -92,9 +92,9 @@ struct ftree {
 	uint16_t batch_lid[FTREE_BATCH];
 	uint32_t n_batch;
 	uint32_t *level, max_level;
-	bool clean;	/* every switch without up-links is on the top level */
+	bool clean;	       /* every switch without up-links is on the top level */
 	uint32_t leaf_detours; /* (leaf, switch LID) pairs routed by a detour (a damaged tree) */
-	uint32_t *dist; /* true hop counts to t, when !clean */
+	uint32_t *dist;	       /* true hop counts to t, when !clean */
 	bool *has_ca;
 	/* links: up[] then down[] per switch */
 	uint32_t *up_start, *dn_start;

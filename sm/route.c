@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "lib/log.h"
+#include "routing/keep.h"
 #include "sm/route.h"
 #include "sm/sm.h"
 
@@ -15,6 +16,39 @@ static double route_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/*
+ * After a change: keep what the switches hold where its path is intact (see
+ * routing/keep.h), for the engines whose routes allow it and when the
+ * engine is the one that routed the published snapshot.
+ */
+static void route_keep(struct sm *sm, const struct fabric *f, struct routes *r, const char *engine,
+		       struct keep_stats *ks)
+{
+	const struct snapshot *old = sm->snap;
+	bool ftree = !strcmp(engine, "ftree");
+	double t0 = route_now_ms();
+
+	memset(ks, 0, sizeof(*ks));
+	if (!sm->conf.keep_routes || sm->sched.force_lft || !old || !old->routes ||
+	    (!ftree && strcmp(engine, "minhop")) || strcmp(sm->route.last_engine, engine))
+		return;
+	routes_keep(old->fabric, old->routes, f, r, ftree,
+		    sm->conf.keep_routes_max_drift_pct / 100.0, ks);
+	if (ks->kept && ks->moved == ks->fresh_moved)
+		return; /* nothing changed either way */
+	if (ks->kept)
+		log_msg(LOG_CAT_ROUTE, LOG_INFO,
+			"re-route kept what is intact: %llu of %llu forwarding entries moved "
+			"(the engine alone: %llu), busiest port %u LIDs (the engine alone: %u), "
+			"%u LIDs re-routed whole, %.1f ms",
+			(unsigned long long)ks->moved, (unsigned long long)ks->entries,
+			(unsigned long long)ks->fresh_moved, ks->max_port_kept, ks->max_port_fresh,
+			ks->lids_fresh, route_now_ms() - t0);
+	else
+		log_msg(LOG_CAT_ROUTE, LOG_INFO, "re-route: the engine's routes taken whole: %s",
+			ks->why);
 }
 
 int route_fabric(struct sm *sm, const struct fabric *f, struct routes **ret, char *engine,
@@ -53,6 +87,7 @@ int route_fabric(struct sm *sm, const struct fabric *f, struct routes **ret, cha
 	res.routes = NULL;
 	chain_result_clear(&res);
 
+	route_keep(sm, f, *ret, engine, &rs->last_keep);
 	routing_stats(f, *ret, &st);
 	/* info when the outcome changes, debug on the periodic re-route */
 	changed = strcmp(rs->last_engine, engine) ||

@@ -13,6 +13,7 @@
 #include "fabric/fabric.h"
 #include "fabric/routes.h"
 #include "routing/chain.h"
+#include "routing/keep.h"
 #include "routing/routing.h"
 
 struct sm;
@@ -23,6 +24,7 @@ struct route_state {
 	struct chain_refusal last_refusals[CHAIN_MAX];
 	unsigned int n_last_refusals;
 	struct routing_stats last_stats;
+	struct keep_stats last_keep; /* what the last re-route kept (routing/keep.h) */
 };
 
 /*

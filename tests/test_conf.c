@@ -385,7 +385,7 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 34);
+	CU_ASSERT_EQUAL(json_object_size(j), 36);
 	/* the SM_Key is never shown; the failover keys have their defaults */
 	CU_ASSERT(json_object_get(j, "sm_key") == NULL);
 	CU_ASSERT_EQUAL(c.sm_key, 1);

@@ -251,6 +251,15 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 		json_object_set_new(*ret, "failover", api_failover_json(sm));
 		json_object_set_new(*ret, "guid2lid_pending", json_boolean(sm->lid_save.owed));
 		json_object_set_new(*ret, "trap_actions", api_trap_actions_json(sm));
+		json_object_set_new(
+		    *ret, "last_route_keep",
+		    json_pack(
+			"{s:b, s:I, s:I, s:I, s:i, s:i, s:s}", "kept", sm->route.last_keep.kept,
+			"entries", (json_int_t)sm->route.last_keep.entries, "moved",
+			(json_int_t)sm->route.last_keep.moved, "fresh_moved",
+			(json_int_t)sm->route.last_keep.fresh_moved, "max_port",
+			(int)sm->route.last_keep.max_port_kept, "max_port_fresh",
+			(int)sm->route.last_keep.max_port_fresh, "why", sm->route.last_keep.why));
 		json_object_set_new(*ret, "perfmgr", api_perfmgr_json(sm));
 	}
 	if (*ret && sm->mcast) {

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Integration: a living fat tree.  On a 3-level k=8 tree (128 hosts, 80
+# switches) under ibsim with the daemon running: an inter-switch link lost,
+# then a whole spine switch, then both back.  After each change ftree still
+# routes (no fallback), every host reaches every host and no route crosses a
+# dead link (ibnetdiscover + dump_fts + iblinkinfo through fabcheck), the
+# re-route kept what was intact (status last_route_keep) and wrote a part of
+# the blocks a full programming writes; what came back is re-balanced onto.
+. "$(dirname "$0")/lib.sh"
+
+"$TOPOGEN" fattree3 -k 8 -o "$T/ft.net" || fail "topogen"
+N=$(grep -cE '^(Switch|Hca)[[:space:]]' "$T/ft.net")
+sim_start "$T/ft.net" -N 256 || { fail "ibsim starts"; finish; }
+export SIM_HOST=ca-0
+sm_start "$T/state" --sweep-interval 5
+js() { "$SMCTL" --socket "$SM_SOCK" --json status 2>/dev/null | python3 -c "import json,sys; o=json.load(sys.stdin); print(eval(sys.argv[1], {}, o))" "$1" 2>/dev/null; }
+up_with() { [ "$(js "nodes if subnet_up and last_sweep_status == 'ok' else 0")" = "$1" ]; }
+check "daemon brings $N nodes up" wait_for 60 up_with "$N"
+FULL=$(js last_sweep_lft_blocks)
+check "the first sweep wrote every LFT block ($FULL)" test "${FULL:-0}" -gt 100
+fabric_ok() { # fabric_ok TAG NODES
+	capture "$1" || return 1
+	python3 "$FABCHECK" --topo "$T/$1.topo" --fts "$T/$1.fts" --links "$T/$1.links" --nodes "$2"
+}
+after() { # after DESCRIPTION NODES: the checks of one change
+	local what=$1 nodes=$2 s0=$3
+	check "$what: swept" wait_for 30 bash -c "[ \$(\"$SMCTL\" --socket '$SM_SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"sweeps\"])') -gt $s0 ]"
+	check "$what: subnet up with $nodes nodes" wait_for 30 up_with "$nodes"
+	check "$what: ftree still routes ($(js routing_engine))" test "$(js routing_engine)" = ftree
+	check "$what: every host reaches every host, no dead link crossed" fabric_ok "$(echo "$what" | tr -c 'a-z0-9\n' _)" "$nodes"
+}
+
+# an inter-switch link: a leaf's uplink
+S0=$(js sweeps)
+sim_cmd 'Unlink "sw-L1-0"[5]'
+after "leaf uplink lost" "$N" "$S0"
+check "leaf uplink lost: the routes were kept where intact ($(js last_route_keep))" \
+	test "$(js "last_route_keep['kept'] and last_route_keep['moved'] * 5 < last_route_keep['fresh_moved']")" = True
+B=$(js last_sweep_lft_blocks)
+check "leaf uplink lost: $B LFT blocks written, a part of a full programming's $FULL" \
+	test "$B" -gt 0 -a $((B * 100)) -lt $((FULL * 40))
+check "leaf uplink lost: the log names both ends" \
+	grep -qE 'link down: switch "sw-L1-0" 0x[0-9a-f]+ port 5 -- switch "sw-L2-[0-9]+" 0x[0-9a-f]+ port [0-9]+|link down: switch "sw-L2-[0-9]+" 0x[0-9a-f]+ port [0-9]+ -- switch "sw-L1-0" 0x[0-9a-f]+ port 5' "$T/smd.err"
+check "leaf uplink lost: the log says what was kept" grep -q "re-route kept what is intact" "$T/smd.err"
+
+# a whole spine switch
+S0=$(js sweeps)
+PORTS=$(sed -n '/"sw-L3-0"/,/^$/p' "$T/ft.net" | sed -n 's/^\[\([0-9]*\)\].*/\1/p')
+for p in $PORTS; do echo "Unlink \"sw-L3-0\"[$p]" >&7; done
+sleep 0.5
+after "spine lost" $((N - 1)) "$S0"
+check "spine lost: routes kept where intact ($(js last_route_keep))" \
+	test "$(js "last_route_keep['kept'] and last_route_keep['moved'] < last_route_keep['fresh_moved']")" = True
+
+# both back: nothing broke, so the fresh routes are taken and the links are used again
+S0=$(js sweeps)
+sim_cmd 'ReLink "sw-L1-0"[5]'
+for p in $PORTS; do echo "ReLink \"sw-L3-0\"[$p]" >&7; done
+sleep 0.5
+after "links back" "$N" "$S0"
+check "links back: re-balanced onto them" wait_for 20 grep -q "nothing broke: re-balanced onto what came back" "$T/smd.err"
+check "the daemon is still answering" bash -c "'$SMCTL' --socket '$SM_SOCK' status >/dev/null"
+check "SIGTERM stops it cleanly" sm_stop
+finish
