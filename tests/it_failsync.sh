@@ -109,6 +109,11 @@ G2=$(guid_of A ca-2)
 G3=$(guid_of A ca-3)
 G4=$(guid_of A ca-4)
 check "B holds A's state: 2 groups, 1 service" wait_for 10 test "$(held)" = "('$GA', 2, 1)"
+log "document: $(python3 -c '
+import sys, time, urllib.request
+t = time.time()
+b = urllib.request.urlopen(urllib.request.Request(sys.argv[1], headers={"X-Ibsmd-SM-Key": sys.argv[2]}), timeout=3).read()
+print("%d bytes in %.1f ms" % (len(b), (time.time() - t) * 1e3))' "http://127.0.0.1:$PA/ibsmd/sync/v1" $KEY)"
 sim_run 60 dump_fts -M >"$T/mft.before" 2>/dev/null
 check "dump_fts -M reads MLID $MLID before" grep -qi "$MLID" "$T/mft.before"
 
@@ -135,9 +140,14 @@ check "B counts the refusals" test "$(field B 'j["sync"]["rejected"] >= 5')" = T
 
 # ---- kill -9 of the master: B carries the state over --------------------------------
 sleep 0.7
+t0=$(date +%s.%N)
 smd_kill A KILL
 check "B is MASTER" wait_for 10 state_is B MASTER
+t=$(python3 -c "print(round($(field B 'j["state_since"]') - $t0, 3))")
+check "B is MASTER $t s after the kill (within 2 s)" python3 -c "import sys; sys.exit(not $t <= 2.0)"
 wait_for 15 subnet_up B || fail "B brings the subnet up"
+log "B: $(field B 'j["sync"]["last_takeover"]')"
+log "B: subnet up, last sweep $(field B 'j["last_sweep_ms"]') ms, $(field B 'j["last_sweep_sets"]') SMPs set"
 check "B logged the state carried" grep -q 'sync: takeover: carried generation .* 2 groups (3 members), 1 services' "$T/B.err"
 check "the test group answered with the same MLID ($MLID)" test "$(group_mlid $MG)" = "$MLID"
 check "the IPoIB broadcast group at 0xc000" test "$(group_mlid $BC)" = 0xc000
