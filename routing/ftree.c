@@ -11,7 +11,13 @@
  *  - every switch, spines included, gets a route to every LID, switch LIDs
  *    too, and every route is minimal;
  *  - a tree OpenSM would call irregular is routed, not refused, as long as
- *    every leaf has an up/down path to every switch.
+ *    every leaf has an up/down path to every other leaf; a leaf without one
+ *    to a switch above the leaves (a missing link: a leaf cut off from one
+ *    middle switch of its pod) reaches that switch's own LID by a detour.
+ *    That is management traffic only, and the one place where a route
+ *    turns down then up from a leaf: with CA traffic it may close a credit
+ *    loop on VL 0 (test_engines counts how often on random layered graphs:
+ *    2 in 400).  CA-to-CA traffic stays up*down*.
  *
  * For each destination switch t (in GUID order), U[y] is the length of the
  * shortest up*down* path from y to t: level(y) - level(t) for t's ancestors

@@ -540,3 +540,38 @@ const struct sa_attr sa_inform_attrs[] = {
 };
 
 const unsigned sa_inform_n_attrs = sizeof(sa_inform_attrs) / sizeof(sa_inform_attrs[0]);
+
+/* ---- state sync (sa/syncdoc.c) ------------------------------------------------------- */
+
+size_t sa_inform_count(const struct sa_inform_db *db)
+{
+	return db ? db->n_subs : 0;
+}
+
+void sa_inform_export(const struct sa_inform_db *db, size_t i, struct sa_inform_image *ret)
+{
+	const struct inform_sub *s = &db->subs[i];
+
+	ret->port_guid = s->port_guid;
+	ret->qpn = s->qpn;
+	ret->sl = s->sl;
+	memcpy(ret->ii, s->ii, SA_II_SIZE);
+}
+
+int sa_inform_restore(struct sa_inform_db *db, const struct sa_inform_image *im)
+{
+	struct inform_sub *s;
+
+	if (!im->port_guid || im->qpn > 0xffffff || im->sl > 15)
+		return -EINVAL;
+	if (inform_find(db, im->port_guid, im->qpn, im->ii) >= 0)
+		return -EEXIST;
+	s = inform_add(db, im->port_guid);
+	if (!s)
+		return -ENOSPC;
+	s->qpn = im->qpn;
+	s->sl = im->sl;
+	memcpy(s->ii, im->ii, SA_II_SIZE);
+	ii_set(s->ii, SA_II_QPN, im->qpn);
+	return 0;
+}

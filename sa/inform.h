@@ -10,6 +10,7 @@
 #define IBSMD_SA_INFORM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fabric/snapshot.h"
@@ -58,5 +59,27 @@ struct sa_inform_db *sa_informs(const struct sa *sa);
  * 0, or -ENOBUFS when some could not be queued (counted in reports_dropped).
  */
 int sa_inform_report_mcast(struct sa *sa, const uint8_t mgid[16], uint16_t mlid, bool created);
+
+/*
+ * State sync (sa/syncdoc.c): a subscription as a standby carries it.  The
+ * Enum is not carried: a restored subscription takes its port's lowest free
+ * one, as a new one does.
+ */
+struct sa_inform_image {
+	uint64_t port_guid; /* the subscriber */
+	uint32_t qpn;	    /* where its Reports go (24 bits) */
+	uint8_t sl;
+	uint8_t ii[SA_II_SIZE]; /* the InformInfo as subscribed */
+};
+
+/* Subscriptions i = 0 .. count - 1 (NULL: 0), in no particular order. */
+size_t sa_inform_count(const struct sa_inform_db *db);
+void sa_inform_export(const struct sa_inform_db *db, size_t i, struct sa_inform_image *ret);
+/*
+ * Add a subscription carried from another SM: 0, -EEXIST (the same
+ * subscriber, QP and selectors are subscribed), -ENOSPC (INFORM_MAX or
+ * INFORM_PER_PORT_MAX), -EINVAL (GUID 0, QPN past 24 bits, SL past 15).
+ */
+int sa_inform_restore(struct sa_inform_db *db, const struct sa_inform_image *im);
 
 #endif

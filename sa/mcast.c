@@ -923,3 +923,53 @@ int mcast_add_ipoib_broadcast(struct mcast_db *db, uint8_t rate, uint8_t sl,
 
 	return mcast_add_well_known(db, mcast_ipoib_broadcast_mgid, &p, ret);
 }
+
+/* ---- state sync --------------------------------------------------------------------- */
+
+int mcast_restore(struct mcast_db *db, const uint8_t mgid[16], uint16_t mlid,
+		  const struct mcast_params *p, bool well_known, const struct mcast_member *members,
+		  size_t n_members)
+{
+	struct mcast_group *g = mgid_lookup(db, mgid);
+	bool full = well_known, created = false;
+
+	if (mlid < MCAST_MLID_FIRST || mlid > MCAST_MLID_LAST || mgid[0] != 0xff)
+		return -EINVAL;
+	for (size_t i = 0; i < n_members; i++) {
+		if (!mcast_gid_guid(members[i].port_gid) || !members[i].join_state ||
+		    (members[i].join_state & ~MCAST_JOIN_MASK))
+			return -EINVAL;
+		full |= (members[i].join_state & MCAST_FULL) != 0;
+	}
+	if (g && g->mlid != mlid)
+		return -EEXIST;
+	if (!g) {
+		if (!full)
+			return -EINVAL;
+		if (!mlid_is_free(db, mlid))
+			return -EEXIST;
+		g = group_new(db, mgid, mlid, p);
+		if (!g)
+			return -ENOMEM;
+		g->well_known = well_known;
+		created = true;
+	}
+	for (size_t i = 0; i < n_members; i++) {
+		const struct mcast_member *m = &members[i];
+		long j = member_lookup(g, mcast_gid_guid(m->port_gid));
+
+		if (j >= 0) {
+			struct mcast_member *have = &g->members[j];
+
+			if (!(have->join_state & MCAST_FULL) && (m->join_state & MCAST_FULL))
+				g->full_members++;
+			have->join_state |= m->join_state;
+		} else if (member_add(db, g, m->port_gid, m->join_state, m->proxy) < 0) {
+			if (created && !g->n_members)
+				group_delete(db, g);
+			return -ENOMEM;
+		}
+	}
+	hook_run(&db->hooks.changed, g);
+	return 0;
+}

@@ -240,6 +240,25 @@ int mcast_add_well_known(struct mcast_db *db, const uint8_t mgid[16], const stru
 int mcast_add_ipoib_broadcast(struct mcast_db *db, uint8_t rate, uint8_t sl,
 			      const struct mcast_group **ret);
 
+/* ---- state sync (sa/syncdoc.c) ---------------------------------------------- */
+
+/*
+ * A group carried from another SM, with its MGID, MLID, parameters and
+ * members as they were there (no join rule is checked again: the other SM
+ * checked them).  When no group has the MGID, it is created at exactly
+ * that MLID (which must be free); when one has and its MLID is mlid (a
+ * well-known group both SMs made), the members it lacks are added and the
+ * JoinState of those it has is OR'ed with theirs.  A non-well-known group
+ * needs a full member.  The changed hooks run once.  0; -EEXIST when the
+ * MGID is another MLID's here or the MLID another group's; -EINVAL (an
+ * MLID out of range, a member with GUID 0 or no JoinState bit, a
+ * non-well-known group with no full member); -ENOMEM (the database is
+ * left as before only for a new group).
+ */
+int mcast_restore(struct mcast_db *db, const uint8_t mgid[16], uint16_t mlid,
+		  const struct mcast_params *p, bool well_known, const struct mcast_member *members,
+		  size_t n_members);
+
 /* ---- lookups --------------------------------------------------------------- */
 
 const struct mcast_group *mcast_find(const struct mcast_db *db, const uint8_t mgid[16]);

@@ -335,3 +335,56 @@ const struct sa_attr sa_service_attrs[] = {
 };
 
 const unsigned sa_service_n_attrs = sizeof(sa_service_attrs) / sizeof(sa_service_attrs[0]);
+
+/* ---- state sync (sa/syncdoc.c) ------------------------------------------------------- */
+
+size_t sa_service_count(const struct sa_service_db *db)
+{
+	return db ? db->n : 0;
+}
+
+bool sa_service_export(const struct sa_service_db *db, size_t i, uint8_t rec[SA_SR_SIZE],
+		       uint64_t *ret_left_ms)
+{
+	const struct service *s = &db->svc[i];
+	uint64_t now = service_now_ms();
+
+	if (service_expired(s, now))
+		return false;
+	memcpy(rec, s->rec, SA_SR_SIZE);
+	*ret_left_ms = s->expires_ms ? s->expires_ms - now : 0;
+	return true;
+}
+
+int sa_service_restore(struct sa_service_db *db, const uint8_t rec[SA_SR_SIZE], uint64_t left_ms)
+{
+	uint64_t now = service_now_ms(), guid = sa_wire_bits_get(rec + SA_SR_GID_OFFS, 64, 64);
+	struct service *s;
+
+	if (!guid)
+		return -EINVAL;
+	if (service_find(db, rec, now) >= 0)
+		return -EEXIST;
+	if (db->n >= SERVICE_MAX)
+		service_purge(db, now);
+	if (db->n >= SERVICE_MAX)
+		return -ENOSPC;
+	if (db->n == db->cap) {
+		unsigned cap = db->cap ? db->cap * 2 : 16;
+		struct service *v = realloc(db->svc, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		db->svc = v;
+		db->cap = cap;
+	}
+	s = &db->svc[db->n++];
+	memcpy(s->rec, rec, SA_SR_SIZE);
+	s->port_guid = guid;
+	s->expires_ms = left_ms ? now + left_ms : 0;
+	if (s->expires_ms) {
+		db->n_finite++;
+		service_arm(db);
+	}
+	return 0;
+}

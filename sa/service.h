@@ -7,7 +7,12 @@
 #ifndef IBSMD_SA_SERVICE_H
 #define IBSMD_SA_SERVICE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "fabric/snapshot.h"
+#include "mad/sa_wire.h"
 #include "sa/sa.h"
 
 #define SERVICE_MAX 4096     /* registered services at most (ERR_NO_RESOURCES beyond) */
@@ -27,5 +32,17 @@ void sa_service_get_stats(const struct sa_service_db *db, struct sa_stats *ret);
 
 /* The SA's database (sa.c). */
 struct sa_service_db *sa_services(const struct sa *sa);
+
+/*
+ * State sync (sa/syncdoc.c).  Services i = 0 .. count - 1 (NULL: 0);
+ * export gives the record as registered and the lease left in ms (0:
+ * infinite), false when it has expired.  restore adds a service carried
+ * from another SM: 0, -EEXIST (its RID is registered), -ENOSPC
+ * (SERVICE_MAX), -EINVAL (a ServiceGID with GUID 0), -ENOMEM.
+ */
+size_t sa_service_count(const struct sa_service_db *db);
+bool sa_service_export(const struct sa_service_db *db, size_t i, uint8_t rec[SA_SR_SIZE],
+		       uint64_t *ret_left_ms);
+int sa_service_restore(struct sa_service_db *db, const uint8_t rec[SA_SR_SIZE], uint64_t left_ms);
 
 #endif

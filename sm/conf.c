@@ -35,8 +35,9 @@ enum conf_type {
 	CONF_INT,
 	CONF_U64,
 	CONF_LEVEL,
-	CONF_BOOL,   /* true|false (also yes|no, on|off, 1|0) */
-	CONF_LISTEN, /* "" or HOST:PORT, [IPv6]:PORT */
+	CONF_BOOL,	  /* true|false (also yes|no, on|off, 1|0) */
+	CONF_LISTEN,	  /* "" or HOST:PORT, [IPv6]:PORT */
+	CONF_LISTEN_LIST, /* "" or a comma list of CONF_LISTEN */
 };
 
 struct conf_key {
@@ -117,6 +118,9 @@ static const struct conf_key conf_keys[] = {
     STR_KEY(http_listen, CONF_LISTEN, "", CONF_RESTART),
     STR_KEY(http_root, CONF_PATH, PKGDATADIR "/web", CONF_RESTART),
     INT_KEY(http_max_clients, 1, 4096, "64", CONF_RESTART),
+    STR_KEY(sync_listen, CONF_LISTEN, "", CONF_RESTART),
+    STR_KEY(sync_peers, CONF_LISTEN_LIST, "", CONF_RESTART),
+    INT_KEY(sync_interval_ms, 100, 60000, "1000", CONF_LIVE_READ),
 };
 
 #define CONF_NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -381,6 +385,36 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 		}
 		memcpy(p, value, len + 1);
 		return 0;
+	case CONF_LISTEN_LIST: {
+		char one[CONF_NAME_MAX];
+		const char *q = value;
+
+		if (len >= k->size) {
+			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
+			return -EINVAL;
+		}
+		while (len && *q) {
+			size_t w = strcspn(q, ",");
+
+			if (w >= sizeof(one)) {
+				snprintf(why, why_len, "an address longer than %zu characters",
+					 sizeof(one) - 1);
+				return -EINVAL;
+			}
+			memcpy(one, q, w);
+			one[w] = 0;
+			if (!conf_is_listen(one)) {
+				snprintf(why, why_len,
+					 "'%s' is not ADDRESS:PORT (e.g. 10.0.0.2:9200 or "
+					 "[fd00::2]:9200)",
+					 one);
+				return -EINVAL;
+			}
+			q += w + (q[w] == ',');
+		}
+		memcpy(p, value, len + 1);
+		return 0;
+	}
 	case CONF_LEVEL:
 		lvl = conf_log_level_from_str(value);
 		if (lvl < 0) {
@@ -628,6 +662,7 @@ static json_t *conf_key_json(const struct sm_conf *c, const struct conf_key *k)
 	case CONF_ENGINE:
 	case CONF_CHAIN:
 	case CONF_LISTEN:
+	case CONF_LISTEN_LIST:
 		return json_string(p);
 	case CONF_INT:
 		return json_integer(*(const int *)p);

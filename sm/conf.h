@@ -60,6 +60,10 @@ struct sm_conf {
 	char http_listen[CONF_NAME_MAX]; /* "ADDR:PORT", "" = off */
 	char http_root[CONF_PATH_MAX];	 /* the web page's static files */
 	int http_max_clients;		 /* connections at once */
+	/* state sync between a master and its standby (sm/sync.c) */
+	char sync_listen[CONF_NAME_MAX]; /* "ADDR:PORT" the master answers on, "" = off */
+	char sync_peers[CONF_CHAIN_MAX]; /* "ADDR:PORT,..." a standby pulls from, "" = off */
+	int sync_interval_ms;		 /* a standby pulls this often */
 };
 
 /* How a key takes effect (see the key table in conf.c). */

@@ -180,6 +180,16 @@ uint16_t lid_db_get(const struct lid_db *db, uint64_t guid)
 	return e ? e->lid : 0;
 }
 
+void lid_db_foreach(const struct lid_db *db,
+		    void (*fn)(void *ctx, uint64_t guid, uint16_t lid, uint8_t lmc), void *ctx)
+{
+	if (!db)
+		return;
+	for (uint32_t i = 0; i < db->cap; i++)
+		if (db->slots[i].guid)
+			fn(ctx, db->slots[i].guid, db->slots[i].lid, db->slots[i].lmc);
+}
+
 int lid_db_set(struct lid_db *db, uint64_t guid, uint16_t base_lid, uint8_t lmc)
 {
 	int r;

@@ -39,6 +39,9 @@ uint16_t lid_db_get(const struct lid_db *db, uint64_t guid);
 /* Record (replacing any earlier entry for guid).  0, -EINVAL, -ENOMEM. */
 int lid_db_set(struct lid_db *db, uint64_t guid, uint16_t base_lid, uint8_t lmc);
 uint32_t lid_db_count(const struct lid_db *db);
+/* Every entry, in no particular order (NULL: none). */
+void lid_db_foreach(const struct lid_db *db,
+		    void (*fn)(void *ctx, uint64_t guid, uint16_t lid, uint8_t lmc), void *ctx);
 
 struct lid_assign_stats {
 	uint32_t from_db;   /* kept the LID the file recorded */

@@ -16,6 +16,7 @@
 #include "mad/wire.h"
 #include "sm/discover.h"
 #include "sm/program.h"
+#include "sa/syncdoc.h"
 
 enum program_op {
 	OP_PORTINFO,
@@ -394,8 +395,14 @@ static void program_port(struct program *pg, const struct routes *r,
 	/* OperationalVLs may only change while the port is not yet armed */
 	if (p->state > PORT_INIT)
 		want.oper_vls = cur.oper_vls;
-	if (!portinfo_differs(&cur, &want))
+	/* a takeover that could not carry the port's SA state: its host registers again */
+	want.client_reregister = 0;
+	if (pn != 0 && !node_is_switch(n) &&
+	    (pp->rereg_all || syncdoc_guid_listed(pp->rereg_guids, pp->n_rereg, p->guid)))
+		want.client_reregister = 1;
+	if (!want.client_reregister && !portinfo_differs(&cur, &want))
 		return;
+	pg->st.rereg += want.client_reregister;
 	/*
 	 * A port in INIT whose link is up can be armed by the same Set: INIT ->
 	 * ARMED needs nothing from the neighbour (IBA 7.2.5), only ARMED ->

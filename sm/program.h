@@ -32,6 +32,7 @@ struct program_stats {
 	uint32_t mft_switches; /* switches that got MFT blocks */
 	uint32_t readbacks;    /* PortInfo Gets after a PortInfo Set failed */
 	uint32_t recovered;    /* of those, the port held what was set: done after all */
+	uint32_t rereg;	       /* PortInfo Sets with ClientReregister */
 };
 
 /*
@@ -54,6 +55,10 @@ struct program_params {
 	const char *engine;		 /* the routing engine, for log lines */
 	bool force;			 /* rewrite every LFT block and VL table (reroute) */
 	const struct program_held *held; /* NULL: switches not in old_r get every block */
+	/* ClientReregister in the PortInfo Set of CA ports (sm/sync.c, a takeover) */
+	bool rereg_all;		     /* every CA port */
+	const uint64_t *rereg_guids; /* else these port GUIDs (sorted) */
+	size_t n_rereg;
 };
 
 /*

@@ -32,7 +32,8 @@ static void route_keep(struct sm *sm, const struct fabric *f, struct routes *r, 
 
 	memset(ks, 0, sizeof(*ks));
 	if (!sm->conf.keep_routes || sm->sched.force_lft || !old || !old->routes ||
-	    (!ftree && strcmp(engine, "minhop")) || strcmp(sm->route.last_engine, engine))
+	    !sm->last.programmed || (!ftree && strcmp(engine, "minhop")) ||
+	    strcmp(sm->route.last_engine, engine))
 		return;
 	routes_keep(old->fabric, old->routes, f, r, ftree,
 		    sm->conf.keep_routes_max_drift_pct / 100.0, ks);

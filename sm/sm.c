@@ -23,6 +23,7 @@
 #include "sm/dump.h"
 #include "sm/changes.h"
 #include "sm/sm.h"
+#include "sm/sync.h"
 #include "sm/smstate.h"
 #include "sm/trap.h"
 
@@ -297,6 +298,9 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 		r = -EINVAL;
 		goto fail;
 	}
+	r = sync_init(sm, err, err_len);
+	if (r < 0)
+		goto fail;
 	r = perfmgr_init(sm);
 	if (r < 0) {
 		snprintf(err, err_len, "out of memory setting up the performance manager");
@@ -517,6 +521,7 @@ int sm_load_roots(struct sm *sm, char *err, size_t err_len)
 void sm_fini(struct sm *sm)
 {
 	sweep_abort(sm);
+	sync_fini(sm);
 	if (sm->sa)
 		sa_set_mcast(sm->sa, NULL); /* the database goes first */
 	mfts_fini(sm);

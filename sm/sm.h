@@ -35,6 +35,7 @@ struct sm;
 struct dispatch;
 struct sa;
 struct perfmgr;
+struct sync;
 
 /*
  * Applies a new value of a CONF_LIVE_APPLY key (sm->conf already holds it,
@@ -111,6 +112,7 @@ struct sm {
 	struct mfts mfts;	  /* the MFTs the switches were given (sm/mfts.c) */
 	struct smstate smstate;	  /* peer SMs, polling, handover (sm/smstate.c) */
 	struct perfmgr *perf;	  /* port counters and unhealthy ports (sm/perfmgr.c) */
+	struct sync *sync;	  /* state sync with the other SM of the pair (sm/sync.c) */
 	struct sm_hooks hooks;
 	uint64_t *roots; /* from conf.updn_roots_file */
 	size_t n_roots;

@@ -18,6 +18,7 @@
 #include "sm/dump.h"
 #include "sm/program.h"
 #include "sm/readback.h"
+#include "sm/sync.h"
 #include "sm/route.h"
 #include "sm/sm.h"
 #include "sm/smstate.h"
@@ -272,6 +273,7 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 	sw->sum.set_recovered += st->recovered;
 	sw->sum.timeouts += st->timeouts;
 	sw->sum.lft_blocks += st->lft_blocks;
+	sw->sum.rereg += st->rereg; /* sm/sync.c */
 	sw->phase++;
 	sweep_step(sw);
 }
@@ -290,9 +292,15 @@ static void phase_batch(struct sweep *sw)
 	}
 	switch (sw->phase) {
 	case SWEEP_PROGRAM: {
-		struct program_params pp = {sm->conf.subnet_prefix, sw->sum.engine,
-					    sm->sched.force_lft, sw->held};
+		struct program_params pp = {sm->conf.subnet_prefix,
+					    sw->sum.engine,
+					    sm->sched.force_lft,
+					    sw->held,
+					    false,
+					    NULL,
+					    0};
 
+		sync_program_params(sm, &pp); /* ClientReregister after a takeover */
 		program_configure(sw->batch, sw->routes, old ? old->fabric : NULL,
 				  old ? old->routes : NULL, &pp);
 		sm->sched.force_lft = false;

@@ -241,8 +241,23 @@ static int checker_dep_add(struct checker_depset *d, uint32_t from, uint32_t to)
 	return 0;
 }
 
+static int checker_cdg(const struct fabric *f, const struct routes *r, int ca_only,
+		       struct checker_cdg_stats *ret_stats, char *msg, size_t msg_len);
+
 int checker_cdg_acyclic(const struct fabric *f, const struct routes *r,
 			struct checker_cdg_stats *ret_stats, char *msg, size_t msg_len)
+{
+	return checker_cdg(f, r, 0, ret_stats, msg, msg_len);
+}
+
+int checker_cdg_acyclic_cas(const struct fabric *f, const struct routes *r,
+			    struct checker_cdg_stats *ret_stats, char *msg, size_t msg_len)
+{
+	return checker_cdg(f, r, 1, ret_stats, msg, msg_len);
+}
+
+static int checker_cdg(const struct fabric *f, const struct routes *r, int ca_only,
+		       struct checker_cdg_stats *ret_stats, char *msg, size_t msg_len)
 {
 	struct checker_cdg_stats st = {0};
 	struct checker_depset deps = {0};
@@ -297,7 +312,8 @@ int checker_cdg_acyclic(const struct fabric *f, const struct routes *r,
 			uint32_t cur = i, hops = 0, first = UINT32_MAX, prev = UINT32_MAX;
 			uint8_t sl = 0;
 
-			if (map.node[l] == FABRIC_NO_NODE)
+			if (map.node[l] == FABRIC_NO_NODE ||
+			    (ca_only && node_is_switch(&f->nodes[map.node[l]])))
 				continue;
 			if (nvl > 1)
 				sl = routes_path_sl(r, f, &map, rep_lid, (uint16_t)l);

@@ -54,6 +54,13 @@ void checker_assert_sound(const struct fabric *f, const struct routes *r, unsign
 
 int checker_cdg_acyclic(const struct fabric *f, const struct routes *r,
 			struct checker_cdg_stats *ret_stats, char *msg, size_t msg_len);
+/*
+ * The same for the traffic between CAs only (destinations that are CA
+ * ports): what must be free of credit loops when an engine routes switch
+ * LIDs (management traffic) by a documented detour.
+ */
+int checker_cdg_acyclic_cas(const struct fabric *f, const struct routes *r,
+			    struct checker_cdg_stats *ret_stats, char *msg, size_t msg_len);
 
 /* One link of a walk: the node the packet leaves and its egress port. */
 struct checker_hop {

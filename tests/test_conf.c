@@ -166,6 +166,10 @@ static void test_errors(void)
 	    {"http_listen = [::1:9100", "not ADDRESS:PORT"},
 	    {"http_listen = a b:80", "not ADDRESS:PORT"},
 	    {"http_root = web", "not an absolute path"},
+	    {"sync_peers = 10.0.0.2:9200,10.0.0.3", "'10.0.0.3' is not ADDRESS:PORT"},
+	    {"sync_peers = 10.0.0.2", "not ADDRESS:PORT"},
+	    {"sync_listen = 127.0.0.1:0", "not ADDRESS:PORT"},
+	    {"sync_interval_ms = 50", "out of range 100..60000"},
 	    {"log_level = debug", "duplicate key 'log_level' (first set on line 2)"},
 	    {"socket_path = "
 	     "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -385,7 +389,11 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 36);
+	CU_ASSERT_EQUAL(json_object_size(j), 39);
+	/* state sync is off by default */
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "sync_listen")), "");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "sync_peers")), "");
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "sync_interval_ms")), 1000);
 	/* the SM_Key is never shown; the failover keys have their defaults */
 	CU_ASSERT(json_object_get(j, "sm_key") == NULL);
 	CU_ASSERT_EQUAL(c.sm_key, 1);

@@ -14,6 +14,7 @@
 #include "fabric/topo.h"
 #include "lib/log.h"
 #include "sa/sa.h"
+#include "sm/sync.h"
 #include "ui/api_int.h"
 
 #define API_ROUTE_MAX_HOPS 64
@@ -249,6 +250,7 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 		json_object_set_new(*ret, "sm_key", json_string(api_sm_key_str(sm->conf.sm_key)));
 		json_object_set_new(*ret, "peers", api_peers_json(sm));
 		json_object_set_new(*ret, "failover", api_failover_json(sm));
+		json_object_set_new(*ret, "sync", sync_status_json(sm));
 		json_object_set_new(*ret, "guid2lid_pending", json_boolean(sm->lid_save.owed));
 		json_object_set_new(*ret, "trap_actions", api_trap_actions_json(sm));
 		json_object_set_new(

@@ -14,6 +14,7 @@
 
 #include "fabric/names.h"
 #include "sm/perfmgr.h"
+#include "sm/sync.h"
 #include "ui/api_int.h"
 #include "ui/http.h"
 
@@ -274,6 +275,35 @@ char *metrics_text(struct api *api, size_t *ret_len)
 	metrics_one(b, "ibsmd_sminfo_sets_refused_total", "counter",
 		    "SMInfo Sets refused (SM_Key, sender, state).",
 		    (double)sm->smstate.sets_refused);
+	{
+		struct sync_stats ss;
+
+		sync_get_stats(sm, &ss);
+		metrics_one(b, "ibsmd_sync_pulls_total", "counter",
+			    "State documents asked of the master (standby).", (double)ss.pulls);
+		metrics_one(b, "ibsmd_sync_accepted_total", "counter",
+			    "State documents taken from the master (standby).",
+			    (double)ss.accepted);
+		metrics_one(b, "ibsmd_sync_rejected_total", "counter",
+			    "Pulls that failed or whose document was refused (standby).",
+			    (double)ss.rejected);
+		metrics_one(b, "ibsmd_sync_served_total", "counter",
+			    "State documents served to a standby (master).", (double)ss.served);
+		metrics_one(b, "ibsmd_sync_refused_total", "counter",
+			    "Sync requests refused (wrong SM_Key, not a sync request).",
+			    (double)ss.refused);
+		metrics_one(b, "ibsmd_sync_age_seconds", "gauge",
+			    "Age of the master's state held (standby), -1 without one.",
+			    ss.age_ms < 0 ? -1 : ss.age_ms / 1000);
+		metrics_one(b, "ibsmd_sync_takeovers_carried_total", "counter",
+			    "Takeovers that carried the master's SA state.", (double)ss.carried);
+		metrics_one(
+		    b, "ibsmd_sync_takeovers_rereg_total", "counter",
+		    "Takeovers that could not, and set ClientReregister on every host port.",
+		    (double)ss.rereg_all);
+		metrics_one(b, "ibsmd_client_reregister_total", "counter",
+			    "PortInfo Sets with ClientReregister.", (double)ss.rereg_ports);
+	}
 	if (sm->mcast) {
 		metrics_one(b, "ibsmd_mcast_groups", "gauge", "Multicast groups.",
 			    (double)mcast_group_count(sm->mcast));

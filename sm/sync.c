@@ -1,0 +1,700 @@
+/*
+ * State sync between a master and its standby (see sync.h): the master's
+ * HTTP endpoint, the standby's pulls, and the merge at a takeover.
+ *
+ * The master builds the document for every request (O(state): a few ms
+ * for thousands of members).  Its generation starts at the daemon's start
+ * time in microseconds (so a restarted master's documents stay newer) and
+ * goes up by one whenever the state it encodes changes (leases running down
+ * are no change).  The standby keeps the newest document of its master
+ * decoded, and merges it only when it takes over: while it stands by, its
+ * own databases stay as they were (an SA of a standby answers nobody).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#include "lib/log.h"
+#include "sa/sa.h"
+#include "sa/syncdoc.h"
+#include "sm/lid.h"
+#include "sm/program.h"
+#include "sm/sm.h"
+#include "sm/sweep.h"
+#include "sm/sync.h"
+
+struct sync_peer {
+	struct sync *sy;
+	char host[CONF_NAME_MAX];
+	char name[CONF_NAME_MAX]; /* as configured, for logs */
+	uint16_t port;
+	struct evhttp_connection *conn;
+	bool inflight;
+	double last_ok_wall;
+	uint64_t errors;
+};
+
+struct sync {
+	struct sm *sm;
+	/* master: the endpoint */
+	struct evhttp *http;
+	char *last_cmp; /* the document last served, leases zeroed: what changes the generation */
+	uint64_t gen;
+	uint64_t served, refused;
+	/* standby: the pulls */
+	struct sync_peer peers[SYNC_MAX_PEERS];
+	unsigned n_peers;
+	struct event *timer;
+	struct syncdoc *doc; /* the newest document of the master, decoded */
+	double doc_ms, doc_wall;
+	char doc_peer[CONF_NAME_MAX];
+	uint64_t pulls, accepted, rejected;
+	char last_error[CONF_NAME_MAX + 208];
+	double last_error_wall;
+	uint64_t polled_master; /* the master the standby polled last */
+	bool was_standby;
+	/* the takeover */
+	bool rereg_pending, rereg_all;
+	uint64_t *rereg_guids;
+	size_t n_rereg;
+	uint64_t carried, rereg_takeovers, rereg_ports;
+	char last_takeover[256];
+};
+
+static double now_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double now_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+unsigned sync_max_age_ms(const struct sm *sm)
+{
+	/* two pulls missed, plus the time the standby took to find the master dead */
+	return 2u * (unsigned)sm->conf.sync_interval_ms +
+	       (unsigned)(sm->conf.sminfo_poll_interval_ms * (sm->conf.sminfo_poll_count + 1)) +
+	       SYNC_TIMEOUT_MS;
+}
+
+/* "HOST:PORT" or "[V6]:PORT" into host and port; false when malformed. */
+static bool sync_split(const char *s, char *host, size_t host_len, uint16_t *port)
+{
+	const char *colon = strrchr(s, ':');
+	const char *h = s;
+	size_t n;
+	char *end;
+	long p;
+
+	if (!colon)
+		return false;
+	n = (size_t)(colon - s);
+	if (s[0] == '[') {
+		if (n < 2 || s[n - 1] != ']')
+			return false;
+		h = s + 1;
+		n -= 2;
+	}
+	if (!n || n >= host_len)
+		return false;
+	memcpy(host, h, n);
+	host[n] = 0;
+	p = strtol(colon + 1, &end, 10);
+	if (*end || p < 1 || p > 65535)
+		return false;
+	*port = (uint16_t)p;
+	return true;
+}
+
+static bool sync_key_ok(const struct sm *sm, const char *v)
+{
+	char *end;
+	unsigned long long k;
+
+	if (!v || !*v)
+		return false;
+	errno = 0;
+	k = strtoull(v, &end, 16);
+	return !errno && !*end && k == sm->conf.sm_key;
+}
+
+/* ---- the master's endpoint ------------------------------------------------------ */
+
+struct lid_collect {
+	struct syncdoc_lid *v;
+	size_t n, cap;
+	bool nomem;
+};
+
+static void lid_collect_one(void *ctx, uint64_t guid, uint16_t lid, uint8_t lmc)
+{
+	struct lid_collect *lc = ctx;
+
+	if (lc->nomem || lc->n >= SYNCDOC_MAX_LIDS)
+		return;
+	if (lc->n == lc->cap) {
+		size_t cap = lc->cap ? lc->cap * 2 : 64;
+		struct syncdoc_lid *v = realloc(lc->v, cap * sizeof(*v));
+
+		if (!v) {
+			lc->nomem = true;
+			return;
+		}
+		lc->v = v;
+		lc->cap = cap;
+	}
+	lc->v[lc->n++] = (struct syncdoc_lid){guid, lid, lmc};
+}
+
+/* The document as served, NULL on ENOMEM; bumps the generation when the state changed. */
+static char *sync_document(struct sync *sy, size_t *ret_len)
+{
+	struct sm *sm = sy->sm;
+	struct lid_collect lc = {0};
+	json_t *full = NULL, *copy = NULL, *s;
+	char *cmp = NULL, *body = NULL;
+	size_t i;
+
+	lid_db_foreach(sm->lids, lid_collect_one, &lc);
+	if (lc.nomem)
+		goto out;
+	full = syncdoc_encode(sm->port_guid, 0, sm->mcast, sm->sa ? sa_services(sm->sa) : NULL,
+			      sm->sa ? sa_informs(sm->sa) : NULL, lc.v, lc.n);
+	/* what the generation follows: the document without its leases' countdown */
+	copy = full ? json_deep_copy(full) : NULL;
+	if (!copy)
+		goto out;
+	json_array_foreach (json_object_get(copy, "services"), i, s)
+		json_object_set_new(s, "lease_left_ms", json_integer(0));
+	cmp = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!cmp)
+		goto out;
+	if (!sy->last_cmp || strcmp(cmp, sy->last_cmp)) {
+		sy->gen++;
+		free(sy->last_cmp);
+		sy->last_cmp = cmp;
+		cmp = NULL;
+	}
+	json_object_set_new(full, "generation", json_integer((json_int_t)sy->gen));
+	body = json_dumps(full, JSON_COMPACT);
+	if (body)
+		*ret_len = strlen(body);
+out:
+	json_decref(copy);
+	json_decref(full);
+	free(cmp);
+	free(lc.v);
+	return body;
+}
+
+static void sync_reply_text(struct evhttp_request *req, int code, const char *reason,
+			    const char *text)
+{
+	struct evbuffer *b = evbuffer_new();
+
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "text/plain");
+	if (b)
+		evbuffer_add_printf(b, "%s\n", text);
+	evhttp_send_reply(req, code, reason, b);
+	if (b)
+		evbuffer_free(b);
+}
+
+static void sync_serve(struct evhttp_request *req, void *arg)
+{
+	struct sync *sy = arg;
+	struct sm *sm = sy->sm;
+	struct evhttp_connection *ec = evhttp_request_get_connection(req);
+	const char *uri = evhttp_request_get_uri(req), *key;
+	char *peer = NULL;
+	ev_uint16_t pport = 0;
+	struct evbuffer *b;
+	char *body;
+	size_t len = 0;
+
+	if (ec)
+		evhttp_connection_get_peer(ec, &peer, &pport);
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET || !uri || strcmp(uri, SYNC_PATH)) {
+		sy->refused++;
+		sync_reply_text(req, HTTP_NOTFOUND, "Not Found", "not a sync request");
+		return;
+	}
+	key = evhttp_find_header(evhttp_request_get_input_headers(req), SYNC_KEY_HEADER);
+	if (!sync_key_ok(sm, key)) {
+		sy->refused++;
+		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
+				"sync: request from %s:%u refused: %s SM_Key", peer ? peer : "?",
+				pport, key ? "wrong" : "no");
+		sync_reply_text(req, 403, "Forbidden", "wrong SM_Key");
+		return;
+	}
+	if (sm->state != SM_MASTER) {
+		sync_reply_text(req, 503, "Service Unavailable", "not the master");
+		return;
+	}
+	body = sync_document(sy, &len);
+	b = body ? evbuffer_new() : NULL;
+	if (!b || evbuffer_add_reference(b, body, len, NULL, NULL) < 0) {
+		if (b)
+			evbuffer_free(b);
+		free(body);
+		sync_reply_text(req, HTTP_INTERNAL, "Internal Server Error", "out of memory");
+		return;
+	}
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+			  "application/json");
+	evhttp_send_reply(req, HTTP_OK, "OK", b); /* copies the body out */
+	evbuffer_free(b);
+	free(body);
+	sy->served++;
+	log_debug(LOG_CAT_SWEEP, "sync: document generation %" PRIu64 " (%zu bytes) to %s:%u",
+		  sy->gen, len, peer ? peer : "?", pport);
+}
+
+static int sync_listen(struct sync *sy, char *err, size_t err_len)
+{
+	struct sm *sm = sy->sm;
+	char host[CONF_NAME_MAX];
+	uint16_t port;
+
+	if (!sync_split(sm->conf.sync_listen, host, sizeof(host), &port)) {
+		snprintf(err, err_len, "sync_listen: '%s' is not ADDRESS:PORT",
+			 sm->conf.sync_listen);
+		return -EINVAL;
+	}
+	sy->http = evhttp_new(sm->base);
+	if (!sy->http) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	evhttp_set_allowed_methods(sy->http, EVHTTP_REQ_GET);
+	evhttp_set_max_headers_size(sy->http, 8192);
+	evhttp_set_max_body_size(sy->http, 0);
+	evhttp_set_timeout(sy->http, SYNC_TIMEOUT_MS / 1000 + 1);
+	evhttp_set_gencb(sy->http, sync_serve, sy);
+	if (evhttp_bind_socket(sy->http, host, port) < 0) {
+		snprintf(err, err_len, "sync_listen %s: cannot listen: %s", sm->conf.sync_listen,
+			 strerror(errno));
+		return -EADDRNOTAVAIL;
+	}
+	log_info("sync: serving the SA state on %s (not encrypted: keep it on a management "
+		 "network)",
+		 sm->conf.sync_listen);
+	return 0;
+}
+
+/* ---- the standby's pulls ------------------------------------------------------ */
+
+static void sync_refuse(struct sync *sy, struct sync_peer *p, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void sync_refuse(struct sync *sy, struct sync_peer *p, const char *fmt, ...)
+{
+	char why[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	sy->rejected++;
+	p->errors++;
+	snprintf(sy->last_error, sizeof(sy->last_error), "%s: %s", p->name, why);
+	sy->last_error_wall = now_wall();
+	log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, "sync: document from %s refused: %s", p->name,
+			why);
+}
+
+static void sync_got(struct evhttp_request *req, void *arg)
+{
+	struct sync_peer *p = arg;
+	struct sync *sy = p->sy;
+	struct sm *sm = sy->sm;
+	struct evbuffer *in;
+	struct syncdoc *doc = NULL;
+	char err[200];
+	size_t len;
+	const char *buf;
+	int code, r;
+
+	p->inflight = false;
+	code = req ? evhttp_request_get_response_code(req) : 0;
+	if (!req || !code) {
+		sync_refuse(sy, p, "no answer (refused, timed out, or over %u bytes)",
+			    SYNCDOC_MAX_BYTES);
+		return;
+	}
+	if (code != HTTP_OK) {
+		if (code == 503)
+			return; /* a standby itself: not the one to pull from */
+		sync_refuse(sy, p, "HTTP %d%s", code, code == 403 ? " (wrong SM_Key)" : "");
+		return;
+	}
+	if (sm->state != SM_STANDBY)
+		return;
+	in = evhttp_request_get_input_buffer(req);
+	len = evbuffer_get_length(in);
+	if (len > SYNCDOC_MAX_BYTES) {
+		sync_refuse(sy, p, "%zu bytes, at most %u", len, SYNCDOC_MAX_BYTES);
+		return;
+	}
+	buf = (const char *)evbuffer_pullup(in, -1);
+	if (!buf && len) {
+		sync_refuse(sy, p, "out of memory");
+		return;
+	}
+	r = syncdoc_decode(buf ? buf : "", len, &doc, err, sizeof(err));
+	if (r < 0) {
+		sync_refuse(sy, p, "%s", err);
+		return;
+	}
+	if (doc->sm_guid != sm->smstate.master_guid) {
+		sync_refuse(sy, p, "it is SM 0x%016" PRIx64 "'s, the master is 0x%016" PRIx64,
+			    doc->sm_guid, sm->smstate.master_guid);
+		syncdoc_free(doc);
+		return;
+	}
+	if (sy->doc && sy->doc->sm_guid == doc->sm_guid && doc->generation < sy->doc->generation) {
+		sync_refuse(sy, p, "generation %" PRIu64 " is older than %" PRIu64 " held",
+			    doc->generation, sy->doc->generation);
+		syncdoc_free(doc);
+		return;
+	}
+	if (!sy->doc || sy->doc->generation != doc->generation || sy->doc->sm_guid != doc->sm_guid)
+		log_msg(LOG_CAT_SWEEP, sy->doc ? LOG_DEBUG : LOG_INFO,
+			"sync: state of master 0x%016" PRIx64 " generation %" PRIu64
+			" from %s: %zu groups, %zu services, %zu subscriptions, %zu LIDs",
+			doc->sm_guid, doc->generation, p->name, doc->n_groups, doc->n_services,
+			doc->n_informs, doc->n_lids);
+	syncdoc_free(sy->doc);
+	sy->doc = doc;
+	sy->doc_ms = now_mono_ms();
+	sy->doc_wall = now_wall();
+	snprintf(sy->doc_peer, sizeof(sy->doc_peer), "%s", p->name);
+	sy->accepted++;
+	p->last_ok_wall = sy->doc_wall;
+}
+
+static void sync_pull(struct sync *sy, struct sync_peer *p)
+{
+	struct sm *sm = sy->sm;
+	struct evhttp_request *req;
+	char key[24];
+	struct timeval tv = {SYNC_TIMEOUT_MS / 1000, (SYNC_TIMEOUT_MS % 1000) * 1000};
+
+	if (p->inflight)
+		return;
+	if (!p->conn) {
+		p->conn = evhttp_connection_base_new(sm->base, NULL, p->host, p->port);
+		if (!p->conn)
+			return;
+		evhttp_connection_set_timeout_tv(p->conn, &tv);
+		evhttp_connection_set_max_body_size(p->conn, SYNCDOC_MAX_BYTES);
+		evhttp_connection_set_max_headers_size(p->conn, 8192);
+		evhttp_connection_set_retries(p->conn, 0);
+	}
+	req = evhttp_request_new(sync_got, p);
+	if (!req)
+		return;
+	snprintf(key, sizeof(key), "0x%016" PRIx64, sm->conf.sm_key);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Host", p->host);
+	evhttp_add_header(evhttp_request_get_output_headers(req), SYNC_KEY_HEADER, key);
+	if (evhttp_make_request(p->conn, req, EVHTTP_REQ_GET, SYNC_PATH) < 0)
+		return; /* the request is freed by evhttp */
+	p->inflight = true;
+	sy->pulls++;
+}
+
+static void sync_arm(struct sync *sy)
+{
+	int ms = sy->sm->conf.sync_interval_ms;
+	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+
+	if (sy->timer)
+		evtimer_add(sy->timer, &tv);
+}
+
+static void sync_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct sync *sy = arg;
+	struct sm *sm = sy->sm;
+
+	(void)fd;
+	(void)what;
+	if (sm->state == SM_STANDBY && sm->smstate.master_guid) {
+		sy->polled_master = sm->smstate.master_guid;
+		for (unsigned i = 0; i < sy->n_peers; i++)
+			sync_pull(sy, &sy->peers[i]);
+	}
+	sync_arm(sy);
+}
+
+/* ---- the takeover ------------------------------------------------------------------ */
+
+static void sync_takeover(struct sync *sy)
+{
+	struct sm *sm = sy->sm;
+	struct syncdoc_apply_stats st;
+	double age = sy->doc ? now_mono_ms() - sy->doc_ms : -1;
+	size_t lids = 0;
+
+	free(sy->rereg_guids);
+	sy->rereg_guids = NULL;
+	sy->n_rereg = 0;
+	sy->rereg_pending = true;
+	sy->rereg_all = true;
+	if (!sy->n_peers) {
+		snprintf(sy->last_takeover, sizeof(sy->last_takeover),
+			 "sync is off (no sync_peers): ClientReregister on every host port");
+	} else if (!sy->doc) {
+		snprintf(sy->last_takeover, sizeof(sy->last_takeover),
+			 "no state of the master was ever received: ClientReregister on every "
+			 "host port");
+	} else if (sy->doc->sm_guid != sy->polled_master) {
+		snprintf(sy->last_takeover, sizeof(sy->last_takeover),
+			 "the state held is SM 0x%016" PRIx64 "'s, not the master's 0x%016" PRIx64
+			 ": ClientReregister on every host port",
+			 sy->doc->sm_guid, sy->polled_master);
+	} else if (age > sync_max_age_ms(sm)) {
+		snprintf(sy->last_takeover, sizeof(sy->last_takeover),
+			 "the state held is %.0f ms old (at most %u): ClientReregister on every "
+			 "host port",
+			 age, sync_max_age_ms(sm));
+	} else {
+		int r = syncdoc_apply(sy->doc, sm->mcast, sm->sa ? sa_services(sm->sa) : NULL,
+				      sm->sa ? sa_informs(sm->sa) : NULL, &st);
+
+		for (size_t i = 0; i < sy->doc->n_lids; i++) {
+			const struct syncdoc_lid *l = &sy->doc->lids[i];
+
+			if (!lid_db_get(sm->lids, l->guid) &&
+			    lid_db_set(sm->lids, l->guid, l->lid, l->lmc) == 0)
+				lids++;
+		}
+		if (lids)
+			sm_save_lids(sm);
+		sy->rereg_all = r < 0;
+		sy->rereg_guids = st.not_carried;
+		sy->n_rereg = st.n_not_carried;
+		sy->carried++;
+		snprintf(sy->last_takeover, sizeof(sy->last_takeover),
+			 "carried generation %" PRIu64 " of 0x%016" PRIx64
+			 " (%.0f ms old): %zu groups (%zu members), %zu services, %zu "
+			 "subscriptions, %zu LIDs; %zu groups, %zu services, %zu subscriptions "
+			 "not carried, ClientReregister on %s%zu ports",
+			 sy->doc->generation, sy->doc->sm_guid, age, st.groups, st.members,
+			 st.services, st.informs, lids, st.groups_failed, st.services_failed,
+			 st.informs_failed, r < 0 ? "every host port (out of memory), " : "",
+			 st.n_not_carried);
+	}
+	if (sy->rereg_all)
+		sy->rereg_takeovers++;
+	log_msg(LOG_CAT_SWEEP, sy->rereg_all ? LOG_WARNING : LOG_INFO, "sync: takeover: %s",
+		sy->last_takeover);
+	syncdoc_free(sy->doc);
+	sy->doc = NULL;
+}
+
+static void sync_on_state(void *ctx, const void *data)
+{
+	struct sync *sy = ctx;
+	const struct sm_state_change *c = data;
+
+	if (c->to == SM_STANDBY) {
+		sy->was_standby = true;
+		return;
+	}
+	if (c->to != SM_MASTER)
+		return;
+	if (sy->was_standby)
+		sync_takeover(sy);
+	sy->was_standby = false;
+}
+
+static void sync_on_sweep_done(void *ctx, const void *data)
+{
+	struct sync *sy = ctx;
+	const struct sweep_summary *s = data;
+
+	sy->rereg_ports += s->rereg;
+}
+
+void sync_program_params(struct sm *sm, struct program_params *pp)
+{
+	struct sync *sy = sm->sync;
+
+	if (!sy || !sy->rereg_pending)
+		return;
+	pp->rereg_all = sy->rereg_all;
+	pp->rereg_guids = sy->rereg_guids;
+	pp->n_rereg = sy->n_rereg;
+	sy->rereg_pending = false; /* the list lives on until the next takeover */
+}
+
+/* ---- set-up, status ---------------------------------------------------------------- */
+
+int sync_init(struct sm *sm, char *err, size_t err_len)
+{
+	struct sync *sy = calloc(1, sizeof(*sy));
+	const char *q = sm->conf.sync_peers;
+	int r;
+
+	if (!sy) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	sm->sync = sy;
+	sy->sm = sm;
+	sy->gen = (uint64_t)(now_wall() * 1e6);
+	while (*q) {
+		size_t n = strcspn(q, ",");
+		struct sync_peer *p = &sy->peers[sy->n_peers];
+
+		if (sy->n_peers == SYNC_MAX_PEERS) {
+			snprintf(err, err_len, "sync_peers: more than %d peers", SYNC_MAX_PEERS);
+			return -EINVAL;
+		}
+		if (n >= sizeof(p->name)) {
+			snprintf(err, err_len, "sync_peers: an address is too long");
+			return -EINVAL;
+		}
+		memcpy(p->name, q, n);
+		p->name[n] = 0;
+		if (!sync_split(p->name, p->host, sizeof(p->host), &p->port)) {
+			snprintf(err, err_len, "sync_peers: '%s' is not ADDRESS:PORT", p->name);
+			return -EINVAL;
+		}
+		p->sy = sy;
+		sy->n_peers++;
+		q += n + (q[n] == ',');
+	}
+	if (hook_add(&sm->hooks.state_changed, sync_on_state, sy) < 0 ||
+	    hook_add(&sm->hooks.sweep_done, sync_on_sweep_done, sy) < 0) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	if (sm->conf.sync_listen[0] && sm->base) {
+		r = sync_listen(sy, err, err_len);
+		if (r < 0)
+			return r;
+	}
+	if (sy->n_peers && sm->base) {
+		sy->timer = evtimer_new(sm->base, sync_tick, sy);
+		if (!sy->timer) {
+			snprintf(err, err_len, "out of memory");
+			return -ENOMEM;
+		}
+		sync_arm(sy);
+	}
+	return 0;
+}
+
+void sync_fini(struct sm *sm)
+{
+	struct sync *sy = sm->sync;
+
+	if (!sy)
+		return;
+	hook_remove(&sm->hooks.state_changed, sync_on_state, sy);
+	hook_remove(&sm->hooks.sweep_done, sync_on_sweep_done, sy);
+	if (sy->timer)
+		event_free(sy->timer);
+	for (unsigned i = 0; i < sy->n_peers; i++)
+		if (sy->peers[i].conn)
+			evhttp_connection_free(sy->peers[i].conn); /* runs pending callbacks */
+	if (sy->http)
+		evhttp_free(sy->http);
+	syncdoc_free(sy->doc);
+	free(sy->last_cmp);
+	free(sy->rereg_guids);
+	free(sy);
+	sm->sync = NULL;
+}
+
+void sync_get_stats(const struct sm *sm, struct sync_stats *ret)
+{
+	const struct sync *sy = sm->sync;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->age_ms = -1;
+	if (!sy)
+		return;
+	ret->pulls = sy->pulls;
+	ret->accepted = sy->accepted;
+	ret->rejected = sy->rejected;
+	ret->served = sy->served;
+	ret->refused = sy->refused;
+	ret->generation = sy->doc ? sy->doc->generation : sy->gen;
+	ret->age_ms = sy->doc ? now_mono_ms() - sy->doc_ms : -1;
+	ret->carried = sy->carried;
+	ret->rereg_all = sy->rereg_takeovers;
+	ret->rereg_ports = sy->rereg_ports;
+}
+
+json_t *sync_status_json(const struct sm *sm)
+{
+	const struct sync *sy = sm->sync;
+	json_t *o, *peers;
+
+	if (!sy)
+		return json_null();
+	peers = json_array();
+	for (unsigned i = 0; peers && i < sy->n_peers; i++) {
+		const struct sync_peer *p = &sy->peers[i];
+
+		json_array_append_new(
+		    peers, json_pack("{s:s,s:o,s:I}", "address", p->name, "last_ok",
+				     p->last_ok_wall ? json_real(p->last_ok_wall) : json_null(),
+				     "errors", (json_int_t)p->errors));
+	}
+	o = json_pack("{s:s,s:o,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "listen",
+		      sm->conf.sync_listen, "peers", peers ? peers : json_null(), "interval_ms",
+		      sm->conf.sync_interval_ms, "pulls", (json_int_t)sy->pulls, "accepted",
+		      (json_int_t)sy->accepted, "rejected", (json_int_t)sy->rejected, "served",
+		      (json_int_t)sy->served, "refused", (json_int_t)sy->refused, "carried",
+		      (json_int_t)sy->carried, "rereg_takeovers", (json_int_t)sy->rereg_takeovers,
+		      "rereg_ports", (json_int_t)sy->rereg_ports);
+	if (!o)
+		return NULL;
+	if (sy->doc) {
+		char g[24];
+
+		snprintf(g, sizeof(g), "0x%016" PRIx64, sy->doc->sm_guid);
+		json_object_set_new(o, "held",
+				    json_pack("{s:I,s:s,s:f,s:f,s:s,s:I,s:I,s:I}", "generation",
+					      (json_int_t)sy->doc->generation, "master", g, "time",
+					      sy->doc_wall, "age_ms", now_mono_ms() - sy->doc_ms,
+					      "peer", sy->doc_peer, "groups",
+					      (json_int_t)sy->doc->n_groups, "services",
+					      (json_int_t)sy->doc->n_services, "informs",
+					      (json_int_t)sy->doc->n_informs));
+	} else {
+		json_object_set_new(o, "held", json_null());
+	}
+	if (sm->state == SM_MASTER && sy->http)
+		json_object_set_new(o, "generation", json_integer((json_int_t)sy->gen));
+	json_object_set_new(o, "last_error",
+			    sy->last_error[0] ? json_string(sy->last_error) : json_null());
+	json_object_set_new(o, "last_error_time",
+			    sy->last_error_wall ? json_real(sy->last_error_wall) : json_null());
+	json_object_set_new(o, "last_takeover",
+			    sy->last_takeover[0] ? json_string(sy->last_takeover) : json_null());
+	json_object_set_new(o, "max_age_ms", json_integer(sync_max_age_ms(sm)));
+	return o;
+}

@@ -1,0 +1,65 @@
+/*
+ * State sync between a master and its standby (issue 9): the standby pulls
+ * the master's SA state (sa/syncdoc.h) over a configured TCP link and, when
+ * it takes over, merges it into its own databases, so that hosts keep their
+ * multicast groups (same MLIDs), services and subscriptions, and sets
+ * ClientReregister only on ports whose state it could not carry.
+ *
+ * Transport: HTTP/1.1 (libevent's evhttp, client and server).  The master
+ * listens on sync_listen and answers GET SYNC_PATH with the document
+ * (application/json) only when the request's X-Ibsmd-SM-Key header is its
+ * sm_key (403 otherwise) and it is MASTER (503 otherwise).  A standby pulls
+ * every sync_interval_ms from each of sync_peers (one request in flight per
+ * peer, SYNC_TIMEOUT_MS each, answers over SYNCDOC_MAX_BYTES dropped) and
+ * keeps the newest document whose sm_guid is the master it polls by SMInfo;
+ * anything else (no answer, HTTP error, bad JSON, a bound exceeded, another
+ * SM's GUID, an older generation) is refused with a log line (rate-limited)
+ * and changes nothing.  The link is neither encrypted nor authenticated
+ * beyond the SM_Key, which crosses it in clear: it belongs on a management
+ * network.
+ *
+ * At the takeover (MASTER after having been STANDBY) the document is
+ * carried when it came from the master that was polled and is at most
+ * sync_max_age_ms() old; otherwise (sync off, never synced, stale) every CA
+ * port gets ClientReregister in the takeover sweep's PortInfo Set, so hosts
+ * register again with the new SA.
+ */
+#ifndef IBSMD_SM_SYNC_H
+#define IBSMD_SM_SYNC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+struct sm;
+struct program_params;
+
+#define SYNC_PATH "/ibsmd/sync/v1"
+#define SYNC_KEY_HEADER "X-Ibsmd-SM-Key"
+#define SYNC_MAX_PEERS 4
+#define SYNC_TIMEOUT_MS 2000
+
+/* 0 or -errno with err (sync_listen cannot be bound, out of memory). */
+int sync_init(struct sm *sm, char *err, size_t err_len);
+void sync_fini(struct sm *sm);
+
+/* The oldest document a takeover carries, in ms (from the configuration). */
+unsigned sync_max_age_ms(const struct sm *sm);
+
+/* The takeover sweep's ClientReregister choice, into pp (sm/sweep.c, PROGRAM). */
+void sync_program_params(struct sm *sm, struct program_params *pp);
+
+/* smctl status's "sync" object; NULL on ENOMEM. */
+json_t *sync_status_json(const struct sm *sm);
+
+/* Counters for metrics. */
+struct sync_stats {
+	uint64_t pulls, accepted, rejected, served, refused;
+	uint64_t generation; /* of the held document (standby) or the one served (master) */
+	double age_ms;	     /* of the held document, -1 without one */
+	uint64_t carried, rereg_all, rereg_ports;
+};
+void sync_get_stats(const struct sm *sm, struct sync_stats *ret);
+
+#endif
