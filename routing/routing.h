@@ -158,6 +158,14 @@ struct routing_link_load {
 	double tier_ratio; /* worst max / mean within one tier */
 	uint32_t n_links;  /* directed switch-to-switch links */
 	uint32_t n_tiers;
+	/*
+	 * A lower bound on max for any routing of these flows (0 when sampled):
+	 * the larger of the flows a switch's CA ports send out (or receive)
+	 * spread evenly over its switch links, the flows across a bridge of the
+	 * switch graph spread over its parallel links, and the flows' shortest
+	 * hop counts spread evenly over every link.
+	 */
+	uint64_t bound;
 };
 
 /* routing_link_load_stride() with stride 1.  0, -EINVAL (no LIDs) or -ENOMEM. */
