@@ -13,8 +13,13 @@
 #include "routing/routing.h"
 
 const struct routing_engine routing_engines[] = {
-    {"minhop", minhop_compute}, {"updn", updn_compute}, {"dnup", dnup_compute},
-    {"ftree", ftree_compute},	{"dor", dor_compute},	{NULL, NULL},
+    {"minhop", minhop_compute},
+    {"updn", updn_compute},
+    {"dnup", dnup_compute},
+    {"ftree", ftree_compute},
+    {"dor", dor_compute},
+    {"dfsp", dfsp_compute},
+    {NULL, NULL},
 };
 
 const struct routing_engine *routing_find(const char *name)

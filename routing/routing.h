@@ -83,6 +83,14 @@ int ftree_compute(const struct fabric *f, const struct routing_opts *o, struct r
 		  char *why, size_t why_len);
 int dor_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
 		char *why, size_t why_len);
+/*
+ * dfsp: balanced shortest paths on any topology, free of credit loops by
+ * layers (path SLs, SL2VL).  -ENOTSUP when the layers need more VLs than the
+ * switch links offer or o->max_vls allows, or the fabric is too large to
+ * route in seconds.
+ */
+int dfsp_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
+		 char *why, size_t why_len);
 
 /*
  * Helpers shared by the engines (routing/), not meant for sm/.
