@@ -2,7 +2,7 @@
 # Install dependencies, build ibsmd with warnings as errors, run every test.
 set -e
 cd "$(dirname "$0")"
-./deps.sh
+./deps.sh test
 # style is enforced: every C file as the checked-in .clang-format lays it out
 if ! git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror 2>/tmp/ibsmd-format.$$; then
 	head -20 /tmp/ibsmd-format.$$
@@ -11,10 +11,18 @@ if ! git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror 2>/tmp/ibs
 	exit 1
 fi
 rm -f /tmp/ibsmd-format.$$
+# an in-tree ./configure (the old by-hand recipe) blocks builds in build/
+if [ -f config.status ]; then
+	echo "check: the source tree was configured in place; cleaning it (make distclean)"
+	make distclean >/dev/null 2>&1 || rm -f config.status Makefile
+fi
 [ -x configure ] || autoreconf -fi
 mkdir -p build
 cd build
-[ -f Makefile ] || ../configure --enable-werror
+# always with -Werror: a build/ configured without it (quickstart.sh) is redone
+if ! [ -f Makefile ] || ! grep -q -- "--enable-werror" config.status 2>/dev/null; then
+	../configure --enable-werror
+fi
 make -j"$(nproc)"
 rc=0
 make -j"$(nproc)" check || rc=$?

@@ -8,7 +8,11 @@ ROOT=$(pwd)
 UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 FABRIC=${1:-$ROOT/tests/fabrics/fattree-k4.net}
 
-./deps.sh
+./deps.sh test
+if [ -f config.status ]; then # configured in place: it blocks builds in build/
+	echo "quickstart: the source tree was configured in place; cleaning it (make distclean)"
+	make distclean >/dev/null 2>&1 || rm -f config.status Makefile
+fi
 [ -x configure ] || autoreconf -fi
 mkdir -p build
 (cd build && { [ -f Makefile ] || ../configure; } && make -j"$(nproc)")

@@ -5,16 +5,21 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
 #include "ui/api.h"
 #include "sm/conf.h"
+#include "lib/atomic_file.h"
+#include "mad/madio.h"
+#include "routing/routing.h"
 #include "lib/log.h"
 #include "sm/offline.h"
 #include "sm/sm.h"
@@ -26,7 +31,7 @@ struct daemon {
 	char conf_path[512];
 	bool conf_explicit;
 	struct override {
-		const char *key, *value;
+		const char *opt, *key, *value; /* opt: as given, for messages */
 	} overrides[32];
 	int n_overrides;
 	struct api *api;
@@ -39,32 +44,54 @@ struct daemon {
 	struct event *watchdog;
 };
 
+/*
+ * The options.  Where ibsmd has an option OpenSM has, it takes OpenSM's
+ * letter (and its long name, as an alias of ours); OpenSM letters for things
+ * ibsmd does not do are not reused for anything else.  The lines below are
+ * what --help prints and what ibsmd(8) lists (a test compares them).
+ */
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: ibsmd [OPTIONS]\n"
-		"InfiniBand subnet manager.\n\n"
-		"  -c, --config FILE        configuration file (default %s)\n"
-		"      --check-config       validate the configuration and exit\n"
-		"  -o, --once               sweep once; exit 0 when the subnet is up\n"
-		"  -O, --offline TOPO       route a topology file offline, print a JSON summary\n"
-		"  -D, --dump-dir DIR       with --offline: write topo.out, lfts.out, opensm-*, "
-		"path-sl, sl2vl\n"
-		"  -d, --state-dir DIR      where the guid->LID map lives\n"
-		"  -R, --routing ENGINE     first routing engine (ftree; then routing_chain)\n"
-		"  -S, --socket PATH        control socket (default /run/ibsmd/ibsmd.sock)\n"
-		"  -P, --priority N         SM priority 0..15\n"
-		"  -C, --ca NAME            local HCA to use (default: the first)\n"
-		"  -p, --port N             local port number (default: the first active)\n"
-		"  -s, --sweep-interval SEC periodic sweep (default 10, 0 = off)\n"
-		"  -w, --window N           SMPs outstanding at once (default 32)\n"
-		"  -t, --timeout MS         SMP timeout (default 200)\n"
-		"  -r, --retries N          SMP retries (default 3)\n"
-		"  -l, --lmc N              LMC for CA ports (default 0)\n"
-		"  -v, --verbose            debug logging\n"
-		"  -h, --help               this text\n"
-		"  -V, --version            print the version\n",
-		SYSCONFDIR "/ibsmd.conf");
+	fprintf(
+	    out,
+	    "Usage: ibsmd [OPTIONS]\n"
+	    "InfiniBand subnet manager.\n\n"
+	    "  -F, --config FILE          configuration file (default %s)\n"
+	    "      --check-config         validate the configuration, report every error, exit\n"
+	    "  -c, --create-config FILE   write the configuration in effect to FILE, exit\n"
+	    "  -o, --once                 bring the subnet up once; exit 0 when it is up\n"
+	    "      --offline TOPO         route a topology file offline, print a JSON summary\n"
+	    "      --dump-dir DIR         with --offline: write topo.out, lfts.out, opensm-*,\n"
+	    "                             path-sl, sl2vl into DIR\n"
+	    "      --state-dir DIR        where the guid2lid file lives (key state_dir)\n"
+	    "      --socket PATH          control socket (key socket_path)\n"
+	    "  -g, --guid GUID            the local port to use, by port GUID (key port_guid)\n"
+	    "      --ca NAME              the local RDMA device to use (key ca_name)\n"
+	    "      --port N               the port of that device (key port_num)\n"
+	    "  -p, --priority N           SM priority 0..15 (key sm_priority)\n"
+	    "  -R, --routing, --routing_engine ENGINE\n"
+	    "                             first routing engine (key routing_engine)\n"
+	    "  -a, --root_guid_file FILE  root switch GUIDs for updn (key updn_roots_file)\n"
+	    "  -l, --lmc N                LMC of CA ports 0..7 (key lmc)\n"
+	    "  -s, --sweep-interval, --sweep SEC\n"
+	    "                             seconds between light sweeps, 0 = none\n"
+	    "                             (key sweep_interval)\n"
+	    "  -t, --timeout MS           SMP timeout (key mad_timeout_ms)\n"
+	    "      --retries N            SMP retries (key mad_retries)\n"
+	    "  -n, --window, --maxsmps N  SMPs outstanding at once (key mad_window)\n"
+	    "      --perfmgr              read port counters (key perfmgr = true)\n"
+	    "      --http ADDR:PORT       serve /metrics, a read-only JSON API and the web\n"
+	    "                             page (key http_listen)\n"
+	    "  -v, --verbose              debug logging (key log_level)\n"
+	    "  -V                         the same as -v (OpenSM's full verbosity)\n"
+	    "  -D FLAGS                   OpenSM's log flags: 0x01 error, 0x02/0x04 info,\n"
+	    "                             0x08 and above debug (key log_level)\n"
+	    "  -d N                       OpenSM's debug modes: 1 and 2 are accepted\n"
+	    "                             (ibsmd always dispatches in one thread and\n"
+	    "                             flushes its log); others are refused\n"
+	    "  -h, -?, --help             this text\n"
+	    "      --version              print the version\n",
+	    SYSCONFDIR "/ibsmd.conf");
 }
 
 static void on_sweep(void *arg, const void *data)
@@ -98,6 +125,14 @@ static void on_sweep(void *arg, const void *data)
 }
 
 static void reload(struct daemon *d);
+
+static unsigned long long now_monotonic_usec(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (unsigned long long)t.tv_sec * 1000000ULL + (unsigned long long)t.tv_nsec / 1000;
+}
 
 static void watchdog_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -139,120 +174,289 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(d->base, NULL);
 }
 
-/* Defaults, then the file, then the command line.  0 or -EINVAL with err. */
-static int load_conf(struct daemon *d, struct sm_conf *c, char *err, size_t err_len)
+/* Add a line to an error list (err holds lines already). */
+static void err_append(char *err, size_t err_len, const char *line)
 {
-	int r;
+	size_t used = strlen(err);
 
-	conf_defaults(c);
-	if (d->conf_explicit || access(d->conf_path, F_OK) == 0) {
-		r = conf_load(c, d->conf_path, err, err_len);
-		if (r < 0)
-			return r;
+	if (used + 1 < err_len)
+		snprintf(err + used, err_len - used, "%s%s", used ? "\n" : "", line);
+}
+
+/* The checks conf.c cannot make: engines built in, groups that exist. */
+static int check_engine(const char *name, size_t len, char *why, size_t why_len)
+{
+	char buf[CONF_NAME_MAX], list[128] = "";
+	size_t used = 0;
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, name);
+	if (routing_find(buf))
+		return 0;
+	for (const struct routing_engine *e = routing_engines; e->name; e++)
+		used += (size_t)snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0,
+					 "%s%s", used ? ", " : "", e->name);
+	snprintf(why, why_len, "unknown routing engine '%s' (built in: %s)", buf, list);
+	return -EINVAL;
+}
+
+static int daemon_check_key(void *ctx, const char *key, const char *value, char *why,
+			    size_t why_len)
+{
+	if (!strcmp(key, "routing_engine"))
+		return check_engine(value, strlen(value), why, why_len);
+	if (!strcmp(key, "routing_chain")) {
+		for (const char *s = value;;) {
+			size_t n = strcspn(s, ",");
+
+			if (check_engine(s, n, why, why_len) < 0)
+				return -EINVAL;
+			if (!s[n])
+				return 0;
+			s += n + 1;
+		}
 	}
-	for (int i = 0; i < d->n_overrides; i++) {
-		r = conf_set(c, d->overrides[i].key, d->overrides[i].value, err, err_len);
-		if (r < 0)
-			return r;
-	}
-	if (!routing_find(c->routing_engine)) {
-		snprintf(err, err_len, "routing_engine: unknown engine '%s'", c->routing_engine);
-		return -EINVAL;
+	if ((!strcmp(key, "socket_group") || !strcmp(key, "admin_group")) && value[0]) {
+		struct group gr, *grp = NULL;
+		char buf[4096];
+
+		if (getgrnam_r(value, &gr, buf, sizeof(buf), &grp) || !grp) {
+			snprintf(why, why_len, "no group '%s' on this host", value);
+			return -EINVAL;
+		}
 	}
 	return 0;
+}
+
+static const struct conf_checks daemon_checks = {daemon_check_key, NULL};
+
+/*
+ * Defaults, then the file, then the command line.  0 or -EINVAL with err:
+ * every error found, one per line.
+ */
+static int load_conf(struct daemon *d, struct sm_conf *c, char *err, size_t err_len)
+{
+	char one[1200];
+	int r, rc = 0;
+
+	conf_defaults(c);
+	err[0] = '\0';
+	if (d->conf_explicit || access(d->conf_path, F_OK) == 0) {
+		rc = conf_load_checked(c, d->conf_path, &daemon_checks, err, err_len);
+		if (rc < 0 && rc != -EINVAL)
+			return rc; /* unreadable: nothing else to say */
+	}
+	for (int i = 0; i < d->n_overrides; i++) {
+		const struct override *o = &d->overrides[i];
+		char why[512];
+
+		r = conf_set(c, o->key, o->value, why, sizeof(why));
+		if (r == 0 && daemon_check_key(NULL, o->key, o->value, why, sizeof(why)) < 0)
+			r = -EINVAL;
+		if (r < 0)
+			snprintf(one, sizeof(one), "%s %s: %s", o->opt, o->value, why);
+		if (r < 0) {
+			err_append(err, err_len, one);
+			rc = -EINVAL;
+		}
+	}
+	return rc;
 }
 
 static void reload(struct daemon *d)
 {
 	struct sm_conf nc;
-	char err[512];
+	char err[4096];
 	size_t n;
 
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
+		   (unsigned long long)(now_monotonic_usec()));
 	if (load_conf(d, &nc, err, sizeof(err)) < 0) {
-		log_err("reload: %s; keeping the running configuration", err);
+		for (const char *l = err; *l;) {
+			size_t k = strcspn(l, "\n");
+
+			log_err("reload: %.*s", (int)k, l);
+			l += k + (l[k] == '\n');
+		}
+		log_err("reload: %s rejected; keeping the running configuration", d->conf_path);
+		sd_notify(0, "READY=1");
 		return;
 	}
 	if (d->verbose)
 		nc.log_level = LOG_DEBUG; /* --verbose wins over the file, as at start-up */
 	n = sm_reconfigure(&d->sm, &nc);
-	log_info("configuration reloaded from %s (%zu keys changed)", d->conf_path, n);
+	log_info("configuration reloaded from %s (%zu key%s changed)", d->conf_path, n,
+		 n == 1 ? "" : "s");
+	sd_notify(0, "READY=1");
 	sweep_start_why(&d->sm, "SIGHUP");
+}
+
+enum {
+	OPT_CHECK = 256,
+	OPT_VERSION,
+	OPT_OFFLINE,
+	OPT_DUMP,
+	OPT_STATE,
+	OPT_SOCKET,
+	OPT_CA,
+	OPT_PORT,
+	OPT_RETRIES,
+	OPT_HTTP,
+	OPT_PERFMGR,
+};
+
+/* OpenSM's -D log flags as one of our levels. */
+static const char *level_from_flags(const char *arg)
+{
+	char *end;
+	unsigned long f;
+
+	errno = 0;
+	f = strtoul(arg, &end, 0);
+	if (!*arg || *end || errno || f > 0xff)
+		return NULL;
+	return f & 0xf8 ? "debug" : f & 0x06 ? "info" : "error";
+}
+
+/* Write the configuration in effect to path, atomically.  0 or -errno with err. */
+static int create_config(const struct daemon *d, const char *path, char *err, size_t err_len)
+{
+	struct atomic_file af;
+	char comment[sizeof(d->conf_path) + 256];
+	int r;
+
+	snprintf(comment, sizeof(comment),
+		 "ibsmd %s configuration, written by --create-config from %s and the command\n"
+		 "line; every key, see ibsmd.conf(5)",
+		 PACKAGE_VERSION,
+		 d->conf_explicit || access(d->conf_path, F_OK) == 0 ? d->conf_path
+								     : "the defaults");
+	r = atomic_file_open(&af, path, 0644);
+	if (r == 0) {
+		r = conf_write(af.fp, &d->conf, comment);
+		if (r < 0)
+			atomic_file_abort(&af);
+		else
+			r = atomic_file_commit(&af, true);
+	}
+	if (r < 0)
+		snprintf(err, err_len, "cannot write %s: %s", path, strerror(-r));
+	return r;
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"config", required_argument, NULL, 'c'},
-	    {"check-config", no_argument, NULL, 'K'},
-	    {"offline", required_argument, NULL, 'O'},
-	    {"dump-dir", required_argument, NULL, 'D'},
+	    {"config", required_argument, NULL, 'F'},
+	    {"check-config", no_argument, NULL, OPT_CHECK},
+	    {"create-config", required_argument, NULL, 'c'},
 	    {"once", no_argument, NULL, 'o'},
-	    {"state-dir", required_argument, NULL, 'd'},
+	    {"offline", required_argument, NULL, OPT_OFFLINE},
+	    {"dump-dir", required_argument, NULL, OPT_DUMP},
+	    {"state-dir", required_argument, NULL, OPT_STATE},
+	    {"socket", required_argument, NULL, OPT_SOCKET},
+	    {"guid", required_argument, NULL, 'g'},
+	    {"ca", required_argument, NULL, OPT_CA},
+	    {"port", required_argument, NULL, OPT_PORT},
+	    {"priority", required_argument, NULL, 'p'},
 	    {"routing", required_argument, NULL, 'R'},
-	    {"socket", required_argument, NULL, 'S'},
-	    {"priority", required_argument, NULL, 'P'},
-	    {"ca", required_argument, NULL, 'C'},
-	    {"port", required_argument, NULL, 'p'},
-	    {"sweep-interval", required_argument, NULL, 's'},
-	    {"window", required_argument, NULL, 'w'},
-	    {"timeout", required_argument, NULL, 't'},
-	    {"retries", required_argument, NULL, 'r'},
+	    {"routing_engine", required_argument, NULL, 'R'},
+	    {"root_guid_file", required_argument, NULL, 'a'},
 	    {"lmc", required_argument, NULL, 'l'},
+	    {"sweep-interval", required_argument, NULL, 's'},
+	    {"sweep", required_argument, NULL, 's'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"retries", required_argument, NULL, OPT_RETRIES},
+	    {"window", required_argument, NULL, 'n'},
+	    {"maxsmps", required_argument, NULL, 'n'},
+	    {"http", required_argument, NULL, OPT_HTTP},
+	    {"perfmgr", no_argument, NULL, OPT_PERFMGR},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
+	    {"version", no_argument, NULL, OPT_VERSION},
 	    {0},
 	};
 	static const struct {
 		int opt;
-		const char *key;
+		const char *name, *key;
 	} keymap[] = {
-	    {'d', "state_dir"},
-	    {'R', "routing_engine"},
-	    {'S', "socket_path"},
-	    {'P', "sm_priority"},
-	    {'C', "ca_name"},
-	    {'p', "port_num"},
-	    {'s', "sweep_interval"},
-	    {'w', "mad_window"},
-	    {'t', "mad_timeout_ms"},
-	    {'r', "mad_retries"},
-	    {'l', "lmc"},
+	    {OPT_STATE, "--state-dir", "state_dir"},
+	    {OPT_SOCKET, "--socket", "socket_path"},
+	    {'g', "-g/--guid", "port_guid"},
+	    {OPT_CA, "--ca", "ca_name"},
+	    {OPT_PORT, "--port", "port_num"},
+	    {'p', "-p/--priority", "sm_priority"},
+	    {'R', "-R/--routing", "routing_engine"},
+	    {'a', "-a/--root_guid_file", "updn_roots_file"},
+	    {'l', "-l/--lmc", "lmc"},
+	    {'s', "-s/--sweep-interval", "sweep_interval"},
+	    {'t', "-t/--timeout", "mad_timeout_ms"},
+	    {OPT_RETRIES, "--retries", "mad_retries"},
+	    {'n', "-n/--window", "mad_window"},
+	    {'D', "-D", "log_level"},
+	    {OPT_HTTP, "--http", "http_listen"},
 	};
 	struct daemon d = {.exit_code = 1};
 	bool check_only = false;
-	const char *offline_topo = NULL, *dump_dir = NULL;
-	char err[512];
+	const char *offline_topo = NULL, *dump_dir = NULL, *create_path = NULL;
+	char err[4096];
 	int c, r;
 
 	snprintf(d.conf_path, sizeof(d.conf_path), "%s", SYSCONFDIR "/ibsmd.conf");
 	log_init("ibsmd", getenv("JOURNAL_STREAM") != NULL && getenv("INVOCATION_ID") != NULL);
-	while ((c = getopt_long(argc, argv, "c:od:R:S:P:C:p:s:w:t:r:l:vhVO:D:", opts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "F:c:og:p:R:a:l:s:t:n:vVD:d:h?", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c':
+		case 'F':
 			snprintf(d.conf_path, sizeof(d.conf_path), "%s", optarg);
 			d.conf_explicit = true;
 			break;
-		case 'K':
+		case OPT_CHECK:
 			check_only = true;
 			break;
-		case 'O':
+		case 'c':
+			create_path = optarg;
+			break;
+		case OPT_OFFLINE:
 			offline_topo = optarg;
 			break;
-		case 'D':
+		case OPT_DUMP:
 			dump_dir = optarg;
 			break;
 		case 'o':
 			d.once = true;
 			break;
 		case 'v':
+		case 'V':
 			d.verbose = true;
+			break;
+		case 'd':
+			if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
+				fprintf(
+				    stderr,
+				    "ibsmd: -d %s: not supported (of OpenSM's debug modes ibsmd "
+				    "takes -d1 and -d2, which it always does)\n",
+				    optarg);
+				return 2;
+			}
+			break;
+		case OPT_PERFMGR:
+			if (d.n_overrides >= 32) {
+				fprintf(stderr, "ibsmd: too many options\n");
+				return 2;
+			}
+			d.overrides[d.n_overrides++] =
+			    (struct override){"--perfmgr", "perfmgr", "true"};
 			break;
 		case 'h':
 			usage(stdout);
 			return 0;
-		case 'V':
+		case '?':
+			if (!strcmp(argv[optind - 1], "-?")) { /* OpenSM's help too */
+				usage(stdout);
+				return 0;
+			}
+			fprintf(stderr, "Try 'ibsmd --help'.\n");
+			return 2;
+		case OPT_VERSION:
 			printf("ibsmd %s\n", PACKAGE_VERSION);
 			return 0;
 		default: {
@@ -260,17 +464,34 @@ int main(int argc, char **argv)
 			for (i = 0; i < sizeof(keymap) / sizeof(keymap[0]); i++)
 				if (keymap[i].opt == c)
 					break;
-			if (i == sizeof(keymap) / sizeof(keymap[0]) || d.n_overrides >= 32) {
+			if (i == sizeof(keymap) / sizeof(keymap[0])) {
 				usage(stderr);
 				return 2;
 			}
-			if (c == 'S')
+			if (d.n_overrides >= 32) {
+				fprintf(stderr, "ibsmd: too many options\n");
+				return 2;
+			}
+			if (c == OPT_SOCKET)
 				d.socket_explicit = true;
+			if (c == 'D') {
+				const char *lvl = level_from_flags(optarg);
+
+				if (!lvl) {
+					fprintf(stderr,
+						"ibsmd: -D %s: not a log flags byte (e.g. 0x03, "
+						"0x0f)\n",
+						optarg);
+					return 2;
+				}
+				optarg = (char *)lvl;
+			}
 			/* paths given on the command line are relative to the cwd */
-			if ((c == 'S' || c == 'd') && optarg[0] != '/') {
-				static char abs_paths[2][CONF_PATH_MAX + 1];
+			if ((c == OPT_SOCKET || c == OPT_STATE || c == 'a') && optarg[0] &&
+			    optarg[0] != '/') {
+				static char abs_paths[3][CONF_PATH_MAX + 1];
 				char cwd[CONF_PATH_MAX];
-				char *dst = abs_paths[c == 'S'];
+				char *dst = abs_paths[c == OPT_SOCKET ? 0 : c == OPT_STATE ? 1 : 2];
 				if (!getcwd(cwd, sizeof(cwd)) ||
 				    snprintf(dst, CONF_PATH_MAX + 1, "%s/%s", cwd, optarg) >
 					CONF_PATH_MAX) {
@@ -279,7 +500,8 @@ int main(int argc, char **argv)
 				}
 				optarg = dst;
 			}
-			d.overrides[d.n_overrides++] = (struct override){keymap[i].key, optarg};
+			d.overrides[d.n_overrides++] =
+			    (struct override){keymap[i].name, keymap[i].key, optarg};
 		}
 		}
 	}
@@ -288,14 +510,43 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	r = load_conf(&d, &d.conf, err, sizeof(err));
+	if (check_only && (r == 0 || r == -EINVAL)) {
+		/* the devices named, where this host has any to compare with */
+		char why[1200];
+
+		char line[sizeof(why) + 64];
+
+		if (madio_check_port(d.conf.ca_name, d.conf.port_num, d.conf.port_guid, why,
+				     sizeof(why)) < 0) {
+			snprintf(line, sizeof(line), "ca_name/port_num/port_guid: %s", why);
+			err_append(err, sizeof(err), line);
+			r = -EINVAL;
+		}
+	}
 	if (r < 0) {
-		fprintf(stderr, "ibsmd: %s\n", err);
+		for (const char *l = err; *l;) {
+			size_t n = strcspn(l, "\n");
+
+			fprintf(stderr, "ibsmd: %.*s\n", (int)n, l);
+			l += n + (l[n] == '\n');
+		}
+		if (check_only && r == -EINVAL)
+			fprintf(stderr, "ibsmd: the configuration is not valid\n");
 		return 2;
 	}
 	if (check_only) {
 		printf("%s: configuration OK\n", d.conf_explicit || access(d.conf_path, F_OK) == 0
 						     ? d.conf_path
 						     : "(defaults)");
+		return 0;
+	}
+	if (create_path) {
+		r = create_config(&d, create_path, err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "ibsmd: %s\n", err);
+			return 1;
+		}
+		printf("configuration written to %s\n", create_path);
 		return 0;
 	}
 	if (d.verbose)

@@ -20,11 +20,46 @@ static void atomic_file_release(struct atomic_file *af)
 	af->fp = NULL;
 }
 
+/*
+ * The stream writes through these so that the errno of a failed write
+ * (ENOSPC, EDQUOT, EFBIG) is kept for commit to report: stdio only keeps
+ * "an error happened".
+ */
+static ssize_t af_write(void *cookie, const char *buf, size_t size)
+{
+	struct atomic_file *af = cookie;
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = write(af->fd, buf + done, size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!af->write_err)
+				af->write_err = n < 0 ? errno : EIO;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int af_close(void *cookie)
+{
+	struct atomic_file *af = cookie;
+	int r = close(af->fd);
+
+	af->fd = -1;
+	return r;
+}
+
 int atomic_file_open(struct atomic_file *af, const char *path, mode_t mode)
 {
 	int fd, r;
 
 	memset(af, 0, sizeof(*af));
+	af->fd = -1;
 	if (!path || !*path)
 		return -EINVAL;
 	af->path = strdup(path);
@@ -38,9 +73,13 @@ int atomic_file_open(struct atomic_file *af, const char *path, mode_t mode)
 		r = -errno;
 		goto release;
 	}
-	if (fchmod(fd, mode) < 0 || !(af->fp = fdopen(fd, "w"))) {
+	af->fd = fd;
+	if (fchmod(fd, mode) < 0 ||
+	    !(af->fp =
+		  fopencookie(af, "w", (cookie_io_functions_t){NULL, af_write, NULL, af_close}))) {
 		r = -errno;
 		close(fd);
+		af->fd = -1;
 		goto unlink_tmp;
 	}
 	return 0;
@@ -86,11 +125,11 @@ int atomic_file_commit(struct atomic_file *af, bool durable)
 		return -EINVAL;
 	errno = 0;
 	if (fflush(af->fp) != 0 || ferror(af->fp))
-		r = errno ? -errno : -EIO;
-	else if (durable && fsync(fileno(af->fp)) < 0)
+		r = af->write_err ? -af->write_err : errno ? -errno : -EIO;
+	else if (durable && fsync(af->fd) < 0)
 		r = -errno;
 	if (fclose(af->fp) != 0 && !r)
-		r = errno ? -errno : -EIO;
+		r = af->write_err ? -af->write_err : errno ? -errno : -EIO;
 	af->fp = NULL;
 	if (!r && rename(af->tmp, af->path) < 0)
 		r = -errno;

@@ -16,13 +16,16 @@ struct atomic_file {
 	FILE *fp; /* write here between open and commit/abort */
 	char *path;
 	char *tmp;
+	int fd;	       /* under fp */
+	int write_err; /* errno of the first failed write, for commit */
 };
 
 /* Create the temporary file (mode, e.g. 0644).  0 or -errno (*af then needs no cleanup). */
 int atomic_file_open(struct atomic_file *af, const char *path, mode_t mode);
 /*
  * Flush, (durable: fsync), close and rename over the target (durable: then
- * fsync the directory).  0, or -errno with the temporary file removed.
+ * fsync the directory).  0, or -errno with the temporary file removed; a
+ * failed write reports its own errno (-ENOSPC, -EDQUOT, -EFBIG), not -EIO.
  * Either way *af is released.
  */
 int atomic_file_commit(struct atomic_file *af, bool durable);

@@ -3,6 +3,7 @@
  * journal with PRIORITY, SYSLOG_IDENTIFIER and IBSMD_CATEGORY fields.
  */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -98,12 +99,24 @@ static void log_emit(int cat, int level, uint64_t guid, int port, const char *li
 					log_cat_str(cat), NULL);
 		return;
 	}
+	char when[80];
+
+	log_time_iso(when, sizeof(when));
+	fprintf(stderr, "%s %s %s: %s\n", when, log_ident, log_level_str(level), line);
+}
+
+void log_time_iso(char *buf, size_t len)
+{
 	struct timespec ts;
 	struct tm tm;
+	long off;
+
 	clock_gettime(CLOCK_REALTIME, &ts);
 	localtime_r(&ts.tv_sec, &tm);
-	fprintf(stderr, "%02d:%02d:%02d.%03ld %s %s: %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
-		ts.tv_nsec / 1000000, log_ident, log_level_str(level), line);
+	off = tm.tm_gmtoff / 60;
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03ld%c%02ld:%02ld", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000,
+		 off < 0 ? '-' : '+', labs(off) / 60, labs(off) % 60);
 }
 
 void log_msg(int cat, int level, const char *fmt, ...)

@@ -32,6 +32,8 @@ const char *log_level_str(int level);
 int log_cat_from_str(const char *s);
 const char *log_cat_str(int cat);
 
+/* Now as ISO 8601 local time with milliseconds and offset: 2026-12-01T11:22:35.743+00:00. */
+void log_time_iso(char *buf, size_t len);
 void log_msg(int cat, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /*
  * A message about one port: the journal gets NODE_GUID= and PORT= fields

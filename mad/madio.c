@@ -265,8 +265,172 @@ static int reg(struct madio *io, int mgmt_class, bool server, char *err, size_t 
 	return agent;
 }
 
-int madio_open(struct event_base *base, const char *ca_name, int port_num, madio_recv_fn recv,
-	       void *ctx, struct madio **ret, char *err, size_t err_len)
+static const char *port_state_name(int state)
+{
+	static const char *const names[] = {"NoChange", "Down", "Initializing", "Armed", "Active"};
+
+	return state >= 0 && state < 5 ? names[state] : "unknown";
+}
+
+/*
+ * The RDMA devices there are.  libibumad names a default device ("mthca0")
+ * when it finds none: only the names it can also read count.
+ */
+static int madio_cas(char names[][UMAD_CA_NAME_LEN])
+{
+	int n = umad_get_cas_names(names, UMAD_MAX_DEVICES), m = 0;
+
+	for (int i = 0; i < n; i++) {
+		umad_ca_t ca;
+
+		if (umad_get_ca(names[i], &ca) < 0)
+			continue;
+		umad_release_ca(&ca);
+		if (m != i)
+			memcpy(names[m], names[i], UMAD_CA_NAME_LEN);
+		m++;
+	}
+	return m;
+}
+
+/* "CA/PORT GUID STATE" for every port found, '; '-separated, or "none". */
+static void madio_list(char *buf, size_t len)
+{
+	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+	size_t used = 0;
+	int n = madio_cas(names);
+
+	snprintf(buf, len, "none");
+	for (int i = 0; i < n; i++) {
+		umad_ca_t ca;
+
+		if (umad_get_ca(names[i], &ca) < 0)
+			continue;
+		for (int p = 1; p <= ca.numports && p < UMAD_CA_MAX_PORTS; p++) {
+			umad_port_t *port = ca.ports[p];
+
+			if (!port || used + 1 >= len)
+				continue;
+			used += (size_t)snprintf(buf + used, len - used, "%s%s/%d 0x%016llx %s",
+						 used ? "; " : "", names[i], p,
+						 (unsigned long long)be64toh(port->port_guid),
+						 port_state_name(port->state));
+			if (used >= len)
+				used = len - 1;
+		}
+		umad_release_ca(&ca);
+	}
+}
+
+/*
+ * Which port to run on: the one with port_guid when it is non-zero, else
+ * ca_name/port_num as libibumad picks them (empty/0: the first active).  An
+ * error lists every port found and, with none, names the ib_umad module.
+ */
+static int madio_pick(const char *ca_name, int port_num, uint64_t port_guid, char *ret_ca,
+		      int *ret_port, char *err, size_t err_len)
+{
+	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN], found[1024];
+	int n = madio_cas(names), r;
+	umad_port_t port;
+
+	if (n <= 0) {
+		snprintf(err, err_len,
+			 "no RDMA devices found: is the ib_umad kernel module loaded "
+			 "(modprobe ib_umad), and /dev/infiniband/umad* readable?");
+		return -ENODEV;
+	}
+	if (port_guid) {
+		for (int i = 0; i < n; i++) {
+			__be64 guids[UMAD_CA_MAX_PORTS];
+			int np = umad_get_ca_portguids(names[i], guids, UMAD_CA_MAX_PORTS);
+
+			for (int p = 1; p < np; p++) {
+				if (be64toh(guids[p]) != port_guid)
+					continue;
+				if ((ca_name && *ca_name && strcmp(ca_name, names[i])) ||
+				    (port_num && port_num != p)) {
+					snprintf(err, err_len,
+						 "port GUID 0x%016llx is %s/%d, not the %s/%d "
+						 "also configured",
+						 (unsigned long long)port_guid, names[i], p,
+						 ca_name && *ca_name ? ca_name : "(any)", port_num);
+					return -EINVAL;
+				}
+				memcpy(ret_ca, names[i], UMAD_CA_NAME_LEN);
+				ret_ca[UMAD_CA_NAME_LEN - 1] = '\0';
+				*ret_port = p;
+				return 0;
+			}
+		}
+		madio_list(found, sizeof(found));
+		snprintf(err, err_len, "no port with GUID 0x%016llx; ports found: %s",
+			 (unsigned long long)port_guid, found);
+		return -ENODEV;
+	}
+	r = umad_get_port(ca_name && *ca_name ? ca_name : NULL, port_num, &port);
+	if (r < 0) {
+		madio_list(found, sizeof(found));
+		if (ca_name && *ca_name)
+			snprintf(err, err_len, "no port %d on RDMA device %s (%s); ports found: %s",
+				 port_num, ca_name, strerror(-r), found);
+		else if (port_num)
+			snprintf(err, err_len,
+				 "no port %d on any RDMA device (%s); ports found: %s", port_num,
+				 strerror(-r), found);
+		else
+			snprintf(err, err_len, "no usable InfiniBand port (%s); ports found: %s",
+				 strerror(-r), found);
+		return r;
+	}
+	snprintf(ret_ca, UMAD_CA_NAME_LEN, "%s", port.ca_name);
+	*ret_port = port.portnum;
+	umad_release_port(&port);
+	return 0;
+}
+
+int madio_check_port(const char *ca_name, int port_num, uint64_t port_guid, char *why,
+		     size_t why_len)
+{
+	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN], found[1024];
+	bool ca_seen = !(ca_name && *ca_name), port_seen = !port_num, guid_seen = !port_guid;
+	int n;
+
+	if (umad_init() < 0 || (n = madio_cas(names)) <= 0)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		bool this_ca = !(ca_name && *ca_name) || !strcmp(ca_name, names[i]);
+		umad_ca_t ca;
+
+		if (!this_ca || umad_get_ca(names[i], &ca) < 0)
+			continue;
+		ca_seen = true;
+		for (int p = 1; p <= ca.numports && p < UMAD_CA_MAX_PORTS; p++) {
+			if (!ca.ports[p] || (port_num && port_num != p))
+				continue;
+			port_seen = true;
+			if (port_guid && be64toh(ca.ports[p]->port_guid) == port_guid)
+				guid_seen = true;
+		}
+		umad_release_ca(&ca);
+	}
+	if (ca_seen && port_seen && guid_seen)
+		return 0;
+	madio_list(found, sizeof(found));
+	if (!ca_seen)
+		snprintf(why, why_len, "no RDMA device '%s'; ports found: %s", ca_name, found);
+	else if (!port_seen)
+		snprintf(why, why_len, "no port %d on %s; ports found: %s", port_num,
+			 ca_name && *ca_name ? ca_name : "any RDMA device", found);
+	else
+		snprintf(why, why_len, "no port with GUID 0x%016llx%s%s; ports found: %s",
+			 (unsigned long long)port_guid, ca_name && *ca_name ? " on " : "",
+			 ca_name && *ca_name ? ca_name : "", found);
+	return -ENODEV;
+}
+
+int madio_open(struct event_base *base, const char *ca_name, int port_num, uint64_t port_guid,
+	       madio_recv_fn recv, void *ctx, struct madio **ret, char *err, size_t err_len)
 {
 	struct madio *io;
 	char path[256];
@@ -288,16 +452,9 @@ int madio_open(struct event_base *base, const char *ca_name, int port_num, madio
 	io->portid = -1;
 	pthread_mutex_init(&io->lock, NULL);
 
-	umad_port_t port;
-	r = umad_get_port(ca_name && *ca_name ? ca_name : NULL, port_num, &port);
-	if (r < 0) {
-		snprintf(err, err_len, "no InfiniBand port %s/%d: %s", ca_name ? ca_name : "(any)",
-			 port_num, strerror(-r));
+	r = madio_pick(ca_name, port_num, port_guid, io->ca_name, &io->port_num, err, err_len);
+	if (r < 0)
 		goto fail;
-	}
-	snprintf(io->ca_name, sizeof(io->ca_name), "%s", port.ca_name);
-	io->port_num = port.portnum;
-	umad_release_port(&port);
 
 	io->portid = umad_open_port(io->ca_name, io->port_num);
 	if (io->portid < 0) {

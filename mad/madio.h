@@ -58,12 +58,21 @@ typedef void (*madio_recv_fn)(void *ctx, int mgmt_class, int status, const struc
 			      const uint8_t *buf, size_t len);
 
 /*
- * Open ca_name/port_num (NULL/0: first usable), register the agents (SMI and
+ * Open the port with port_guid (0: by name) or ca_name/port_num (NULL/0:
+ * first usable; an error lists the ports found), register the agents (SMI and
  * directed SMI with Get/Set/Trap methods, SA and PerfMgt so nothing arriving
  * can crash umad2sim), set IsSM, start the receiver.  0 or -errno with err.
  */
-int madio_open(struct event_base *base, const char *ca_name, int port_num, madio_recv_fn recv,
-	       void *ctx, struct madio **ret, char *err, size_t err_len);
+int madio_open(struct event_base *base, const char *ca_name, int port_num, uint64_t port_guid,
+	       madio_recv_fn recv, void *ctx, struct madio **ret, char *err, size_t err_len);
+/*
+ * Whether the ports named exist (ca_name, port_num, port_guid as for
+ * madio_open; ""/0 = any): 0, 1 when it cannot tell (no RDMA devices at all,
+ * as on a host that only checks configurations), or -ENODEV with why listing
+ * the ports found.  Opens nothing.
+ */
+int madio_check_port(const char *ca_name, int port_num, uint64_t port_guid, char *why,
+		     size_t why_len);
 /* Stop the receiver, close the port, free.  NULL ok. */
 void madio_close(struct madio *io);
 

@@ -35,6 +35,8 @@ enum conf_type {
 	CONF_INT,
 	CONF_U64,
 	CONF_LEVEL,
+	CONF_BOOL,   /* true|false (also yes|no, on|off, 1|0) */
+	CONF_LISTEN, /* "" or HOST:PORT, [IPv6]:PORT */
 };
 
 struct conf_key {
@@ -58,6 +60,11 @@ struct conf_key {
 #n, CONF_INT, offsetof(struct sm_conf, n), sizeof(int), lo, hi, def, live, false   \
 	}
 
+#define BOOL_KEY(n, def, live)                                                                     \
+	{                                                                                          \
+#n, CONF_BOOL, offsetof(struct sm_conf, n), sizeof(bool), 0, 0, def, live, false   \
+	}
+
 /*
  * Every key, its default and how it goes live: CONF_RESTART keys are read at
  * start-up only; CONF_LIVE_READ keys are read where they are used (the next
@@ -69,6 +76,8 @@ struct conf_key {
 static const struct conf_key conf_keys[] = {
     STR_KEY(ca_name, CONF_NAME, "", CONF_RESTART),
     INT_KEY(port_num, 0, 254, "0", CONF_RESTART),
+    {"port_guid", CONF_U64, offsetof(struct sm_conf, port_guid), sizeof(uint64_t), 0, 0, "0",
+     CONF_RESTART, false},
     STR_KEY(state_dir, CONF_PATH, "/var/lib/ibsmd", CONF_RESTART),
     STR_KEY(socket_path, CONF_PATH, "/run/ibsmd/ibsmd.sock", CONF_RESTART),
     STR_KEY(socket_group, CONF_NAME, "", CONF_RESTART),
@@ -90,6 +99,17 @@ static const struct conf_key conf_keys[] = {
      CONF_LIVE_READ, true},
     {"log_level", CONF_LEVEL, offsetof(struct sm_conf, log_level), sizeof(int), 0, 0, "info",
      CONF_LIVE_APPLY, false},
+    BOOL_KEY(perfmgr, "false", CONF_LIVE_APPLY),
+    INT_KEY(perfmgr_sweep_time_s, 1, 86400, "180", CONF_LIVE_APPLY),
+    INT_KEY(perfmgr_max_outstanding, 1, 256, "16", CONF_LIVE_READ),
+    BOOL_KEY(perfmgr_clear_counters, "false", CONF_LIVE_READ),
+    INT_KEY(perfmgr_threshold_symbol_errors, 0, 1000000000, "10", CONF_LIVE_READ),
+    INT_KEY(perfmgr_threshold_link_downed, 0, 1000000000, "1", CONF_LIVE_READ),
+    INT_KEY(perfmgr_threshold_rcv_errors, 0, 1000000000, "10", CONF_LIVE_READ),
+    INT_KEY(perfmgr_threshold_xmit_discards, 0, 1000000000, "100", CONF_LIVE_READ),
+    STR_KEY(http_listen, CONF_LISTEN, "", CONF_RESTART),
+    STR_KEY(http_root, CONF_PATH, PKGDATADIR "/web", CONF_RESTART),
+    INT_KEY(http_max_clients, 1, 4096, "64", CONF_RESTART),
 };
 
 #define CONF_NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -164,6 +184,39 @@ static bool conf_is_engine(const char *s, size_t len)
 		    s[i] != '-')
 			return false;
 	return true;
+}
+
+/*
+ * HOST:PORT with a host name or IPv4 address of [A-Za-z0-9.-], or an IPv6
+ * address in brackets, and a port 1..65535.  Resolved when the endpoint
+ * opens, not here.
+ */
+static bool conf_is_listen(const char *s)
+{
+	const char *colon, *host_end;
+	char *end;
+	long port;
+
+	if (s[0] == '[') {
+		host_end = strchr(s, ']');
+		if (!host_end || host_end == s + 1 || host_end[1] != ':')
+			return false;
+		for (const char *q = s + 1; q < host_end; q++)
+			if (!isxdigit((unsigned char)*q) && *q != ':' && *q != '.')
+				return false;
+		colon = host_end + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon || colon == s)
+			return false;
+		for (const char *q = s; q < colon; q++)
+			if (!isalnum((unsigned char)*q) && *q != '.' && *q != '-')
+				return false;
+	}
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	return colon[1] && !*end && !errno && port >= 1 && port <= 65535 &&
+	       isdigit((unsigned char)colon[1]);
 }
 
 /* Whether conf_to_json() can show s (jansson takes UTF-8 only). */
@@ -296,6 +349,31 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 		}
 		*(uint64_t *)p = u;
 		return 0;
+	case CONF_BOOL:
+		if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "on") ||
+		    !strcmp(value, "1")) {
+			*(bool *)p = true;
+		} else if (!strcmp(value, "false") || !strcmp(value, "no") ||
+			   !strcmp(value, "off") || !strcmp(value, "0")) {
+			*(bool *)p = false;
+		} else {
+			snprintf(why, why_len, "'%s' is not true or false", value);
+			return -EINVAL;
+		}
+		return 0;
+	case CONF_LISTEN:
+		if (len && !conf_is_listen(value)) {
+			snprintf(why, why_len,
+				 "'%s' is not ADDRESS:PORT (e.g. 127.0.0.1:9100 or [::1]:9100)",
+				 value);
+			return -EINVAL;
+		}
+		if (len >= k->size) {
+			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
+			return -EINVAL;
+		}
+		memcpy(p, value, len + 1);
+		return 0;
 	case CONF_LEVEL:
 		lvl = conf_log_level_from_str(value);
 		if (lvl < 0) {
@@ -345,6 +423,7 @@ int conf_set(struct sm_conf *c, const char *key, const char *value, char *err, s
 
 struct conf_parse {
 	struct sm_conf *c;
+	const struct conf_checks *chk;
 	bool seen[CONF_NKEYS];
 	int seen_line[CONF_NKEYS];
 	int line;
@@ -373,59 +452,117 @@ static int conf_ini_handler(void *user, const char *section, const char *name, c
 			 name, ps->seen_line[idx]);
 		return 0;
 	}
+	ps->seen[idx] = true;
+	ps->seen_line[idx] = ps->line;
 	if (conf_parse_value(ps->c, k, value, why, sizeof(why)) < 0) {
 		snprintf(ps->why, sizeof(ps->why), "%s: %s%s", name, why,
 			 strchr(value, '#') ? " ('#' comments go on their own line)" : "");
 		return 0;
 	}
-	ps->seen[idx] = true;
-	ps->seen_line[idx] = ps->line;
+	if (ps->chk && ps->chk->check &&
+	    ps->chk->check(ps->chk->ctx, name, value, why, sizeof(why)) < 0) {
+		snprintf(ps->why, sizeof(ps->why), "%s: %s", name, why);
+		return 0;
+	}
 	return 1;
 }
 
-int conf_load_string(struct sm_conf *c, const char *name, const char *text, char *err,
-		     size_t err_len)
+/* Errors, one per line, into err; what does not fit is counted at the end. */
+struct conf_errs {
+	char *buf;
+	size_t len, used;
+	unsigned n, dropped;
+};
+
+static void conf_err_add(struct conf_errs *e, const char *name, int line, const char *why)
 {
-	struct conf_parse ps = {.c = c};
+	const size_t reserve = 48; /* room for "\n... and N more errors" */
+	char one[512];
+	size_t l;
+
+	e->n++;
+	if (e->dropped || !e->len) {
+		e->dropped++;
+		return;
+	}
+	snprintf(one, sizeof(one), "%s%s:%d: %s", e->used ? "\n" : "", name, line, why);
+	l = strlen(one);
+	if (e->used + l + reserve < e->len) {
+		memcpy(e->buf + e->used, one, l + 1);
+		e->used += l;
+	} else if (!e->used) {
+		snprintf(e->buf, e->len, "%s", one); /* the first error, cut to fit */
+		e->used = strlen(e->buf);
+	} else {
+		e->dropped++;
+	}
+}
+
+static void conf_err_done(struct conf_errs *e)
+{
+	if (e->dropped && e->used + 1 < e->len)
+		snprintf(e->buf + e->used, e->len - e->used, "\n... and %u more error%s",
+			 e->dropped, e->dropped == 1 ? "" : "s");
+}
+
+int conf_load_string_checked(struct sm_conf *c, const char *name, const char *text,
+			     const struct conf_checks *chk, char *err, size_t err_len)
+{
+	struct conf_parse ps = {.c = c, .chk = chk};
+	struct conf_errs errs = {err, err_len, 0, 0, 0};
 	char buf[INI_MAX_LINE + 8];
 	const char *line, *nl, *p;
 	size_t len;
 	int r;
 
+	if (err_len)
+		err[0] = '\0';
 	for (line = text, ps.line = 1; *line; line = nl + 1, ps.line++) {
 		nl = strchr(line, '\n');
 		len = nl ? (size_t)(nl - line) : strlen(line);
 		if (len > CONF_LINE_MAX) {
-			snprintf(err, err_len, "%s:%d: line longer than %d characters", name,
-				 ps.line, CONF_LINE_MAX);
-			return -EINVAL;
+			char why[64];
+
+			snprintf(why, sizeof(why), "line longer than %d characters", CONF_LINE_MAX);
+			conf_err_add(&errs, name, ps.line, why);
+			if (!nl)
+				break;
+			continue;
 		}
 		memcpy(buf, line, len);
 		buf[len] = '\0';
 		for (p = buf; isspace((unsigned char)*p); p++)
 			;
 		if (*p == '[') {
-			snprintf(err, err_len, "%s:%d: sections are not used; write 'key = value'",
-				 name, ps.line);
-			return -EINVAL;
-		}
-		ps.why[0] = '\0';
-		r = ini_parse_string(buf, conf_ini_handler, &ps);
-		if (r != 0) {
-			if (ps.why[0])
-				snprintf(err, err_len, "%s:%d: %s", name, ps.line, ps.why);
-			else
-				snprintf(err, err_len, "%s:%d: expected 'key = value'", name,
-					 ps.line);
-			return -EINVAL;
+			conf_err_add(&errs, name, ps.line,
+				     "sections are not used; write 'key = value'");
+		} else {
+			ps.why[0] = '\0';
+			r = ini_parse_string(buf, conf_ini_handler, &ps);
+			if (r != 0)
+				conf_err_add(&errs, name, ps.line,
+					     ps.why[0] ? ps.why : "expected 'key = value'");
 		}
 		if (!nl)
 			break;
 	}
-	return 0;
+	conf_err_done(&errs);
+	return errs.n ? -EINVAL : 0;
+}
+
+int conf_load_string(struct sm_conf *c, const char *name, const char *text, char *err,
+		     size_t err_len)
+{
+	return conf_load_string_checked(c, name, text, NULL, err, err_len);
 }
 
 int conf_load(struct sm_conf *c, const char *path, char *err, size_t err_len)
+{
+	return conf_load_checked(c, path, NULL, err, err_len);
+}
+
+int conf_load_checked(struct sm_conf *c, const char *path, const struct conf_checks *chk, char *err,
+		      size_t err_len)
 {
 	char *text = NULL;
 	size_t n = 0;
@@ -461,7 +598,7 @@ int conf_load(struct sm_conf *c, const char *path, char *err, size_t err_len)
 		goto out_free;
 	}
 	text[n] = '\0';
-	r = conf_load_string(c, path, text, err, err_len);
+	r = conf_load_string_checked(c, path, text, chk, err, err_len);
 out_free:
 	free(text);
 out_close:
@@ -483,6 +620,7 @@ static json_t *conf_key_json(const struct sm_conf *c, const struct conf_key *k)
 	case CONF_NAME:
 	case CONF_ENGINE:
 	case CONF_CHAIN:
+	case CONF_LISTEN:
 		return json_string(p);
 	case CONF_INT:
 		return json_integer(*(const int *)p);
@@ -491,6 +629,8 @@ static json_t *conf_key_json(const struct sm_conf *c, const struct conf_key *k)
 		return json_string(hex);
 	case CONF_LEVEL:
 		return json_string(conf_log_level_str(*(const int *)p) ?: "unknown");
+	case CONF_BOOL:
+		return json_boolean(*(const bool *)p);
 	}
 	return json_null();
 }
@@ -539,10 +679,37 @@ int conf_value_str(const struct sm_conf *c, const char *key, char *buf, size_t l
 		snprintf(buf, len, "%s", json_string_value(v));
 	else if (json_is_integer(v))
 		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
 	else
 		snprintf(buf, len, "?");
 	json_decref(v);
 	return 0;
+}
+
+int conf_write(FILE *out, const struct sm_conf *c, const char *comment)
+{
+	for (const char *l = comment; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		int n = nl ? (int)(nl - l) : (int)strlen(l);
+
+		fprintf(out, "# %.*s\n", n, l);
+		l += n + (nl != NULL);
+	}
+	for (size_t i = 0; i < CONF_NKEYS; i++) {
+		json_t *v = conf_key_json(c, &conf_keys[i]);
+
+		if (json_is_string(v))
+			fprintf(out, "%s = %s\n", conf_keys[i].name, json_string_value(v));
+		else if (json_is_integer(v))
+			fprintf(out, "%s = %" JSON_INTEGER_FORMAT "\n", conf_keys[i].name,
+				json_integer_value(v));
+		else if (json_is_boolean(v))
+			fprintf(out, "%s = %s\n", conf_keys[i].name,
+				json_is_true(v) ? "true" : "false");
+		json_decref(v);
+	}
+	return fflush(out) == 0 && !ferror(out) ? 0 : -errno;
 }
 
 size_t conf_diff(const struct sm_conf *a, const struct sm_conf *b, const char **ret_keys,
@@ -558,6 +725,7 @@ size_t conf_diff(const struct sm_conf *a, const struct sm_conf *b, const char **
 		case CONF_INT:
 		case CONF_LEVEL:
 		case CONF_U64:
+		case CONF_BOOL:
 			same = !memcmp((const char *)a + k->off, (const char *)b + k->off, k->size);
 			break;
 		default:

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <jansson.h>
 
 #define CONF_NAME_MAX 64  /* CA, group and engine names, with the NUL */
@@ -19,10 +20,11 @@
 #define CONF_CHAIN_MAX 128
 
 struct sm_conf {
-	char ca_name[CONF_NAME_MAX];	     /* "" = first CA with an active port */
-	int port_num;			     /* 0 = first active port */
-	char state_dir[CONF_PATH_MAX];	     /* guid->LID map lives here */
-	char socket_path[CONF_PATH_MAX];     /* control socket */
+	char ca_name[CONF_NAME_MAX];	 /* "" = first CA with an active port */
+	int port_num;			 /* 0 = first active port */
+	uint64_t port_guid;		 /* 0 = by ca_name/port_num; else the port with this GUID */
+	char state_dir[CONF_PATH_MAX];	 /* guid->LID map lives here */
+	char socket_path[CONF_PATH_MAX]; /* control socket */
 	char socket_group[CONF_NAME_MAX];    /* "" = keep the daemon's group */
 	char admin_group[CONF_NAME_MAX];     /* "" = root only */
 	char routing_engine[CONF_NAME_MAX];  /* first engine tried */
@@ -39,6 +41,19 @@ struct sm_conf {
 	uint64_t subnet_prefix;		     /* host order */
 	uint64_t sa_key;		     /* SA queries with this SM_Key are trusted; 0: none */
 	int log_level;			     /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
+	/* the performance manager (sm/perfmgr.c) */
+	bool perfmgr;			     /* read port counters at all */
+	int perfmgr_sweep_time_s;	     /* seconds between counter sweeps */
+	int perfmgr_max_outstanding;	     /* PerfMgt MADs in flight at most */
+	bool perfmgr_clear_counters;	     /* clear PortCounters past 3/4 of their range */
+	int perfmgr_threshold_symbol_errors; /* per sweep interval; 0 = not watched */
+	int perfmgr_threshold_link_downed;
+	int perfmgr_threshold_rcv_errors;
+	int perfmgr_threshold_xmit_discards;
+	/* the read-only HTTP endpoint (ui/http.c) */
+	char http_listen[CONF_NAME_MAX]; /* "ADDR:PORT", "" = off */
+	char http_root[CONF_PATH_MAX];	 /* the web page's static files */
+	int http_max_clients;		 /* connections at once */
 };
 
 /* How a key takes effect (see the key table in conf.c). */
@@ -55,14 +70,37 @@ void conf_defaults(struct sm_conf *c);
  * Apply the file at path over *c (call conf_defaults first).  Returns 0, or
  * -EINVAL with err = "FILE:LINE: what is wrong" (unknown key, bad or
  * out-of-range value, duplicate key, missing '=', a [section], line too
- * long), or another -errno with err = "FILE: strerror" when it cannot be read.
- * *c may be partly updated on failure: load into a scratch copy.
+ * long): every error of the file, one per line, as many as fit in err (then
+ * "... and N more errors"); or another -errno with err = "FILE: strerror"
+ * when it cannot be read.  The lines without errors are applied, so *c may
+ * be partly updated on failure: load into a scratch copy.
  */
 int conf_load(struct sm_conf *c, const char *path, char *err, size_t err_len);
 
 /* The same, from a string; name is used in messages in place of FILE. */
 int conf_load_string(struct sm_conf *c, const char *name, const char *text, char *err,
 		     size_t err_len);
+
+/*
+ * Checks the caller can make and conf.c cannot (is the engine built in, does
+ * the group exist, is there such a CA): check() sees every key whose value
+ * parsed, and returns 0, or -EINVAL with why (no key name, no FILE:LINE).
+ */
+struct conf_checks {
+	int (*check)(void *ctx, const char *key, const char *value, char *why, size_t why_len);
+	void *ctx;
+};
+int conf_load_checked(struct sm_conf *c, const char *path, const struct conf_checks *chk, char *err,
+		      size_t err_len);
+int conf_load_string_checked(struct sm_conf *c, const char *name, const char *text,
+			     const struct conf_checks *chk, char *err, size_t err_len);
+
+/*
+ * Write every key of c as "key = value" lines a conf_load() reads back to
+ * the same values (secret keys too: the file is the owner's), under a comment
+ * naming how it was made.  0 or -errno.
+ */
+int conf_write(FILE *out, const struct sm_conf *c, const char *comment);
 
 /*
  * Set one key from text (command-line overrides).  Returns 0, or -EINVAL

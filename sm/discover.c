@@ -124,6 +124,19 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 			d->f->sm_node = idx;
 			d->f->sm_port = node_is_switch(n) ? 0 : ni.local_port;
 		}
+		if (log_enabled(LOG_CAT_SWEEP, LOG_DEBUG)) {
+			char path[FABRIC_DR_MAX_HOPS * 4 + 4];
+			size_t off = (size_t)snprintf(path, sizeof(path), "0");
+
+			for (unsigned h = 1; h <= req->hop_cnt && off < sizeof(path); h++)
+				off += (size_t)snprintf(path + off, sizeof(path) - off, ",%u",
+							req->initial_path[h]);
+			log_msg(LOG_CAT_SWEEP, LOG_DEBUG,
+				"discovered %s 0x%016llx (%u ports) at DR path %s, entered by "
+				"port %u",
+				node_is_switch(n) ? "switch" : "CA", (unsigned long long)n->guid,
+				ni.nports, path, ni.local_port);
+		}
 	} else if (n->type != ni.node_type || n->nports != ni.nports) {
 		d->res.errors++;
 		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,

@@ -626,6 +626,17 @@ void dump_reap(pid_t *pid, bool wait)
 	do
 		r = waitpid(*pid, &st, wait ? 0 : WNOHANG);
 	while (r < 0 && errno == EINTR);
+	if (r == *pid) {
+		if (WIFEXITED(st) && WEXITSTATUS(st))
+			log_warn("routing dumps: the writer (pid %d) exited with status %d", (int)r,
+				 WEXITSTATUS(st));
+		else if (WIFSIGNALED(st))
+			log_warn("routing dumps: the writer (pid %d) was killed by signal %d",
+				 (int)r, WTERMSIG(st));
+		else
+			log_msg(LOG_CAT_ROUTE, LOG_DEBUG,
+				"routing dumps: the writer (pid %d) is done", (int)r);
+	}
 	if (r == *pid || (r < 0 && errno == ECHILD))
 		*pid = 0;
 }

@@ -530,9 +530,13 @@ int lid_db_save(const struct lid_db *db, const char *path)
 	r = atomic_file_open(&af, path, 0644);
 	if (r < 0)
 		goto free_sorted;
-	fprintf(af.fp, "# ibsmd guid2lid (OpenSM format): port GUID, first LID, last LID\n");
+	/*
+	 * OpenSM's format exactly (osm_db_files.c): "GUID FIRST LAST", each
+	 * entry followed by a blank line, no comments (OpenSM refuses '#' as
+	 * a key), so that OpenSM reads our file and keeps every LID.
+	 */
 	for (i = 0; i < n; i++)
-		fprintf(af.fp, "0x%016" PRIx64 " 0x%04x 0x%04x\n", sorted[i].guid, sorted[i].lid,
+		fprintf(af.fp, "0x%016" PRIx64 " 0x%04x 0x%04x\n\n", sorted[i].guid, sorted[i].lid,
 			sorted[i].lid + (1u << sorted[i].lmc) - 1);
 	r = atomic_file_commit(&af, true);
 
@@ -550,6 +554,7 @@ struct lid_port {
 	uint8_t db_lmc;
 	uint8_t lmc;  /* the LMC this port gets */
 	uint16_t lid; /* chosen base, 0 while undecided */
+	enum lid_source src;
 };
 
 /* Port GUID of a LID-carrying port, 0 if port p of n carries no LID. */
@@ -624,6 +629,12 @@ static void lid_drop_reclaimed(struct lid_db *db, const uint64_t *reclaimed)
  */
 int lid_assign(struct lid_db *db, struct fabric *f, uint8_t lmc, struct lid_assign_stats *ret)
 {
+	return lid_assign_traced(db, f, lmc, ret, NULL, NULL);
+}
+
+int lid_assign_traced(struct lid_db *db, struct fabric *f, uint8_t lmc,
+		      struct lid_assign_stats *ret, lid_trace_fn *fn, void *ctx)
+{
 	/* used: LIDs of fabric ports; blocked: used + ranges kept for absent GUIDs */
 	uint64_t used[LID_BM_WORDS] = {0}, stale[LID_BM_WORDS] = {0};
 	uint64_t blocked[LID_BM_WORDS], reclaimed[LID_BM_WORDS] = {0};
@@ -669,6 +680,7 @@ int lid_assign(struct lid_db *db, struct fabric *f, uint8_t lmc, struct lid_assi
 		if (!lp[i].db_lid || !lid_db_fits(&lp[i], used, stale))
 			continue;
 		lp[i].lid = lp[i].db_lid;
+		lp[i].src = LID_FROM_DB;
 		lid_bm_set_range(used, lp[i].lid, 1u << lp[i].lmc);
 		st.from_db++;
 	}
@@ -681,9 +693,11 @@ int lid_assign(struct lid_db *db, struct fabric *f, uint8_t lmc, struct lid_assi
 		if (lid_range_ok(own, lp[i].lmc) && lid_aligned(own, lp[i].lmc) &&
 		    lid_bm_range_free(used, own, size) && lid_bm_range_free(stale, own, size)) {
 			lp[i].lid = (uint16_t)own;
+			lp[i].src = LID_FROM_PORT;
 			lid_bm_set_range(used, own, size);
 			st.from_port++;
 		} else {
+			lp[i].src = LID_NEW_CONFLICT;
 			st.conflicts++;
 		}
 	}
@@ -709,6 +723,8 @@ int lid_assign(struct lid_db *db, struct fabric *f, uint8_t lmc, struct lid_assi
 			continue;
 		}
 		lp[i].lid = (uint16_t)base;
+		if (lp[i].src != LID_NEW_CONFLICT)
+			lp[i].src = LID_NEW;
 		lid_bm_set_range(used, base, 1u << m);
 		lid_bm_set_range(blocked, base, 1u << m);
 		st.new_lids++;
@@ -719,6 +735,9 @@ int lid_assign(struct lid_db *db, struct fabric *f, uint8_t lmc, struct lid_assi
 	for (i = 0; i < n; i++) {
 		struct port *port = lp[i].port;
 
+		if (fn)
+			fn(ctx, port, lp[i].guid, lp[i].lid, lp[i].lmc,
+			   lp[i].lid ? lp[i].src : LID_NONE, (uint16_t)port->lid);
 		port->lid = lp[i].lid;
 		port->lmc = lp[i].lmc;
 		if (!lp[i].lid)

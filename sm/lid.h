@@ -8,7 +8,8 @@
  * else the LID already on the port, when it is in range, aligned to the LMC
  * and not claimed by another port; else the lowest free aligned block.
  * The file is OpenSM's guid2lid format ("0xGUID 0xMINLID 0xMAXLID" a line,
- * '#' comments), written atomically (temp file, fsync, rename).
+ * each followed by a blank line; '#' comments are read but never written,
+ * as OpenSM refuses them), written atomically (temp file, fsync, rename).
  */
 #ifndef IBSMD_LID_H
 #define IBSMD_LID_H
@@ -54,5 +55,19 @@ struct lid_assign_stats {
  * assignment in db.  0, -ENOSPC (LID space exhausted; ports left 0), -ENOMEM.
  */
 int lid_assign(struct lid_db *db, struct fabric *f, uint8_t lmc, struct lid_assign_stats *ret);
+
+/* Where a port's LID came from, for lid_assign_traced's callback. */
+enum lid_source {
+	LID_FROM_DB,	  /* the guid2lid file's */
+	LID_FROM_PORT,	  /* the one the port had */
+	LID_NEW,	  /* freshly allocated (the port had none) */
+	LID_NEW_CONFLICT, /* freshly allocated: the port's own clashed (was) */
+	LID_NONE,	  /* none left: the LID space is exhausted */
+};
+typedef void lid_trace_fn(void *ctx, const struct port *p, uint64_t port_guid, uint16_t lid,
+			  uint8_t lmc, enum lid_source src, uint16_t was);
+/* lid_assign, telling fn (when not NULL) every port's decision, in port order. */
+int lid_assign_traced(struct lid_db *db, struct fabric *f, uint8_t lmc,
+		      struct lid_assign_stats *ret, lid_trace_fn *fn, void *ctx);
 
 #endif

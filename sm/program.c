@@ -43,6 +43,7 @@ struct program {
 	uint64_t *mft_guids;	   /* switches given MFT blocks (dropped from known on abort) */
 	size_t n_mft_guids, cap_mft_guids;
 	struct program_stats st;
+	unsigned by_kind[OP_OTHER + 1]; /* sent per kind, for the debug trace of a node */
 };
 
 struct program_req {
@@ -160,7 +161,38 @@ static int program_send(struct program *pg, enum program_op kind, uint32_t node,
 	}
 	pg->pending++;
 	pg->st.sets++;
+	pg->by_kind[kind]++;
 	return 0;
+}
+
+/* At debug: what was just queued for node ni ("PortInfo x4, LFT x3"), then reset. */
+static void program_trace_node(struct program *pg, uint32_t ni, const char *what)
+{
+	static const char *const names[] = {
+	    [OP_PORTINFO] = "PortInfo",
+	    [OP_PKEY] = "P_KeyTable",
+	    [OP_SWITCHINFO] = "SwitchInfo",
+	    [OP_LFT] = "LFT block",
+	    [OP_SL2VL] = "SL2VL",
+	    [OP_VLARB] = "VLArb",
+	    [OP_PORT_STATE] = "PortInfo state",
+	    [OP_MFT] = "MFT block",
+	    [OP_OTHER] = "other",
+	};
+	const struct node *n = &pg->f->nodes[ni];
+	char line[256];
+	size_t off = 0;
+
+	for (int k = 0; k <= OP_OTHER; k++) {
+		if (pg->by_kind[k] && off < sizeof(line))
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s x%u",
+						off ? ", " : "", names[k], pg->by_kind[k]);
+		pg->by_kind[k] = 0;
+	}
+	if (off)
+		log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "%s %s 0x%016llx \"%s\": %s", what,
+			node_is_switch(n) ? "switch" : "CA", (unsigned long long)n->guid, n->desc,
+			line);
 }
 
 int program_set(struct program *pg, uint32_t node, uint8_t port, uint16_t attr, uint32_t mod,
@@ -396,7 +428,9 @@ void program_configure(struct program *pg, const struct routes *r, const struct 
 		       const struct routes *old_r, const struct program_params *pp)
 {
 	struct fabric *f = pg->f;
+	bool trace = log_enabled(LOG_CAT_SWEEP, LOG_DEBUG);
 
+	memset(pg->by_kind, 0, sizeof(pg->by_kind));
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		struct node *n = &f->nodes[i];
 		for (unsigned pn = node_is_switch(n) ? 0 : 1; pn <= n->nports; pn++) {
@@ -415,13 +449,18 @@ void program_configure(struct program *pg, const struct routes *r, const struct 
 		if (node_is_switch(n))
 			program_switch(pg, r, i, old_f, old_r, pp->force);
 		program_vls(pg, r, i, old_f, old_r, pp->force);
+		if (trace)
+			program_trace_node(pg, i, "configure");
 	}
 }
 
 void program_port_states(struct program *pg, uint8_t from, uint8_t to)
 {
+	static const char *const verbs[] = {"", "down", "init", "arm", "activate"};
 	struct fabric *f = pg->f;
+	bool trace = log_enabled(LOG_CAT_SWEEP, LOG_DEBUG);
 
+	memset(pg->by_kind, 0, sizeof(pg->by_kind));
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		struct node *n = &f->nodes[i];
 		for (unsigned pn = 1; pn <= n->nports; pn++) {
@@ -438,6 +477,8 @@ void program_port_states(struct program *pg, uint8_t from, uint8_t to)
 			wire_portinfo_encode(&pi, data, sizeof(data));
 			program_send(pg, OP_PORT_STATE, i, pn, WIRE_ATTR_PORT_INFO, pn, data);
 		}
+		if (trace)
+			program_trace_node(pg, i, to < 5 ? verbs[to] : "state");
 	}
 }
 

@@ -4,9 +4,13 @@
  * the LID database.  IBA 1.4 vol 1, 14.4.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "mad/dispatch.h"
@@ -14,6 +18,7 @@
 #include "mad/wire.h"
 #include "lib/log.h"
 #include "sm/offline.h"
+#include "sm/perfmgr.h"
 #include "sa/sa.h"
 #include "sm/dump.h"
 #include "sm/sm.h"
@@ -149,6 +154,60 @@ static int sm_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, s
 	return madio_send(sm->io, to, mad, len, timeout_ms);
 }
 
+static void sm_sigchld_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct sm *sm = arg;
+
+	dump_reap(&sm->sched.dump_pid, false); /* no zombie lingers until the next dump */
+}
+
+/*
+ * Take the state directory: "lock" in it, flock()ed for as long as we run,
+ * holding our PID.  A second daemon on the same directory (two SMs writing
+ * one guid2lid) is refused naming the first; an unwritable directory is
+ * refused here rather than at the first LID change.
+ */
+static int sm_lock_state_dir(struct sm *sm, char *err, size_t err_len)
+{
+	char path[sizeof(sm->conf.state_dir) + 8], pid[24] = "";
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/lock", sm->conf.state_dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, err_len, "state directory %s is not writable: %s (%s)",
+			 sm->conf.state_dir, strerror(errno), path);
+		return r;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		r = -errno;
+		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		if (r == -EWOULDBLOCK)
+			snprintf(err, err_len,
+				 "state directory %s is in use by another ibsmd (pid %s): one "
+				 "state directory per daemon",
+				 sm->conf.state_dir, pid[0] ? pid : "unknown");
+		else
+			snprintf(err, err_len, "cannot lock %s: %s", path, strerror(-r));
+		close(fd);
+		return r == -EWOULDBLOCK ? -EBUSY : r;
+	}
+	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, strlen(pid), 0) != (ssize_t)strlen(pid)) {
+		r = -errno;
+		snprintf(err, err_len, "state directory %s: cannot write %s: %s",
+			 sm->conf.state_dir, path, strerror(errno));
+		close(fd);
+		return r;
+	}
+	sm->lock_fd = fd;
+	return 0;
+}
+
 int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, char *err,
 	    size_t err_len)
 {
@@ -161,12 +220,21 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	memset(sm, 0, sizeof(*sm));
 	sm->base = base;
 	sm->conf = *c;
+	sm->file_conf = *c;
 	sm->state = SM_NOTACTIVE;
+	sm->lock_fd = -1;
 	if (mkdir(o->state_dir, 0755) < 0 && errno != EEXIST) {
+		r = -errno;
 		snprintf(err, err_len, "cannot create state directory %s: %s", o->state_dir,
 			 strerror(errno));
-		return -errno;
+		return r;
 	}
+	r = sm_lock_state_dir(sm, err, err_len);
+	if (r < 0)
+		return r;
+	sm->sigchld = evsignal_new(base, SIGCHLD, sm_sigchld_cb, sm);
+	if (sm->sigchld)
+		evsignal_add(sm->sigchld, NULL);
 	snprintf(sm->lid_path, sizeof(sm->lid_path), "%s/guid2lid", o->state_dir);
 	r = lid_db_load(sm->lid_path, &sm->lids, lerr, sizeof(lerr));
 	if (!sm->lids) {
@@ -200,7 +268,8 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 		r = -ENOMEM;
 		goto fail;
 	}
-	r = madio_open(base, o->ca_name, o->port_num, sm_recv, sm, &sm->io, err, err_len);
+	r = madio_open(base, o->ca_name, o->port_num, o->port_guid, sm_recv, sm, &sm->io, err,
+		       err_len);
 	if (r < 0)
 		goto fail;
 	struct madio_port_info mpi;
@@ -216,6 +285,11 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 		snprintf(err, err_len, "cannot create the transaction engine (window %u)",
 			 (unsigned)o->mad_window);
 		r = -EINVAL;
+		goto fail;
+	}
+	r = perfmgr_init(sm);
+	if (r < 0) {
+		snprintf(err, err_len, "out of memory setting up the performance manager");
 		goto fail;
 	}
 	return 0;
@@ -271,6 +345,8 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 		return sm_load_roots(sm, err, err_len);
 	} else if (!strcmp(key, "log_level")) {
 		log_set_level(-1, sm->conf.log_level);
+	} else if (!strcmp(key, "perfmgr") || !strcmp(key, "perfmgr_sweep_time_s")) {
+		perfmgr_schedule(sm);
 	} else {
 		snprintf(err, err_len, "no applier for %s", key);
 		return -ENOENT;
@@ -280,8 +356,9 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 
 static int sm_conf_appliers_init(struct sm *sm)
 {
-	static const char *const keys[] = {"mad_window",     "mad_timeout_ms",	"mad_retries",
-					   "sweep_interval", "updn_roots_file", "log_level"};
+	static const char *const keys[] = {"mad_window",     "mad_timeout_ms",	    "mad_retries",
+					   "sweep_interval", "updn_roots_file",	    "log_level",
+					   "perfmgr",	     "perfmgr_sweep_time_s"};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (sm_conf_applier_add(sm, keys[i], sm_apply, NULL) < 0)
@@ -323,10 +400,26 @@ static int sm_conf_apply_key(struct sm *sm, const char *key, const struct sm_con
 
 size_t sm_reconfigure(struct sm *sm, const struct sm_conf *nc)
 {
-	const char *keys[64];
+	const char *keys[64], *over[64];
 	struct sm_conf old = sm->conf;
-	size_t n = conf_diff(&sm->conf, nc, keys, 64), live = 0;
+	size_t n = conf_diff(&sm->file_conf, nc, keys, 64), live = 0;
+	size_t no = conf_diff(&sm->file_conf, &sm->conf, over, 64);
+	struct sm_conf file = *nc;
 
+	for (size_t i = 0; i < no && i < 64; i++) {
+		char run[160], in_file[160];
+		bool changed = false;
+
+		for (size_t j = 0; j < n && j < 64; j++)
+			changed |= !strcmp(keys[j], over[i]);
+		if (changed || conf_key_live(over[i]) == CONF_RESTART)
+			continue;
+		conf_value_str(&sm->conf, over[i], run, sizeof(run));
+		conf_value_str(nc, over[i], in_file, sizeof(in_file));
+		log_info("reload: %s stays %s, set at run time (the file says %s; an override "
+			 "lasts until the file changes the key)",
+			 over[i], run, in_file);
+	}
 	for (size_t i = 0; i < n && i < 64; i++) {
 		char was[160], now[160], err[512] = "";
 
@@ -341,12 +434,53 @@ size_t sm_reconfigure(struct sm *sm, const struct sm_conf *nc)
 		if (conf_key_live(keys[i]) == CONF_LIVE_APPLY &&
 		    sm_conf_apply_key(sm, keys[i], &old, err, sizeof(err)) < 0) {
 			log_err("reload: %s: %s; keeping %s", keys[i], err, was);
+			conf_copy_key(&file, &sm->file_conf, keys[i]); /* tried again next time */
 			continue;
 		}
 		log_info("reload: %s: %s -> %s", keys[i], was, now);
 		live++;
 	}
+	sm->file_conf = file;
 	return live;
+}
+
+static void sm_lids_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sm_save_lids(arg);
+}
+
+int sm_save_lids(struct sm *sm)
+{
+	int r = lid_db_save(sm->lids, sm->lid_path);
+
+	if (r == 0) {
+		if (sm->lid_save.owed)
+			log_info("wrote %s after %u failed attempt%s", sm->lid_path,
+				 sm->lid_save.failures, sm->lid_save.failures == 1 ? "" : "s");
+		sm->lid_save.owed = false;
+		sm->lid_save.failures = 0;
+		if (sm->lid_save.retry)
+			evtimer_del(sm->lid_save.retry);
+		return 0;
+	}
+	if (!sm->lid_save.failures)
+		log_err("cannot write %s: %s (LIDs may change on restart); trying again",
+			sm->lid_path, strerror(-r));
+	else
+		log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "%s still cannot be written: %s", sm->lid_path,
+			strerror(-r));
+	sm->lid_save.owed = true;
+	sm->lid_save.failures++;
+	if (!sm->lid_save.retry)
+		sm->lid_save.retry = evtimer_new(sm->base, sm_lids_retry_cb, sm);
+	if (sm->lid_save.retry) {
+		unsigned shift = sm->lid_save.failures - 1 < 6 ? sm->lid_save.failures - 1 : 6;
+		long sec = 5L << shift;
+		struct timeval tv = {sec > 300 ? 300 : sec, 0};
+
+		evtimer_add(sm->lid_save.retry, &tv);
+	}
+	return r;
 }
 
 int sm_load_roots(struct sm *sm, char *err, size_t err_len)
@@ -373,8 +507,13 @@ void sm_fini(struct sm *sm)
 	mfts_fini(sm);
 	/* let the dump writer finish: the files are renamed into place whole */
 	dump_reap(&sm->sched.dump_pid, true);
+	if (sm->sigchld)
+		event_free(sm->sigchld);
+	sm->sigchld = NULL;
 	xact_free(sm->xe);
 	sm->xe = NULL;
+	/* after the engine: its cancelled requests call back into the manager */
+	perfmgr_fini(sm);
 	madio_close(sm->io);
 	sm->io = NULL;
 	dispatch_free(sm->disp);
@@ -385,16 +524,26 @@ void sm_fini(struct sm *sm)
 	light_fini(sm);
 	snapshot_free(sm->snap);
 	sm->snap = NULL;
+	if (sm->lid_save.owed && sm->lids && lid_db_save(sm->lids, sm->lid_path) < 0)
+		log_err("%s could not be written before exit: LIDs may change on restart",
+			sm->lid_path);
 	lid_db_free(sm->lids);
 	hook_list_clear(&sm->hooks.sweep_begin);
 	hook_list_clear(&sm->hooks.route_fallback);
 	hook_list_clear(&sm->hooks.published);
 	hook_list_clear(&sm->hooks.sweep_done);
 	hook_list_clear(&sm->hooks.state_changed);
+	hook_list_clear(&sm->hooks.port_health);
 	free(sm->roots);
 	sm->roots = NULL;
 	free(sm->appliers);
 	sm->appliers = NULL;
 	sm->n_appliers = 0;
+	if (sm->lid_save.retry)
+		event_free(sm->lid_save.retry);
+	sm->lid_save.retry = NULL;
+	if (sm->lock_fd >= 0)
+		close(sm->lock_fd); /* the lock goes with it; the file stays */
+	sm->lock_fd = -1;
 	sm->lids = NULL;
 }

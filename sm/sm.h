@@ -40,6 +40,7 @@ struct sweep;
 struct sm;
 struct dispatch;
 struct sa;
+struct perfmgr;
 
 /*
  * Applies a new value of a CONF_LIVE_APPLY key (sm->conf already holds it,
@@ -81,11 +82,13 @@ struct sm_hooks {
 	struct hook_list published;
 	struct hook_list sweep_done;	/* const struct sweep_summary *, after publishing */
 	struct hook_list state_changed; /* const struct sm_state_change * */
+	struct hook_list port_health;	/* const struct perfmgr_health_change * (sm/perfmgr.h) */
 };
 
 struct sm {
 	struct event_base *base;
-	struct sm_conf conf; /* the one configuration: start-up values, then live changes */
+	struct sm_conf conf;	  /* the one configuration: start-up values, then live changes */
+	struct sm_conf file_conf; /* what the file and command line said at the last (re)load */
 	struct sm_conf_applier *appliers;
 	size_t n_appliers;
 	struct madio *io;
@@ -94,6 +97,13 @@ struct sm {
 	struct sa *sa;	       /* the Subnet Administrator */
 	struct lid_db *lids;
 	char lid_path[600];
+	int lock_fd; /* state_dir/lock, flock()ed while we run */
+	struct {
+		bool owed;	   /* the last write failed: the file is older than the map */
+		unsigned failures; /* in a row */
+		struct event *retry;
+	} lid_save;
+	struct event *sigchld; /* reaps the routing dump writer as soon as it exits */
 	enum sm_state state;
 	bool subnet_up;
 	uint64_t sweeps;
@@ -104,6 +114,7 @@ struct sm {
 	struct light_state light; /* sm/light.c */
 	struct mcast_db *mcast;	  /* multicast groups (sa/mcast.h); outlive sweeps */
 	struct mfts mfts;	  /* the MFTs the switches were given (sm/mfts.c) */
+	struct perfmgr *perf;	  /* port counters and unhealthy ports (sm/perfmgr.c) */
 	struct sm_hooks hooks;
 	uint64_t *roots; /* from conf.updn_roots_file */
 	size_t n_roots;
@@ -120,6 +131,13 @@ void sm_fini(struct sm *sm);
 int sm_load_roots(struct sm *sm, char *err, size_t err_len);
 
 /*
+ * Write the guid2lid file now.  A write that fails (a full disk) is logged
+ * once and tried again on a timer (5 s, doubling to 5 min) until it lands, so
+ * the file does not wait for the next LID change.  0 or -errno.
+ */
+int sm_save_lids(struct sm *sm);
+
+/*
  * Register an applier for a CONF_LIVE_APPLY key (the SM registers its own in
  * sm_init; the control API its admin_group).  0, -ENOMEM, or -EINVAL when the
  * key is not a CONF_LIVE_APPLY key.
@@ -128,9 +146,13 @@ int sm_conf_applier_add(struct sm *sm, const char *key, sm_conf_apply_fn *fn, vo
 void sm_conf_applier_remove(struct sm *sm, const char *key, sm_conf_apply_fn *fn, void *ctx);
 
 /*
- * SIGHUP: take the live keys of nc that differ from sm->conf, each logged as
- * "KEY: OLD -> NEW" and applied by its appliers; a changed restart-only key
- * is logged and kept.  Returns how many keys changed live.
+ * SIGHUP with nc, the file and command line as they are now.  The rule for
+ * runtime overrides (smctl priority, smctl loglevel): an override lasts until
+ * the file changes that key.  So the keys taken are those nc changes against
+ * the previous load (file_conf), not against the running values: each live
+ * one logged "KEY: OLD -> NEW" and applied by its appliers, a restart-only
+ * one logged and kept; a key the file left alone keeps its running value,
+ * an override logged as kept.  Returns how many keys changed live.
  */
 size_t sm_reconfigure(struct sm *sm, const struct sm_conf *nc);
 

@@ -124,6 +124,26 @@ static void on_discovered(void *arg, int status, struct discover_result *res)
 	sweep_step(sw);
 }
 
+/* At debug: every LID decision, one line a port. */
+static void lid_trace(void *ctx, const struct port *p, uint64_t port_guid, uint16_t lid,
+		      uint8_t lmc, enum lid_source src, uint16_t was)
+{
+	static const char *const why[] = {
+	    [LID_FROM_DB] = "kept from guid2lid",
+	    [LID_FROM_PORT] = "kept: the port had it",
+	    [LID_NEW] = "new",
+	    [LID_NEW_CONFLICT] = "new: the port's own clashed",
+	    [LID_NONE] = "none: the LID space is exhausted",
+	};
+
+	if (src == LID_NEW_CONFLICT)
+		log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "LID 0x%04x/%u for port 0x%016llx: %s (0x%04x)",
+			lid, lmc, (unsigned long long)port_guid, why[src], was);
+	else
+		log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "LID 0x%04x/%u for port 0x%016llx: %s", lid, lmc,
+			(unsigned long long)port_guid, why[src]);
+}
+
 static void phase_assign(struct sweep *sw)
 {
 	struct sm *sm = sw->sm;
@@ -131,19 +151,16 @@ static void phase_assign(struct sweep *sw)
 	int r;
 
 	sw->f->subnet_prefix = sm->conf.subnet_prefix;
-	r = lid_assign(sm->lids, sw->f, (uint8_t)sm->conf.lmc, &ls);
+	r = lid_assign_traced(sm->lids, sw->f, (uint8_t)sm->conf.lmc, &ls,
+			      log_enabled(LOG_CAT_SWEEP, LOG_DEBUG) ? lid_trace : NULL, NULL);
 	if (r < 0) {
 		sweep_fail(sw, "LID assignment failed: %s", strerror(-r));
 		return;
 	}
 	sw->sum.lids = ls.from_db + ls.from_port + ls.new_lids;
 	sw->max_lid = ls.max_lid;
-	if (ls.new_lids || ls.conflicts || sm->sweeps == 0) {
-		r = lid_db_save(sm->lids, sm->lid_path);
-		if (r < 0)
-			log_err("cannot write %s: %s (LIDs may change on restart)", sm->lid_path,
-				strerror(-r));
-	}
+	if (ls.new_lids || ls.conflicts || sm->sweeps == 0 || sm->lid_save.owed)
+		sm_save_lids(sm);
 	if (ls.conflicts)
 		log_warn("%u ports had conflicting LIDs and were given new ones", ls.conflicts);
 	sw->phase = SWEEP_ROUTE;

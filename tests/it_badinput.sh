@@ -16,7 +16,7 @@ printf '0x0002c90200000100 0x0001 0x0001\nthis is not a guid\n\001\002\377garbag
 if sm_once "$sd"; then pass "corrupt guid2lid: subnet still comes up"; else fail "corrupt guid2lid: $(tail -2 "$T/sm.err")"; fi
 check "corrupt guid2lid: the warning names the file and line" grep -q "guid2lid:2:" "$T/sm.err"
 check "corrupt guid2lid: rewritten with only well-formed lines" \
-	bash -c "! grep -vE '^(#.*|0x[0-9a-f]{16} 0x[0-9a-f]{4} 0x[0-9a-f]{4})$' '$sd/guid2lid'"
+	bash -c "! grep -vE '^(#.*|0x[0-9a-f]{16} 0x[0-9a-f]{4} 0x[0-9a-f]{4}|)$' '$sd/guid2lid'"
 check "corrupt guid2lid: the good line's LID was kept" grep -q '^0x0002c90200000100 0x0001 0x0001$' "$sd/guid2lid"
 capture corrupt
 check "corrupt guid2lid: fabric correct" python3 "$FABCHECK" --topo "$T/corrupt.topo" \
@@ -47,6 +47,12 @@ check "unresponsive CA: the fabric heals on the next sweep" python3 "$FABCHECK" 
 sm_start "$sd" --sweep-interval 1
 check "daemon comes up" wait_for 20 grep -q "subnet up" "$T/smd.err"
 SOCK=$SM_SOCK
+
+# --- one state directory per daemon
+sim_run 20 "$IBSMD" --once --state-dir "$sd" >"$T/second.out" 2>"$T/second.err"; rc=$?
+check "a second daemon on the same state directory is refused (exit $rc)" test "$rc" = 1
+check "naming the first one's pid ($SM_PID)" \
+	grep -q "state directory $sd is in use by another ibsmd (pid $SM_PID)" "$T/second.err"
 st() { "$SMCTL" --socket "$SOCK" --json status | python3 -c "import json,sys; print(json.load(sys.stdin)[\"$1\"])"; }
 
 # --- light sweeps: a quiet fabric is only polled; a silent switch makes it heavy
@@ -94,5 +100,29 @@ sweeps=$(grep -c "subnet up" "$T/smd.err")
 kill -HUP "$SM_PID"
 check "and keeps sweeping" wait_for 20 bash -c "[ \$(grep -c 'subnet up\|sweep' '$T/smd.err') -gt $sweeps ]"
 check "sminfo still answers MASTER" bash -c "cd '$T' && LD_PRELOAD='$UMAD2SIM' timeout 20 sminfo 2>/dev/null | grep -q SMINFO_MASTER"
+check "SIGTERM stops it cleanly" sm_stop
+
+# --- the socket path replaces only a stale socket, never another kind of file
+echo precious >"$T/not-a-socket"
+sim_run 30 "$IBSMD" --once --state-dir "$T/state-sock" --socket "$T/not-a-socket" \
+	>"$T/sock.out" 2>"$T/sock.err"; rc=$?
+check "--socket naming a regular file: refused (exit $rc)" test "$rc" = 1
+check "and says why" grep -q "not-a-socket exists and is not a socket: not replacing it" "$T/sock.err"
+check "and the file is untouched" grep -qx precious "$T/not-a-socket"
+
+# --- a guid2lid that cannot be written is written as soon as it can be
+sd="$T/state-owed"
+mkdir -p "$sd/guid2lid" # rename(2) onto a directory fails: EISDIR
+sm_start "$sd" --sweep-interval 0
+SOCK=$SM_SOCK
+check "guid2lid unwritable: the daemon comes up" wait_for 20 grep -q "subnet up" "$T/smd.err"
+check "the error names the errno" grep -q "cannot write $sd/guid2lid: Is a directory" "$T/smd.err"
+check "status: guid2lid_pending" test "$(st guid2lid_pending)" = True
+rmdir "$sd/guid2lid"
+check "once it can be, it is written without a LID change (retry timer)" \
+	wait_for 20 test -s "$sd/guid2lid"
+check "with every port's LID ($N nodes)" test "$(grep -c '^0x' "$sd/guid2lid")" -ge "$N"
+check "the log says so" wait_for 5 grep -q "wrote $sd/guid2lid after [0-9]* failed attempt" "$T/smd.err"
+check "status: no longer pending" test "$(st guid2lid_pending)" = False
 check "SIGTERM stops it cleanly" sm_stop
 finish

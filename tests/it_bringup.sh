@@ -41,7 +41,15 @@ bringup() {
 
 		sim_stop
 		sim_start "$topo" || fail "$name: ibsim restarts"
-		sm_once "$sd" || fail "$name: ibsmd --once after the fabric reset: $(tail -2 "$T/sm.err")"
+		sm_once "$sd" -v || fail "$name: ibsmd --once after the fabric reset: $(tail -2 "$T/sm.err")"
+		# at debug the log tells the bring-up: every node found, every LID decided, what was set where
+		check "$name: debug log: every node discovered ($n)" \
+			test "$(grep -c ' debug: discovered \(switch\|CA\) 0x' "$T/sm.err")" = "$n"
+		check "$name: debug log: LIDs kept from guid2lid after the reset" \
+			test "$(grep -c ': kept from guid2lid$' "$T/sm.err")" -ge "$n"
+		check "$name: debug log: LFT blocks per switch" \
+			grep -q 'debug: configure switch 0x[0-9a-f]* ".*": .*LFT block x[0-9]' "$T/sm.err"
+		check "$name: debug log: ports activated per node" grep -q 'debug: activate ' "$T/sm.err"
 		capture "$name-reset"
 		check "$name: fabric correct after an ibsim restart" \
 			python3 "$FABCHECK" --topo "$T/$name-reset.topo" --fts "$T/$name-reset.fts" \
@@ -98,6 +106,47 @@ takeover() {
 	sim_stop
 }
 
+# rollback: OpenSM started on ibsmd's guid2lid keeps every LID ibsmd gave.  The
+# LIDs are first permuted (so OpenSM's own choice would differ), then ibsmd
+# brings a fresh fabric up with them, then OpenSM a fresh one from ibsmd's file.
+rollback() {
+	local topo=$1 sd="$T/state-rollback" osm="$T/osm-rollback"
+	log "--- rollback to OpenSM on ibsmd's guid2lid"
+	mkdir -p "$sd" "$osm"
+	sim_start "$topo" || { fail "rollback: ibsim starts"; return; }
+	sm_once "$T/state-rollback0" || fail "rollback: first ibsmd run"
+	capture rb-first
+	python3 "$FABCHECK" --topo "$T/rb-first.topo" --lids-out "$T/rb-first.lids" >/dev/null
+	sim_stop
+	# the same ports, LIDs reversed
+	python3 - "$T/state-rollback0/guid2lid" "$sd/guid2lid" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]
+lids = [r[1] for r in rows][::-1]
+with open(sys.argv[2], "w") as f:
+    for r, lid in zip(rows, lids):
+        f.write("%s %s %s\n" % (r[0], lid, lid))
+PY
+	sim_start "$topo" || { fail "rollback: ibsim restarts"; return; }
+	sm_once "$sd" || fail "rollback: ibsmd with the permuted LIDs"
+	capture rb-ibsmd
+	python3 "$FABCHECK" --topo "$T/rb-ibsmd.topo" --lids-out "$T/rb-ibsmd.lids" >/dev/null
+	check "rollback: ibsmd used the permuted LIDs" not cmp -s "$T/rb-first.lids" "$T/rb-ibsmd.lids"
+	check "rollback: ibsmd's file has no comment and blank lines between entries" \
+		python3 -c 'import sys; t = open(sys.argv[1]).read(); sys.exit("#" in t or "\n\n" not in t)' "$sd/guid2lid"
+	sim_stop
+	sim_start "$topo" || { fail "rollback: ibsim for OpenSM"; return; }
+	cp "$sd/guid2lid" "$osm/guid2lid"
+	if OSM_CACHE_DIR=$osm OSM_TMP_DIR=$osm sim_run 120 opensm -o -s 0 -f "$osm/osm.log" \
+		>"$T/osm-rb.out" 2>&1; then pass "rollback: opensm -o on ibsmd's file"
+	else fail "rollback: opensm -o: $(tail -2 "$T/osm-rb.out")"; fi
+	capture rb-osm
+	python3 "$FABCHECK" --topo "$T/rb-osm.topo" --lids-out "$T/rb-osm.lids" >/dev/null
+	check "rollback: OpenSM kept every LID of ibsmd's file" cmp -s "$T/rb-ibsmd.lids" "$T/rb-osm.lids"
+	check "rollback: OpenSM read it without complaint" not grep -q "ERR 610B" "$osm/osm.log"
+	sim_stop
+}
+
 # dual-ported CAs on parallel inter-switch links, SM on a switch (ibsim's example)
 EXAMPLE=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca2port
 [ -r "$EXAMPLE" ] && bringup example "$EXAMPLE" persist
@@ -107,5 +156,6 @@ bringup dual "$T/dual.net" persist
 bringup torus "$T/torus.net"
 bringup random "$T/random.net"
 takeover "$T/ft2.net"
+rollback "$T/ft2.net"
 lmc "$T/dual.net"
 finish

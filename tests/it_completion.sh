@@ -64,7 +64,7 @@ check "smctl st -> status" expect "status" smctl st
 check "smctl ro -> route" expect "route" smctl ro
 check "smctl <empty> -> every command" \
 	expect "status nodes ports links lids node route sweep reroute priority loglevel
-topology events metrics config port call help" smctl ""
+topology events eventlog metrics counters config port call help" smctl ""
 check "smctl --j -> --json" expect "--json" smctl --j
 check "smctl -- -> the global options" expect "--socket --json --timeout --help --version" smctl --
 check "smctl --json st -> status" expect "status" smctl --json st
@@ -87,6 +87,11 @@ check "smctl port -> disable enable" expect "disable enable" smctl port ""
 check "smctl priority 1 -> 1 10..15" expect "1 10 11 12 13 14 15" smctl priority 1
 check "smctl call -> command names" expect "status" smctl call sta
 check "smctl status -> nothing" expect "" smctl status ""
+check "smctl ports -> its filters" expect "--type --node --offset --limit --state" smctl ports ""
+check "smctl nodes -> its filters (no --state)" expect "--type --node --offset --limit" smctl nodes ""
+check "smctl ports --state -> port states" expect "down init armed active" smctl ports --state ""
+check "smctl links --type -> switch ca" expect "switch ca" smctl links --type ""
+check "smctl lids --limit <n> -> nothing" expect "" smctl lids --limit ""
 
 # ---- node arguments without a daemon -----------------------------------------
 t0=$SECONDS
@@ -141,6 +146,9 @@ check "smctl --socket S node \"ho -> quoted description" \
 check "IBSMD_SOCKET=S smctl node 0x -> GUIDs" \
 	with_env IBSMD_SOCKET="$FAKE" expect "0x0002c90300000001 0x0002c90300000002" "$SMCTL" node 0x
 check "smctl --socket S port disable -> nodes" expect "$ALL" "$SMCTL" --socket "$FAKE" port disable ""
+check "smctl --socket S counters -> nodes" expect "$ALL" "$SMCTL" --socket "$FAKE" counters ""
+check "smctl --socket S counters spine-1 -> port numbers" \
+	expect "1 2 3 4" "$SMCTL" --socket "$FAKE" counters spine-1 ""
 check "smctl --socket S port disable spine-1 -> port numbers" \
 	expect "1 2 3 4" "$SMCTL" --socket "$FAKE" port disable spine-1 ""
 check "sed fallback: smctl --socket S node -> GUIDs and descriptions" \

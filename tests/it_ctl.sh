@@ -65,6 +65,10 @@ if ! wait_for 30 subnet_up; then
 	fail "ibsmd brings the subnet up: $(tail -3 "$T/smd.err")"
 	finish
 fi
+# the routing dumps are written by a child: it is reaped when it exits, no zombie waits
+check "routing dumps written" wait_for 20 test -s "$T/state/lfts.out"
+zombies() { ps --ppid "$SM_PID" -o stat= 2>/dev/null | grep -c '^Z'; }
+check "no zombie child once the dump writer is done" wait_for 10 test "$(zombies)" = 0
 jctl status >"$T/status.json"
 check "status: MASTER, subnet up" test "$(jget 'j["state"], j["subnet_up"]' <"$T/status.json")" = "('MASTER', True)"
 check "status: $N nodes" test "$(jget 'j["nodes"]' <"$T/status.json")" = "$N"
@@ -165,7 +169,7 @@ check "metrics: node counts by type" sh -c "
 	grep -q '^ibsmd_nodes{type=\"switch\"} 6' '$T/metrics.txt' &&
 	grep -q '^ibsmd_nodes{type=\"ca\"} 8' '$T/metrics.txt'"
 check "metrics: every sample line is NAME[{labels}] NUMBER" \
-	not grep -vE '^(# (HELP|TYPE) .*|[a-z_]+(\{[a-z]+="[^"]*"\})? [0-9.e+-]+)$' "$T/metrics.txt"
+	not grep -vE '^(# (HELP|TYPE) .*|[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [0-9.e+-]+)$' "$T/metrics.txt"
 
 ctl topology --format ibnetdiscover >"$T/ours.topo"
 sim_run 30 ibnetdiscover >"$T/real.topo" 2>/dev/null
@@ -199,9 +203,11 @@ sim_cmd 'ReLink "ca-3"[1]'
 check "events: node_added ca-3 after ReLink" wait_for 20 ev_has node_added ca-3
 check "events: link_up for ca-3" ev_has link_up ca-3
 check "events: every event has time and generation" python3 -c '
-import json, sys
+import json, re, sys
 evs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{\"type\"")]
-sys.exit(0 if evs and all(isinstance(e["time"], float) and e["generation"] > 0 for e in evs) else 1)' "$T/events.log"
+iso = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+sys.exit(0 if evs and all(iso.match(e["time"]) and isinstance(e["unix_time"], float)
+                          and e["generation"] > 0 for e in evs) else 1)' "$T/events.log"
 check "subnet up again with $N nodes" wait_for 20 sh -c \
 	"\"$SMCTL\" --socket \"$SOCK\" --json status | grep -q '\"nodes\": $N,' && \"$SMCTL\" --socket \"$SOCK\" --json status | grep -q '\"subnet_up\": true'"
 

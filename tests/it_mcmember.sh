@@ -36,7 +36,8 @@ subnet_up() { jctl status 2>/dev/null | jget 'j["subnet_up"]' 2>/dev/null | grep
 mcj() { local h=$1; shift; (export SIM_HOST=$h; sim_run 600 "$MCJ" "$@" 2>>"$T/mcjoin.err"); }
 # field JSON-LINE KEY
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
-sq() { local h=$1; shift; (export SIM_HOST=$h; sim_run 20 saquery "$@" 2>/dev/null); }
+# saquery with a 5 s timeout (its default, 1 s, is short on a loaded 2-core machine)
+sq() { local h=$1; shift; (export SIM_HOST=$h; sim_run 30 saquery -t 5000 "$@" 2>/dev/null); }
 guid_of() { jctl lids | python3 -c '
 import json,sys
 print(next(l["port_guid"] for l in json.load(sys.stdin) if l["desc"] == sys.argv[1]))' "$1"; }
@@ -56,7 +57,7 @@ inj_status() { (export SIM_HOST=ca-2; sim_run 20 "$INJECT" --dlid "$SMLID" --cla
 "$TOPOGEN" fattree2 -k 4 -o "$T/ft.net" || { fail "topogen fattree2"; finish; }
 sim_start "$T/ft.net" || { fail "ibsim starts"; finish; }
 printf 'sa_key = %s\n' "$KEY" >"$T/ibsmd.conf"
-sm_start "$T/state" -c "$T/ibsmd.conf" --sweep-interval 0
+sm_start "$T/state" -F "$T/ibsmd.conf" --sweep-interval 0
 wait_for 60 subnet_up || fail "subnet up: $(tail -3 "$T/smd.err")"
 SMLID=$(jctl status | jget 'j["sm_lid"]')
 for h in 0 1 2 3 4 5 6 7; do eval "G$h=$(guid_of ca-$h)"; done

@@ -6,8 +6,10 @@
 #   - admin_group: a peer in the new group may give orders at once, and is
 #     refused again once the group is taken away (as root: the peer is
 #     setpriv 65534);
-#   - a key that does not exist on the system (an unknown group) is refused
-#     with the old value kept; a restart-only key (lmc) is logged, not applied;
+#   - a key that does not exist on the system (an unknown group, an engine
+#     not built in) is refused with FILE:LINE, the old value kept; a
+#     restart-only key (lmc) is logged, not applied;
+#   - an override (smctl priority) lasts until the file changes that key;
 #   - a broken file is rejected whole and the daemon goes on.
 . "$(dirname "$0")/lib.sh"
 
@@ -35,7 +37,7 @@ reloads=0
 hup() { # send SIGHUP and wait for the daemon to say it reloaded
 	reloads=$((reloads + 1))
 	kill -HUP "$SM_PID"
-	wait_for 10 bash -c "[ \$(grep -c 'configuration reloaded' '$T/smd.err') -ge $reloads ]"
+	wait_for 10 bash -c "[ \$(grep -c 'configuration reloaded\|rejected; keeping the running' '$T/smd.err') -ge $reloads ]"
 }
 
 conf mad_window=32 sweep_interval=0
@@ -74,7 +76,7 @@ if [ -n "$UNPRIV" ]; then
 
 	conf mad_window=64 sweep_interval=0 admin_group=nosuchgroup-ibsmd
 	hup
-	check "an unknown group is refused, logged" grep -q "reload: admin_group: admin group 'nosuchgroup-ibsmd' does not exist; keeping $GROUP" "$T/smd.err"
+	check "an unknown group is refused with FILE:LINE" grep -q "reload: $T/ibsmd.conf:[0-9]*: admin_group: no group 'nosuchgroup-ibsmd' on this host" "$T/smd.err"
 	check "and the old group stays" test "$(jctl config | jget 'j["admin_group"]')" = "$GROUP"
 	check "so the peer may still sweep" quiet "${AS_NOBODY[@]}" "$SMCTL" --socket "$SOCK" sweep
 
@@ -86,8 +88,24 @@ else
 	log "not root: skipping the admin_group checks (they need a second user)"
 fi
 
+# ---- runtime overrides: one lasts until the file changes its key ------------------
+check "smctl priority 7" quiet "$SMCTL" --socket "$SOCK" priority 7
+conf mad_window=64 sweep_interval=0
+check "SIGHUP, the file silent on sm_priority" hup
+check "the override stays: priority 7" test "$(jctl config | jget 'j["sm_priority"]')" = 7
+check "and the log says why" grep -q "reload: sm_priority stays 7, set at run time (the file says 0" "$T/smd.err"
+conf mad_window=64 sweep_interval=0 sm_priority=3
+hup
+check "the file changes sm_priority: it wins (3)" test "$(jctl config | jget 'j["sm_priority"]')" = 3
+check "logged 7 -> 3" grep -q "reload: sm_priority: 7 -> 3" "$T/smd.err"
+conf mad_window=64 sweep_interval=0 routing_chain=ftree,nosuch
+hup
+check "an unknown engine in routing_chain is refused with FILE:LINE" \
+	grep -q "reload: $T/ibsmd.conf:[0-9]*: routing_chain: unknown routing engine 'nosuch'" "$T/smd.err"
+check "and the running chain stays" test "$(jctl config | jget 'j["routing_chain"]')" = ftree,updn,minhop
+
 # ---- restart-only keys, broken files ----------------------------------------------
-conf mad_window=64 sweep_interval=0 lmc=2
+conf mad_window=64 sweep_interval=0 sm_priority=3 lmc=2
 hup
 check "lmc is restart-only: logged" grep -q "reload: lmc changed (0 -> 2) but takes effect only on restart" "$T/smd.err"
 check "and not applied" test "$(jctl config | jget 'j["lmc"]')" = 0

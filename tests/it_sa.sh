@@ -15,7 +15,8 @@
 INJECT="$top_builddir/tests/madinject"
 jctl() { "$SMCTL" --socket "$SM_SOCK" --timeout 20 --json "$@"; }
 jget() { python3 -c 'import json,sys; j=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
-sq() { sim_run 20 saquery "$@" 2>/dev/null; }
+# saquery with a 5 s timeout (its default, 1 s, is short on a loaded 2-core machine)
+sq() { sim_run 30 saquery -t 5000 "$@" 2>/dev/null; }
 # field NAME: the value after the dots of saquery's "name.....value" lines
 field() { sed -n "s/^[[:space:]]*$1\.*\(.*\)$/\1/p" | head -1; }
 

@@ -32,7 +32,8 @@ bg_wait() {
 	for _ in $(seq 150); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
 	wait "$p" 2>/dev/null
 }
-sq() { (export SIM_HOST=$1; shift; sim_run 20 saquery "$@" 2>/dev/null); }
+# saquery with a 5 s timeout (its default, 1 s, is short on a loaded 2-core machine)
+sq() { (export SIM_HOST=$1; shift; sim_run 30 saquery -t 5000 "$@" 2>/dev/null); }
 guid_of() { jctl lids | python3 -c '
 import json,sys
 print(next(l["port_guid"] for l in json.load(sys.stdin) if l["desc"] == sys.argv[1]))' "$1"; }

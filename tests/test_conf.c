@@ -72,6 +72,12 @@ static void test_good_file(void)
 			 "lmc = 7\n"
 			 "subnet_prefix = 0xfe80000000000123\n"
 			 "log_level = debug\n"
+			 "perfmgr = yes\n"
+			 "perfmgr_sweep_time_s = 2\n"
+			 "perfmgr_clear_counters = on\n"
+			 "perfmgr_threshold_rcv_errors = 0\n"
+			 "http_listen = [::1]:9100\n"
+			 "http_root = /srv/web\n"
 			 "; last comment, no newline at the end");
 	conf_defaults(&c);
 	CU_ASSERT_EQUAL_FATAL(conf_load(&c, path, err, sizeof(err)), 0);
@@ -91,6 +97,12 @@ static void test_good_file(void)
 	CU_ASSERT_EQUAL(c.lmc, 7);
 	CU_ASSERT(c.subnet_prefix == 0xfe80000000000123ULL);
 	CU_ASSERT_EQUAL(c.log_level, LOG_DEBUG);
+	CU_ASSERT(c.perfmgr);
+	CU_ASSERT_EQUAL(c.perfmgr_sweep_time_s, 2);
+	CU_ASSERT(c.perfmgr_clear_counters);
+	CU_ASSERT_EQUAL(c.perfmgr_threshold_rcv_errors, 0);
+	CU_ASSERT_STRING_EQUAL(c.http_listen, "[::1]:9100");
+	CU_ASSERT_STRING_EQUAL(c.http_root, "/srv/web");
 	unlink(path);
 }
 
@@ -146,6 +158,14 @@ static void test_errors(void)
 	    {"routing_chain = ", "at least one routing engine"},
 	    {"admin_group = wheel;rm", "not a valid name"},
 	    {"sm_priority = 1 # comment", "own line"},
+	    {"perfmgr = maybe", "not true or false"},
+	    {"perfmgr_sweep_time_s = 0", "out of range 1..86400"},
+	    {"http_listen = 9100", "not ADDRESS:PORT"},
+	    {"http_listen = localhost:0", "not ADDRESS:PORT"},
+	    {"http_listen = localhost:65536", "not ADDRESS:PORT"},
+	    {"http_listen = [::1:9100", "not ADDRESS:PORT"},
+	    {"http_listen = a b:80", "not ADDRESS:PORT"},
+	    {"http_root = web", "not an absolute path"},
 	    {"log_level = debug", "duplicate key 'log_level' (first set on line 2)"},
 	    {"socket_path = "
 	     "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -352,19 +372,121 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 19);
+	CU_ASSERT_EQUAL(json_object_size(j), 31);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "subnet_prefix")),
 			       "0xfe80000000000000");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "log_level")), "info");
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "mad_window")), 32);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "routing_chain")),
 			       "ftree,updn,minhop");
+	CU_ASSERT(json_is_false(json_object_get(j, "perfmgr")));
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "perfmgr_sweep_time_s")), 180);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "http_listen")), "");
 	json_decref(j);
 
 	CU_ASSERT_EQUAL(conf_log_level_from_str("error"), LOG_ERR);
 	CU_ASSERT_EQUAL(conf_log_level_from_str("bogus"), -1);
 	CU_ASSERT_STRING_EQUAL(conf_log_level_str(LOG_WARNING), "warning");
 	CU_ASSERT_PTR_NULL(conf_log_level_str(LOG_NOTICE));
+}
+
+/* Every error of a file, one per line with its FILE:LINE; the good lines applied. */
+static void test_every_error(void)
+{
+	struct sm_conf c;
+	char err[1024], *big, small[200];
+	unsigned lines = 0, more = 0;
+
+	conf_defaults(&c);
+	CU_ASSERT_EQUAL(
+	    conf_load_string(&c, "t.conf",
+			     "lmc = 9\nsm_priority = 4\nnope = 1\n[x]\nmad_window = 0\n", err,
+			     sizeof(err)),
+	    -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:1: lmc: 9 is out of range 0..7\n"
+				    "t.conf:3: unknown key 'nope'\n"
+				    "t.conf:4: sections are not used; write 'key = value'\n"
+				    "t.conf:5: mad_window: 0 is out of range 1..1024");
+	CU_ASSERT_EQUAL(c.sm_priority, 4);
+
+	/* more errors than fit: as many as fit, then how many more */
+	big = malloc(300 * 16);
+	CU_ASSERT_FATAL(big != NULL);
+	big[0] = '\0';
+	for (int i = 0; i < 300; i++)
+		strcat(big, "bogus_key = 1\n");
+	CU_ASSERT_EQUAL(conf_load_string(&c, "t.conf", big, small, sizeof(small)), -EINVAL);
+	for (const char *l = small; (l = strchr(l, '\n')); l++)
+		lines++;
+	CU_ASSERT(strstr(small, "... and ") != NULL);
+	if (strstr(small, "... and "))
+		sscanf(strstr(small, "... and ") + 8, "%u", &more);
+	CU_ASSERT_EQUAL(lines + more, 300); /* lines = shown errors + the note - 1 */
+	CU_ASSERT(strlen(small) < sizeof(small));
+	free(big);
+}
+
+static int refuse_bad(void *ctx, const char *key, const char *value, char *why, size_t why_len)
+{
+	(*(int *)ctx)++;
+	if (!strcmp(key, "routing_engine") && !strcmp(value, "bad")) {
+		snprintf(why, why_len, "not built in");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The caller's checks run on every key that parsed, with FILE:LINE on a refusal. */
+static void test_checks(void)
+{
+	int calls = 0;
+	struct conf_checks chk = {refuse_bad, &calls};
+	struct sm_conf c;
+	char err[256];
+
+	conf_defaults(&c);
+	CU_ASSERT_EQUAL(conf_load_string_checked(&c, "t.conf",
+						 "lmc = 2\nrouting_engine = bad\nlmc = x\n", &chk,
+						 err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_EQUAL(calls, 2); /* lmc and routing_engine: not the duplicate */
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: routing_engine: not built in\n"
+				    "t.conf:3: duplicate key 'lmc' (first set on line 1)");
+}
+
+/* --create-config: what conf_write writes reads back to the same values. */
+static void test_write_round_trip(void)
+{
+	struct sm_conf a, b;
+	char path[128], err[256], line[256];
+	const char *keys[8];
+	FILE *f;
+	int comments = 0;
+
+	conf_defaults(&a);
+	CU_ASSERT_EQUAL(conf_set(&a, "sm_priority", "11", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(conf_set(&a, "ca_name", "mlx5_1", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(conf_set(&a, "port_guid", "0x0002c90200000101", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(conf_set(&a, "sa_key", "0xabc", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(conf_set(&a, "log_level", "debug", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(conf_set(&a, "routing_chain", "dor,minhop", err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/written.conf", test_dir);
+	f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(conf_write(f, &a, "made by a test\nsecond line"), 0);
+	fclose(f);
+	f = fopen(path, "r");
+	CU_ASSERT_FATAL(f != NULL);
+	while (fgets(line, sizeof(line), f))
+		comments += line[0] == '#';
+	fclose(f);
+	CU_ASSERT_EQUAL(comments, 2);
+	conf_defaults(&b);
+	CU_ASSERT_EQUAL(conf_load(&b, path, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(conf_diff(&a, &b, keys, 8), 0);
+	CU_ASSERT(b.port_guid == 0x0002c90200000101ULL);
+	CU_ASSERT(b.sa_key == 0xabc);
+	unlink(path);
 }
 
 int main(void)
@@ -380,6 +502,9 @@ int main(void)
 	    {"copy a key, a key's value", test_copy_and_value},
 	    {"JSON view", test_json},
 	    {"sa_key: a secret", test_secret},
+	    {"every error of a file", test_every_error},
+	    {"the caller's checks", test_checks},
+	    {"conf_write reads back", test_write_round_trip},
 	    {NULL, NULL},
 	};
 	int rc;

@@ -6,6 +6,7 @@
  * through commands so they run on the loop thread.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -137,7 +138,24 @@ static int cmd_stop(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_
 	return 0;
 }
 
+/* {"data": "xxx..."} of args.n bytes: a reply as large as asked */
+static int cmd_big(void *ctx, struct ctl_client *c, json_t *args, json_t **ret_result,
+		   struct ctl_error *err)
+{
+	size_t n = (size_t)json_integer_value(json_object_get(args, "n"));
+	char *buf = malloc(n + 1);
+
+	if (!buf)
+		return -ENOMEM;
+	memset(buf, 'x', n);
+	buf[n] = '\0';
+	*ret_result = json_pack("{s:s}", "data", buf);
+	free(buf);
+	return *ret_result ? 0 : -ENOMEM;
+}
+
 static const struct ctl_command test_cmds[] = {
+    {"big", false, "{\"n\": bytes}", cmd_big},
     {"echo", false, "{...}", cmd_echo},
     {"status", false, NULL, cmd_status},
     {"priority", true, "{\"priority\": 0..15}", cmd_priority},
@@ -638,6 +656,127 @@ static void test_slow_reader(void)
 	harness_stop(h);
 }
 
+/* Read one whole line in chunks (the test sends one request at a time); its length or -1. */
+static ssize_t cli_recv_bulk(int fd, int timeout_ms, char **ret)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	ssize_t n;
+
+	while (buf) {
+		if (poll(&pfd, 1, timeout_ms) <= 0)
+			break;
+		if (cap - len < 65536) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		n = recv(fd, buf + len, 65536, 0);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (buf[len - 1] == '\n') {
+			buf[len - 1] = '\0';
+			*ret = buf;
+			return (ssize_t)len - 1;
+		}
+	}
+	free(buf);
+	return -1;
+}
+
+/* A reply far over max_output goes out whole to a client that reads it. */
+static void test_big_reply(void)
+{
+	struct harness *h = harness_start("bigreply", NULL);
+	const size_t n = 12u * 1024 * 1024;
+	const char *req = "{\"cmd\":\"big\",\"args\":{\"n\":12582912},\"id\":7}\n";
+	char *line = NULL;
+	json_t *r;
+	ssize_t len;
+	int fd = cli_connect(h->path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(cli_send(fd, req, strlen(req)));
+	usleep(200 * 1000); /* let the output pile up far past 1 MiB first */
+	len = cli_recv_bulk(fd, 5000, &line);
+	CU_ASSERT(len > (ssize_t)n);
+	r = line ? json_loads(line, 0, NULL) : NULL;
+	CU_ASSERT(reply_ok(r));
+	CU_ASSERT_EQUAL(
+	    strlen(json_string_value(json_object_get(json_object_get(r, "result"), "data")) ?: ""),
+	    n);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(r, "id")), 7);
+	json_decref(r);
+	free(line);
+	r = cli_call_raw(fd, "{\"cmd\":\"status\"}");
+	CU_ASSERT(reply_ok(r)); /* and the connection goes on */
+	json_decref(r);
+	close(fd);
+	harness_stop(h);
+}
+
+/* Past max_message the client is told why, with its id, and may go on. */
+static void test_reply_too_large(void)
+{
+	struct ctl_opts opts;
+	struct harness *h;
+	json_t *r;
+	int fd;
+
+	ctl_opts_init(&opts);
+	opts.max_message = 1024 * 1024;
+	h = harness_start("toolarge", &opts);
+	fd = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd >= 0);
+	r = cli_call_raw(fd, "{\"cmd\":\"big\",\"args\":{\"n\":2000000},\"id\":\"q\"}");
+	CU_ASSERT_STRING_EQUAL(reply_code(r) ?: "", CTL_ERR_TOO_LARGE);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "id")) ?: "", "q");
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(json_string_value(json_object_get(json_object_get(r, "error"), "message")) ?: "",
+		   "ask for less"));
+	json_decref(r);
+	r = cli_call_raw(fd, "{\"cmd\":\"big\",\"args\":{\"n\":1000}}");
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+	close(fd);
+	harness_stop(h);
+}
+
+/* A client that asks for a large reply and reads none of it is dropped after stall_ms. */
+static void test_stalled_reader(void)
+{
+	struct ctl_opts opts;
+	struct harness *h;
+	char *line = NULL;
+	json_t *r, *st;
+	int fd, fd2;
+
+	ctl_opts_init(&opts);
+	opts.stall_ms = 300;
+	h = harness_start("stall", &opts);
+	fd = cli_connect(h->path);
+	fd2 = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd >= 0 && fd2 >= 0);
+	CU_ASSERT(cli_send(fd, "{\"cmd\":\"big\",\"args\":{\"n\":8000000}}\n", 35));
+	usleep(1200 * 1000);
+	CU_ASSERT_EQUAL(cli_recv_bulk(fd, 2000, &line), -1); /* cut off: never the whole line */
+	free(line);
+	close(fd);
+	r = cli_call_raw(fd2, "{\"cmd\":\"status\"}");
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+	close(fd2);
+	st = harness_stats(h);
+	CU_ASSERT(json_integer_value(json_object_get(st, "dropped")) >= 1);
+	json_decref(st);
+	harness_stop(h);
+}
+
 static void test_events(void)
 {
 	struct harness *h = harness_start("events", NULL);
@@ -766,6 +905,24 @@ static void test_socket_file(void)
 	CU_ASSERT_PTR_NOT_NULL(srv);
 	ctl_server_free(srv);
 
+	/* a path that is not a socket is never replaced */
+	snprintf(path, sizeof(path), "%s/regular", test_dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, "keep", 4) == 4);
+	close(fd);
+	opts.path = path;
+	srv = ctl_server_new(base, &opts, test_cmds, NULL, err, sizeof(err));
+	CU_ASSERT_PTR_NULL(srv);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "is not a socket"));
+	{
+		struct stat st;
+
+		CU_ASSERT(stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 4);
+	}
+	unlink(path);
+	opts.path = h->path;
+
 	/* bad groups and paths are reported */
 	opts.admin_group = "no-such-group-ibsmd";
 	srv = ctl_server_new(base, &opts, test_cmds, NULL, err, sizeof(err));
@@ -790,6 +947,9 @@ int main(void)
 	    {"50 clients at once", test_many_clients},
 	    {"too many clients", test_too_many_clients},
 	    {"client that never reads", test_slow_reader},
+	    {"a 12 MiB reply", test_big_reply},
+	    {"a reply over max_message", test_reply_too_large},
+	    {"a reader that stalls", test_stalled_reader},
 	    {"events", test_events},
 	    {"deferred and pipelined replies", test_deferred_and_pipelined},
 	    {"half close", test_half_close},

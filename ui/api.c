@@ -17,6 +17,7 @@
 #include "lib/log.h"
 #include "ui/api.h"
 #include "ui/api_int.h"
+#include "ui/http.h"
 
 static const struct ctl_command api_commands[] = {
     {"status", false, "", api_status},
@@ -28,6 +29,8 @@ static const struct ctl_command api_commands[] = {
     {"route", false, "{\"src\": ID, \"dst\": ID}", api_route},
     {"topology", false, "{\"format\": \"json|ibnetdiscover|dot\"}", api_topology},
     {"events", false, "", api_events},
+    {"eventlog", false, "{\"after\": SEQ}", api_eventlog},
+    {"counters", false, "{\"node\": ID, \"port\": N}", api_counters},
     {"metrics", false, "", metrics_command},
     {"config", false, "", api_config},
     {"sweep", true, "{\"wait\": bool}", api_sweep},
@@ -40,6 +43,19 @@ static const struct ctl_command api_commands[] = {
      api_loglevel},
     {NULL, false, NULL, NULL},
 };
+
+const struct ctl_command *api_command_find(const char *name)
+{
+	for (const struct ctl_command *c = api_commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+const struct ctl_command *api_command_table(void)
+{
+	return api_commands;
+}
 
 /* ---- life cycle --------------------------------------------------------- */
 
@@ -113,6 +129,12 @@ int api_start(struct sm *sm, struct api **ret, char *err, size_t err_len)
 	api->last_state = sm->state;
 	api->last_subnet_up = sm->subnet_up;
 	clock_gettime(CLOCK_MONOTONIC, &api->started);
+	{
+		struct timespec rt;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		api->started_unix = rt.tv_sec + rt.tv_nsec / 1e9;
+	}
 	r = api_mkdir_parent(sm->conf.socket_path, err, err_len);
 	if (r < 0)
 		goto err_free;
@@ -136,6 +158,13 @@ int api_start(struct sm *sm, struct api **ret, char *err, size_t err_len)
 		goto err_free;
 	}
 	events_attach(api);
+	if (sm->conf.http_listen[0]) {
+		r = http_start(api, err, err_len);
+		if (r < 0) {
+			api_free(api);
+			return r;
+		}
+	}
 	log_msg(LOG_CAT_CTL, LOG_DEBUG, "control socket %s", sm->conf.socket_path);
 	*ret = api;
 	return 0;
@@ -148,6 +177,8 @@ void api_free(struct api *api)
 {
 	if (!api)
 		return;
+	http_free(api->http);
+	api->http = NULL;
 	hook_remove(&api->sm->hooks.published, api_on_publish, api);
 	sm_conf_applier_remove(api->sm, "admin_group", api_apply_admin_group, api);
 	events_detach(api);

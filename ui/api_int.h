@@ -10,7 +10,9 @@
  *                route, topology, config, events
  *   api_admin.c  orders: sweep, reroute, priority, port, loglevel
  *   events.c     sweep and snapshot changes -> events for subscribers
- *   metrics.c    the Prometheus text of `metrics`
+ *   metrics.c    the Prometheus text of `metrics` and of GET /metrics
+ *   api_counters.c  the performance manager's port counters (`counters`)
+ *   http.c       the read-only HTTP endpoint: /metrics, /api/CMD, the web page
  */
 #ifndef IBSMD_API_INT_H
 #define IBSMD_API_INT_H
@@ -32,10 +34,18 @@ struct api_waiter {
 	uint64_t target;
 };
 
+#define API_EVENTS_KEPT 256 /* the last events, for `eventlog` and the web page */
+
+struct http;
+
 struct api {
 	struct sm *sm;
 	struct ctl_server *srv;
+	struct http *http; /* NULL unless http_listen is set */
 	struct timespec started;
+	double started_unix;		 /* CLOCK_REALTIME at start: process_start_time_seconds */
+	json_t *events[API_EVENTS_KEPT]; /* ring: event seq s is at s % API_EVENTS_KEPT */
+	uint64_t event_seq;		 /* seq of the newest event, 0 = none yet */
 	struct api_waiter *waiters;
 	size_t n_waiters, cap_waiters;
 	bool in_publish; /* inside the publish hook: the running sweep is the one just finished */
@@ -74,12 +84,50 @@ uint16_t api_node_lid(const struct node *n);
 int api_resolve(const struct snapshot *s, json_t *v, const char *what, uint32_t *ret_node,
 		uint8_t *ret_port, struct ctl_error *err);
 
+/*
+ * What a listing (nodes, ports, links, lids) is asked for: the arguments
+ * "type" (switch|ca), "state" (down|init|armed|active: the port's, or the
+ * link's), "node" (an identifier: that node's items, or links touching it),
+ * "offset" and "limit" (a page of the matches, in the snapshot's order).
+ */
+struct api_list {
+	int type;	/* -1 any, else NODE_SWITCH / NODE_CA */
+	int state;	/* -1 any, else a port state 1..4 */
+	uint32_t node;	/* UINT32_MAX any */
+	int64_t offset; /* matches skipped */
+	int64_t limit;	/* matches returned at most; -1 all */
+	int64_t seen;	/* matches so far */
+};
+/* Parse those arguments (beside none other).  0 or -EINVAL with err. */
+int api_list_parse(const struct api *api, json_t *args, struct api_list *l, struct ctl_error *err);
+/* A match: whether it is on the page asked for (counts it either way). */
+bool api_list_take(struct api_list *l);
+/* No further match can be on the page. */
+bool api_list_done(const struct api_list *l);
+
 /* ---- command handlers ------------------------------------------------- */
 
 ctl_handler_fn api_status, api_nodes, api_ports, api_links, api_lids, api_node, api_route,
-    api_topology, api_config, api_events;
+    api_topology, api_config, api_events, api_eventlog, api_counters;
 ctl_handler_fn api_sweep, api_reroute, api_priority, api_port, api_loglevel;
 ctl_handler_fn metrics_command;
+
+/* The command table entry called name; NULL when none. */
+const struct ctl_command *api_command_find(const char *name);
+/* The command table (terminated by a NULL name). */
+const struct ctl_command *api_command_table(void);
+
+/* ---- metrics (metrics.c) ------------------------------------------------ */
+
+/* The Prometheus text (malloc'd, *ret_len bytes), or NULL on ENOMEM. */
+char *metrics_text(struct api *api, size_t *ret_len);
+
+/* ---- counters (api_counters.c) ---------------------------------------- */
+
+/* The performance manager's summary, as in `counters` and `status`. */
+json_t *api_perfmgr_json(const struct sm *sm);
+/* The sum of the error counters in v (PERFMGR_NCOUNTERS values). */
+uint64_t api_counters_errors(const uint64_t *v);
 
 /* ---- admin (api_admin.c) ----------------------------------------------- */
 

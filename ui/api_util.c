@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "ui/api_int.h"
@@ -73,4 +74,67 @@ char *api_text_end(struct api_text *t)
 	}
 	t->fp = NULL;
 	return t->buf;
+}
+
+int api_list_parse(const struct api *api, json_t *args, struct api_list *l, struct ctl_error *err)
+{
+	static const char *const names[] = {"type", "state", "node", "offset", "limit", NULL};
+	static const char *const states[] = {"down", "init", "armed", "active"};
+	json_t *v;
+
+	*l = (struct api_list){-1, -1, UINT32_MAX, 0, -1, 0};
+	if (api_check_args(args, names, err))
+		return -EINVAL;
+	if ((v = json_object_get(args, "type"))) {
+		const char *t = json_string_value(v);
+
+		if (t && !strcmp(t, "switch"))
+			l->type = NODE_SWITCH;
+		else if (t && !strcmp(t, "ca"))
+			l->type = NODE_CA;
+		else
+			return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+					     "type must be switch or ca");
+	}
+	if ((v = json_object_get(args, "state"))) {
+		const char *t = json_string_value(v);
+
+		for (int i = 0; t && i < 4; i++)
+			if (!strcasecmp(t, states[i]))
+				l->state = i + 1;
+		if (l->state < 0)
+			return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+					     "state must be down, init, armed or active");
+	}
+	if ((v = json_object_get(args, "node"))) {
+		uint8_t pn;
+
+		if (api_resolve(api->sm->snap, v, "node", &l->node, &pn, err) < 0)
+			return -EINVAL;
+	}
+	if ((v = json_object_get(args, "offset"))) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+					     "offset must be an integer >= 0");
+		l->offset = json_integer_value(v);
+	}
+	if ((v = json_object_get(args, "limit"))) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+					     "limit must be an integer >= 0");
+		l->limit = json_integer_value(v);
+	}
+	return 0;
+}
+
+bool api_list_take(struct api_list *l)
+{
+	int64_t i = l->seen++;
+
+	return i >= l->offset && (l->limit < 0 || i < l->offset + l->limit);
+}
+
+bool api_list_done(const struct api_list *l)
+{
+	return l->limit >= 0 && l->seen >= l->offset + l->limit;
 }

@@ -65,40 +65,60 @@ static json_t *api_ports_of(const struct fabric *f, const struct node *n)
 	return a;
 }
 
-static json_t *api_nodes_json(const struct fabric *f)
+/* Whether node n (index i) is one the listing asks for. */
+static bool api_list_node(const struct api_list *l, const struct fabric *f, uint32_t i)
+{
+	const struct node *n = &f->nodes[i];
+
+	if (l->type >= 0 && (int)n->type != l->type)
+		return false;
+	return l->node == UINT32_MAX || l->node == i;
+}
+
+static json_t *api_nodes_json(const struct fabric *f, struct api_list *l)
 {
 	json_t *a = json_array();
 
-	for (uint32_t i = 0; a && i < f->n_nodes; i++)
-		json_array_append_new(a, api_node_json(&f->nodes[i]));
+	for (uint32_t i = 0; a && i < f->n_nodes && !api_list_done(l); i++)
+		if (api_list_node(l, f, i) && api_list_take(l))
+			json_array_append_new(a, api_node_json(&f->nodes[i]));
 	return a;
 }
 
-static json_t *api_links_json(const struct fabric *f)
+static json_t *api_links_json(const struct fabric *f, struct api_list *l)
 {
 	json_t *a = json_array();
 
-	for (uint32_t i = 0; a && i < f->n_nodes; i++) {
+	for (uint32_t i = 0; a && i < f->n_nodes && !api_list_done(l); i++) {
 		const struct node *n = &f->nodes[i];
 
-		for (unsigned pn = 1; pn <= n->nports; pn++) {
+		for (unsigned pn = 1; pn <= n->nports && !api_list_done(l); pn++) {
 			const struct port *p = &n->ports[pn];
 			const struct node *r;
 			const struct port *rp;
+			uint8_t state;
 
 			if (!port_is_linked(p) || p->remote_node >= f->n_nodes ||
 			    !diff_link_first_end(f, i, (uint8_t)pn))
 				continue;
 			r = &f->nodes[p->remote_node];
 			rp = &r->ports[p->remote_port];
+			state = p->state < rp->state ? p->state : rp->state;
+			/* a link matches when either end does */
+			if (!api_list_node(l, f, i) && !api_list_node(l, f, p->remote_node))
+				continue;
+			if (l->state >= 0 && state != l->state)
+				continue;
+			if (!api_list_take(l))
+				continue;
 			json_array_append_new(
-			    a, json_pack(
-				   "{s:o, s:s, s:i, s:o, s:s, s:i, s:s, s:s, s:s}", "a_guid",
-				   api_guid(n->guid), "a_desc", n->desc, "a_port", pn, "b_guid",
-				   api_guid(r->guid), "b_desc", r->desc, "b_port", p->remote_port,
-				   "width", names_width(p->width_active) ?: "?", "speed",
-				   names_speed(p->speed_active) ?: "?", "state",
-				   names_port_state(p->state < rp->state ? p->state : rp->state)));
+			    a,
+			    json_pack("{s:o, s:s, s:i, s:o, s:s, s:i, s:s, s:s, s:s}", "a_guid",
+				      api_guid(n->guid), "a_desc", n->desc, "a_port", pn, "b_guid",
+				      api_guid(r->guid), "b_desc", r->desc, "b_port",
+				      p->remote_port, "width", names_width(p->width_active) ?: "?",
+				      "speed", names_speed(p->speed_active) ?: "?", "state",
+				      names_port_state(state)));
 		}
 	}
 	return a;
@@ -151,9 +171,12 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	    sm->sweeps ? (s->status ? "failed" : "ok") : "none", "last_sweep_reason", s->reason,
 	    "generation", (json_int_t)(sm->snap ? sm->snap->generation : 0), "uptime_s",
 	    (json_int_t)api_uptime(api), "mad", api_mad_json(api), "traps", (json_int_t)sm->traps);
-	if (*ret)
+	if (*ret) {
 		json_object_set_new(*ret, "light_sweeps",
 				    json_integer((json_int_t)sm->light.sweeps));
+		json_object_set_new(*ret, "guid2lid_pending", json_boolean(sm->lid_save.owed));
+		json_object_set_new(*ret, "perfmgr", api_perfmgr_json(sm));
+	}
 	if (*ret && sm->mcast) {
 		struct sa_stats sst = {0};
 
@@ -178,10 +201,13 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 int api_nodes(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
 {
 	struct api *api = ctx;
+	struct api_list l;
 
-	if (api_check_args(args, NULL, err) || api_need_fabric(api, err))
+	if (api_need_fabric(api, err) || api_list_parse(api, args, &l, err))
 		return -EINVAL;
-	*ret = api_nodes_json(api->sm->snap->fabric);
+	if (l.state >= 0)
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT, "nodes have no state: use ports");
+	*ret = api_nodes_json(api->sm->snap->fabric, &l);
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -190,14 +216,21 @@ int api_ports(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struc
 	struct api *api = ctx;
 	const struct snapshot *snap = api->sm->snap;
 	const struct fabric *f = snap ? snap->fabric : NULL;
+	struct api_list l;
 	json_t *a;
 
-	if (api_check_args(args, NULL, err) || api_need_fabric(api, err))
+	if (api_need_fabric(api, err) || api_list_parse(api, args, &l, err))
 		return -EINVAL;
 	a = json_array();
-	for (uint32_t i = 0; a && i < f->n_nodes; i++)
-		for (unsigned pn = 1; pn <= f->nodes[i].nports; pn++)
-			json_array_append_new(a, api_port_json(f, &f->nodes[i], (uint8_t)pn));
+	for (uint32_t i = 0; a && i < f->n_nodes && !api_list_done(&l); i++) {
+		if (!api_list_node(&l, f, i))
+			continue;
+		for (unsigned pn = 1; pn <= f->nodes[i].nports && !api_list_done(&l); pn++)
+			if ((l.state < 0 || f->nodes[i].ports[pn].state == l.state) &&
+			    api_list_take(&l))
+				json_array_append_new(a,
+						      api_port_json(f, &f->nodes[i], (uint8_t)pn));
+	}
 	*ret = a;
 	return a ? 0 : -ENOMEM;
 }
@@ -205,10 +238,11 @@ int api_ports(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struc
 int api_links(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
 {
 	struct api *api = ctx;
+	struct api_list l;
 
-	if (api_check_args(args, NULL, err) || api_need_fabric(api, err))
+	if (api_need_fabric(api, err) || api_list_parse(api, args, &l, err))
 		return -EINVAL;
-	*ret = api_links_json(api->sm->snap->fabric);
+	*ret = api_links_json(api->sm->snap->fabric, &l);
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -217,18 +251,23 @@ int api_lids(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct
 	struct api *api = ctx;
 	const struct snapshot *snap = api->sm->snap;
 	const struct fabric *f = snap ? snap->fabric : NULL;
+	struct api_list l;
 	json_t *a;
 
-	if (api_check_args(args, NULL, err) || api_need_fabric(api, err))
+	if (api_need_fabric(api, err) || api_list_parse(api, args, &l, err))
 		return -EINVAL;
+	if (l.state >= 0)
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT, "lids have no state: use ports");
 	a = json_array();
-	for (uint32_t i = 0; a && i < f->n_nodes; i++) {
+	for (uint32_t i = 0; a && i < f->n_nodes && !api_list_done(&l); i++) {
 		const struct node *n = &f->nodes[i];
 
+		if (!api_list_node(&l, f, i))
+			continue;
 		for (unsigned pn = node_first_lid_port(n); pn <= node_last_lid_port(n); pn++) {
 			const struct port *p = &n->ports[pn];
 
-			if (!p->lid)
+			if (!p->lid || !api_list_take(&l))
 				continue;
 			json_array_append_new(
 			    a, json_pack("{s:i, s:i, s:o, s:o, s:s, s:i}", "lid", p->lid, "lmc",
@@ -466,8 +505,11 @@ int api_topology(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, st
 	if (api_need_fabric(api, err))
 		return -EINVAL;
 	if (!strcmp(fmt, "json")) {
-		*ret = json_pack("{s:I, s:o, s:o}", "generation", (json_int_t)snap->generation,
-				 "nodes", api_nodes_json(f), "links", api_links_json(f));
+		struct api_list all = {-1, -1, UINT32_MAX, 0, -1, 0}, all2 = all;
+
+		*ret =
+		    json_pack("{s:I, s:o, s:o}", "generation", (json_int_t)snap->generation,
+			      "nodes", api_nodes_json(f, &all), "links", api_links_json(f, &all2));
 		return *ret ? 0 : -ENOMEM;
 	}
 	text = !strcmp(fmt, "dot") ? api_topo_dot(f) : api_topo_ibnd(f);
@@ -500,6 +542,34 @@ int api_events(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 {
 	if (api_check_args(args, NULL, err))
 		return -EINVAL;
+	/* HTTP has no stream: it reads the same events through eventlog */
+	if (!c)
+		return ctl_error_set(err, CTL_ERR_BAD_REQUEST,
+				     "events streams on the control socket only; use eventlog");
 	ctl_client_subscribe(c);
 	return 0;
+}
+
+int api_eventlog(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
+{
+	static const char *const names[] = {"after", NULL};
+	struct api *api = ctx;
+	json_t *jafter = json_object_get(args, "after"), *a;
+	uint64_t after = 0, first;
+
+	if (api_check_args(args, names, err))
+		return -EINVAL;
+	if (jafter && (!json_is_integer(jafter) || json_integer_value(jafter) < 0))
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+				     "after must be an event sequence number (0 or more)");
+	if (jafter)
+		after = (uint64_t)json_integer_value(jafter);
+	first = api->event_seq > API_EVENTS_KEPT ? api->event_seq - API_EVENTS_KEPT + 1 : 1;
+	if (after + 1 > first)
+		first = after + 1;
+	a = json_array();
+	for (uint64_t s = first; a && s <= api->event_seq; s++)
+		json_array_append(a, api->events[s % API_EVENTS_KEPT]);
+	*ret = json_pack("{s:I, s:o}", "seq", (json_int_t)api->event_seq, "events", a);
+	return *ret ? 0 : -ENOMEM;
 }

@@ -5,7 +5,11 @@
  * bounded by a high read watermark of max_request + 1 bytes, so a client can
  * never make us buffer more than one request; output is bounded by
  * max_output, past which the client is dropped, so a client that stops
- * reading never blocks the loop nor grows our memory.
+ * reading never blocks the loop nor grows our memory.  The limit is on what
+ * was still unread when a message is added, so one reply larger than it (the
+ * counters or ports of a large fabric) goes out whole, up to
+ * CTL_MAX_MESSAGE; past that the client gets a reply_too_large error.  A
+ * client that reads nothing of its queued output for stall_ms is dropped.
  *
  * A client is never freed from inside a callback that may still touch it:
  * client_drop() marks it dead and detaches it, and a reaper event frees it on
@@ -36,6 +40,8 @@
 #define CTL_DEF_MAX_CLIENTS 64
 #define CTL_DEF_MAX_OUTPUT (1024 * 1024)
 #define CTL_CLOSE_TIMEOUT_S 5
+#define CTL_DEF_STALL_MS 60000		     /* no reading progress with output queued */
+#define CTL_MAX_MESSAGE (256u * 1024 * 1024) /* one encoded message at most */
 
 struct ctl_client {
 	struct ctl_server *srv;
@@ -64,6 +70,8 @@ struct ctl_server {
 	size_t max_request;
 	unsigned max_clients;
 	size_t max_output;
+	unsigned stall_ms;
+	size_t max_message;
 	bool have_admin_gid;
 	gid_t admin_gid;
 	long admin_uid_override;
@@ -161,32 +169,84 @@ static void reaper_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- output ----------------------------------------------------------- */
 
-/* Queue one JSON line; drop the client when its output is over the limit. */
+struct dump_ctx {
+	struct evbuffer *buf;
+	size_t limit;
+	bool over;
+};
+
+static int dump_cb(const char *buffer, size_t size, void *data)
+{
+	struct dump_ctx *d = data;
+
+	if (evbuffer_get_length(d->buf) + size > d->limit) {
+		d->over = true;
+		return -1;
+	}
+	return evbuffer_add(d->buf, buffer, size);
+}
+
+/*
+ * Queue one JSON line.  A reply may be as large as it needs to be (up to
+ * CTL_MAX_MESSAGE): it is encoded straight into buffers that are then moved,
+ * not copied, onto the client's output.  What bounds memory is what a client
+ * leaves unread: one that has more than max_output queued when another
+ * message comes (a subscriber that stopped reading), or makes no progress
+ * reading for stall_timeout, is dropped.
+ */
 static int client_send(struct ctl_client *c, json_t *msg)
 {
+	struct dump_ctx d = {NULL, c->srv->max_message, false};
 	struct evbuffer *out;
-	char *s;
+	size_t unread;
 	int r;
 
 	if (c->dead)
 		return -ENOTCONN;
-	s = json_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY);
-	if (!s) {
-		client_drop(c, "out of memory");
-		c->srv->stats.clients_dropped++;
-		return -ENOMEM;
-	}
 	out = bufferevent_get_output(c->bev);
-	r = evbuffer_add_printf(out, "%s\n", s) < 0 ? -ENOMEM : 0;
-	free(s);
-	if (r < 0 || evbuffer_get_length(out) > c->srv->max_output) {
+	unread = evbuffer_get_length(out);
+	if (unread > c->srv->max_output) {
 		log_ratelimited(LOG_CAT_CTL, LOG_WARNING,
 				"ctl: client pid %d uid %u: dropped, %zu bytes unread", (int)c->pid,
-				(unsigned)c->uid, evbuffer_get_length(out));
+				(unsigned)c->uid, unread);
 		c->srv->stats.clients_dropped++;
 		client_drop(c, "output over limit");
 		return -ENOBUFS;
 	}
+	d.buf = evbuffer_new();
+	if (!d.buf) {
+		client_drop(c, "out of memory");
+		c->srv->stats.clients_dropped++;
+		return -ENOMEM;
+	}
+	r = json_dump_callback(msg, dump_cb, &d, JSON_COMPACT | JSON_ENCODE_ANY);
+	if (r < 0 && d.over) {
+		/* too large to send: say so instead (the caller's id is in msg) */
+		json_t *err = json_pack(
+		    "{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", CTL_ERR_TOO_LARGE, "message",
+		    "the reply is larger than the control socket sends: ask for "
+		    "less (filters, offset and limit)");
+
+		evbuffer_free(d.buf);
+		log_ratelimited(LOG_CAT_CTL, LOG_WARNING,
+				"ctl: client pid %d uid %u: a reply over %zu bytes was not sent",
+				(int)c->pid, (unsigned)c->uid, c->srv->max_message);
+		if (!err)
+			return -ENOMEM;
+		if (json_object_get(msg, "id"))
+			json_object_set(err, "id", json_object_get(msg, "id"));
+		c->srv->stats.errors++;
+		r = client_send(c, err);
+		json_decref(err);
+		return r < 0 ? r : -EMSGSIZE;
+	}
+	if (r < 0 || evbuffer_add(d.buf, "\n", 1) < 0 || evbuffer_add_buffer(out, d.buf) < 0) {
+		evbuffer_free(d.buf);
+		client_drop(c, "out of memory");
+		c->srv->stats.clients_dropped++;
+		return -ENOMEM;
+	}
+	evbuffer_free(d.buf);
 	return 0;
 }
 
@@ -465,8 +525,15 @@ static void client_event_cb(struct bufferevent *bev, short what, void *arg)
 		bufferevent_disable(c->bev, EV_READ);
 		client_finish(c);
 	} else if (what & BEV_EVENT_TIMEOUT) {
+		size_t unread = evbuffer_get_length(bufferevent_get_output(c->bev));
+
 		c->srv->stats.clients_dropped++;
-		client_drop(c, "timeout");
+		if (!c->closing)
+			log_ratelimited(LOG_CAT_CTL, LOG_WARNING,
+					"ctl: client pid %d uid %u: dropped, read nothing of %zu "
+					"bytes for %u ms",
+					(int)c->pid, (unsigned)c->uid, unread, c->srv->stall_ms);
+		client_drop(c, c->closing ? "timeout" : "stalled reader");
 	} else if (what & BEV_EVENT_ERROR) {
 		client_drop(c, strerror(EVUTIL_SOCKET_ERROR()));
 	}
@@ -534,6 +601,13 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct soc
 	c->admin = server_peer_is_admin(srv, cred.pid, cred.uid, cred.gid);
 	bufferevent_setcb(c->bev, client_read_cb, client_write_cb, client_event_cb, c);
 	bufferevent_setwatermark(c->bev, EV_READ, 0, srv->max_request + 1);
+	{
+		/* the write timeout runs only while output waits: a reader that stalls */
+		struct timeval stall = {(time_t)(srv->stall_ms / 1000),
+					(suseconds_t)(srv->stall_ms % 1000) * 1000};
+
+		bufferevent_set_timeouts(c->bev, NULL, &stall);
+	}
 	if (bufferevent_enable(c->bev, EV_READ | EV_WRITE) < 0)
 		goto err_bev;
 	list_add(&srv->clients, c);
@@ -602,7 +676,26 @@ static int server_listen(struct ctl_server *srv, const struct ctl_opts *opts, ch
 			 srv->path);
 		return -EADDRINUSE;
 	}
-	unlink(srv->path); /* stale */
+	/* replace only a stale socket: never a file, a directory or a link someone named */
+	{
+		struct stat st;
+
+		if (lstat(srv->path, &st) == 0) {
+			if (!S_ISSOCK(st.st_mode)) {
+				snprintf(err, err_len,
+					 "%s exists and is not a socket: not replacing it (choose "
+					 "another socket_path or remove it)",
+					 srv->path);
+				return -EEXIST;
+			}
+			if (unlink(srv->path) < 0 && errno != ENOENT) {
+				r = -errno;
+				snprintf(err, err_len, "cannot remove the stale socket %s: %s",
+					 srv->path, strerror(errno));
+				return r;
+			}
+		}
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		r = -errno;
@@ -671,6 +764,8 @@ struct ctl_server *ctl_server_new(struct event_base *base, const struct ctl_opts
 	srv->max_request = opts->max_request ? opts->max_request : CTL_DEF_MAX_REQUEST;
 	srv->max_clients = opts->max_clients ? opts->max_clients : CTL_DEF_MAX_CLIENTS;
 	srv->max_output = opts->max_output ? opts->max_output : CTL_DEF_MAX_OUTPUT;
+	srv->stall_ms = opts->stall_ms ? opts->stall_ms : CTL_DEF_STALL_MS;
+	srv->max_message = opts->max_message ? opts->max_message : CTL_MAX_MESSAGE;
 	srv->admin_uid_override = opts->admin_uid_override;
 	if (ctl_server_set_admin_group(srv, opts->admin_group, err, err_len) < 0)
 		goto err_free;
@@ -716,8 +811,10 @@ void ctl_server_free(struct ctl_server *srv)
 
 	if (!srv)
 		return;
-	if (srv->listener)
+	if (srv->listener) {
 		evconnlistener_free(srv->listener);
+		unlink(srv->path); /* ours: we bound it */
+	}
 	while ((c = srv->clients)) {
 		list_del(&srv->clients, c);
 		client_free(c);
@@ -727,7 +824,6 @@ void ctl_server_free(struct ctl_server *srv)
 		client_free(c);
 	}
 	event_free(srv->reaper);
-	unlink(srv->path);
 	free(srv);
 }
 

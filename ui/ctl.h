@@ -44,6 +44,8 @@ struct ctl_client;
 #define CTL_ERR_REQUEST_TOO_LARGE "request_too_large"
 /* Over max_clients; the connection is closed. */
 #define CTL_ERR_TOO_MANY_CLIENTS "too_many_clients"
+/* The reply would be larger than the server sends (256 MiB): ask for less. */
+#define CTL_ERR_TOO_LARGE "reply_too_large"
 /* Cannot be done now (e.g. a sweep is running): try again. */
 #define CTL_ERR_BUSY "busy"
 /* No fabric snapshot yet, or not master. */
@@ -90,7 +92,12 @@ struct ctl_opts {
 	const char *admin_group;  /* members may run admin commands; NULL/"" = root only */
 	size_t max_request;	  /* bytes per request line; 0 = 64 KiB */
 	unsigned max_clients;	  /* 0 = 64 */
-	size_t max_output; /* queued reply/event bytes per client before it is dropped; 0 = 1 MiB */
+	/* unread reply/event bytes per client past which the next message drops it; 0 = 1 MiB */
+	size_t max_output;
+	/* ms a client may read nothing of its queued output before it is dropped; 0 = 60 s */
+	unsigned stall_ms;
+	/* bytes of one encoded message at most (else a reply_too_large error); 0 = 256 MiB */
+	size_t max_message;
 	/*
 	 * Test hook, never set from configuration: when >= 0, exactly this uid is
 	 * admin (root and the admin group are not).  -1 = normal rules.

@@ -2,8 +2,10 @@
  * Fabric events for `smctl events` (docs/protocol.md "Events"): a heavy sweep
  * starts or ends, an engine refuses the fabric, the SM changes state, and what
  * changed between the snapshot just published and the one it replaced
- * (fabric/diff.c): nodes, links, port states, LIDs.  Sent only to clients that
- * subscribed; nothing is computed when none has.
+ * (fabric/diff.c): nodes, links, port states, LIDs; ports that turn unhealthy
+ * or healthy again (sm/perfmgr.c).  Each event gets a sequence number; the
+ * last API_EVENTS_KEPT are kept for `eventlog` (the web page polls it) and
+ * every one is sent to the control clients that subscribed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,24 +15,30 @@
 
 #include "fabric/diff.h"
 #include "fabric/names.h"
+#include "sm/perfmgr.h"
 #include "ui/api_int.h"
-
-static double events_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void events_emit(struct api *api, json_t *ev, uint64_t generation)
 {
 	if (!ev)
 		return;
-	json_object_set_new(ev, "time", json_real(events_now()));
+	json_t **slot;
+	struct timespec ts;
+	struct tm tm;
+	char iso[80];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(iso, sizeof(iso), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+	json_object_set_new(ev, "time", json_string(iso));
+	json_object_set_new(ev, "unix_time", json_real(ts.tv_sec + ts.tv_nsec / 1e9));
 	json_object_set_new(ev, "generation", json_integer((json_int_t)generation));
+	json_object_set_new(ev, "seq", json_integer((json_int_t)++api->event_seq));
 	ctl_server_publish(api->srv, ev);
-	json_decref(ev);
+	slot = &api->events[api->event_seq % API_EVENTS_KEPT];
+	json_decref(*slot);
+	*slot = ev; /* the reference we were given */
 }
 
 static void events_sweep_begin(void *arg, const void *data)
@@ -111,47 +119,72 @@ void events_published(struct api *api, const struct snapshot *old)
 	struct sm *sm = api->sm;
 	const struct snapshot *snap = sm->snap;
 	uint64_t gen = snap ? snap->generation : 0;
-	struct ctl_stats cs;
 
-	ctl_server_stats(api->srv, &cs);
-	if (cs.subscribers) {
-		if (old && snap) {
-			struct events_diff d = {api, gen};
+	if (old && snap) {
+		struct events_diff d = {api, gen};
 
-			diff_fabrics(old->fabric, snap->fabric, events_diff_one, &d);
-		}
-		if (sm->state != api->last_state)
-			events_emit(api,
-				    json_pack("{s:s, s:s, s:s}", "type", "state", "state",
-					      names_sm_state(sm->state), "previous",
-					      names_sm_state(api->last_state)),
-				    gen);
-		if (sm->subnet_up && !api->last_subnet_up)
-			events_emit(api,
-				    json_pack("{s:s, s:i, s:i}", "type", "subnet_up", "nodes",
-					      (int)sm->last.nodes, "ports_active",
-					      (int)sm->last.ports_active),
-				    gen);
-		events_emit(api,
-			    json_pack("{s:s, s:s, s:s, s:b, s:I, s:i, s:i, s:b}", "type",
-				      "sweep_end", "status", sm->last.status ? "failed" : "ok",
-				      "reason", sm->last.reason, "heavy", 1, "duration_ms",
-				      (json_int_t)(sm->last.ms + 0.5), "nodes", (int)sm->last.nodes,
-				      "sets", (int)sm->last.sets, "changed", sm->last.sets > 0),
-			    gen);
+		diff_fabrics(old->fabric, snap->fabric, events_diff_one, &d);
 	}
+	if (sm->state != api->last_state)
+		events_emit(api,
+			    json_pack("{s:s, s:s, s:s}", "type", "state", "state",
+				      names_sm_state(sm->state), "previous",
+				      names_sm_state(api->last_state)),
+			    gen);
+	if (sm->subnet_up && !api->last_subnet_up)
+		events_emit(api,
+			    json_pack("{s:s, s:i, s:i}", "type", "subnet_up", "nodes",
+				      (int)sm->last.nodes, "ports_active",
+				      (int)sm->last.ports_active),
+			    gen);
+	events_emit(api,
+		    json_pack("{s:s, s:s, s:s, s:b, s:I, s:i, s:i, s:b}", "type", "sweep_end",
+			      "status", sm->last.status ? "failed" : "ok", "reason",
+			      sm->last.reason, "heavy", 1, "duration_ms",
+			      (json_int_t)(sm->last.ms + 0.5), "nodes", (int)sm->last.nodes, "sets",
+			      (int)sm->last.sets, "changed", sm->last.sets > 0),
+		    gen);
 	api->last_state = sm->state;
 	api->last_subnet_up = sm->subnet_up;
+}
+
+/* The performance manager found a port over a threshold, or clean again. */
+static void events_port_health(void *arg, const void *data)
+{
+	struct api *api = arg;
+	const struct perfmgr_health_change *hc = data;
+	const struct perfmgr_port *p = hc->port;
+	const struct fabric *f = api->sm->snap ? api->sm->snap->fabric : NULL;
+	uint32_t ni = f ? fabric_find_guid(f, p->node_guid) : FABRIC_NO_NODE;
+	json_t *reasons = json_array();
+
+	for (unsigned b = 0; reasons && b < PERFMGR_NREASONS; b++)
+		if (hc->reasons & (1u << b))
+			json_array_append_new(reasons, json_string(perfmgr_reason_name(1u << b)));
+	events_emit(api,
+		    json_pack("{s:s, s:o, s:s, s:i, s:i, s:o, s:I}", "type",
+			      hc->unhealthy ? "port_unhealthy" : "port_healthy", "guid",
+			      api_guid(p->node_guid), "desc",
+			      ni != FABRIC_NO_NODE ? f->nodes[ni].desc : "", "port", p->port, "lid",
+			      p->lid, "reasons", reasons, "errors_last",
+			      (json_int_t)api_counters_errors(p->delta)),
+		    api->sm->snap ? api->sm->snap->generation : 0);
 }
 
 void events_attach(struct api *api)
 {
 	hook_add(&api->sm->hooks.sweep_begin, events_sweep_begin, api);
 	hook_add(&api->sm->hooks.route_fallback, events_route_fallback, api);
+	hook_add(&api->sm->hooks.port_health, events_port_health, api);
 }
 
 void events_detach(struct api *api)
 {
 	hook_remove(&api->sm->hooks.sweep_begin, events_sweep_begin, api);
 	hook_remove(&api->sm->hooks.route_fallback, events_route_fallback, api);
+	hook_remove(&api->sm->hooks.port_health, events_port_health, api);
+	for (size_t i = 0; i < API_EVENTS_KEPT; i++) {
+		json_decref(api->events[i]);
+		api->events[i] = NULL;
+	}
 }

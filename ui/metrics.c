@@ -1,23 +1,210 @@
 /*
- * The `metrics` command: the SM's counters and gauges in the Prometheus text
- * exposition format (version 0.0.4), one HELP and TYPE line per family.
+ * The Prometheus text exposition format (version 0.0.4) of the `metrics`
+ * command and of GET /metrics: the SM's own counters and gauges
+ * (ibsmd_build_info, process_start_time_seconds among them), then one series
+ * per port and counter from the performance manager, and the state, width
+ * and speed of every linked port of the published snapshot.  One HELP and
+ * TYPE line per family, every family's samples together.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fabric/names.h"
+#include "sm/perfmgr.h"
 #include "ui/api_int.h"
+#include "ui/http.h"
 
 static void metrics_one(FILE *b, const char *name, const char *type, const char *help, double v)
 {
 	fprintf(b, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", name, help, name, type, name, v);
 }
 
-int metrics_command(void *ctx, struct ctl_client *c, json_t *args, json_t **ret,
-		    struct ctl_error *err)
+#define METRICS_LABEL_MAX 256 /* {node_guid="0x..",node_desc="(64 chars, escaped)",port="N" */
+
+/*
+ * {node_guid="0x...",node_desc="...",port="N" into buf (then more labels, or
+ * the closing brace); the description's backslashes, quotes and newlines
+ * escaped.  Returns buf.
+ */
+static char *metrics_port_labels(char *buf, uint64_t guid, const char *desc, unsigned port)
 {
-	struct api *api = ctx;
+	size_t k = (size_t)snprintf(buf, METRICS_LABEL_MAX,
+				    "{node_guid=\"0x%016" PRIx64 "\",node_desc=\"", guid);
+
+	for (; *desc && k < METRICS_LABEL_MAX - 24; desc++) {
+		if (*desc == '\\' || *desc == '"' || *desc == '\n')
+			buf[k++] = '\\';
+		buf[k++] = *desc == '\n' ? 'n' : *desc;
+	}
+	snprintf(buf + k, METRICS_LABEL_MAX - k, "\",port=\"%u\"", port);
+	return buf;
+}
+
+static const char *metrics_desc(const struct fabric *f, uint64_t guid)
+{
+	uint32_t ni = f ? fabric_find_guid(f, guid) : FABRIC_NO_NODE;
+
+	return ni != FABRIC_NO_NODE ? f->nodes[ni].desc : "";
+}
+
+/* NAME LABELS} VALUE\n, the value an integer: the families of many samples. */
+static void metrics_sample(FILE *b, const char *name, const char *labels, const char *more,
+			   uint64_t v)
+{
+	char num[24];
+	size_t k = sizeof(num);
+
+	do {
+		num[--k] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fputs_unlocked(name, b);
+	fputs_unlocked(labels, b);
+	if (more)
+		fputs_unlocked(more, b);
+	fputs_unlocked("} ", b);
+	fwrite_unlocked(num + k, 1, sizeof(num) - k, b);
+	fputc_unlocked('\n', b);
+}
+
+/* One family over every port the performance manager read; labels[i] is port i's. */
+static void metrics_port_family(FILE *b, const struct perfmgr_port *ports, size_t n,
+				const char *labels, const char *name, const char *help, int counter,
+				uint64_t scale)
+{
+	fprintf(b, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+	for (size_t i = 0; i < n; i++)
+		if (ports[i].have)
+			metrics_sample(b, name, labels + i * METRICS_LABEL_MAX, NULL,
+				       scale * ports[i].total[counter]);
+}
+
+static void metrics_ports(FILE *b, const struct sm *sm, const struct fabric *f)
+{
+	const struct perfmgr_port *ports = NULL;
+	struct perfmgr_stats st = {0};
+	size_t n = 0;
+	char *labels;
+
+	if (sm->perf) {
+		ports = perfmgr_ports(sm->perf, &n);
+		perfmgr_get_stats(sm->perf, &st);
+	}
+	/* every port's labels once, for the 17 families that repeat them */
+	labels = malloc(n ? n * METRICS_LABEL_MAX : 1);
+	if (!labels) {
+		n = 0;
+		labels = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		metrics_port_labels(labels + i * METRICS_LABEL_MAX, ports[i].node_guid,
+				    metrics_desc(f, ports[i].node_guid), ports[i].port);
+	metrics_one(b, "ibsmd_perfmgr_enabled", "gauge", "1 when the performance manager runs.",
+		    sm->conf.perfmgr);
+	metrics_one(b, "ibsmd_perfmgr_sweeps_total", "counter", "Counter sweeps finished.",
+		    (double)st.cycles);
+	metrics_one(b, "ibsmd_perfmgr_last_sweep_seconds", "gauge",
+		    "Duration of the last counter sweep.", st.last_cycle_ms / 1e3);
+	metrics_one(b, "ibsmd_perfmgr_mads_total", "counter", "PerfMgt MADs sent.",
+		    (double)st.mads);
+	metrics_one(b, "ibsmd_perfmgr_mad_failures_total", "counter",
+		    "PerfMgt MADs that timed out or were answered with an error.",
+		    (double)st.failures);
+	metrics_one(b, "ibsmd_perfmgr_ports", "gauge", "Ports whose counters are read.",
+		    (double)st.ports);
+	metrics_one(b, "ibsmd_perfmgr_unhealthy_ports", "gauge",
+		    "Ports over an error threshold (not yet clean again).", (double)st.unhealthy);
+	metrics_port_family(b, ports, n, labels, "ibsmd_port_xmit_bytes_total",
+			    "Bytes sent (PortXmitData x 4), since the SM first read the port.",
+			    PERFMGR_XMIT_DATA, 4);
+	metrics_port_family(b, ports, n, labels, "ibsmd_port_rcv_bytes_total",
+			    "Bytes received (PortRcvData x 4), since the SM first read the port.",
+			    PERFMGR_RCV_DATA, 4);
+	metrics_port_family(b, ports, n, labels, "ibsmd_port_xmit_packets_total", "Packets sent.",
+			    PERFMGR_XMIT_PKTS, 1);
+	metrics_port_family(b, ports, n, labels, "ibsmd_port_rcv_packets_total",
+			    "Packets received.", PERFMGR_RCV_PKTS, 1);
+	metrics_port_family(b, ports, n, labels, "ibsmd_port_xmit_wait_total",
+			    "Ticks a packet waited to be sent (PortXmitWait).", PERFMGR_XMIT_WAIT,
+			    1);
+	fprintf(b, "# HELP ibsmd_port_errors_total Error counters of PortCounters, by counter.\n"
+		   "# TYPE ibsmd_port_errors_total counter\n");
+	for (size_t i = 0; i < n; i++) {
+		if (!ports[i].have)
+			continue;
+		for (int c = 0; c < PERFMGR_NCOUNTERS; c++) {
+			char more[64];
+
+			if (perfmgr_counter_info[c].kind != PERFMGR_KIND_ERROR)
+				continue;
+			snprintf(more, sizeof(more), ",counter=\"%s\"",
+				 perfmgr_counter_info[c].name);
+			metrics_sample(b, "ibsmd_port_errors_total", labels + i * METRICS_LABEL_MAX,
+				       more, ports[i].total[c]);
+		}
+	}
+	fprintf(b, "# HELP ibsmd_port_unhealthy 1 while a port is over an error threshold.\n"
+		   "# TYPE ibsmd_port_unhealthy gauge\n");
+	for (size_t i = 0; i < n; i++)
+		if (ports[i].have)
+			metrics_sample(b, "ibsmd_port_unhealthy", labels + i * METRICS_LABEL_MAX,
+				       NULL, ports[i].unhealthy);
+	free(labels);
+}
+
+/* Lanes of PortInfo:LinkWidthActive; Gb/s of a lane at LinkSpeedActive. */
+static int metrics_lanes(uint8_t w)
+{
+	return w == 1 ? 1 : w == 2 ? 4 : w == 4 ? 8 : w == 8 ? 12 : w == 16 ? 2 : 0;
+}
+
+static double metrics_lane_gbps(uint8_t s)
+{
+	return s == 1 ? 2.5 : s == 2 ? 5.0 : s == 4 ? 10.0 : 0;
+}
+
+/* State, width and speed of every linked port of the snapshot. */
+static void metrics_links(FILE *b, const struct fabric *f)
+{
+	static const struct {
+		const char *name, *help;
+	} fam[] = {
+	    {"ibsmd_port_state", "PortInfo:PortState (1 down, 2 init, 3 armed, 4 active)."},
+	    {"ibsmd_port_width_lanes", "Lanes active (PortInfo:LinkWidthActive)."},
+	    {"ibsmd_port_lane_speed_gbps", "Signalling rate of a lane, Gb/s (LinkSpeedActive)."},
+	};
+	char lab[METRICS_LABEL_MAX];
+
+	for (size_t k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
+		fprintf(b, "# HELP %s %s\n# TYPE %s gauge\n", fam[k].name, fam[k].help,
+			fam[k].name);
+		for (uint32_t i = 0; f && i < f->n_nodes; i++) {
+			const struct node *n = &f->nodes[i];
+
+			for (unsigned pn = 1; pn <= n->nports; pn++) {
+				const struct port *p = &n->ports[pn];
+
+				if (!port_is_linked(p))
+					continue;
+				metrics_port_labels(lab, n->guid, n->desc, pn);
+				if (k == 2)
+					fprintf(b, "%s%s} %.17g\n", fam[k].name, lab,
+						metrics_lane_gbps(p->speed_active));
+				else
+					metrics_sample(
+					    b, fam[k].name, lab, NULL,
+					    k == 0 ? p->state
+						   : (uint64_t)metrics_lanes(p->width_active));
+			}
+		}
+	}
+}
+
+char *metrics_text(struct api *api, size_t *ret_len)
+{
 	struct sm *sm = api->sm;
 	const struct fabric *f = sm->snap ? sm->snap->fabric : NULL;
 	struct xact_stats xs = {0};
@@ -28,17 +215,26 @@ int metrics_command(void *ctx, struct ctl_client *c, json_t *args, json_t **ret,
 	char *text;
 	uint32_t sw = f ? fabric_count(f, NODE_SWITCH) : 0;
 	uint32_t nodes = f ? f->n_nodes : 0;
+	struct http_stats hs = {0};
 
-	if (api_check_args(args, NULL, err))
-		return -EINVAL;
 	if (sm->xe)
 		xact_get_stats(sm->xe, &xs);
 	if (sm->io)
 		madio_get_stats(sm->io, &ms);
 	ctl_server_stats(api->srv, &cs);
+	if (api->http)
+		http_get_stats(api->http, &hs);
 	if (api_text_begin(&t) < 0)
-		return -ENOMEM;
+		return NULL;
 	b = t.fp;
+
+	fprintf(b,
+		"# HELP ibsmd_build_info The ibsmd version (always 1).\n"
+		"# TYPE ibsmd_build_info gauge\n"
+		"ibsmd_build_info{version=\"%s\"} 1\n",
+		PACKAGE_VERSION);
+	metrics_one(b, "process_start_time_seconds", "gauge",
+		    "Start time of the process since the epoch, in seconds.", api->started_unix);
 
 	fprintf(b, "# HELP ibsmd_state SM state (1 for the current one).\n"
 		   "# TYPE ibsmd_state gauge\n");
@@ -107,7 +303,37 @@ int metrics_command(void *ctx, struct ctl_client *c, json_t *args, json_t **ret,
 		    (double)cs.events);
 	metrics_one(b, "ibsmd_uptime_seconds", "gauge", "Seconds since the daemon started.",
 		    api_uptime(api));
+	if (api->http) {
+		metrics_one(b, "ibsmd_http_requests_total", "counter", "HTTP requests answered.",
+			    (double)hs.requests);
+		metrics_one(b, "ibsmd_http_errors_total", "counter",
+			    "HTTP requests answered with a 4xx or 5xx status.", (double)hs.errors);
+		metrics_one(b, "ibsmd_http_rejected_total", "counter",
+			    "HTTP connections refused: too many at once, or replies queued.",
+			    (double)hs.rejected);
+		metrics_one(b, "ibsmd_http_timeouts_total", "counter",
+			    "HTTP connections closed for being too slow.", (double)hs.timeouts);
+		metrics_one(b, "ibsmd_http_clients", "gauge", "HTTP connections open.", hs.clients);
+		metrics_one(b, "ibsmd_http_queued_bytes", "gauge",
+			    "Reply bytes waiting to be sent to HTTP clients.", (double)hs.queued);
+	}
+	metrics_ports(b, sm, f);
+	metrics_links(b, f);
 	text = api_text_end(&t);
+	if (text && ret_len)
+		*ret_len = t.len;
+	return text;
+}
+
+int metrics_command(void *ctx, struct ctl_client *c, json_t *args, json_t **ret,
+		    struct ctl_error *err)
+{
+	struct api *api = ctx;
+	char *text;
+
+	if (api_check_args(args, NULL, err))
+		return -EINVAL;
+	text = metrics_text(api, NULL);
 	if (!text)
 		return -ENOMEM;
 	*ret = json_string(text);

@@ -26,10 +26,12 @@
 #include <jansson.h>
 
 #define SMCTL_DEFAULT_SOCKET "/run/ibsmd/ibsmd.sock"
-#define SMCTL_MAX_REPLY (64u * 1024 * 1024)
+#define SMCTL_MAX_REPLY (320u * 1024 * 1024) /* above what ibsmd sends (256 MiB) */
 #define SMCTL_DEFAULT_TIMEOUT 30
 #define SMCTL_MAX_ARGS 4
 
+/* the listings' filters (docs/protocol.md "Listings"); offset and limit are numbers */
+#define LIST_OPTIONS "type,state,node,offset,limit"
 #define EXIT_SM_ERROR 1
 #define EXIT_USAGE 2
 
@@ -41,20 +43,49 @@ enum smctl_arg_type {
 struct smctl_cmd {
 	const char *name;
 	const char *usage;
-	int nargs;
+	int nargs; /* positional arguments; -N: up to N, each optional */
 	const char *arg_names[SMCTL_MAX_ARGS];
 	enum smctl_arg_type arg_types[SMCTL_MAX_ARGS];
-	const char *option; /* one "--option VALUE" the command takes, mapped to args.option */
+	const char *option; /* "--option VALUE"s the command takes, mapped to args.option:
+			     * a name, or a list (LIST_OPTIONS) */
 	bool stream;	    /* events: keep reading */
 	const char *help;
 };
 
 static const struct smctl_cmd smctl_cmds[] = {
     {"status", "status", 0, {0}, {0}, NULL, false, "state, counts, MAD counters"},
-    {"nodes", "nodes", 0, {0}, {0}, NULL, false, "every node of the fabric"},
-    {"ports", "ports", 0, {0}, {0}, NULL, false, "every port: state, LID, width, speed"},
-    {"links", "links", 0, {0}, {0}, NULL, false, "every link between two ports"},
-    {"lids", "lids", 0, {0}, {0}, NULL, false, "LID assignments"},
+    {"nodes",
+     "nodes [--type switch|ca] [--node ID] [--offset N] [--limit N]",
+     0,
+     {0},
+     {0},
+     "type,node,offset,limit",
+     false,
+     "the nodes of the fabric"},
+    {"ports",
+     "ports [--type T] [--state down|init|armed|active] [--node ID] [--offset N] [--limit N]",
+     0,
+     {0},
+     {0},
+     LIST_OPTIONS,
+     false,
+     "ports: state, LID, width, speed, MTU, peer"},
+    {"links",
+     "links [--type T] [--state S] [--node ID] [--offset N] [--limit N]",
+     0,
+     {0},
+     {0},
+     LIST_OPTIONS,
+     false,
+     "links between two ports"},
+    {"lids",
+     "lids [--type T] [--node ID] [--offset N] [--limit N]",
+     0,
+     {0},
+     {0},
+     "type,node,offset,limit",
+     false,
+     "LID assignments"},
     {"node",
      "node <guid|lid|name>",
      1,
@@ -107,11 +138,29 @@ static const struct smctl_cmd smctl_cmds[] = {
      "the whole fabric"},
     {"events", "events", 0, {0}, {0}, NULL, true, "stream fabric events until interrupted"},
     {"metrics", "metrics", 0, {0}, {0}, NULL, false, "Prometheus text exposition"},
+    {"counters",
+     "counters [node [port]]",
+     -2,
+     {"node", "port"},
+     {ARG_STRING, ARG_INT},
+     NULL,
+     false,
+     "port counters read by the performance manager (perfmgr)"},
+    {"eventlog",
+     "eventlog [after-seq]",
+     -1,
+     {"after"},
+     {ARG_INT},
+     NULL,
+     false,
+     "the last events kept by the daemon, oldest first"},
     {"config", "config", 0, {0}, {0}, NULL, false, "the configuration in effect"},
     {NULL},
 };
 
 static const char *smctl_socket;
+static bool smctl_detail;      /* counters NODE: every port as "key: value" lines */
+static const char *smctl_view; /* the command, for how its result is printed */
 static bool smctl_json;
 static int smctl_timeout = SMCTL_DEFAULT_TIMEOUT;
 static volatile sig_atomic_t smctl_interrupted;
@@ -128,6 +177,21 @@ static void die(int status, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(status);
+}
+
+/* The option of cmd that arg ("name" or "name=value") names, as a pointer into cmd->option. */
+static const char *option_of(const struct smctl_cmd *cmd, const char *arg)
+{
+	size_t al = strcspn(arg, "=");
+
+	for (const char *o = cmd->option; o && *o;) {
+		size_t ol = strcspn(o, ",");
+
+		if (ol == al && !strncmp(o, arg, al))
+			return o;
+		o += ol + (o[ol] == ',');
+	}
+	return NULL;
 }
 
 static void usage(FILE *f)
@@ -221,9 +285,13 @@ static json_t *build_request(int argc, char **argv, const struct smctl_cmd **ret
 	} else {
 		for (i = 1; i < argc; i++) {
 			if (cmd->option && !strncmp(argv[i], "--", 2) &&
-			    !strncmp(argv[i] + 2, cmd->option, strlen(cmd->option))) {
-				const char *o = argv[i] + 2 + strlen(cmd->option);
+			    option_of(cmd, argv[i] + 2)) {
+				const char *opt = option_of(cmd, argv[i] + 2);
+				size_t ol = strcspn(opt, ",");
+				const char *o = argv[i] + 2 + ol;
+				char oname[32];
 
+				snprintf(oname, sizeof(oname), "%.*s", (int)ol, opt);
 				if (*o == '=') {
 					o++;
 				} else if (!*o && i + 1 < argc) {
@@ -231,13 +299,20 @@ static json_t *build_request(int argc, char **argv, const struct smctl_cmd **ret
 				} else {
 					die(EXIT_USAGE, "usage: smctl %s", cmd->usage);
 				}
-				json_object_set_new(args, cmd->option, json_string(o));
+				if (!strcmp(oname, "offset") || !strcmp(oname, "limit")) {
+					if (!parse_int(o, &v) || v < 0)
+						die(EXIT_USAGE, "--%s: '%s' is not a number >= 0",
+						    oname, o);
+					json_object_set_new(args, oname, json_integer(v));
+				} else {
+					json_object_set_new(args, oname, json_string(o));
+				}
 				continue;
 			}
 			if (argv[i][0] == '-' && argv[i][1] && cmd->arg_types[pos] != ARG_INT)
 				die(EXIT_USAGE, "%s: unknown option '%s'; usage: smctl %s",
 				    cmd->name, argv[i], cmd->usage);
-			if (pos >= cmd->nargs)
+			if (pos >= abs(cmd->nargs))
 				die(EXIT_USAGE, "too many arguments; usage: smctl %s", cmd->usage);
 			if (cmd->arg_types[pos] == ARG_INT) {
 				if (!parse_int(argv[i], &v))
@@ -252,6 +327,8 @@ static json_t *build_request(int argc, char **argv, const struct smctl_cmd **ret
 		}
 		if (pos < cmd->nargs)
 			die(EXIT_USAGE, "missing argument; usage: smctl %s", cmd->usage);
+		smctl_detail = !strcmp(cmd->name, "counters") && pos > 0;
+		smctl_view = cmd->name;
 	}
 	req = json_pack("{s:s}", "cmd", name);
 	if (!req)
@@ -570,6 +647,139 @@ static void print_object(json_t *obj, const char *prefix, size_t width)
 	}
 }
 
+/* ---- listings an admin reads: fewer columns than the JSON, with units ---- */
+
+static const char *jstr(json_t *row, const char *key)
+{
+	const char *v = json_string_value(json_object_get(row, key));
+
+	return v ? v : "-";
+}
+
+static char *cell_port_rate(json_t *row)
+{
+	static const struct {
+		const char *name;
+		double gbps;
+	} lane[] = {{"SDR", 2.5}, {"DDR", 5}, {"QDR", 10}};
+	const char *w = jstr(row, "width"), *sp = jstr(row, "speed");
+	int lanes = atoi(w);
+	char *s = NULL;
+
+	for (size_t i = 0; i < sizeof(lane) / sizeof(lane[0]); i++)
+		if (!strcmp(sp, lane[i].name) && lanes > 0 &&
+		    asprintf(&s, "%g Gb/s", lanes * lane[i].gbps) < 0)
+			s = NULL;
+	return s ? s : strdup("-");
+}
+
+static char *cell_mtu(json_t *row)
+{
+	json_int_t m = json_integer_value(json_object_get(row, "mtu"));
+	char *s = NULL;
+
+	if (m <= 0)
+		return strdup("-");
+	return asprintf(&s, "%" JSON_INTEGER_FORMAT " B", m) < 0 ? NULL : s;
+}
+
+static char *cell_end(json_t *row, const char *desc, const char *port)
+{
+	json_t *p = json_object_get(row, port);
+	char *s = NULL;
+
+	if (!json_object_get(row, desc))
+		return strdup("-");
+	return asprintf(&s, "%s[%" JSON_INTEGER_FORMAT "]", jstr(row, desc),
+			json_integer_value(p)) < 0
+		   ? NULL
+		   : s;
+}
+
+static char *cell_peer(json_t *row)
+{
+	return cell_end(row, "peer_desc", "peer_port");
+}
+static char *cell_a(json_t *row)
+{
+	return cell_end(row, "a_desc", "a_port");
+}
+static char *cell_b(json_t *row)
+{
+	return cell_end(row, "b_desc", "b_port");
+}
+
+struct column {
+	const char *header;
+	const char *key;	    /* a member shown as it is, or */
+	char *(*cell)(json_t *row); /* one computed */
+};
+
+static const struct column port_columns[] = {
+    {"NODE", "node_desc", NULL},  {"PORT", "port", NULL},
+    {"LID", "lid", NULL},	  {"STATE", "state", NULL},
+    {"PHYS", "phys_state", NULL}, {"WIDTH", "width", NULL},
+    {"SPEED", "speed", NULL},	  {"RATE", NULL, cell_port_rate},
+    {"MTU", NULL, cell_mtu},	  {"PEER", NULL, cell_peer},
+    {NULL, NULL, NULL},
+};
+
+static const struct column link_columns[] = {
+    {"A", NULL, cell_a},
+    {"B", NULL, cell_b},
+    {"WIDTH", "width", NULL},
+    {"SPEED", "speed", NULL},
+    {"RATE", NULL, cell_port_rate},
+    {"STATE", "state", NULL},
+    {NULL, NULL, NULL},
+};
+
+static char *column_cell(const struct column *c, json_t *row)
+{
+	json_t *v;
+
+	if (c->cell)
+		return c->cell(row);
+	v = json_object_get(row, c->key);
+	return v ? scalar_str(v) : strdup("-");
+}
+
+static void print_columns(json_t *rows, const struct column *cols)
+{
+	size_t n = 0, width[16] = {0}, i;
+	json_t *row;
+	char *s;
+
+	for (; cols[n].header && n < 16; n++)
+		width[n] = strlen(cols[n].header);
+	json_array_foreach (rows, i, row) {
+		for (size_t j = 0; j < n; j++) {
+			s = column_cell(&cols[j], row);
+			if (s && strlen(s) > width[j])
+				width[j] = strlen(s);
+			free(s);
+		}
+	}
+	for (size_t j = 0; j < n; j++) {
+		if (j + 1 < n)
+			printf("%-*s  ", (int)width[j], cols[j].header);
+		else
+			puts(cols[j].header);
+	}
+	json_array_foreach (rows, i, row) {
+		for (size_t j = 0; j < n; j++) {
+			s = column_cell(&cols[j], row);
+			if (!s)
+				die(EXIT_USAGE, "out of memory");
+			if (j + 1 < n)
+				printf("%-*s  ", (int)width[j], s);
+			else
+				puts(s);
+			free(s);
+		}
+	}
+}
+
 static void print_human(json_t *result)
 {
 	size_t i;
@@ -664,9 +874,26 @@ static int handle_reply(json_t *reply)
 	result = json_object_get(reply, "result");
 	if (!result)
 		result = json_null();
-	if (smctl_json)
+	if (smctl_json) {
 		print_json(result, JSON_INDENT(2));
-	else if (!(json_is_object(result) && !json_object_size(result)) && !json_is_null(result))
+	} else if (smctl_detail && json_is_array(json_object_get(result, "port_counters"))) {
+		json_t *p;
+		size_t i;
+
+		json_array_foreach (json_object_get(result, "port_counters"), i, p) {
+			if (i)
+				putchar('\n');
+			print_object(p, "", key_width(p, ""));
+		}
+	} else if (smctl_view && !strcmp(smctl_view, "topology") && json_is_object(result)) {
+		print_json(result, JSON_INDENT(2)); /* --format json: JSON, whatever the output */
+	} else if (smctl_view && !strcmp(smctl_view, "ports") && is_table(result)) {
+		print_columns(result, port_columns);
+	} else if (smctl_view && !strcmp(smctl_view, "links") && is_table(result)) {
+		print_columns(result, link_columns);
+	} else if (smctl_view && json_is_array(result) && !json_array_size(result)) {
+		fprintf(stderr, "smctl: nothing matches\n");
+	} else if (!(json_is_object(result) && !json_object_size(result)) && !json_is_null(result))
 		print_human(result);
 	return 0;
 }

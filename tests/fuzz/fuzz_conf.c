@@ -29,6 +29,8 @@ static void check_view(const struct sm_conf *c)
 		if (json_is_integer(v)) {
 			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
 			s = num;
+		} else if (json_is_boolean(v)) {
+			s = json_is_true(v) ? "true" : "false";
 		} else {
 			FUZZ_CHECK(json_is_string(v));
 			s = json_string_value(v);

@@ -1,0 +1,62 @@
+/*
+ * The read-only HTTP endpoint (ui/http.c), inside the control API: off
+ * unless http_listen (--http ADDR:PORT) is set.
+ *
+ *   GET /metrics      the Prometheus text (ui/metrics.c)
+ *   GET /api/         the read commands served, as JSON
+ *   GET /api/CMD?k=v  a read command of the control socket's table, its
+ *                     reply as on the socket ({"ok":...}); orders are
+ *                     refused (403): they stay on the peer-checked socket
+ *   GET /, /FILE      the web page: static files under http_root
+ */
+#ifndef IBSMD_HTTP_H
+#define IBSMD_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct api;
+struct http;
+
+#define HTTP_MAX_HEAD 8192	    /* request line and headers, bytes */
+#define HTTP_MAX_TARGET 2048	    /* the request target */
+#define HTTP_HEAD_TIMEOUT_S 10	    /* the whole request head must arrive within */
+#define HTTP_CONN_TIMEOUT_S 30	    /* a connection's whole life, reply included */
+#define HTTP_MAX_QUEUED (64u << 20) /* reply bytes held for every client together */
+#define HTTP_MAX_FILE (1u << 20)    /* a static file */
+#define HTTP_METRICS_CACHE_MS 1000  /* scrapes within this share one text */
+
+struct http_stats {
+	uint64_t requests; /* answered, any status */
+	uint64_t errors;   /* of those, 4xx and 5xx */
+	uint64_t rejected; /* connections refused: over http_max_clients or HTTP_MAX_QUEUED */
+	uint64_t timeouts; /* connections closed for being too slow */
+	unsigned clients;  /* open now */
+	size_t queued;	   /* reply bytes held: unsent replies, /metrics texts once each */
+};
+
+/* A request head that passed http_parse_head. */
+struct http_head {
+	const char *target; /* inside the head given */
+	bool head_only;	    /* HEAD: no body in the reply */
+};
+
+/*
+ * Check a request head: head[0..len) the request line and headers up to the
+ * empty line, with head[len] == '\0'; modified in place.  0 with *ret for a
+ * GET or HEAD that carries no body, else the status to answer (400, 405,
+ * 413, 414, 505) with *ret_why saying why.  Pure: no I/O.
+ */
+int http_parse_head(char *head, size_t len, struct http_head *ret, const char **ret_why);
+
+/*
+ * Listen on api->sm->conf.http_listen and serve on the SM's loop; sets
+ * api->http.  0, or -errno with err (bad address, bind failure).
+ */
+int http_start(struct api *api, char *err, size_t err_len);
+/* Close every connection and the listener.  NULL ok. */
+void http_free(struct http *h);
+void http_get_stats(const struct http *h, struct http_stats *ret);
+
+#endif

@@ -1,0 +1,576 @@
+/*
+ * ibsmd's web page: reads the daemon's read-only JSON API (GET /api/CMD, the
+ * control socket's read commands) and draws the subnet summary, the SM's
+ * state, a topology drawing (small fabrics) or a per-switch/per-port heat
+ * map (large ones), sortable and filterable tables of switches and ports
+ * with unhealthy ports highlighted, and the live event log (polled).
+ * Plain browser JavaScript: no build step, nothing fetched from elsewhere.
+ */
+"use strict";
+
+const POLL_MS = 2000;
+const EVENTS_MS = 1000;
+const SMALL_FABRIC = 64; /* nodes: at most this many get a drawing, more a heat map */
+const MAX_ROWS = 2000; /* table rows drawn at once; filter to see others */
+const MAX_EVENTS = 200;
+/* ?view=heatmap or ?view=topology picks the picture whatever the size */
+const VIEW = new URLSearchParams(location.search).get("view");
+
+const state = {
+	status: null,
+	generation: -1,
+	nodes: [],
+	nodeByGuid: new Map(),
+	ports: [],
+	links: [],
+	counters: new Map(), /* "guid/port" -> counters row */
+	seq: 0,
+	sort: {
+		"ports-table": { key: "node_desc", dir: 1 },
+		"switches-table": { key: "desc", dir: 1 },
+	},
+};
+
+function $(id) {
+	return document.getElementById(id);
+}
+
+async function api(cmd, args) {
+	const q = args ? "?" + new URLSearchParams(args).toString() : "";
+	const r = await fetch("api/" + cmd + q, { cache: "no-store" });
+	const j = await r.json();
+	if (!j.ok)
+		throw new Error(j.error.code + ": " + j.error.message);
+	return j.result;
+}
+
+function key(guid, port) {
+	return guid + "/" + port;
+}
+
+function fmtBytes(v) {
+	if (v === undefined || v === null || v === "")
+		return "–";
+	const u = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+	let i = 0;
+	while (v >= 1024 && i < u.length - 1) {
+		v /= 1024;
+		i++;
+	}
+	return (i ? v.toFixed(1) : String(Math.round(v))) + " " + u[i];
+}
+
+function fmtNum(v) {
+	return v === undefined || v === null || v === "" ? "–" : String(v);
+}
+
+function fmtTime(t) {
+	const d = new Date(t * 1000);
+	return d.toLocaleTimeString();
+}
+
+function setText(id, text, cls) {
+	const e = $(id);
+	e.textContent = text;
+	if (cls !== undefined)
+		e.className = cls;
+}
+
+/* ---- summary --------------------------------------------------------- */
+
+function renderSummary() {
+	const s = state.status;
+	const state_cls = s.state === "MASTER" ? "badge ok" : s.state === "STANDBY" ? "badge warn" : "badge";
+	setText("sm-state", s.state, state_cls);
+	setText("subnet-up", s.subnet_up ? "subnet up" : "subnet not up", s.subnet_up ? "badge ok" : "badge bad");
+	setText("node-count", String(s.nodes));
+	setText("switch-count", String(s.switches));
+	setText("ca-count", String(s.cas));
+	setText("ports-active", String(s.ports_active));
+	setText("link-count", String(s.links));
+	setText("sweep-count", String(s.sweeps));
+	const pm = s.perfmgr || {};
+	setText("unhealthy-count", pm.enabled ? String(pm.unhealthy) : "–", pm.unhealthy ? "num bad" : "num");
+	setText("sweep-info",
+		`last heavy sweep: ${s.last_sweep_status}, ${s.last_sweep_ms} ms${s.last_sweep_reason ? " (" + s.last_sweep_reason + ")" : ""}; ` +
+		`generation ${s.generation}; ${s.routing_engine} routing; SM LID ${s.sm_lid}, priority ${s.priority}; ` +
+		`${s.light_sweeps} light sweeps; up ${s.uptime_s} s`);
+	setText("perf-info", pm.enabled
+		? `counters: every ${pm.sweep_time_s} s, ${pm.cycles} sweeps, last ${pm.last_cycle_ms.toFixed(1)} ms, ` +
+		  `${pm.ports} ports, ${pm.mads} MADs (${pm.failures} failed)`
+		: "counters: the performance manager is off (perfmgr = false)");
+	setText("updated", "updated " + new Date().toLocaleTimeString());
+}
+
+/* ---- tables --------------------------------------------------------------- */
+
+function portRows() {
+	const rows = [];
+	for (const p of state.ports) {
+		const c = state.counters.get(key(p.node_guid, p.port)) || {};
+		const n = state.nodeByGuid.get(p.node_guid);
+		rows.push({
+			node_guid: p.node_guid,
+			node_desc: p.node_desc,
+			node_type: n ? n.type : "",
+			port: p.port,
+			lid: p.lid,
+			state: p.state,
+			width: p.width,
+			speed: p.speed,
+			peer: p.peer_desc !== undefined ? `${p.peer_desc}[${p.peer_port}]` : "",
+			linked: p.peer_guid !== undefined,
+			xmit_bytes: c.xmit_bytes,
+			rcv_bytes: c.rcv_bytes,
+			xmit_bytes_per_s: c.xmit_bytes_per_s,
+			rcv_bytes_per_s: c.rcv_bytes_per_s,
+			errors: c.errors,
+			errors_last: c.errors_last,
+			unhealthy: c.healthy === false,
+			health: c.healthy === undefined ? "–" : c.healthy ? "ok" : "unhealthy: " + c.reasons.join(", "),
+		});
+	}
+	return rows;
+}
+
+function switchRows() {
+	const by = new Map();
+	for (const n of state.nodes)
+		if (n.type === "Switch")
+			by.set(n.guid, { desc: n.desc, guid: n.guid, lid: n.lid, nports: n.ports, active: 0, unhealthy: 0, traffic: 0 });
+	for (const p of state.ports) {
+		const s = by.get(p.node_guid);
+		if (!s)
+			continue;
+		if (p.state === "ACTIVE")
+			s.active++;
+		const c = state.counters.get(key(p.node_guid, p.port));
+		if (c) {
+			if (c.healthy === false)
+				s.unhealthy++;
+			s.traffic += (c.xmit_bytes_per_s || 0);
+		}
+	}
+	return [...by.values()];
+}
+
+function compare(a, b, k, num) {
+	let x = a[k], y = b[k];
+	if (num) {
+		x = x === undefined ? -1 : Number(x);
+		y = y === undefined ? -1 : Number(y);
+		return x - y;
+	}
+	return String(x === undefined ? "" : x).localeCompare(String(y === undefined ? "" : y), undefined, { numeric: true });
+}
+
+function sortRows(tableId, rows) {
+	const s = state.sort[tableId];
+	const th = document.querySelector(`#${tableId} th[data-key="${s.key}"]`);
+	const num = th && th.dataset.num === "1";
+	rows.sort((a, b) => s.dir * compare(a, b, s.key, num) || compare(a, b, "node_desc") || compare(a, b, "port", true));
+	return rows;
+}
+
+function matches(row, text) {
+	if (!text)
+		return true;
+	for (const v of Object.values(row))
+		if (v !== undefined && String(v).toLowerCase().includes(text))
+			return true;
+	return false;
+}
+
+function cell(tr, text, cls) {
+	const td = document.createElement("td");
+	td.textContent = text;
+	if (cls)
+		td.className = cls;
+	tr.appendChild(td);
+}
+
+function renderPorts() {
+	const text = $("port-filter").value.trim().toLowerCase();
+	const onlyBad = $("only-unhealthy").checked;
+	const onlyLinked = $("only-linked").checked;
+	const rows = sortRows("ports-table", portRows().filter(
+		(r) => (!onlyBad || r.unhealthy) && (!onlyLinked || r.linked) && matches(r, text)));
+	const tbody = document.querySelector("#ports-table tbody");
+	const frag = document.createDocumentFragment();
+	for (const r of rows.slice(0, MAX_ROWS)) {
+		const tr = document.createElement("tr");
+		tr.dataset.node = r.node_desc;
+		tr.dataset.guid = r.node_guid;
+		tr.dataset.port = String(r.port);
+		if (r.unhealthy)
+			tr.className = "unhealthy";
+		else if (r.state !== "ACTIVE")
+			tr.className = "down";
+		cell(tr, r.node_desc);
+		cell(tr, r.node_type);
+		cell(tr, String(r.port), "num");
+		cell(tr, String(r.lid), "num");
+		cell(tr, r.state);
+		cell(tr, r.width);
+		cell(tr, r.speed);
+		cell(tr, r.peer);
+		cell(tr, fmtBytes(r.xmit_bytes), "num");
+		cell(tr, fmtBytes(r.rcv_bytes), "num");
+		cell(tr, r.xmit_bytes_per_s === undefined ? "–" : fmtBytes(r.xmit_bytes_per_s) + "/s", "num");
+		cell(tr, r.rcv_bytes_per_s === undefined ? "–" : fmtBytes(r.rcv_bytes_per_s) + "/s", "num");
+		cell(tr, fmtNum(r.errors), "num");
+		cell(tr, fmtNum(r.errors_last), "num");
+		cell(tr, r.health, "health");
+		frag.appendChild(tr);
+	}
+	tbody.replaceChildren(frag);
+	setText("port-shown", rows.length > MAX_ROWS
+		? `showing ${MAX_ROWS} of ${rows.length} (filter to narrow)` : `${rows.length} ports`);
+}
+
+function renderSwitches() {
+	const text = $("switch-filter").value.trim().toLowerCase();
+	const rows = sortRows("switches-table", switchRows().filter((r) => matches(r, text)));
+	const tbody = document.querySelector("#switches-table tbody");
+	const frag = document.createDocumentFragment();
+	for (const r of rows.slice(0, MAX_ROWS)) {
+		const tr = document.createElement("tr");
+		tr.dataset.guid = r.guid;
+		if (r.unhealthy)
+			tr.className = "unhealthy";
+		cell(tr, r.desc);
+		cell(tr, r.guid);
+		cell(tr, String(r.lid), "num");
+		cell(tr, String(r.nports), "num");
+		cell(tr, String(r.active), "num");
+		cell(tr, String(r.unhealthy), "num");
+		cell(tr, fmtBytes(r.traffic) + "/s", "num");
+		frag.appendChild(tr);
+	}
+	tbody.replaceChildren(frag);
+}
+
+function setupSort(tableId, render) {
+	for (const th of document.querySelectorAll(`#${tableId} th`)) {
+		th.addEventListener("click", () => {
+			const s = state.sort[tableId];
+			if (s.key === th.dataset.key)
+				s.dir = -s.dir;
+			else
+				state.sort[tableId] = { key: th.dataset.key, dir: th.dataset.num === "1" ? -1 : 1 };
+			for (const o of document.querySelectorAll(`#${tableId} th`))
+				o.classList.remove("asc", "desc");
+			th.classList.add(state.sort[tableId].dir > 0 ? "asc" : "desc");
+			render();
+		});
+	}
+}
+
+/* ---- pictures ------------------------------------------------------------ */
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svgEl(name, attrs, parent) {
+	const e = document.createElementNS(SVG, name);
+	for (const [k, v] of Object.entries(attrs))
+		e.setAttribute(k, String(v));
+	if (parent)
+		parent.appendChild(e);
+	return e;
+}
+
+function portUnhealthy(guid, port) {
+	const c = state.counters.get(key(guid, port));
+	return c !== undefined && c.healthy === false;
+}
+
+/* Layers by hop distance from the CAs: CAs at the bottom, spines on top. */
+function drawTopology() {
+	const nodes = state.nodes;
+	const adj = new Map(nodes.map((n) => [n.guid, []]));
+	for (const l of state.links) {
+		if (adj.has(l.a_guid) && adj.has(l.b_guid)) {
+			adj.get(l.a_guid).push(l.b_guid);
+			adj.get(l.b_guid).push(l.a_guid);
+		}
+	}
+	const level = new Map();
+	let queue = nodes.filter((n) => n.type !== "Switch").map((n) => n.guid);
+	for (const g of queue)
+		level.set(g, 0);
+	while (queue.length) {
+		const next = [];
+		for (const g of queue)
+			for (const h of adj.get(g))
+				if (!level.has(h)) {
+					level.set(h, level.get(g) + 1);
+					next.push(h);
+				}
+		queue = next;
+	}
+	for (const n of nodes)
+		if (!level.has(n.guid))
+			level.set(n.guid, 1);
+	const top = Math.max(0, ...level.values());
+	const layers = [];
+	for (let i = 0; i <= top; i++)
+		layers.push([]);
+	for (const n of nodes)
+		layers[level.get(n.guid)].push(n);
+	for (const l of layers)
+		l.sort((a, b) => a.desc.localeCompare(b.desc, undefined, { numeric: true }));
+	const colW = 96, rowH = 110, widest = Math.max(1, ...layers.map((l) => l.length));
+	const width = widest * colW + 40, height = (top + 1) * rowH + 30;
+	const pos = new Map();
+	layers.forEach((l, i) => {
+		const y = 30 + (top - i) * rowH;
+		const gap = (width - 40) / l.length;
+		l.forEach((n, j) => pos.set(n.guid, { x: 20 + gap * (j + 0.5), y: y }));
+	});
+	const svg = svgEl("svg", { width: width, height: height, viewBox: `0 0 ${width} ${height}`, id: "topology" });
+	for (const l of state.links) {
+		const a = pos.get(l.a_guid), b = pos.get(l.b_guid);
+		if (!a || !b)
+			continue;
+		const bad = portUnhealthy(l.a_guid, l.a_port) || portUnhealthy(l.b_guid, l.b_port);
+		const line = svgEl("line", {
+			x1: a.x, y1: a.y, x2: b.x, y2: b.y,
+			stroke: bad ? "#c62828" : "#8a9aa8", "stroke-width": bad ? 3 : 1.3,
+			class: bad ? "link unhealthy" : "link",
+		}, svg);
+		if (l.state !== "ACTIVE")
+			line.setAttribute("stroke-dasharray", "4 3");
+		svgEl("title", {}, line).textContent =
+			`${l.a_desc}[${l.a_port}] — ${l.b_desc}[${l.b_port}] ${l.width} ${l.speed} ${l.state}`;
+	}
+	for (const n of nodes) {
+		const p = pos.get(n.guid);
+		let bad = false;
+		for (let i = 1; i <= n.ports; i++)
+			bad = bad || portUnhealthy(n.guid, i);
+		const g = svgEl("g", { class: bad ? "node unhealthy" : "node", "data-guid": n.guid }, svg);
+		const fill = bad ? "#c62828" : n.type === "Switch" ? "#2b5b84" : "#5f8f3e";
+		if (n.type === "Switch")
+			svgEl("rect", { x: p.x - 14, y: p.y - 10, width: 28, height: 20, rx: 3, fill: fill }, g);
+		else
+			svgEl("circle", { cx: p.x, cy: p.y, r: 9, fill: fill }, g);
+		const label = n.desc.length > 14 ? n.desc.slice(0, 13) + "…" : n.desc;
+		svgEl("text", { x: p.x, y: p.y + 24, "text-anchor": "middle", "font-size": 10, fill: "#1d2226" }, g)
+			.textContent = label;
+		svgEl("title", {}, g).textContent = `${n.desc}\n${n.type} ${n.guid}\nLID ${n.lid}, ${n.ports} ports`;
+	}
+	$("picture").replaceChildren(svg);
+	$("picture-title").textContent = `Fabric (${nodes.length} nodes)`;
+	$("picture-controls").classList.add("hidden");
+}
+
+function heatValue(c, metric) {
+	if (!c)
+		return null;
+	if (metric === "traffic")
+		return (c.xmit_bytes_per_s || 0) + (c.rcv_bytes_per_s || 0);
+	return c[metric] || 0;
+}
+
+function heatColour(v, max) {
+	if (v === null)
+		return "#e9eaeb";
+	if (v <= 0 || max <= 0)
+		return "#cfe8cf";
+	const t = Math.min(1, Math.log1p(v) / Math.log1p(max));
+	const r = 255, g = Math.round(215 - 175 * t), b = Math.round(80 - 60 * t);
+	return `rgb(${r},${g},${b})`;
+}
+
+/*
+ * One tile per switch (in name order, left to right, top to bottom), one cell
+ * per port in it, coloured by errors or traffic.
+ */
+function drawHeatMap() {
+	const metric = $("heat-metric").value;
+	const sw = state.nodes.filter((n) => n.type === "Switch")
+		.sort((a, b) => a.desc.localeCompare(b.desc, undefined, { numeric: true }));
+	const cols = Math.max(1, ...sw.map((n) => n.ports));
+	const cellW = cols <= 16 ? 8 : cols <= 40 ? 5 : 3, cellH = 8;
+	const labels = sw.length <= 400;
+	const tileW = cols * cellW + 8, tileH = cellH + (labels ? 14 : 4);
+	const perRow = Math.max(1, Math.floor(1160 / tileW));
+	const rows = Math.ceil(sw.length / perRow);
+	const canvas = document.createElement("canvas");
+	canvas.id = "heatmap";
+	canvas.width = perRow * tileW + 4;
+	canvas.height = rows * tileH + 4;
+	const ctx = canvas.getContext("2d");
+	let max = 0;
+	for (const n of sw)
+		for (let p = 1; p <= n.ports; p++) {
+			const v = heatValue(state.counters.get(key(n.guid, p)), metric);
+			if (v !== null && v > max)
+				max = v;
+		}
+	const origin = (i) => ({ x: 2 + (i % perRow) * tileW, y: 2 + Math.floor(i / perRow) * tileH });
+	sw.forEach((n, i) => {
+		const o = origin(i);
+		if (labels) {
+			ctx.fillStyle = "#1d2226";
+			ctx.font = "9px sans-serif";
+			let t = n.desc;
+			while (t.length > 1 && ctx.measureText(t).width > tileW - 6)
+				t = t.slice(0, -1);
+			ctx.fillText(t, o.x, o.y + 9);
+		}
+		const y = o.y + (labels ? 12 : 0);
+		for (let p = 1; p <= n.ports; p++) {
+			const c = state.counters.get(key(n.guid, p));
+			ctx.fillStyle = c && c.healthy === false ? "#8b0000" : heatColour(heatValue(c, metric), max);
+			ctx.fillRect(o.x + (p - 1) * cellW, y, cellW - 1, cellH - 1);
+		}
+	});
+	const tip = $("tooltip");
+	canvas.addEventListener("mousemove", (e) => {
+		const r = canvas.getBoundingClientRect();
+		const x = e.clientX - r.left - 2, y = e.clientY - r.top - 2;
+		const tc = Math.floor(x / tileW), tr = Math.floor(y / tileH);
+		const n = tc < perRow ? sw[tr * perRow + tc] : undefined;
+		const port = Math.floor((x - tc * tileW) / cellW) + 1;
+		if (!n || x < 0 || y < 0 || port > n.ports) {
+			tip.classList.add("hidden");
+			return;
+		}
+		const c = state.counters.get(key(n.guid, port));
+		tip.textContent = `${n.desc} port ${port}\n` + (c
+			? `errors ${c.errors} (last ${c.errors_last})\n${fmtBytes(c.xmit_bytes_per_s)}/s out, ` +
+			  `${fmtBytes(c.rcv_bytes_per_s)}/s in${c.healthy ? "" : "\nUNHEALTHY: " + c.reasons.join(", ")}`
+			: "not read (not ACTIVE, or the performance manager is off)");
+		tip.style.left = e.clientX + 12 + "px";
+		tip.style.top = e.clientY + 12 + "px";
+		tip.classList.remove("hidden");
+	});
+	canvas.addEventListener("mouseleave", () => tip.classList.add("hidden"));
+	$("picture").replaceChildren(canvas);
+	$("picture-title").textContent = `Heat map: ${sw.length} switches × ${cols} ports`;
+	$("picture-controls").classList.remove("hidden");
+	setText("heat-legend", `green 0, yellow to red up to ${metric === "traffic" ? fmtBytes(max) + "/s" : max}; dark red: unhealthy`);
+}
+
+function drawPicture() {
+	if (!state.nodes.length)
+		return;
+	if (VIEW === "topology" || (VIEW !== "heatmap" && state.nodes.length <= SMALL_FABRIC))
+		drawTopology();
+	else
+		drawHeatMap();
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+const BAD_EVENTS = new Set(["link_down", "port_down", "node_removed", "port_unhealthy", "routing_fallback"]);
+const GOOD_EVENTS = new Set(["link_up", "port_up", "node_added", "port_healthy", "subnet_up"]);
+
+function eventText(ev) {
+	switch (ev.type) {
+	case "link_down":
+	case "link_up":
+		return `${ev.type === "link_down" ? "link down" : "link up"}: ${ev.desc}[${ev.port}] — ${ev.peer_desc}[${ev.peer_port}]`;
+	case "port_down":
+	case "port_up":
+		return `${ev.type.replace("_", " ")}: ${ev.desc}[${ev.port}] ${ev.state}`;
+	case "node_added":
+	case "node_removed":
+		return `${ev.type.replace("_", " ")}: ${ev.desc} (${ev.node_type}, ${ev.guid})`;
+	case "port_unhealthy":
+		return `unhealthy: ${ev.desc}[${ev.port}] (${ev.reasons.join(", ")}; ${ev.errors_last} errors last interval)`;
+	case "port_healthy":
+		return `healthy again: ${ev.desc}[${ev.port}]`;
+	case "sweep_start":
+		return `heavy sweep started (${ev.reason})`;
+	case "sweep_end":
+		return `heavy sweep ${ev.status}: ${ev.nodes} nodes, ${ev.duration_ms} ms, ${ev.sets} Sets`;
+	case "state":
+		return `SM state ${ev.previous} → ${ev.state}`;
+	case "subnet_up":
+		return `subnet up: ${ev.nodes} nodes, ${ev.ports_active} ports active`;
+	case "lid_changed":
+		return `LID of ${ev.desc}[${ev.port}]: ${ev.previous} → ${ev.lid}`;
+	case "routing_fallback":
+		return `routing: ${ev.engine} refused (${ev.reason})`;
+	default:
+		return ev.type;
+	}
+}
+
+function addEvent(ev) {
+	const li = document.createElement("li");
+	li.dataset.type = ev.type;
+	li.dataset.seq = String(ev.seq);
+	if (BAD_EVENTS.has(ev.type) || ev.status === "failed")
+		li.className = "bad";
+	else if (GOOD_EVENTS.has(ev.type))
+		li.className = "good";
+	const t = document.createElement("span");
+	t.className = "t";
+	t.textContent = fmtTime(ev.unix_time);
+	li.appendChild(t);
+	li.appendChild(document.createTextNode(eventText(ev)));
+	const ul = $("events");
+	ul.insertBefore(li, ul.firstChild);
+	while (ul.children.length > MAX_EVENTS)
+		ul.removeChild(ul.lastChild);
+}
+
+async function pollEvents() {
+	try {
+		const r = await api("eventlog", { after: state.seq });
+		if (r.seq < state.seq) {
+			/* the daemon restarted: its numbers start again */
+			state.seq = 0;
+		} else {
+			for (const ev of r.events)
+				addEvent(ev);
+			state.seq = r.seq;
+		}
+	} catch (e) {
+		/* shown by the status poll */
+	}
+	setTimeout(pollEvents, EVENTS_MS);
+}
+
+/* ---- the poll ------------------------------------------------------------- */
+
+async function refresh() {
+	try {
+		const s = await api("status");
+		state.status = s;
+		renderSummary();
+		if (s.generation && s.generation !== state.generation) {
+			const [nodes, ports, links] = await Promise.all([api("nodes"), api("ports"), api("links")]);
+			state.nodes = nodes;
+			state.nodeByGuid = new Map(nodes.map((n) => [n.guid, n]));
+			state.ports = ports;
+			state.links = links;
+			state.generation = s.generation;
+		}
+		const c = await api("counters");
+		state.counters = new Map(c.port_counters.map((p) => [key(p.node_guid, p.port), p]));
+		renderPorts();
+		renderSwitches();
+		drawPicture();
+		$("conn-error").classList.add("hidden");
+	} catch (e) {
+		$("conn-error").classList.remove("hidden");
+	}
+	setTimeout(refresh, state.ports.length > 5000 ? 4 * POLL_MS : POLL_MS);
+}
+
+function start() {
+	setupSort("ports-table", renderPorts);
+	setupSort("switches-table", renderSwitches);
+	for (const id of ["port-filter", "only-unhealthy", "only-linked"])
+		$(id).addEventListener("input", renderPorts);
+	$("switch-filter").addEventListener("input", renderSwitches);
+	$("heat-metric").addEventListener("change", drawPicture);
+	refresh();
+	pollEvents();
+}
+
+document.addEventListener("DOMContentLoaded", start);
