@@ -58,7 +58,10 @@
  * VLs offered: the fewest over switch-to-switch ports of OperationalVLs
  * where the port is armed or active (it cannot change then) and of VLCap
  * elsewhere (the SM sets OperationalVLs from it, sm/program.c), and
- * routing_opts' max_vls when set.  -ENOTSUP with the numbers when the
+ * routing_opts' max_vls when set.  The paths are layered as if every
+ * port had 15 data VLs and the layers then compared with that, so the
+ * tables and the SLs do not depend on the limit: a fabric that fits in n
+ * VLs fits any limit of n or more.  -ENOTSUP with the numbers when the
  * layers need more, when the fabric is larger than DFSP_MAX_WORK (LIDs x
  * switch links) or when the first layering pass takes more than
  * DFSP_MAX_STEPS: both counts depend on the fabric alone, so a fabric
@@ -976,7 +979,7 @@ int dfsp_compute(const struct fabric *f, const struct routing_opts *o, struct ro
 	struct routes *r = NULL;
 	uint32_t s, lim_node;
 	uint64_t work;
-	unsigned int offered;
+	unsigned int offered, allowed;
 	uint8_t lim_port;
 	bool by_opts;
 	int err;
@@ -995,7 +998,14 @@ int dfsp_compute(const struct fabric *f, const struct routing_opts *o, struct ro
 	}
 	offered = dfsp_vls_offered(&d, &lim_node, &lim_port);
 	by_opts = o && o->max_vls && o->max_vls < offered;
-	d.limit = by_opts ? o->max_vls : offered;
+	allowed = by_opts ? o->max_vls : offered;
+	/*
+	 * Layered as if every port had all 15 data VLs, then checked against
+	 * what is allowed: a pass that stopped at the limit would order the
+	 * next one differently, and the answer must not depend on the limit
+	 * (whatever fits unconstrained fits any limit at least that large).
+	 */
+	d.limit = DFSP_MAX_LAYERS;
 	err = -ENOMEM;
 	r = routes_new(f, d.map.max_lid);
 	if (!r)
@@ -1014,19 +1024,26 @@ int dfsp_compute(const struct fabric *f, const struct routing_opts *o, struct ro
 	}
 	if (err)
 		goto out;
-	if (d.overflow && by_opts) {
+	if (d.overflow) {
 		routing_why(why, why_len,
-			    "the shortest paths need more than %u VLs to be free of credit loops "
-			    "(max_vls)",
-			    d.limit);
+			    "the shortest paths need more than %u VLs to be free of credit loops",
+			    DFSP_MAX_LAYERS);
 		err = -ENOTSUP;
 		goto out;
 	}
-	if (d.overflow) {
+	if (d.n_layers > allowed && by_opts) {
 		routing_why(why, why_len,
-			    "the shortest paths need more than %u VLs to be free of credit loops, "
-			    "switch 0x%016" PRIx64 " port %u offers %u",
-			    d.limit, f->nodes[lim_node].guid, lim_port, offered);
+			    "the shortest paths need %u VLs to be free of credit loops, max_vls "
+			    "allows %u",
+			    d.n_layers, allowed);
+		err = -ENOTSUP;
+		goto out;
+	}
+	if (d.n_layers > allowed) {
+		routing_why(why, why_len,
+			    "the shortest paths need %u VLs to be free of credit loops, switch "
+			    "0x%016" PRIx64 " port %u offers %u",
+			    d.n_layers, f->nodes[lim_node].guid, lim_port, allowed);
 		err = -ENOTSUP;
 		goto out;
 	}
