@@ -83,7 +83,7 @@ static const struct conf_key conf_keys[] = {
     STR_KEY(socket_group, CONF_NAME, "", CONF_RESTART),
     STR_KEY(admin_group, CONF_NAME, "", CONF_LIVE_APPLY),
     STR_KEY(routing_engine, CONF_ENGINE, "ftree", CONF_LIVE_READ),
-    STR_KEY(routing_chain, CONF_CHAIN, "ftree,updn,minhop", CONF_LIVE_READ),
+    STR_KEY(routing_chain, CONF_CHAIN, "ftree,dor,dfsp,updn,minhop", CONF_LIVE_READ),
     STR_KEY(updn_roots_file, CONF_OPT_PATH, "", CONF_LIVE_APPLY),
     INT_KEY(sm_priority, 0, 15, "0", CONF_LIVE_READ),
     INT_KEY(sweep_interval, 0, 86400, "10", CONF_LIVE_APPLY),
@@ -308,7 +308,7 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 			if (!conf_is_engine(s, comma ? (size_t)(comma - s) : strlen(s))) {
 				snprintf(why, why_len,
 					 "'%s' is not a comma-separated list of engine names (e.g. "
-					 "ftree,updn,minhop)",
+					 "ftree,dor,dfsp,updn,minhop)",
 					 value);
 				return -EINVAL;
 			}
