@@ -92,6 +92,7 @@ static const struct conf_key conf_keys[] = {
     INT_KEY(mad_timeout_ms, 10, 60000, "200", CONF_LIVE_APPLY),
     INT_KEY(mad_retries, 0, 20, "3", CONF_LIVE_APPLY),
     INT_KEY(lmc, 0, 7, "0", CONF_RESTART),
+    INT_KEY(max_vls, 0, 15, "0", CONF_LIVE_READ),
     INT_KEY(dump_max_lft_entries, 0, 200000000, "2000000", CONF_LIVE_READ),
     {"subnet_prefix", CONF_U64, offsetof(struct sm_conf, subnet_prefix), sizeof(uint64_t), 0, 0,
      "0xfe80000000000000", CONF_RESTART, false},

@@ -120,15 +120,15 @@ static uint32_t count_lid_ports(const struct fabric *f)
 }
 
 int offline_run(const char *topo_path, const char *engine, const char *chain,
-		const char *roots_file, const char *dump_dir, uint8_t lmc, FILE *out, char *err,
-		size_t err_len)
+		const char *roots_file, const char *dump_dir, uint8_t lmc, uint8_t max_vls,
+		FILE *out, char *err, size_t err_len)
 {
 	uint64_t *roots = NULL;
 	size_t n_roots = 0;
 	struct fabric *f = NULL;
 	struct lid_db *db = NULL;
 	struct chain_result res = {0};
-	struct routing_opts ro = {.lmc = lmc};
+	struct routing_opts ro = {.max_vls = max_vls, .lmc = lmc};
 	struct lid_assign_stats ls;
 	struct routing_stats st = {0};
 	json_t *o = NULL;

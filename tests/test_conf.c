@@ -372,7 +372,7 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 31);
+	CU_ASSERT_EQUAL(json_object_size(j), 32);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "subnet_prefix")),
 			       "0xfe80000000000000");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "log_level")), "info");

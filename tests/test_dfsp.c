@@ -9,7 +9,8 @@
  * fabrics that have cycles).  The all-to-all balance (busiest link over
  * routing_link_load's lower bound) is asserted against a bound and against
  * updn's on the same graph; LMC ranges must take link-disjoint paths where
- * the fabric has them; too few VLs is refused with the numbers; a shuffled
+ * the fabric has them (ftree and dor, the default chain's other engines, too:
+ * dor only over parallel links); too few VLs is refused with the numbers; a shuffled
  * file gives the same tables.
  */
 #include <errno.h>
@@ -265,6 +266,44 @@ static void test_lmc(void)
 	fprintf(stderr, "\n");
 }
 
+/* The other engines of the default chain: the disjointness they get. */
+static void lmc_other(routing_compute_fn fn, const char *name, char *text, uint8_t lmc_bits,
+		      double min_disjoint, const char *what)
+{
+	struct fabric *f = load_lids(text, lmc_bits);
+	struct routing_opts o = {.lmc = lmc_bits};
+	struct checker_lmc_stats st = {0};
+	struct routes *r = NULL;
+	char why[256] = "", label[96];
+	double fr;
+
+	CU_ASSERT_EQUAL_FATAL(fn(f, &o, &r, why, sizeof(why)), 0);
+	snprintf(label, sizeof(label), "%s on %s", name, what);
+	checker_assert_sound(f, r, 0, label);
+	CU_ASSERT_EQUAL_FATAL(checker_lmc_paths(f, r, &st), 0);
+	CU_ASSERT(st.pairs > 0);
+	CU_ASSERT_EQUAL(st.broken, 0);
+	fr = st.pairs ? (double)st.disjoint / (double)st.pairs : 0;
+	fprintf(stderr, "\n  %-6s %-20s LMC %u: %.0f%% of pairs disjoint", name, what, lmc_bits,
+		100 * fr);
+	CU_ASSERT(fr >= min_disjoint);
+	routes_free(r);
+	fabric_free(f);
+}
+
+static void test_lmc_chain(void)
+{
+	lmc_other(ftree_compute, "ftree", topogen_fat_tree(2, 8, 0, 0), 2, 0.999, "ft2 k8");
+	lmc_other(ftree_compute, "ftree", topogen_fat_tree(3, 8, 0, 0), 2, 0.999, "ft3 k8");
+	lmc_other(ftree_compute, "ftree", topogen_fat_tree(3, 8, 37, TOPOGEN_PARALLEL), 1, 0.999,
+		  "ft3 k8 37 par");
+	/* dor: one dimension order, so only parallel links give alternatives */
+	lmc_other(dor_compute, "dor", topogen_mesh(5, 5, 1, TOPOGEN_TORUS | TOPOGEN_PARALLEL), 1,
+		  0.999, "torus 5x5 par");
+	lmc_other(dor_compute, "dor", topogen_mesh(5, 5, 1, TOPOGEN_TORUS), 1, 0, "torus 5x5");
+	fprintf(stderr, "\n");
+}
+
 static void refuse(struct fabric *f, const struct routing_opts *o, const char *needle,
 		   const char *what)
 {
@@ -442,6 +481,7 @@ int main(void)
 	    {"2-D and 3-D meshes and tori", test_grids},
 	    {"fat trees", test_fat_trees},
 	    {"LMC ranges over disjoint paths", test_lmc},
+	    {"LMC with ftree and dor", test_lmc_chain},
 	    {"VLs offered, refusals", test_vls},
 	    {"no LIDs", test_bad_input},
 	    {"shuffled order, same tables", test_determinism},
