@@ -71,10 +71,12 @@
  * O(switches x LIDs) paths a pass, most of one step, plus the searches.
  * Memory: the tables, a byte per (switch, LID) for the layers (twice while
  * a pass runs), a bit per (link, next link) pair and O(links) per layer.
- * Measured on the 2-core VM: 3-level fat tree k=34 (1,445 switches, 11,271
- * LIDs) 2.6 s, one layer, busiest link at the lower bound (ftree: 0.2 s);
- * random 320 switches / 4,160 LIDs 2.6-3.2 s, 6 layers; random 640 switches
- * / 10,880 LIDs refused after 5 s (DFSP_MAX_STEPS).  Pure: no I/O, no
+ * Measured on the shared 2-core VM (ibsmd --offline, route time): 3-level
+ * fat tree k=34 (1,445 switches, 11,271 LIDs) 2.1 s, one layer, the same
+ * busiest link as ftree (0.4 s); random 320 switches / 9,920 LIDs 2.5 s, 8
+ * layers, busiest link at the lower bound (updn: 10x it); random 320 / 10,560
+ * LIDs refused after 2.3 s (9 layers, 8 VLs offered); random 640 switches /
+ * 10,880 LIDs refused after 2.2 s (DFSP_MAX_STEPS).  Pure: no I/O, no
  * globals.
  */
 #include <errno.h>

@@ -36,7 +36,9 @@ struct lftcheck {
 	struct lid_map map;
 	uint64_t fts_entries, top_entries, path_sl_conflicts, sl2vl_conflicts, sl2vl_rows;
 	uint16_t skipped_lid;
-	uint8_t max_vl;
+	uint8_t max_vl;	     /* the larger of the two below: the CDG's VL range */
+	uint8_t max_sl;	     /* highest path SL read */
+	uint8_t max_row_vl;  /* highest VL an SL2VL row maps to */
 	uint32_t *seen_base; /* per node: first (node, port) slot of seen */
 	uint8_t *seen;	     /* an SL2VL row was read for (node, output port) */
 };
@@ -172,6 +174,8 @@ static int lftcheck_path_sl(struct lftcheck *c, const char *path)
 		c->r->lid_sl[k] = (uint8_t)sl;
 		if (sl > c->max_vl)
 			c->max_vl = (uint8_t)sl;
+		if (sl > c->max_sl)
+			c->max_sl = (uint8_t)sl;
 	}
 	free(set);
 	fclose(fp);
@@ -196,6 +200,8 @@ static void lftcheck_row(struct lftcheck *c, uint32_t ni, unsigned int in, unsig
 	for (s = 0; s < ROUTES_MAX_SL; s++) {
 		if (vl[s] > c->max_vl)
 			c->max_vl = (uint8_t)vl[s];
+		if (vl[s] > c->max_row_vl)
+			c->max_row_vl = (uint8_t)vl[s];
 		if (t[base + s] != vl[s])
 			differs = true;
 	}
@@ -345,7 +351,9 @@ int main(int argc, char **argv)
 		      (json_int_t)cst.checked, "violations", violations, "first", msg,
 		      "unreachable", (json_int_t)cst.unreachable);
 	json_object_set_new(o, "skipped_lid", json_integer(c.skipped_lid));
-	json_object_set_new(o, "vls", json_integer(c.r->n_vls));
+	/* VLs the SL2VL tables map onto, SLs the paths use (dor: 2 VLs, up to 8 SLs) */
+	json_object_set_new(o, "vls", json_integer(sl2vl ? c.max_row_vl + 1 : 1));
+	json_object_set_new(o, "sls", json_integer(path_sl ? c.max_sl + 1 : 1));
 	json_object_set_new(o, "path_sl_conflicts", json_integer((json_int_t)c.path_sl_conflicts));
 	json_object_set_new(o, "sl2vl_rows", json_integer((json_int_t)c.sl2vl_rows));
 	json_object_set_new(o, "sl2vl_conflicts", json_integer((json_int_t)c.sl2vl_conflicts));
