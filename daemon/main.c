@@ -575,8 +575,8 @@ int main(int argc, char **argv)
 	}
 	if (offline_topo) {
 		r = offline_run(offline_topo, d.conf.routing_engine, d.conf.routing_chain,
-				d.conf.updn_roots_file, dump_dir, d.conf.lmc, stdout, err,
-				sizeof(err));
+				d.conf.updn_roots_file, dump_dir, d.conf.lmc,
+				(uint8_t)d.conf.max_vls, stdout, err, sizeof(err));
 		if (r < 0)
 			fprintf(stderr, "ibsmd: %s\n", err);
 		return offline_exit_code(r);

@@ -71,6 +71,7 @@ void routes_free(struct routes *r)
 			free(r->sl2vl[i]);
 	free(r->sl2vl);
 	free(r->path_sl);
+	free(r->lid_sl);
 	free(r->sw_index);
 	free(r);
 }
@@ -114,14 +115,27 @@ static uint32_t lid_switch(const struct fabric *f, const struct lid_map *m, uint
 	return port_is_linked(p) ? p->remote_node : FABRIC_NO_NODE;
 }
 
+int routes_alloc_lid_sl(struct routes *r)
+{
+	free(r->path_sl);
+	r->path_sl = NULL;
+	r->lid_sl = calloc((size_t)r->n_sw * ((size_t)r->max_lid + 1) + 1, 1);
+	return r->lid_sl ? 0 : -ENOMEM;
+}
+
 uint8_t routes_path_sl(const struct routes *r, const struct fabric *f, const struct lid_map *m,
 		       uint16_t src_lid, uint16_t dst_lid)
 {
 	uint32_t a, b;
 
-	if (!r->path_sl || !r->sw_index)
+	if (!routes_has_path_sl(r) || !r->sw_index)
 		return 0;
 	a = lid_switch(f, m, src_lid);
+	if (r->lid_sl) {
+		if (a == FABRIC_NO_NODE || r->sw_index[a] == UINT32_MAX || dst_lid > r->max_lid)
+			return 0;
+		return r->lid_sl[(size_t)r->sw_index[a] * ((size_t)r->max_lid + 1) + dst_lid];
+	}
 	b = lid_switch(f, m, dst_lid);
 	if (a == FABRIC_NO_NODE || b == FABRIC_NO_NODE || r->sw_index[a] == UINT32_MAX ||
 	    r->sw_index[b] == UINT32_MAX)

@@ -9,6 +9,7 @@
 #ifndef IBSMD_ROUTES_H
 #define IBSMD_ROUTES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,10 +38,23 @@ struct routes {
 	uint32_t *sw_index; /* n_nodes entries; UINT32_MAX for non-switches */
 	uint8_t *path_sl;
 	uint8_t **sl2vl;
+	/*
+	 * Instead of path_sl, for engines whose SL depends on the destination
+	 * LID (dfsp: one LID's paths are not another's): lid_sl[src_sw *
+	 * (max_lid + 1) + dst_lid], path_sl then NULL.
+	 */
+	uint8_t *lid_sl;
 };
 
 /* Allocate sw_index/path_sl/sl2vl for f (all SL 0 / VL 0).  0 or -ENOMEM. */
 int routes_alloc_vls(struct routes *r, const struct fabric *f, uint8_t n_vls);
+/* After routes_alloc_vls(): path SLs by destination LID (lid_sl, all 0) instead. */
+int routes_alloc_lid_sl(struct routes *r);
+/* Whether the engine chose path SLs (the SA must answer with them). */
+static inline bool routes_has_path_sl(const struct routes *r)
+{
+	return r && (r->path_sl || r->lid_sl);
+}
 /* SL for traffic from src_lid's port to dst_lid's port (0 when no path SLs). */
 uint8_t routes_path_sl(const struct routes *r, const struct fabric *f, const struct lid_map *m,
 		       uint16_t src_lid, uint16_t dst_lid);

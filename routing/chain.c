@@ -1,7 +1,8 @@
 /*
  * The routing fallback chain: the configured engines in order until one
- * routes the fabric (by default ftree, then updn, then minhop: a fat tree
- * gets ftree, anything else a deadlock-free updn).  Every engine gets the
+ * routes the fabric (by default ftree, dor, dfsp, updn, minhop: a fat tree
+ * gets ftree, a mesh or torus dor, anything else dfsp, deadlock-free over
+ * VLs, and updn when the VLs are not enough).  Every engine gets the
  * same options; each refusal comes back as data (engine, error, reason) for
  * sm/ to log and publish, so online and offline routing share one chain and
  * nobody parses text.  Pure: no I/O, no globals, no logging.

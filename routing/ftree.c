@@ -99,6 +99,7 @@ struct ftree {
 	uint32_t n_batch;
 	uint32_t *level, max_level;
 	bool clean;	       /* every switch without up-links is on the top level */
+	bool leaf_detours_ok;  /* a leaf may reach a switch's LID by a detour (last attempt) */
 	uint32_t leaf_detours; /* (leaf, switch LID) pairs routed by a detour (a damaged tree) */
 	uint32_t *dist;	       /* true hop counts to t, when !clean */
 	bool *has_ca;
@@ -645,7 +646,7 @@ static int ftree_dest(struct ftree *ft, uint32_t t, char *why, size_t why_len)
 		 * missing link leaves none (a leaf cut off from one middle
 		 * switch of its pod).
 		 */
-		if (ft->has_ca[s] && ft->has_ca[t]) {
+		if (ft->has_ca[s] && (ft->has_ca[t] || !ft->leaf_detours_ok)) {
 			routing_why(why, why_len,
 				    "leaf 0x%016" PRIx64
 				    " has no up/down path to switch 0x%016" PRIx64
@@ -681,7 +682,7 @@ static int ftree_dest(struct ftree *ft, uint32_t t, char *why, size_t why_len)
 		for (s = 0; s < n_sw; s++) {
 			if (u[s] == FTREE_INF || u[s] <= ft->dist[s])
 				continue;
-			if (ft->has_ca[s] && ft->has_ca[t]) {
+			if (ft->has_ca[s] && (ft->has_ca[t] || !ft->leaf_detours_ok)) {
 				routing_why(why, why_len,
 					    "leaf 0x%016" PRIx64 " has no shortest up/down path to "
 					    "switch 0x%016" PRIx64 ": not a fat tree",
@@ -1056,6 +1057,13 @@ int ftree_compute(const struct fabric *f, const struct routing_opts *o, struct r
 	if (err == -ENOTSUP && ftree_levels(&ft, true, why2, sizeof(why2)) == 0 &&
 	    ftree_route(&ft, r, true, why2, sizeof(why2)) == 0)
 		err = 0;
+	/* last: a damaged tree, whose leaves may reach some switch LIDs only by a detour */
+	if (err == -ENOTSUP) {
+		ft.leaf_detours_ok = true;
+		if (ftree_levels(&ft, false, why2, sizeof(why2)) == 0 &&
+		    ftree_route(&ft, r, true, why2, sizeof(why2)) == 0)
+			err = 0;
+	}
 	if (err)
 		goto out;
 	*ret = r;

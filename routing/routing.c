@@ -13,8 +13,13 @@
 #include "routing/routing.h"
 
 const struct routing_engine routing_engines[] = {
-    {"minhop", minhop_compute}, {"updn", updn_compute}, {"dnup", dnup_compute},
-    {"ftree", ftree_compute},	{"dor", dor_compute},	{NULL, NULL},
+    {"minhop", minhop_compute},
+    {"updn", updn_compute},
+    {"dnup", dnup_compute},
+    {"ftree", ftree_compute},
+    {"dor", dor_compute},
+    {"dfsp", dfsp_compute},
+    {NULL, NULL},
 };
 
 const struct routing_engine *routing_find(const char *name)
@@ -236,6 +241,183 @@ void routing_stats(const struct fabric *f, const struct routes *r, struct routin
 	*ret = st;
 }
 
+static uint64_t routing_div_up(uint64_t a, uint64_t b)
+{
+	return b ? (a + b - 1) / b : 0;
+}
+
+/*
+ * Bridges of the switch graph (parallel links as one with their count m):
+ * the flows from one side to the other all cross those m links, so
+ * max >= flows / m.  Tarjan's low-link, iteratively; w[] CA ports and
+ * lids[] CA LIDs per node.  Raises *best; 0 or -ENOMEM.
+ */
+static int routing_bridge_bound(const struct fabric *f, const uint32_t *w, const uint32_t *lids,
+				uint64_t *best)
+{
+	uint32_t n = f->n_nodes, i, t = 0;
+	uint32_t *disc = malloc(((size_t)n + 1) * sizeof(*disc));
+	uint32_t *low = malloc(((size_t)n + 1) * sizeof(*low));
+	uint32_t *parent = malloc(((size_t)n + 1) * sizeof(*parent));
+	uint32_t *stack = malloc(((size_t)n + 1) * sizeof(*stack));
+	uint32_t *comp = malloc(((size_t)n + 1) * sizeof(*comp));
+	uint64_t *sw = calloc((size_t)n + 1, sizeof(*sw)), *sl = calloc((size_t)n + 1, sizeof(*sl));
+	uint8_t *it = calloc((size_t)n + 1, 1);
+	int err = -ENOMEM;
+
+	if (!disc || !low || !parent || !stack || !comp || !sw || !sl || !it)
+		goto out;
+	for (i = 0; i < n; i++)
+		disc[i] = UINT32_MAX;
+	for (i = 0; i < n; i++) {
+		uint32_t sp = 0, root = i;
+
+		if (!node_is_switch(&f->nodes[i]) || disc[i] != UINT32_MAX)
+			continue;
+		disc[i] = low[i] = t++;
+		parent[i] = FABRIC_NO_NODE;
+		stack[sp++] = i;
+		while (sp) {
+			uint32_t u = stack[sp - 1];
+			const struct node *nd = &f->nodes[u];
+
+			comp[u] = root;
+			if (it[u] < nd->nports) {
+				uint32_t v = nd->ports[++it[u]].remote_node;
+
+				if (v >= n || v == u || v == parent[u] ||
+				    !node_is_switch(&f->nodes[v]))
+					continue;
+				if (disc[v] == UINT32_MAX) {
+					disc[v] = low[v] = t++;
+					parent[v] = u;
+					stack[sp++] = v;
+				} else if (disc[v] < low[u]) {
+					low[u] = disc[v];
+				}
+				continue;
+			}
+			sp--;
+			sw[u] += w[u];
+			sl[u] += lids[u];
+			if (parent[u] != FABRIC_NO_NODE) {
+				uint32_t pu = parent[u];
+
+				sw[pu] += sw[u];
+				sl[pu] += sl[u];
+				if (low[u] < low[pu])
+					low[pu] = low[u];
+			}
+		}
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t pu = node_is_switch(&f->nodes[i]) ? parent[i] : FABRIC_NO_NODE, m = 0;
+		const struct node *nd = &f->nodes[i];
+		uint64_t rw, rl, b;
+		unsigned int p;
+
+		if (pu == FABRIC_NO_NODE || low[i] <= disc[pu])
+			continue;
+		for (p = 1; p <= nd->nports; p++)
+			m += nd->ports[p].remote_node == pu;
+		rw = sw[comp[i]] - sw[i];
+		rl = sl[comp[i]] - sl[i];
+		b = routing_div_up(sw[i] * rl > rw * sl[i] ? sw[i] * rl : rw * sl[i], m);
+		if (b > *best)
+			*best = b;
+	}
+	err = 0;
+out:
+	free(it);
+	free(sl);
+	free(sw);
+	free(comp);
+	free(stack);
+	free(parent);
+	free(low);
+	free(disc);
+	return err;
+}
+
+/*
+ * routing_link_load's bound: w[] CA ports per node, dst[] the CA LIDs.
+ * Every flow crosses at least its shortest hop count of links, and those
+ * leaving (entering) a switch share its links.  0 or -ENOMEM.
+ */
+static int routing_load_bound(const struct fabric *f, const struct lid_map *map, const uint32_t *w,
+			      const uint16_t *dst, uint32_t n_dst, uint32_t n_links, uint64_t *ret)
+{
+	uint32_t n = f->n_nodes, i, d, *lids = calloc((size_t)n + 1, sizeof(*lids));
+	uint32_t *dist = malloc(((size_t)n + 1) * sizeof(*dist));
+	uint32_t *queue = malloc(((size_t)n + 1) * sizeof(*queue));
+	uint64_t n_src = 0, hops = 0, best = 0;
+	unsigned int p;
+	int err = -ENOMEM;
+
+	if (!lids || !dist || !queue)
+		goto out;
+	for (d = 0; d < n_dst; d++) {
+		const struct port *op = &f->nodes[map->node[dst[d]]].ports[map->port[dst[d]]];
+
+		if (op->remote_node < n)
+			lids[op->remote_node]++;
+	}
+	for (i = 0; i < n; i++)
+		n_src += w[i];
+	for (i = 0; i < n; i++) {
+		const struct node *nd = &f->nodes[i];
+		uint32_t head = 0, tail = 0, deg = 0, x;
+		uint64_t b;
+
+		if (!node_is_switch(nd) || (!w[i] && !lids[i]))
+			continue;
+		for (p = 1; p <= nd->nports; p++) {
+			uint32_t v = nd->ports[p].remote_node;
+
+			deg += v < n && v != i && node_is_switch(&f->nodes[v]);
+		}
+		b = routing_div_up((uint64_t)w[i] * (n_dst - lids[i]), deg);
+		if (b > best)
+			best = b;
+		b = routing_div_up((n_src - w[i]) * lids[i], deg);
+		if (b > best)
+			best = b;
+		if (!w[i])
+			continue;
+		for (x = 0; x < n; x++)
+			dist[x] = UINT32_MAX;
+		dist[i] = 0;
+		queue[tail++] = i;
+		while (head < tail) {
+			const struct node *u = &f->nodes[queue[head]];
+			uint32_t du = dist[queue[head++]];
+
+			for (p = 1; p <= u->nports; p++) {
+				uint32_t v = u->ports[p].remote_node;
+
+				if (v < n && node_is_switch(&f->nodes[v]) &&
+				    dist[v] == UINT32_MAX) {
+					dist[v] = du + 1;
+					queue[tail++] = v;
+				}
+			}
+		}
+		for (x = 0; x < n; x++)
+			if (lids[x] && dist[x] != UINT32_MAX)
+				hops += (uint64_t)w[i] * lids[x] * dist[x];
+	}
+	if (routing_div_up(hops, n_links) > best)
+		best = routing_div_up(hops, n_links);
+	err = routing_bridge_bound(f, w, lids, &best);
+	if (!err)
+		*ret = best;
+out:
+	free(queue);
+	free(dist);
+	free(lids);
+	return err;
+}
+
 int routing_link_load(const struct fabric *f, const struct routes *r, struct routing_link_load *ret)
 {
 	return routing_link_load_stride(f, r, 1, ret);
@@ -387,6 +569,9 @@ int routing_link_load_stride(const struct fabric *f, const struct routes *r, uin
 				tier_max[t] = x;
 		}
 	}
+	if (stride == 1 && st.n_links &&
+	    routing_load_bound(f, &map, w, dst, n_dst, st.n_links, &st.bound))
+		goto out;
 	if (st.n_links) {
 		st.mean = (double)total / st.n_links;
 		st.ratio = st.mean > 0 ? (double)st.max / st.mean : 0;

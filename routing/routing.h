@@ -83,6 +83,14 @@ int ftree_compute(const struct fabric *f, const struct routing_opts *o, struct r
 		  char *why, size_t why_len);
 int dor_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
 		char *why, size_t why_len);
+/*
+ * dfsp: balanced shortest paths on any topology, free of credit loops by
+ * layers (path SLs, SL2VL).  -ENOTSUP when the layers need more VLs than the
+ * switch links offer or o->max_vls allows, or the fabric is too large to
+ * route in seconds.
+ */
+int dfsp_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
+		 char *why, size_t why_len);
 
 /*
  * Helpers shared by the engines (routing/), not meant for sm/.
@@ -158,6 +166,14 @@ struct routing_link_load {
 	double tier_ratio; /* worst max / mean within one tier */
 	uint32_t n_links;  /* directed switch-to-switch links */
 	uint32_t n_tiers;
+	/*
+	 * A lower bound on max for any routing of these flows (0 when sampled):
+	 * the larger of the flows a switch's CA ports send out (or receive)
+	 * spread evenly over its switch links, the flows across a bridge of the
+	 * switch graph spread over its parallel links, and the flows' shortest
+	 * hop counts spread evenly over every link.
+	 */
+	uint64_t bound;
 };
 
 /* routing_link_load_stride() with stride 1.  0, -EINVAL (no LIDs) or -ENOMEM. */

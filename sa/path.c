@@ -467,7 +467,7 @@ static bool path_keep(const struct path_enum *e, struct path_info *p)
 	if (q->reversible && !p->reversible)
 		return false;
 	if (q->sl_set) {
-		if (e->s->routes && e->s->routes->path_sl) {
+		if (routes_has_path_sl(e->s->routes)) {
 			if (p->sl != q->sl)
 				return false;
 		} else {

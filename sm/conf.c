@@ -84,7 +84,7 @@ static const struct conf_key conf_keys[] = {
     STR_KEY(socket_group, CONF_NAME, "", CONF_RESTART),
     STR_KEY(admin_group, CONF_NAME, "", CONF_LIVE_APPLY),
     STR_KEY(routing_engine, CONF_ENGINE, "ftree", CONF_LIVE_READ),
-    STR_KEY(routing_chain, CONF_CHAIN, "ftree,updn,minhop", CONF_LIVE_READ),
+    STR_KEY(routing_chain, CONF_CHAIN, "ftree,dor,dfsp,updn,minhop", CONF_LIVE_READ),
     STR_KEY(updn_roots_file, CONF_OPT_PATH, "", CONF_LIVE_APPLY),
     INT_KEY(sm_priority, 0, 15, "0", CONF_LIVE_APPLY),
     {"sm_key", CONF_U64, offsetof(struct sm_conf, sm_key), sizeof(uint64_t), 0, 0,
@@ -98,6 +98,7 @@ static const struct conf_key conf_keys[] = {
     INT_KEY(mad_timeout_ms, 10, 60000, "200", CONF_LIVE_APPLY),
     INT_KEY(mad_retries, 0, 20, "3", CONF_LIVE_APPLY),
     INT_KEY(lmc, 0, 7, "0", CONF_RESTART),
+    INT_KEY(max_vls, 0, 15, "0", CONF_LIVE_READ),
     INT_KEY(dump_max_lft_entries, 0, 200000000, "2000000", CONF_LIVE_READ),
     BOOL_KEY(keep_routes, "true", CONF_LIVE_READ),
     INT_KEY(keep_routes_max_drift_pct, 0, 1000, "25", CONF_LIVE_READ),
@@ -319,7 +320,7 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 			if (!conf_is_engine(s, comma ? (size_t)(comma - s) : strlen(s))) {
 				snprintf(why, why_len,
 					 "'%s' is not a comma-separated list of engine names (e.g. "
-					 "ftree,updn,minhop)",
+					 "ftree,dor,dfsp,updn,minhop)",
 					 value);
 				return -EINVAL;
 			}

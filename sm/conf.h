@@ -41,12 +41,13 @@ struct sm_conf {
 	int mad_timeout_ms;		     /* 10..60000 */
 	int mad_retries;		     /* 0..20 */
 	int lmc;			     /* 0..7 */
-	int dump_max_lft_entries;	     /* routing dumps up to switches x LIDs; 0 = never */
-	bool keep_routes;		     /* a re-route keeps the entries whose path is intact */
-	int keep_routes_max_drift_pct;	     /* ... unless the busiest port gets this much worse */
-	uint64_t subnet_prefix;		     /* host order */
-	uint64_t sa_key;		     /* SA queries with this SM_Key are trusted; 0: none */
-	int log_level;			     /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
+	int max_vls;		       /* data VLs routing may use, 0 = what the ports offer */
+	int dump_max_lft_entries;      /* routing dumps up to switches x LIDs; 0 = never */
+	bool keep_routes;	       /* a re-route keeps the entries whose path is intact */
+	int keep_routes_max_drift_pct; /* ... unless the busiest port gets this much worse */
+	uint64_t subnet_prefix;	       /* host order */
+	uint64_t sa_key;	       /* SA queries with this SM_Key are trusted; 0: none */
+	int log_level;		       /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
 	/* the performance manager (sm/perfmgr.c) */
 	bool perfmgr;			     /* read port counters at all */
 	int perfmgr_sweep_time_s;	     /* seconds between counter sweeps */

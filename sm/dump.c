@@ -462,7 +462,7 @@ int dump_path_sl(const struct fabric *f, const struct routes *r, FILE *out)
 	unsigned int lid;
 	int err;
 
-	if (r->n_vls <= 1 || !r->path_sl)
+	if (r->n_vls <= 1 || !routes_has_path_sl(r))
 		return 0;
 	err = fabric_lid_map(f, &m);
 	if (err && err != -EEXIST)

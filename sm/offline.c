@@ -120,15 +120,15 @@ static uint32_t count_lid_ports(const struct fabric *f)
 }
 
 int offline_run(const char *topo_path, const char *engine, const char *chain,
-		const char *roots_file, const char *dump_dir, uint8_t lmc, FILE *out, char *err,
-		size_t err_len)
+		const char *roots_file, const char *dump_dir, uint8_t lmc, uint8_t max_vls,
+		FILE *out, char *err, size_t err_len)
 {
 	uint64_t *roots = NULL;
 	size_t n_roots = 0;
 	struct fabric *f = NULL;
 	struct lid_db *db = NULL;
 	struct chain_result res = {0};
-	struct routing_opts ro = {.lmc = lmc};
+	struct routing_opts ro = {.max_vls = max_vls, .lmc = lmc};
 	struct lid_assign_stats ls;
 	struct routing_stats st = {0};
 	json_t *o = NULL;
@@ -195,6 +195,7 @@ int offline_run(const char *topo_path, const char *engine, const char *chain,
 	json_object_set_new(o, "switches", json_integer(fabric_count(f, NODE_SWITCH)));
 	json_object_set_new(o, "cas", json_integer(fabric_count(f, NODE_CA)));
 	json_object_set_new(o, "route_ms", json_real(ms));
+	json_object_set_new(o, "vls", json_integer(route_rc == 0 ? res.routes->n_vls : 0));
 	json_object_set_new(o, "max_routes_per_port", json_integer(st.max_routes_per_port));
 	json_object_set_new(o, "mean_routes_per_port", json_real(st.mean_routes_per_port));
 	json_object_set_new(o, "unreachable", json_integer(st.unreachable));
@@ -208,6 +209,7 @@ int offline_run(const char *topo_path, const char *engine, const char *chain,
 			json_object_set_new(o, "link_load_mean", json_real(ll.mean));
 			json_object_set_new(o, "link_load_ratio", json_real(ll.ratio));
 			json_object_set_new(o, "link_load_tier_ratio", json_real(ll.tier_ratio));
+			json_object_set_new(o, "link_load_bound", json_integer(ll.bound));
 		}
 	}
 	json_dumpf(o, out, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));

@@ -22,8 +22,8 @@ int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *er
 
 /*
  * ibsmd --offline: load topo_path, assign LIDs (an empty guid->LID map, LIDs
- * found in the file honoured, LMC lmc), route with chain_run() (the roots
- * of roots_file, when given, for updn and dnup), print a JSON summary to out:
+ * found in the file honoured, LMC lmc), route (VLs limited to max_vls, 0 = none) with chain_run()
+ * (the roots of roots_file, when given, for updn and dnup), print a JSON summary to out:
  *   {"engine", "requested", "fallbacks": [{"engine", "reason"}], "lids",
  *    "max_lid", "lmc", "nodes", "switches", "cas", "route_ms",
  *    "max_routes_per_port", "mean_routes_per_port", "unreachable"}
@@ -36,8 +36,8 @@ int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *er
  * err says what went wrong (a topology error is "FILE:LINE: ...").
  */
 int offline_run(const char *topo_path, const char *engine, const char *chain,
-		const char *roots_file, const char *dump_dir, uint8_t lmc, FILE *out, char *err,
-		size_t err_len);
+		const char *roots_file, const char *dump_dir, uint8_t lmc, uint8_t max_vls,
+		FILE *out, char *err, size_t err_len);
 
 /* Exit status for offline_run()'s result: 0 ok, 2 bad input, 1 otherwise. */
 int offline_exit_code(int rc);

@@ -56,8 +56,10 @@ int route_fabric(struct sm *sm, const struct fabric *f, struct routes **ret, cha
 		 size_t engine_len, double *ret_ms)
 {
 	struct route_state *rs = &sm->route;
-	struct routing_opts ro = {
-	    .roots = sm->roots, .n_roots = sm->n_roots, .lmc = (uint8_t)sm->conf.lmc};
+	struct routing_opts ro = {.roots = sm->roots,
+				  .n_roots = sm->n_roots,
+				  .max_vls = (uint8_t)sm->conf.max_vls,
+				  .lmc = (uint8_t)sm->conf.lmc};
 	struct chain_result res;
 	struct routing_stats st;
 	double t0 = route_now_ms();

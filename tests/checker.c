@@ -4,6 +4,7 @@
  * link further than the switch that port is cabled to.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -495,4 +496,103 @@ int checker_walk(const struct fabric *f, const struct routes *r, const struct li
 			return -1;
 		cur = pt->remote_node;
 	}
+}
+
+int checker_lmc_paths(const struct fabric *f, const struct routes *r, struct checker_lmc_stats *ret)
+{
+	struct checker_lmc_stats st = {0};
+	struct checker_hop *hops = NULL;
+	struct lid_map map;
+	size_t max = (size_t)f->n_nodes + 1;
+	int *len = NULL, err;
+	uint32_t s, c;
+	unsigned int p;
+
+	err = fabric_lid_map(f, &map);
+	if (err && err != -EEXIST)
+		return err;
+	err = -ENOMEM;
+	hops = malloc(128 * max * sizeof(*hops));
+	len = malloc(128 * sizeof(*len));
+	if (!hops || !len)
+		goto out;
+	for (s = 0; s < f->n_nodes; s++) {
+		const struct node *sn = &f->nodes[s];
+		bool has_ca = false;
+
+		if (!node_is_switch(sn) || s >= r->n_nodes || !r->lft[s])
+			continue;
+		for (p = 1; p <= sn->nports; p++)
+			if (sn->ports[p].remote_node < f->n_nodes &&
+			    !node_is_switch(&f->nodes[sn->ports[p].remote_node]))
+				has_ca = true;
+		if (!has_ca)
+			continue;
+		for (c = 0; c < f->n_nodes; c++) {
+			const struct node *cn = &f->nodes[c];
+
+			if (node_is_switch(cn))
+				continue;
+			for (p = 1; p <= cn->nports; p++) {
+				const struct port *cp = &cn->ports[p];
+				unsigned int n = 1u << cp->lmc, i, j, a, b, firsts = 0;
+				bool all = true;
+
+				if (!cp->lmc || !cp->lid || cp->remote_node == s || n > 128)
+					continue;
+				st.ranges++;
+				for (i = 0; i < n; i++) {
+					len[i] =
+					    checker_walk(f, r, &map, s, (uint16_t)(cp->lid + i),
+							 &hops[i * max], max);
+					if (len[i] < 0) {
+						st.broken++;
+						len[i] = 0;
+					}
+					/* the last hop goes to the CA: not a switch link */
+					if (len[i] > 0)
+						len[i]--;
+				}
+				for (i = 0; i < n; i++) {
+					bool first_new = len[i] > 0;
+
+					for (j = 0; j < n; j++) {
+						bool shared = false;
+
+						if (j < i && len[i] && len[j] &&
+						    hops[i * max].node == hops[j * max].node &&
+						    hops[i * max].port == hops[j * max].port)
+							first_new = false;
+						if (j <= i)
+							continue;
+						for (a = 0; a < (unsigned int)len[i] && !shared;
+						     a++)
+							for (b = 0; b < (unsigned int)len[j]; b++)
+								if (hops[i * max + a].node ==
+									hops[j * max + b].node &&
+								    hops[i * max + a].port ==
+									hops[j * max + b].port) {
+									shared = true;
+									break;
+								}
+						st.pairs++;
+						if (!shared)
+							st.disjoint++;
+						else
+							all = false;
+					}
+					firsts += first_new;
+				}
+				st.ranges_disjoint += all;
+				st.first_distinct += firsts == n;
+			}
+		}
+	}
+	*ret = st;
+	err = 0;
+out:
+	free(len);
+	free(hops);
+	fabric_lid_map_clear(&map);
+	return err;
 }

@@ -78,4 +78,23 @@ struct checker_hop {
 int checker_walk(const struct fabric *f, const struct routes *r, const struct lid_map *map,
 		 uint32_t sw, uint16_t lid, struct checker_hop *ret_hops, size_t max);
 
+/*
+ * How far apart the paths to the LIDs of one port run (LMC > 0): for every
+ * switch with a CA port (the source) and every CA port with LMC > 0 cabled
+ * to another switch, the paths from the source to each of the port's LIDs.
+ * Two of them are disjoint when they share no switch-to-switch link.
+ */
+struct checker_lmc_stats {
+	uint64_t ranges;	  /* (source switch, destination port) pairs walked */
+	uint64_t pairs;		  /* pairs of LIDs of one range */
+	uint64_t disjoint;	  /* of those, pairs whose paths share no link */
+	uint64_t ranges_disjoint; /* ranges whose paths are pairwise disjoint */
+	uint64_t first_distinct;  /* ranges whose paths leave the source by 2^LMC links */
+	uint64_t broken;	  /* walks that did not arrive */
+};
+
+/* 0 or -ENOMEM. */
+int checker_lmc_paths(const struct fabric *f, const struct routes *r,
+		      struct checker_lmc_stats *ret);
+
 #endif

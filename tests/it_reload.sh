@@ -102,7 +102,7 @@ conf mad_window=64 sweep_interval=0 routing_chain=ftree,nosuch
 hup
 check "an unknown engine in routing_chain is refused with FILE:LINE" \
 	grep -q "reload: $T/ibsmd.conf:[0-9]*: routing_chain: unknown routing engine 'nosuch'" "$T/smd.err"
-check "and the running chain stays" test "$(jctl config | jget 'j["routing_chain"]')" = ftree,updn,minhop
+check "and the running chain stays" test "$(jctl config | jget 'j["routing_chain"]')" = ftree,dor,dfsp,updn,minhop
 
 # ---- restart-only keys, broken files ----------------------------------------------
 conf mad_window=64 sweep_interval=0 sm_priority=3 lmc=2

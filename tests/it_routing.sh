@@ -62,7 +62,7 @@ engine_on() {
 "$TOPOGEN" mesh -x 4 -y 3 -p 1 -o "$T/mesh.net" || fail "topogen mesh"
 
 # the default engine is ftree: on a torus it refuses, the chain goes on to
-# updn, and the refusal is a warning once, not on every sweep
+# dor, and the refusal is a warning once, not on every sweep
 fallback_once() {
 	local sd="$T/state-fallback"
 	log "--- default engine on a torus"
@@ -74,8 +74,8 @@ fallback_once() {
 	PIDS+=("$ev")
 	sleep 0.5
 	for _ in 1 2 3; do "$SMCTL" --socket "$SM_SOCK" sweep >/dev/null || fail "fallback: smctl sweep"; done
-	check "fallback: routed with updn after ftree refused" \
-		bash -c "'$SMCTL' --socket '$SM_SOCK' --json status | grep -q '\"routing_engine\": \"updn\"'"
+	check "fallback: routed with dor after ftree refused" \
+		bash -c "'$SMCTL' --socket '$SM_SOCK' --json status | grep -q '\"routing_engine\": \"dor\"'"
 	check "fallback: the refusal names the reason" grep -q "routing engine ftree refused: .*not a fat tree" "$T/smd.err"
 	check "fallback: logged once over 4 sweeps ($(grep -c 'refused' "$T/smd.err"))" \
 		test "$(grep -c 'warning: routing engine ftree refused' "$T/smd.err")" = 1

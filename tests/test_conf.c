@@ -37,7 +37,7 @@ static void test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(c.socket_group, "");
 	CU_ASSERT_STRING_EQUAL(c.admin_group, "");
 	CU_ASSERT_STRING_EQUAL(c.routing_engine, "ftree");
-	CU_ASSERT_STRING_EQUAL(c.routing_chain, "ftree,updn,minhop");
+	CU_ASSERT_STRING_EQUAL(c.routing_chain, "ftree,dor,dfsp,updn,minhop");
 	CU_ASSERT_EQUAL(c.sm_priority, 0);
 	CU_ASSERT_EQUAL(c.sweep_interval, 10);
 	CU_ASSERT_EQUAL(c.mad_window, 32);
@@ -389,7 +389,7 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 39);
+	CU_ASSERT_EQUAL(json_object_size(j), 40);
 	/* state sync is off by default */
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "sync_listen")), "");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "sync_peers")), "");
@@ -405,7 +405,7 @@ static void test_json(void)
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "log_level")), "info");
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "mad_window")), 32);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "routing_chain")),
-			       "ftree,updn,minhop");
+			       "ftree,dor,dfsp,updn,minhop");
 	CU_ASSERT(json_is_false(json_object_get(j, "perfmgr")));
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "perfmgr_sweep_time_s")), 180);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "http_listen")), "");

@@ -339,48 +339,71 @@ char *topogen_fat_tree(int levels, int k, int hosts, unsigned int flags)
 	return topogen_print(&g, what);
 }
 
-char *topogen_mesh(int x, int y, int hosts_per_switch, unsigned int flags)
+char *topogen_grid(int x, int y, int z, int hosts_per_switch, unsigned int flags)
 {
 	struct topogen_graph g = {0};
 	bool torus = flags & TOPOGEN_TORUS;
-	int mult = (flags & TOPOGEN_PARALLEL) ? 2 : 1;
-	int i, j, h, m, sw0, n_ca = 0;
+	int mult = (flags & TOPOGEN_PARALLEL) ? 2 : 1, dims = z > 1 ? 3 : 2;
+	int i, j, k, h, m, sw0, n_ca = 0;
 	char what[64];
 
-	if (x < 1 || y < 1 || x * y > 65536 || hosts_per_switch < 1 ||
-	    hosts_per_switch + 4 * mult > TOPOGEN_MAX_PORTS) {
+	if (x < 1 || y < 1 || z < 1 || (long)x * y * z > 65536 || hosts_per_switch < 1 ||
+	    hosts_per_switch + 2 * dims * mult > TOPOGEN_MAX_PORTS) {
 		errno = EINVAL;
 		return NULL;
 	}
 	sw0 = g.n;
-	for (j = 0; j < y; j++)
-		for (i = 0; i < x; i++)
-			topogen_add(&g, true, hosts_per_switch + 4 * mult, "sw-%d-%d", i, j);
+	for (k = 0; k < z; k++)
+		for (j = 0; j < y; j++)
+			for (i = 0; i < x; i++) {
+				if (dims == 2)
+					topogen_add(&g, true, hosts_per_switch + 4 * mult,
+						    "sw-%d-%d", i, j);
+				else
+					topogen_add(&g, true, hosts_per_switch + 6 * mult,
+						    "sw-%d-%d-%d", i, j, k);
+			}
 	/* hosts on ports 1..hosts_per_switch, grid links after */
-	for (j = 0; j < y; j++)
-		for (i = 0; i < x; i++)
-			for (h = 0; h < hosts_per_switch; h++)
-				topogen_link(&g, topogen_add(&g, false, 1, "ca-%d", n_ca++), 1,
-					     sw0 + j * x + i, h + 1);
-	for (j = 0; j < y; j++) {
-		for (i = 0; i < x; i++) {
-			int s = sw0 + j * x + i;
+	for (k = 0; k < z; k++)
+		for (j = 0; j < y; j++)
+			for (i = 0; i < x; i++)
+				for (h = 0; h < hosts_per_switch; h++)
+					topogen_link(&g, topogen_add(&g, false, 1, "ca-%d", n_ca++),
+						     1, sw0 + (k * y + j) * x + i, h + 1);
+	for (k = 0; k < z; k++) {
+		for (j = 0; j < y; j++) {
+			for (i = 0; i < x; i++) {
+				int s = sw0 + (k * y + j) * x + i;
 
-			for (m = 0; m < mult; m++) {
-				if (i + 1 < x)
-					topogen_link(&g, s, 0, s + 1, 0);
-				else if (torus && x >= 3)
-					topogen_link(&g, s, 0, sw0 + j * x, 0);
-				if (j + 1 < y)
-					topogen_link(&g, s, 0, s + x, 0);
-				else if (torus && y >= 3)
-					topogen_link(&g, s, 0, sw0 + i, 0);
+				for (m = 0; m < mult; m++) {
+					if (i + 1 < x)
+						topogen_link(&g, s, 0, s + 1, 0);
+					else if (torus && x >= 3)
+						topogen_link(&g, s, 0, s - i, 0);
+					if (j + 1 < y)
+						topogen_link(&g, s, 0, s + x, 0);
+					else if (torus && y >= 3)
+						topogen_link(&g, s, 0, s - j * x, 0);
+					if (k + 1 < z)
+						topogen_link(&g, s, 0, s + x * y, 0);
+					else if (torus && z >= 3)
+						topogen_link(&g, s, 0, s - k * x * y, 0);
+				}
 			}
 		}
 	}
-	snprintf(what, sizeof(what), "%dx%d %s%s", x, y, torus ? "torus" : "mesh",
-		 mult > 1 ? " parallel" : "");
+	if (dims == 2)
+		snprintf(what, sizeof(what), "%dx%d %s%s", x, y, torus ? "torus" : "mesh",
+			 mult > 1 ? " parallel" : "");
+	else
+		snprintf(what, sizeof(what), "%dx%dx%d %s%s", x, y, z, torus ? "torus" : "mesh",
+			 mult > 1 ? " parallel" : "");
 	return topogen_print(&g, what);
+}
+
+char *topogen_mesh(int x, int y, int hosts_per_switch, unsigned int flags)
+{
+	return topogen_grid(x, y, 1, hosts_per_switch, flags);
 }
 
 static uint64_t topogen_rand(uint64_t *s)
@@ -395,19 +418,25 @@ static uint64_t topogen_rand(uint64_t *s)
 
 char *topogen_random(int switches, int extra_links, int hosts_per_switch, unsigned int seed)
 {
+	return topogen_random_ex(switches, extra_links, hosts_per_switch, 0, 0, seed);
+}
+
+char *topogen_random_ex(int switches, int extra_links, int hosts_per_switch, int empty,
+			unsigned int flags, unsigned int seed)
+{
 	struct topogen_graph g = {0};
 	uint64_t rs = seed;
-	int i, h, n_ca = 0, tries, a, b;
-	char what[64];
+	int i, h, n_ca = 0, tries, a, b, mult = (flags & TOPOGEN_PARALLEL) ? 2 : 1, m;
+	char what[80];
 
 	if (switches < 1 || switches > 65536 || extra_links < 0 || hosts_per_switch < 1 ||
-	    hosts_per_switch + 2 > TOPOGEN_RANDOM_MAX_PORTS) {
+	    hosts_per_switch + 2 > TOPOGEN_RANDOM_MAX_PORTS || empty < 0 || empty >= switches) {
 		errno = EINVAL;
 		return NULL;
 	}
 	for (i = 0; i < switches; i++)
 		topogen_add(&g, true, 0, "sw-%d", i);
-	for (i = 0; i < switches; i++)
+	for (i = 0; i < switches - empty; i++)
 		for (h = 0; h < hosts_per_switch; h++)
 			topogen_link(&g, topogen_add(&g, false, 1, "ca-%d", n_ca++), 1, i, h + 1);
 	if (g.failed)
@@ -416,17 +445,18 @@ char *topogen_random(int switches, int extra_links, int hosts_per_switch, unsign
 	for (i = 1; i < switches; i++) {
 		for (tries = 0; tries < 64; tries++) {
 			a = (int)(topogen_rand(&rs) % (uint64_t)i);
-			if (g.nodes[a].used < TOPOGEN_RANDOM_MAX_PORTS)
+			if (g.nodes[a].used + mult <= TOPOGEN_RANDOM_MAX_PORTS)
 				break;
 		}
-		for (a = tries < 64 ? a : 0; g.nodes[a].used >= TOPOGEN_RANDOM_MAX_PORTS; a++)
+		for (a = tries < 64 ? a : 0; g.nodes[a].used + mult > TOPOGEN_RANDOM_MAX_PORTS; a++)
 			;
 		if (a >= i) {
 			topogen_graph_free(&g);
 			errno = EINVAL;
 			return NULL;
 		}
-		topogen_link(&g, a, 0, i, 0);
+		for (m = 0; m < mult; m++)
+			topogen_link(&g, a, 0, i, 0);
 	}
 	for (i = 0, tries = 0; i < extra_links && tries < extra_links * 16 + 64; tries++) {
 		a = (int)(topogen_rand(&rs) % (uint64_t)switches);
@@ -437,7 +467,8 @@ char *topogen_random(int switches, int extra_links, int hosts_per_switch, unsign
 		topogen_link(&g, a, 0, b, 0);
 		i++;
 	}
-	snprintf(what, sizeof(what), "random, seed %u", seed);
+	snprintf(what, sizeof(what), "random, seed %u%s%s", seed,
+		 empty ? ", hostless switches" : "", mult > 1 ? ", parallel tree links" : "");
 	return topogen_print(&g, what);
 }
 

@@ -40,11 +40,25 @@ char *topogen_fat_tree(int levels, int k, int hosts, unsigned int flags);
 char *topogen_mesh(int x, int y, int hosts_per_switch, unsigned int flags);
 
 /*
+ * The same in three dimensions when z > 1 ("sw-X-Y-Z", z links after the x
+ * and y ones); z = 1 is topogen_mesh().
+ */
+char *topogen_grid(int x, int y, int z, int hosts_per_switch, unsigned int flags);
+
+/*
  * A connected irregular graph of switches ("sw-N"): a random spanning tree
  * plus extra_links random links (parallel links allowed), hosts_per_switch
  * hosts on each switch, at most 36 ports a switch.  Same seed, same text.
  */
 char *topogen_random(int switches, int extra_links, int hosts_per_switch, unsigned int seed);
+
+/*
+ * topogen_random() with the last `empty` switches without hosts, and with
+ * TOPOGEN_PARALLEL every spanning-tree link doubled.  empty 0, flags 0 is
+ * topogen_random().
+ */
+char *topogen_random_ex(int switches, int extra_links, int hosts_per_switch, int empty,
+			unsigned int flags, unsigned int seed);
 
 /*
  * The same records as text (records are separated by blank lines) in an

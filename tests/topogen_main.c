@@ -2,8 +2,9 @@
  * ibsmd-topogen: print a generated topology in ibsim's net format.
  *
  *   ibsmd-topogen fattree2|fattree3|dual [-k K] [-n HOSTS] [--parallel] [--same]
- *   ibsmd-topogen mesh|torus [-x X] [-y Y] [-p HOSTS_PER_SWITCH] [--parallel]
- *   ibsmd-topogen random [-s SWITCHES] [-e EXTRA_LINKS] [-p HOSTS_PER_SWITCH] [--seed N]
+ *   ibsmd-topogen mesh|torus [-x X] [-y Y] [-z Z] [-p HOSTS_PER_SWITCH] [--parallel]
+ *   ibsmd-topogen random [-s SWITCHES] [-e EXTRA_LINKS] [-p HOSTS_PER_SWITCH] [-E EMPTY]
+ *                 [--parallel] [--seed N]
  *   common: [--shuffle SEED] [-o FILE]
  */
 #include <errno.h>
@@ -21,16 +22,18 @@ static void topogen_usage(FILE *out)
 		     "types:\n"
 		     "  fattree2, fattree3   k-ary fat tree, 2 or 3 levels\n"
 		     "  dual                 2-level fat tree of dual-ported hosts\n"
-		     "  mesh, torus          2-D grid of switches\n"
+		     "  mesh, torus          2-D (3-D with -z) grid of switches\n"
 		     "  random               connected irregular graph of switches\n"
 		     "options:\n"
 		     "  -k K                 switch radix for fat trees (even, default 4)\n"
 		     "  -n HOSTS             hosts for fat trees (default: full population)\n"
-		     "  -x X, -y Y           grid dimensions (default 4 x 4)\n"
+		     "  -x X, -y Y, -z Z     grid dimensions (default 4 x 4 x 1)\n"
 		     "  -p N                 hosts per switch for mesh/torus/random (default 1)\n"
 		     "  -s N                 switches for random (default 16)\n"
 		     "  -e N                 extra links for random (default switches / 2)\n"
-		     "  --parallel           double every switch-to-switch link\n"
+		     "  -E N                 random: the last N switches get no hosts\n"
+		     "  --parallel           double every switch-to-switch link (random: every\n"
+		     "                       spanning-tree link)\n"
 		     "  --same               dual: both host ports on the same leaf\n"
 		     "  --seed N             random seed (default 1)\n"
 		     "  --shuffle N          shuffle the node records with seed N\n"
@@ -57,14 +60,14 @@ int main(int argc, char **argv)
 	    {"seed", required_argument, NULL, 'r'}, {"shuffle", required_argument, NULL, 'u'},
 	    {"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0},
 	};
-	int k = 4, hosts = 0, x = 4, y = 4, per = 1, switches = 16, extra = -1;
+	int k = 4, hosts = 0, x = 4, y = 4, z = 1, per = 1, switches = 16, extra = -1, empty = 0;
 	int seed = 1, shuffle = -1, c, *iv;
 	unsigned int flags = 0;
 	const char *type, *outpath = NULL;
 	char *text, *tmp;
 	FILE *out;
 
-	while ((c = getopt_long(argc, argv, "k:n:x:y:p:s:e:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "k:n:x:y:z:p:s:e:E:o:h", opts, NULL)) != -1) {
 		iv = NULL;
 		switch (c) {
 		case 'k':
@@ -78,6 +81,12 @@ int main(int argc, char **argv)
 			break;
 		case 'y':
 			iv = &y;
+			break;
+		case 'z':
+			iv = &z;
+			break;
+		case 'E':
+			iv = &empty;
 			break;
 		case 'p':
 			iv = &per;
@@ -130,10 +139,10 @@ int main(int argc, char **argv)
 		flags &= TOPOGEN_PARALLEL;
 		if (!strcmp(type, "torus"))
 			flags |= TOPOGEN_TORUS;
-		text = topogen_mesh(x, y, per, flags);
+		text = topogen_grid(x, y, z, per, flags);
 	} else if (!strcmp(type, "random")) {
-		text = topogen_random(switches, extra < 0 ? switches / 2 : extra, per,
-				      (unsigned int)seed);
+		text = topogen_random_ex(switches, extra < 0 ? switches / 2 : extra, per, empty,
+					 flags & TOPOGEN_PARALLEL, (unsigned int)seed);
 	} else {
 		fprintf(stderr, "ibsmd-topogen: unknown type '%s'\n", type);
 		topogen_usage(stderr);

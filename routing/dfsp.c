@@ -1,0 +1,1061 @@
+/*
+ * Deadlock-free shortest paths (dfsp): balanced routing for any topology,
+ * free of credit loops by layering paths onto virtual lanes.  IBA 1.4 vol
+ * 1, 18.2.4.3.2 (linear forwarding tables), 7.6.6 and 14.2.5.8 (SL to VL
+ * mapping).
+ *
+ * Paths, after Domke, Hoefler and Nagel, "Deadlock-Free Oblivious Routing
+ * for Arbitrary Topologies" (IPDPS 2011; OpenSM's dfsssp): one routing tree
+ * per destination LID, every switch-to-switch link (each parallel link on
+ * its own) weighted by the CA-to-CA routes already laid over it, so that
+ * all-to-all traffic spreads.  DFSSSP runs Dijkstra from each destination
+ * with an initial weight of P^2 per link (P the number of LIDs) and adds the
+ * routes to the weights after each tree; P^2 makes its paths shortest in
+ * hops first and lightest second in all but degenerate fabrics.  Here:
+ *  - that is explicit: a BFS per destination switch gives the shortest-path
+ *    DAG, and each LID's tree is the lightest in-tree of the DAG, one pass
+ *    in BFS order, no heap;
+ *  - a path's weight is the sum of the cubes of its links' route counts,
+ *    not the counts (a busy link costs more than two half-busy ones: the
+ *    busiest link is what we minimise), and after the first pass every CA
+ *    LID is routed once more with its own routes taken out of the weights
+ *    (rip-up and reroute), when every other LID's routes are known;
+ *  - LMC: the 2^LMC LIDs of a port follow one another, and each first
+ *    avoids (fewest, before any weight) the links the trees of the port's
+ *    other LIDs use, so that among the shortest paths the alternatives are
+ *    as link-disjoint as the topology allows; DFSSSP separates them only
+ *    through the weights;
+ *  - switch LIDs (management traffic) are routed last and add no weight,
+ *    as in DFSSSP; CA LIDs go destination switch by destination switch
+ *    (GUID order), ports by port number.
+ *
+ * Layers, after Skeie, Lysne and Theiss, "Layered Shortest Path (LASH)
+ * Routing in Irregular System Area Networks" (IPDPS 2002), rather than
+ * DFSSSP's way: each path (source switch, destination LID) goes into the
+ * first layer whose channel dependency graph stays acyclic with its
+ * dependencies added, paths destination switch by destination switch; a
+ * second pass takes the paths that went highest first, and passes go on
+ * while that saves a layer.  A dynamic topological order per layer (Pearce
+ * and Kelly, "A dynamic topological sort algorithm for directed acyclic
+ * graphs", 2006) keeps the cycle check local; a dependency that closes a
+ * cycle with a layer's own is blocked there for the pass, and a walk stops
+ * at the first switch whose path to the LID is already in the layer.
+ * DFSSSP puts every (source LID, destination LID) path on VL 0, breaks
+ * each cycle at its weakest dependency by moving that dependency's paths
+ * one layer up, and spreads the paths over the VLs left unused (the SL
+ * drawn at random among them at query time); Nue (Domke, Hoefler and
+ * Matsuoka, "Routing on the Dependency Graph", HPDC 2016; OpenSM's nue)
+ * routes inside the dependency graph, so it never needs more VLs than it is
+ * given, at the price of longer and less balanced paths.  Layer i is SL i
+ * (path SLs by destination LID: struct routes' lid_sl); every switch port
+ * towards a switch maps SL i to VL i and SLs past the layers to VL 0, CA
+ * ports and switch ports towards CAs map every SL to VL 0 (nothing depends
+ * on a CA's link).  VLs the layers do not need stay unused, for QoS.  A
+ * switch without CAs is the source of paths to CA LIDs only (its traps and
+ * answers); paths from one to another switch's LID are not layered (nothing
+ * sends such traffic on a data VL), as updn leaves them.
+ *
+ * VLs offered: the fewest over switch-to-switch ports of OperationalVLs
+ * where the port is armed or active (it cannot change then) and of VLCap
+ * elsewhere (the SM sets OperationalVLs from it, sm/program.c), and
+ * routing_opts' max_vls when set.  The paths are layered as if every
+ * port had 15 data VLs and the layers then compared with that, so the
+ * tables and the SLs do not depend on the limit: a fabric that fits in n
+ * VLs fits any limit of n or more.  -ENOTSUP with the numbers when the
+ * layers need more, when the fabric is larger than DFSP_MAX_WORK (LIDs x
+ * switch links) or when the first layering pass takes more than
+ * DFSP_MAX_STEPS: both counts depend on the fabric alone, so a fabric
+ * always gets the same answer.
+ *
+ * Cost: O(rounds x LIDs x switch links) for the trees; the layers walk
+ * O(switches x LIDs) paths a pass, most of one step, plus the searches.
+ * Memory: the tables, a byte per (switch, LID) for the layers (twice while
+ * a pass runs), a bit per (link, next link) pair and O(links) per layer.
+ * Measured on the shared 2-core VM (ibsmd --offline, route time): 3-level
+ * fat tree k=34 (1,445 switches, 11,271 LIDs) 2.1 s, one layer, the same
+ * busiest link as ftree (0.4 s); random 320 switches / 9,920 LIDs 2.5 s, 8
+ * layers, busiest link at the lower bound (updn: 10x it); random 320 / 10,560
+ * LIDs refused after 2.3 s (9 layers, 8 VLs offered); random 640 switches /
+ * 10,880 LIDs refused after 2.2 s (DFSP_MAX_STEPS).  Pure: no I/O, no
+ * globals.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/routing.h"
+
+#define DFSP_NONE UINT32_MAX
+#define DFSP_MAX_LAYERS 15 /* data VLs an IBA port can have */
+#define DFSP_ROUNDS 1	   /* passes that route each CA LID again */
+#define DFSP_PASSES 4	   /* layering passes at most */
+/* links the layering's cycle searches may visit: a few seconds */
+#define DFSP_MAX_STEPS 50000000ULL
+/* trees x links past which routing would take more than seconds */
+#define DFSP_MAX_WORK 1000000000ULL
+
+struct dfsp_layer {
+	uint64_t *bits;	   /* dependency (c, j): dep_base[c] + j, j = index of the next link */
+	uint64_t *blocked; /* dependencies that close a cycle with the layer's alone */
+	uint32_t *ord;	   /* topological position of each link */
+	uint32_t *at;	   /* the link at each position */
+};
+
+struct dfsp {
+	const struct fabric *f;
+	struct lid_map map;
+	uint32_t n_sw;
+	uint32_t *sw_node, *sw_of;
+	uint32_t *adj_start; /* switch links (channels) in CSR, port order */
+	struct routing_adj *adj;
+	uint32_t n_ch;
+	uint32_t *tail;	       /* channel -> its switch */
+	uint32_t *rev;	       /* channel -> the other direction of its link */
+	uint32_t *pbase, *pch; /* (switch, port) -> channel, DFSP_NONE for others */
+	uint32_t *tgt_sw;
+	uint8_t *tgt_port;
+	uint32_t *lid_start; /* LIDs per destination switch: CA LIDs by port, own LID last */
+	uint16_t *lid_list;
+	uint32_t *n_ca_lids; /* the CA LIDs among them */
+	uint32_t *src;	     /* CA ports with a LID per switch */
+	uint8_t **lft;	     /* per switch index */
+	/* per destination switch */
+	uint32_t *dist, *order, n_order;
+	uint32_t *cand_start, *cand;
+	/* per LID */
+	uint64_t *w, *sub;
+	double *lcost, *cost; /* per link: w^3; per switch: the path's sum of them */
+	uint32_t *next;
+	uint16_t *shared; /* per link: trees of the port's other LIDs using it */
+	/* layers */
+	uint32_t *dep_base;
+	uint64_t n_dep;
+	struct dfsp_layer layer[DFSP_MAX_LAYERS];
+	unsigned int n_layers;
+	unsigned int limit;	  /* layers the VLs allow */
+	uint64_t steps;		  /* links the layering's searches visited */
+	bool overflow;		  /* a unit fit in no layer */
+	uint8_t *unit_layer;	  /* [s * (max_lid + 1) + LID]: the layer of the path from s */
+	uint64_t *added, *marked; /* a path's new dependencies (u << 32 | v), done marks */
+	uint32_t n_added, cap_added, n_marked, cap_marked;
+	uint32_t max_h; /* LIDs on one switch at most */
+	uint64_t *done; /* [(layer * n_sw + switch) * max_h + LID index]: path in the layer */
+	uint32_t *stamp, *in_b, epoch; /* searches: visited, visited backwards */
+	uint32_t *stack, *fwd, *bwd;
+	uint64_t *keys;
+};
+
+static void dfsp_clear(struct dfsp *d)
+{
+	unsigned int i;
+
+	fabric_lid_map_clear(&d->map);
+	free(d->sw_node);
+	free(d->sw_of);
+	free(d->adj_start);
+	free(d->adj);
+	free(d->tail);
+	free(d->rev);
+	free(d->pbase);
+	free(d->pch);
+	free(d->tgt_sw);
+	free(d->tgt_port);
+	free(d->lid_start);
+	free(d->lid_list);
+	free(d->n_ca_lids);
+	free(d->src);
+	free(d->lft);
+	free(d->dist);
+	free(d->order);
+	free(d->cand_start);
+	free(d->cand);
+	free(d->w);
+	free(d->lcost);
+	free(d->cost);
+	free(d->sub);
+	free(d->next);
+	free(d->shared);
+	free(d->dep_base);
+	for (i = 0; i < DFSP_MAX_LAYERS; i++) {
+		free(d->layer[i].bits);
+		free(d->layer[i].blocked);
+		free(d->layer[i].ord);
+		free(d->layer[i].at);
+	}
+	free(d->unit_layer);
+	free(d->added);
+	free(d->marked);
+	free(d->done);
+	free(d->stamp);
+	free(d->in_b);
+	free(d->stack);
+	free(d->fwd);
+	free(d->bwd);
+	free(d->keys);
+}
+
+/* IBA VLCap / OperationalVLs encoding (1: VL0 .. 5: VL0-14) to data VLs. */
+static unsigned int dfsp_vls_of(uint8_t code)
+{
+	static const unsigned int vls[] = {1, 1, 2, 4, 8, 15};
+
+	return code < sizeof(vls) / sizeof(vls[0]) ? vls[code] : 1;
+}
+
+static unsigned int dfsp_port_vls(const struct port *p)
+{
+	return dfsp_vls_of(p->state >= PORT_ARMED && p->oper_vls ? p->oper_vls : p->vl_cap);
+}
+
+/*
+ * The data VLs every switch-to-switch port offers; the first port with that
+ * few in ret_node, ret_port (FABRIC_NO_NODE when there is no such link).
+ */
+static unsigned int dfsp_vls_offered(const struct dfsp *d, uint32_t *ret_node, uint8_t *ret_port)
+{
+	unsigned int best = DFSP_MAX_LAYERS, v;
+	uint32_t s, e;
+
+	*ret_node = FABRIC_NO_NODE;
+	*ret_port = 0;
+	for (s = 0; s < d->n_sw; s++) {
+		const struct node *nd = &d->f->nodes[d->sw_node[s]];
+
+		for (e = d->adj_start[s]; e < d->adj_start[s + 1]; e++) {
+			v = dfsp_port_vls(&nd->ports[d->adj[e].port]);
+			if (v < best) {
+				best = v;
+				*ret_node = d->sw_node[s];
+				*ret_port = d->adj[e].port;
+			}
+		}
+	}
+	return best;
+}
+
+static int dfsp_setup(struct dfsp *d, const struct fabric *f, char *why, size_t why_len)
+{
+	uint32_t s, e, l, n_slots = 0, *fill;
+	size_t nn;
+	unsigned int p;
+	int err;
+
+	d->f = f;
+	err = routing_lid_map(f, &d->map, why, why_len);
+	if (!err)
+		err = routing_switch_index(f, &d->sw_node, &d->sw_of, &d->n_sw);
+	if (!err)
+		err = routing_switch_adj(f, d->sw_node, d->sw_of, d->n_sw, &d->adj_start, &d->adj,
+					 &d->n_ch);
+	if (!err)
+		err = routing_lid_targets(f, &d->map, d->sw_of, &d->tgt_sw, &d->tgt_port);
+	if (err)
+		return err;
+
+	nn = (size_t)d->n_sw + 1;
+	d->pbase = malloc(nn * sizeof(*d->pbase));
+	d->tail = malloc(((size_t)d->n_ch + 1) * sizeof(*d->tail));
+	d->rev = malloc(((size_t)d->n_ch + 1) * sizeof(*d->rev));
+	d->src = calloc(nn, sizeof(*d->src));
+	d->lft = calloc(nn, sizeof(*d->lft));
+	if (!d->pbase || !d->tail || !d->rev || !d->src || !d->lft)
+		return -ENOMEM;
+	for (s = 0; s < d->n_sw; s++) {
+		d->pbase[s] = n_slots;
+		n_slots += f->nodes[d->sw_node[s]].nports + 1u;
+	}
+	d->pch = malloc(((size_t)n_slots + 1) * sizeof(*d->pch));
+	if (!d->pch)
+		return -ENOMEM;
+	memset(d->pch, 0xff, ((size_t)n_slots + 1) * sizeof(*d->pch));
+	for (s = 0; s < d->n_sw; s++) {
+		const struct node *nd = &f->nodes[d->sw_node[s]];
+
+		for (e = d->adj_start[s]; e < d->adj_start[s + 1]; e++) {
+			d->tail[e] = s;
+			d->pch[d->pbase[s] + d->adj[e].port] = e;
+		}
+		for (p = 1; p <= nd->nports; p++) {
+			const struct port *pt = &nd->ports[p];
+
+			if (pt->remote_node < f->n_nodes &&
+			    !node_is_switch(&f->nodes[pt->remote_node]) &&
+			    f->nodes[pt->remote_node].ports[pt->remote_port].lid)
+				d->src[s]++;
+		}
+	}
+	for (e = 0; e < d->n_ch; e++) {
+		const struct port *pt = &f->nodes[d->sw_node[d->tail[e]]].ports[d->adj[e].port];
+
+		d->rev[e] = d->pch[d->pbase[d->adj[e].nbr] + pt->remote_port];
+	}
+
+	/* destination LIDs per switch: CA ports by port number (LMC ranges in order), own LID */
+	d->lid_start = calloc(nn + 1, sizeof(*d->lid_start));
+	d->n_ca_lids = calloc(nn, sizeof(*d->n_ca_lids));
+	d->lid_list = malloc(((size_t)d->map.max_lid + 1) * sizeof(*d->lid_list));
+	fill = calloc(nn, sizeof(*fill));
+	if (!d->lid_start || !d->n_ca_lids || !d->lid_list || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (l = 1; l <= d->map.max_lid; l++)
+		if (d->tgt_sw[l] != FABRIC_NO_NODE)
+			d->lid_start[d->tgt_sw[l] + 1]++;
+	for (s = 0; s < d->n_sw; s++)
+		d->lid_start[s + 1] += d->lid_start[s];
+	for (s = 0; s < d->n_sw; s++) {
+		const struct node *nd = &f->nodes[d->sw_node[s]];
+		uint32_t *o = &fill[s];
+
+		for (p = 1; p <= nd->nports; p++) {
+			const struct port *pt = &nd->ports[p];
+			const struct port *cp;
+			uint32_t l0, l1;
+
+			if (pt->remote_node >= f->n_nodes ||
+			    node_is_switch(&f->nodes[pt->remote_node]))
+				continue;
+			cp = &f->nodes[pt->remote_node].ports[pt->remote_port];
+			l0 = cp->lid;
+			l1 = l0 + (1u << cp->lmc);
+			for (l = l0; l && l < l1 && l <= d->map.max_lid; l++)
+				if (d->map.node[l] == pt->remote_node &&
+				    d->map.port[l] == pt->remote_port && d->tgt_sw[l] == s)
+					d->lid_list[d->lid_start[s] + (*o)++] = (uint16_t)l;
+		}
+		d->n_ca_lids[s] = *o;
+		l = nd->ports[0].lid;
+		if (l && l <= d->map.max_lid && d->map.node[l] == d->sw_node[s])
+			d->lid_list[d->lid_start[s] + (*o)++] = (uint16_t)l;
+	}
+	/* anything else that leaves at s (a router port, a LID of an odd range) */
+	for (l = 1; l <= d->map.max_lid; l++) {
+		uint32_t t = d->tgt_sw[l], i;
+
+		if (t == FABRIC_NO_NODE)
+			continue;
+		for (i = d->lid_start[t]; i < d->lid_start[t] + fill[t]; i++)
+			if (d->lid_list[i] == l)
+				break;
+		if (i == d->lid_start[t] + fill[t])
+			d->lid_list[d->lid_start[t] + fill[t]++] = (uint16_t)l;
+	}
+	free(fill);
+
+	d->dist = malloc(nn * sizeof(*d->dist));
+	d->order = malloc(nn * sizeof(*d->order));
+	d->cand_start = malloc((nn + 1) * sizeof(*d->cand_start));
+	d->cand = malloc(((size_t)d->n_ch + 1) * sizeof(*d->cand));
+	d->cost = malloc(nn * sizeof(*d->cost));
+	d->sub = malloc(nn * sizeof(*d->sub));
+	d->next = malloc(nn * sizeof(*d->next));
+	d->w = calloc((size_t)d->n_ch + 1, sizeof(*d->w));
+	d->lcost = calloc((size_t)d->n_ch + 1, sizeof(*d->lcost));
+	d->shared = calloc((size_t)d->n_ch + 1, sizeof(*d->shared));
+	if (!d->dist || !d->order || !d->cand_start || !d->cand || !d->cost || !d->sub ||
+	    !d->next || !d->w || !d->lcost || !d->shared)
+		return -ENOMEM;
+	return 0;
+}
+
+/* BFS hop counts to destination switch t, the BFS order and each switch's links one hop closer. */
+static void dfsp_dest(struct dfsp *d, uint32_t t)
+{
+	uint32_t head = 0, tail = 0, i, e, n_cand = 0;
+
+	for (i = 0; i < d->n_sw; i++)
+		d->dist[i] = DFSP_NONE;
+	d->dist[t] = 0;
+	d->order[tail++] = t;
+	while (head < tail) {
+		uint32_t x = d->order[head++];
+
+		for (e = d->adj_start[x]; e < d->adj_start[x + 1]; e++) {
+			uint32_t v = d->adj[e].nbr;
+
+			if (d->dist[v] == DFSP_NONE) {
+				d->dist[v] = d->dist[x] + 1;
+				d->order[tail++] = v;
+			}
+		}
+	}
+	d->n_order = tail;
+	/* candidates in BFS order: cand_start is indexed by position in order[] */
+	for (i = 0; i < tail; i++) {
+		uint32_t x = d->order[i];
+
+		d->cand_start[i] = n_cand;
+		if (x == t)
+			continue;
+		for (e = d->adj_start[x]; e < d->adj_start[x + 1]; e++)
+			if (d->dist[d->adj[e].nbr] + 1 == d->dist[x])
+				d->cand[n_cand++] = e;
+	}
+	d->cand_start[tail] = n_cand;
+}
+
+/*
+ * The lightest shortest-path tree towards LID l on t (dfsp_dest(t) done):
+ * next[] and the LFT column.  Links the port's other LIDs use come first
+ * (fewest), then the sum of the cubes of the links' weights (cost[]).
+ */
+static void dfsp_tree(struct dfsp *d, uint32_t t, uint16_t l)
+{
+	const double *const lc = d->lcost;
+	const uint16_t *const shared = d->shared;
+	const struct routing_adj *const adj = d->adj;
+	double *const cost = d->cost;
+	uint32_t *const next = d->next;
+	uint32_t i, k;
+
+	cost[t] = 0;
+	next[t] = DFSP_NONE;
+	d->lft[t][l] = d->tgt_port[l];
+	for (i = 1; i < d->n_order; i++) {
+		uint32_t x = d->order[i], best = DFSP_NONE, best_s = UINT32_MAX;
+		double best_c = 0;
+
+		for (k = d->cand_start[i]; k < d->cand_start[i + 1]; k++) {
+			uint32_t e = d->cand[k];
+			double c = lc[e] + cost[adj[e].nbr];
+
+			if (shared[e] < best_s || (shared[e] == best_s && c < best_c)) {
+				best_s = shared[e];
+				best_c = c;
+				best = e;
+			}
+		}
+		cost[x] = best_c;
+		next[x] = best;
+		d->lft[x][l] = adj[best].port;
+	}
+}
+
+/* next[] of LID l's tree as the tables have it. */
+static void dfsp_tree_of(struct dfsp *d, uint16_t l)
+{
+	uint32_t i;
+
+	for (i = 1; i < d->n_order; i++) {
+		uint32_t x = d->order[i];
+
+		d->next[x] = d->pch[d->pbase[x] + d->lft[x][l]];
+	}
+}
+
+/* Add (sign 1) or take out (-1) the CA ports' routes over next[]'s links. */
+static void dfsp_weigh(struct dfsp *d, int sign)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->n_order; i++)
+		d->sub[d->order[i]] = d->src[d->order[i]];
+	for (i = d->n_order; i-- > 1;) {
+		uint32_t x = d->order[i], e = d->next[x];
+
+		if (!d->sub[x])
+			continue;
+		if (sign > 0)
+			d->w[e] += d->sub[x];
+		else
+			d->w[e] -= d->sub[x];
+		d->lcost[e] = (double)d->w[e] * (double)d->w[e] * (double)d->w[e];
+		d->sub[d->adj[e].nbr] += d->sub[x];
+	}
+}
+
+/* Count (sign 1) or forget (-1) next[]'s links for the port's other LIDs. */
+static void dfsp_share(struct dfsp *d, int sign)
+{
+	uint32_t i;
+
+	for (i = 1; i < d->n_order; i++)
+		d->shared[d->next[d->order[i]]] += (uint16_t)sign;
+}
+
+/*
+ * Route every LID: CA LIDs destination by destination, a port's LIDs one
+ * after another, then (DFSP_ROUNDS times) each CA LID again with its own
+ * routes taken out of the weights; switch LIDs last.
+ */
+static void dfsp_route(struct dfsp *d)
+{
+	uint32_t t, i, j, k, round;
+	bool multi;
+
+	for (round = 0; round <= DFSP_ROUNDS; round++) {
+		for (t = 0; t < d->n_sw; t++) {
+			uint32_t i1 = d->lid_start[t] + d->n_ca_lids[t];
+
+			if (!d->n_ca_lids[t])
+				continue;
+			dfsp_dest(d, t);
+			for (i = d->lid_start[t]; i < i1; i = j) {
+				uint16_t l = d->lid_list[i];
+
+				/* one port's LIDs: i .. j - 1 */
+				for (j = i + 1;
+				     j < i1 && d->map.node[d->lid_list[j]] == d->map.node[l] &&
+				     d->map.port[d->lid_list[j]] == d->map.port[l];
+				     j++)
+					;
+				multi = j - i > 1;
+				for (k = i; multi && round && k < j; k++) {
+					dfsp_tree_of(d, d->lid_list[k]);
+					dfsp_share(d, 1);
+				}
+				for (k = i; k < j; k++) {
+					if (round) {
+						dfsp_tree_of(d, d->lid_list[k]);
+						dfsp_weigh(d, -1);
+						if (multi)
+							dfsp_share(d, -1);
+					}
+					dfsp_tree(d, t, d->lid_list[k]);
+					dfsp_weigh(d, 1);
+					if (multi)
+						dfsp_share(d, 1);
+				}
+				for (k = i; multi && k < j; k++) {
+					dfsp_tree_of(d, d->lid_list[k]);
+					dfsp_share(d, -1);
+				}
+			}
+		}
+	}
+	for (t = 0; t < d->n_sw; t++) {
+		uint32_t i0 = d->lid_start[t] + d->n_ca_lids[t];
+
+		if (i0 == d->lid_start[t + 1])
+			continue;
+		dfsp_dest(d, t);
+		for (i = i0; i < d->lid_start[t + 1]; i++)
+			dfsp_tree(d, t, d->lid_list[i]);
+	}
+}
+
+/* ---- layers ------------------------------------------------------------ */
+
+/* Size of unit_layer: a path per (source switch, destination LID). */
+static size_t dfsp_units(const struct dfsp *d)
+{
+	return (size_t)d->n_sw * ((size_t)d->map.max_lid + 1) + 1;
+}
+
+static int dfsp_layers_setup(struct dfsp *d)
+{
+	uint32_t c;
+
+	d->dep_base = malloc(((size_t)d->n_ch + 1) * sizeof(*d->dep_base));
+	if (!d->dep_base)
+		return -ENOMEM;
+	for (c = 0; c < d->n_ch; c++) {
+		uint32_t h = d->adj[c].nbr;
+
+		d->dep_base[c] = (uint32_t)d->n_dep;
+		d->n_dep += d->adj_start[h + 1] - d->adj_start[h];
+		if (d->n_dep > UINT32_MAX)
+			return -ENOMEM;
+	}
+	d->dep_base[d->n_ch] = (uint32_t)d->n_dep;
+	for (c = 0; c < d->n_sw; c++)
+		if (d->lid_start[c + 1] - d->lid_start[c] > d->max_h)
+			d->max_h = d->lid_start[c + 1] - d->lid_start[c];
+	d->done = calloc((uint64_t)DFSP_MAX_LAYERS * d->n_sw * d->max_h / 64 + 1, sizeof(*d->done));
+	d->unit_layer = calloc(dfsp_units(d), 1);
+	d->stamp = calloc((size_t)d->n_ch + 1, sizeof(*d->stamp));
+	d->in_b = calloc((size_t)d->n_ch + 1, sizeof(*d->in_b));
+	d->stack = malloc(((size_t)d->n_ch + 1) * sizeof(*d->stack));
+	d->fwd = malloc(((size_t)d->n_ch + 1) * sizeof(*d->fwd));
+	d->bwd = malloc(((size_t)d->n_ch + 1) * sizeof(*d->bwd));
+	d->keys = malloc(((size_t)d->n_ch * 2 + 2) * sizeof(*d->keys));
+	if (!d->done || !d->unit_layer || !d->stamp || !d->in_b || !d->stack || !d->fwd ||
+	    !d->bwd || !d->keys)
+		return -ENOMEM;
+	return 0;
+}
+
+static int dfsp_layer_new(struct dfsp *d)
+{
+	struct dfsp_layer *ly = &d->layer[d->n_layers];
+	uint32_t c;
+
+	/*
+	 * The order starts as the one this layer had in the last pass, or as
+	 * the layer below's: the searches stay short when it already fits
+	 * most of the dependencies the paths bring.
+	 */
+	if (!ly->bits) {
+		ly->bits = calloc(d->n_dep / 64 + 1, sizeof(*ly->bits));
+		ly->blocked = calloc(d->n_dep / 64 + 1, sizeof(*ly->blocked));
+		ly->ord = malloc(((size_t)d->n_ch + 1) * sizeof(*ly->ord));
+		ly->at = malloc(((size_t)d->n_ch + 1) * sizeof(*ly->at));
+		if (!ly->bits || !ly->blocked || !ly->ord || !ly->at)
+			return -ENOMEM;
+		for (c = 0; c < d->n_ch; c++)
+			ly->ord[c] = ly->at[c] = c;
+		if (d->n_layers) {
+			memcpy(ly->ord, ly[-1].ord, (size_t)d->n_ch * sizeof(*ly->ord));
+			memcpy(ly->at, ly[-1].at, (size_t)d->n_ch * sizeof(*ly->at));
+		}
+	} else {
+		memset(ly->bits, 0, (d->n_dep / 64 + 1) * sizeof(*ly->bits));
+		memset(ly->blocked, 0, (d->n_dep / 64 + 1) * sizeof(*ly->blocked));
+	}
+	d->n_layers++;
+	return 0;
+}
+
+static bool dfsp_bit(const uint64_t *bits, uint64_t i)
+{
+	return bits[i / 64] >> (i % 64) & 1;
+}
+
+static int dfsp_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Add dependency u -> v (v leaves the switch u enters) to layer ly, keeping
+ * its topological order (Pearce-Kelly).  Returns false, adding nothing,
+ * when it would close a cycle.
+ */
+static bool dfsp_dep_add(struct dfsp *d, struct dfsp_layer *ly, uint32_t u, uint32_t v)
+{
+	uint32_t *const ord = ly->ord, *const stamp = d->stamp;
+	uint32_t lb = ord[v], ub = ord[u], n_f = 0, n_b = 0, sp, i, ep, n;
+	uint64_t bit = d->dep_base[u] + (v - d->adj_start[d->adj[u].nbr]);
+
+	d->steps++;
+	if (lb > ub)
+		goto add;
+	ep = ++d->epoch;
+	if (!ep) { /* wrapped: clear the stamps */
+		memset(stamp, 0, ((size_t)d->n_ch + 1) * sizeof(*stamp));
+		memset(d->in_b, 0, ((size_t)d->n_ch + 1) * sizeof(*d->in_b));
+		ep = d->epoch = 1;
+	}
+	/* forward from v through links ordered below u: reaching u closes a cycle */
+	sp = 0;
+	d->stack[sp++] = v;
+	stamp[v] = ep;
+	while (sp) {
+		uint32_t x = d->stack[--sp], h = d->adj[x].nbr, j,
+			 deg = d->adj_start[h + 1] - d->adj_start[h];
+
+		d->fwd[n_f++] = x;
+		d->steps++;
+		for (j = 0; j < deg; j++) {
+			uint32_t y = d->adj_start[h] + j;
+
+			if (!dfsp_bit(ly->bits, (uint64_t)d->dep_base[x] + j))
+				continue;
+			if (y == u)
+				return false;
+			if (stamp[y] != ep && ord[y] < ub) {
+				stamp[y] = ep;
+				d->stack[sp++] = y;
+			}
+		}
+	}
+	/* backward from u through links ordered above v */
+	sp = 0;
+	d->stack[sp++] = u;
+	stamp[u] = ep;
+	while (sp) {
+		uint32_t x = d->stack[--sp], t = d->tail[x], e;
+		uint32_t j = x - d->adj_start[t];
+
+		d->in_b[x] = ep;
+		d->bwd[n_b++] = x;
+		d->steps++;
+		for (e = d->adj_start[t]; e < d->adj_start[t + 1]; e++) {
+			uint32_t y = d->rev[e];
+
+			if (y == DFSP_NONE || !dfsp_bit(ly->bits, (uint64_t)d->dep_base[y] + j))
+				continue;
+			if (stamp[y] != ep && ord[y] > lb) {
+				stamp[y] = ep;
+				d->stack[sp++] = y;
+			}
+		}
+	}
+	/*
+	 * The backward set before the forward set, each in its old order, on
+	 * the positions both held: by a scan of the positions when the sets
+	 * fill the region well, else by sorting.
+	 */
+	n = n_b + n_f;
+	if ((uint64_t)n * 16 >= (uint64_t)(ub - lb + 1)) {
+		uint32_t pos, nb = 0, nf = n_b, np = 0;
+
+		for (pos = lb; pos <= ub; pos++) {
+			uint32_t c = ly->at[pos];
+
+			if (stamp[c] != ep)
+				continue;
+			d->keys[np++] = pos;
+			if (d->in_b[c] == ep)
+				d->stack[nb++] = c;
+			else
+				d->stack[nf++] = c;
+		}
+	} else {
+		for (i = 0; i < n_b; i++)
+			d->keys[i] = (uint64_t)ord[d->bwd[i]] << 32 | d->bwd[i];
+		qsort(d->keys, n_b, sizeof(*d->keys), dfsp_cmp_u64);
+		for (i = 0; i < n_f; i++)
+			d->keys[n_b + i] = (uint64_t)ord[d->fwd[i]] << 32 | d->fwd[i];
+		qsort(d->keys + n_b, n_f, sizeof(*d->keys), dfsp_cmp_u64);
+		for (i = 0; i < n; i++)
+			d->stack[i] = (uint32_t)d->keys[i];
+		for (i = 0; i < n; i++)
+			d->keys[i] = d->keys[i] >> 32;
+		qsort(d->keys, n, sizeof(*d->keys), dfsp_cmp_u64);
+	}
+	for (i = 0; i < n; i++) {
+		ord[d->stack[i]] = (uint32_t)d->keys[i];
+		ly->at[d->keys[i]] = d->stack[i];
+	}
+add:
+	ly->bits[bit / 64] |= 1ULL << (bit % 64);
+	return true;
+}
+
+static int dfsp_push(uint64_t **a, uint32_t *n, uint32_t *cap, uint64_t x)
+{
+	if (*n == *cap) {
+		uint32_t c = *cap ? *cap * 2 : 1024;
+		uint64_t *na = realloc(*a, (size_t)c * sizeof(*na));
+
+		if (!na)
+			return -ENOMEM;
+		*a = na;
+		*cap = c;
+	}
+	(*a)[(*n)++] = x;
+	return 0;
+}
+
+static void dfsp_bit_clear(uint64_t *bits, uint64_t i)
+{
+	bits[i / 64] &= ~(1ULL << (i % 64));
+}
+
+static void dfsp_bit_set(uint64_t *bits, uint64_t i)
+{
+	bits[i / 64] |= 1ULL << (i % 64);
+}
+
+/*
+ * Try the path from switch s to the LID lid_list[i] of t in layer k.  The
+ * walk stops at the first switch whose path to that LID is already in the
+ * layer (done, kept per destination switch).  A dependency that closes a
+ * cycle with the layer's own is blocked for the rest of the pass, so the
+ * next path with it fails without a search.  1 when the path fits (its new
+ * dependencies stay, its switches are done), 0 when not (the layer is as it
+ * was), -ENOMEM.
+ */
+static int dfsp_try(struct dfsp *d, unsigned int k, uint32_t s, uint32_t t, uint32_t i)
+{
+	struct dfsp_layer *ly = &d->layer[k];
+	uint64_t row = ((uint64_t)k * d->n_sw) * d->max_h + (i - d->lid_start[t]);
+	uint16_t l = d->lid_list[i];
+	uint32_t x = s, prev = DFSP_NONE, hops = 0, j, n;
+	int err;
+
+	/* the new dependencies and the switches to mark, none blocked */
+	d->n_added = 0;
+	d->n_marked = 0;
+	while (x != t && hops++ <= d->n_sw) {
+		uint8_t p = d->lft[x][l];
+		uint64_t mark = row + (uint64_t)x * d->max_h;
+		uint32_t e;
+
+		if (p == LFT_NO_PORT || (e = d->pch[d->pbase[x] + p]) == DFSP_NONE)
+			break;
+		if (prev != DFSP_NONE) {
+			uint64_t bit = d->dep_base[prev] + (e - d->adj_start[x]);
+
+			if (!dfsp_bit(ly->bits, bit)) {
+				if (dfsp_bit(ly->blocked, bit))
+					return 0;
+				err = dfsp_push(&d->added, &d->n_added, &d->cap_added,
+						(uint64_t)prev << 32 | e);
+				if (err)
+					return err;
+			}
+		}
+		if (dfsp_bit(d->done, mark))
+			break;
+		err = dfsp_push(&d->marked, &d->n_marked, &d->cap_marked, mark);
+		if (err)
+			return err;
+		prev = e;
+		x = d->adj[e].nbr;
+	}
+	for (n = 0; n < d->n_added; n++) {
+		uint32_t u = (uint32_t)(d->added[n] >> 32), v = (uint32_t)d->added[n];
+
+		if (dfsp_dep_add(d, ly, u, v))
+			continue;
+		for (j = 0; j < n; j++) {
+			uint32_t a = (uint32_t)(d->added[j] >> 32), b = (uint32_t)d->added[j];
+
+			dfsp_bit_clear(ly->bits,
+				       d->dep_base[a] + (b - d->adj_start[d->adj[a].nbr]));
+		}
+		/* a cycle with the layer's own alone: there will always be one */
+		if (!n)
+			dfsp_bit_set(ly->blocked,
+				     d->dep_base[u] + (v - d->adj_start[d->adj[u].nbr]));
+		return 0;
+	}
+	for (j = 0; j < d->n_marked; j++)
+		dfsp_bit_set(d->done, d->marked[j]);
+	return 1;
+}
+
+/*
+ * The path from s to lid_list[i] of t into the first layer it fits; one
+ * that fits in none of the limit is marked limit and the pass overflows.
+ * 0 or -ENOMEM.
+ */
+static int dfsp_place(struct dfsp *d, uint32_t s, uint32_t t, uint32_t i)
+{
+	unsigned int k;
+	int rc;
+
+	for (k = 0; k < d->limit; k++) {
+		if (k == d->n_layers) {
+			rc = dfsp_layer_new(d);
+			if (rc)
+				return rc;
+		}
+		rc = dfsp_try(d, k, s, t, i);
+		if (rc < 0)
+			return rc;
+		if (rc)
+			break;
+	}
+	if (k == d->limit)
+		d->overflow = true;
+	d->unit_layer[(size_t)s * (d->map.max_lid + 1u) + d->lid_list[i]] = (uint8_t)k;
+	return 0;
+}
+
+/* Layers a pass needed; limit + 1 when it overflowed. */
+static unsigned int dfsp_need(const struct dfsp *d)
+{
+	return d->overflow ? d->limit + 1 : d->n_layers;
+}
+
+/*
+ * One first-fit pass over every path: destination switch by destination
+ * switch, sources in order, LIDs in order (CA LIDs only from a switch
+ * without CAs: such a switch sends nothing to another switch on a data VL);
+ * given prev (an earlier pass's layers, prev_need of them), the paths that
+ * went highest first.  The pass stops at the first path that fits in no
+ * layer (overflow).  0, -ETIME past DFSP_MAX_STEPS, -ENOMEM.
+ */
+static int dfsp_layer_pass(struct dfsp *d, const uint8_t *prev, unsigned int prev_need)
+{
+	size_t row = (size_t)d->map.max_lid + 1;
+	uint32_t s, t, i;
+	unsigned int k;
+	int rc;
+
+	d->n_layers = 0;
+	d->overflow = false;
+	rc = dfsp_layer_new(d);
+	for (k = prev ? prev_need : 1; !rc && k-- > 0;)
+		for (t = 0; t < d->n_sw && !rc; t++) {
+			uint32_t i0 = d->lid_start[t], i_ca = i0 + d->n_ca_lids[t];
+
+			if (i0 == d->lid_start[t + 1])
+				continue;
+			/* done marks are per destination switch */
+			memset(d->done, 0,
+			       ((uint64_t)d->limit * d->n_sw * d->max_h / 64 + 1) *
+				   sizeof(*d->done));
+			for (s = 0; s < d->n_sw && !rc; s++) {
+				uint32_t i1 = d->src[s] ? d->lid_start[t + 1] : i_ca;
+
+				if (s == t)
+					continue;
+				for (i = i0; i < i1 && !rc; i++) {
+					if (prev && prev[s * row + d->lid_list[i]] != k)
+						continue;
+					rc = dfsp_place(d, s, t, i);
+					if (!rc && d->overflow)
+						return 0;
+					if (!rc && d->steps > DFSP_MAX_STEPS)
+						rc = -ETIME;
+				}
+			}
+		}
+	return rc;
+}
+
+/*
+ * Every path into the first layer it fits, then again with the paths that
+ * went highest first (those of a pass that overflowed before all) while
+ * that needs fewer layers, DFSP_PASSES passes at most; the best pass's
+ * layers stay (d->overflow when none fit).  0, -ETIME when the first pass
+ * takes more than DFSP_MAX_STEPS (a later one that does is dropped),
+ * -ENOMEM.
+ */
+static int dfsp_layer_all(struct dfsp *d)
+{
+	size_t n = dfsp_units(d);
+	unsigned int best, pass;
+	uint8_t *prev;
+	int rc;
+
+	rc = dfsp_layers_setup(d);
+	if (!rc)
+		rc = dfsp_layer_pass(d, NULL, 0);
+	if (rc || dfsp_need(d) <= 1)
+		return rc;
+	prev = malloc(n);
+	if (!prev)
+		return -ENOMEM;
+	best = dfsp_need(d);
+	for (pass = 1; pass < DFSP_PASSES; pass++) {
+		memcpy(prev, d->unit_layer, n);
+		rc = dfsp_layer_pass(d, prev, best);
+		if (rc || (dfsp_need(d) >= best && best <= d->limit))
+			break;
+		best = dfsp_need(d) < best ? dfsp_need(d) : best;
+	}
+	if (rc == -ETIME || (!rc && dfsp_need(d) > best)) {
+		memcpy(d->unit_layer, prev, n);
+		d->overflow = best > d->limit;
+		d->n_layers = d->overflow ? d->limit : best;
+		rc = 0;
+	}
+	free(prev);
+	return rc;
+}
+
+/* Path SLs by destination LID and SL2VL tables (only when more than one layer is used). */
+static int dfsp_vls(struct dfsp *d, struct routes *r)
+{
+	const struct fabric *f = d->f;
+	size_t row = (size_t)d->map.max_lid + 1;
+	uint32_t s, e;
+	unsigned int sl;
+	int err;
+
+	if (d->n_layers <= 1)
+		return 0;
+	err = routes_alloc_vls(r, f, (uint8_t)d->n_layers);
+	if (!err)
+		err = routes_alloc_lid_sl(r);
+	if (err)
+		return err;
+	for (s = 0; s < d->n_sw; s++) {
+		uint8_t *t2v = r->sl2vl[d->sw_node[s]];
+
+		memcpy(&r->lid_sl[(size_t)r->sw_index[d->sw_node[s]] * row],
+		       &d->unit_layer[s * row], row);
+		for (e = d->adj_start[s]; e < d->adj_start[s + 1]; e++)
+			for (sl = 0; sl < ROUTES_MAX_SL; sl++)
+				t2v[d->adj[e].port * ROUTES_MAX_SL + sl] =
+				    sl < d->n_layers ? (uint8_t)sl : 0;
+	}
+	return 0;
+}
+
+int dfsp_compute(const struct fabric *f, const struct routing_opts *o, struct routes **ret,
+		 char *why, size_t why_len)
+{
+	struct dfsp d = {0};
+	struct routes *r = NULL;
+	uint32_t s, lim_node;
+	uint64_t work;
+	unsigned int offered, allowed;
+	uint8_t lim_port;
+	bool by_opts;
+	int err;
+
+	err = dfsp_setup(&d, f, why, why_len);
+	if (err)
+		goto out;
+	work = (uint64_t)d.map.max_lid * (d.n_ch ? d.n_ch : 1);
+	if (work > DFSP_MAX_WORK) {
+		routing_why(why, why_len,
+			    "%u LIDs x %" PRIu32 " switch links is more than dfsp routes in "
+			    "seconds (%llu)",
+			    d.map.max_lid, d.n_ch, DFSP_MAX_WORK);
+		err = -ENOTSUP;
+		goto out;
+	}
+	offered = dfsp_vls_offered(&d, &lim_node, &lim_port);
+	by_opts = o && o->max_vls && o->max_vls < offered;
+	allowed = by_opts ? o->max_vls : offered;
+	/*
+	 * Layered as if every port had all 15 data VLs, then checked against
+	 * what is allowed: a pass that stopped at the limit would order the
+	 * next one differently, and the answer must not depend on the limit
+	 * (whatever fits unconstrained fits any limit at least that large).
+	 */
+	d.limit = DFSP_MAX_LAYERS;
+	err = -ENOMEM;
+	r = routes_new(f, d.map.max_lid);
+	if (!r)
+		goto out;
+	for (s = 0; s < d.n_sw; s++)
+		d.lft[s] = r->lft[d.sw_node[s]];
+	dfsp_route(&d);
+	err = dfsp_layer_all(&d);
+	if (err == -ETIME) {
+		routing_why(why, why_len,
+			    "laying %" PRIu32
+			    " switches' paths to %u LIDs onto VLs takes more than "
+			    "%llu search steps",
+			    d.n_sw, d.map.max_lid, DFSP_MAX_STEPS);
+		err = -ENOTSUP;
+	}
+	if (err)
+		goto out;
+	if (d.overflow) {
+		routing_why(why, why_len,
+			    "the shortest paths need more than %u VLs to be free of credit loops",
+			    DFSP_MAX_LAYERS);
+		err = -ENOTSUP;
+		goto out;
+	}
+	if (d.n_layers > allowed && by_opts) {
+		routing_why(why, why_len,
+			    "the shortest paths need %u VLs to be free of credit loops, max_vls "
+			    "allows %u",
+			    d.n_layers, allowed);
+		err = -ENOTSUP;
+		goto out;
+	}
+	if (d.n_layers > allowed) {
+		routing_why(why, why_len,
+			    "the shortest paths need %u VLs to be free of credit loops, switch "
+			    "0x%016" PRIx64 " port %u offers %u",
+			    d.n_layers, f->nodes[lim_node].guid, lim_port, allowed);
+		err = -ENOTSUP;
+		goto out;
+	}
+	err = dfsp_vls(&d, r);
+	if (err)
+		goto out;
+	*ret = r;
+	r = NULL;
+out:
+	routes_free(r);
+	dfsp_clear(&d);
+	return err;
+}
