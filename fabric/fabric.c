@@ -239,3 +239,186 @@ uint32_t fabric_count(const struct fabric *f, uint8_t type)
 			c++;
 	return c;
 }
+
+struct fabric *fabric_clone(const struct fabric *f)
+{
+	struct fabric *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *f;
+	c->nodes = calloc(f->cap_nodes ? f->cap_nodes : 1, sizeof(*c->nodes));
+	c->guid_index = malloc((f->guid_index_cap ? f->guid_index_cap : 1) * sizeof(uint32_t));
+	if (!c->nodes || !c->guid_index) {
+		free(c->nodes);
+		free(c->guid_index);
+		free(c);
+		return NULL;
+	}
+	if (f->guid_index_cap)
+		memcpy(c->guid_index, f->guid_index, f->guid_index_cap * sizeof(uint32_t));
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		c->nodes[i] = f->nodes[i];
+		c->nodes[i].ports = malloc(((size_t)f->nodes[i].nports + 1) * sizeof(struct port));
+		if (!c->nodes[i].ports) {
+			c->n_nodes = i;
+			fabric_free(c);
+			return NULL;
+		}
+		memcpy(c->nodes[i].ports, f->nodes[i].ports,
+		       ((size_t)f->nodes[i].nports + 1) * sizeof(struct port));
+	}
+	return c;
+}
+
+void fabric_unlink(struct fabric *f, uint32_t a, uint8_t pa)
+{
+	struct port *p, *q;
+
+	if (a >= f->n_nodes || pa > f->nodes[a].nports)
+		return;
+	p = &f->nodes[a].ports[pa];
+	if (!port_is_linked(p))
+		return;
+	q = &f->nodes[p->remote_node].ports[p->remote_port];
+	q->remote_node = FABRIC_NO_NODE;
+	q->remote_port = 0;
+	p->remote_node = FABRIC_NO_NODE;
+	p->remote_port = 0;
+}
+
+/* Whether n's directed route still walks over links of f from the SM's node to n. */
+static bool fabric_path_intact(const struct fabric *f, uint32_t ni)
+{
+	const struct node *n = &f->nodes[ni];
+	uint32_t cur = f->sm_node;
+
+	for (unsigned h = 1; h <= n->dr_hops; h++) {
+		const struct node *c = &f->nodes[cur];
+		uint8_t p = n->dr_path[h];
+
+		if (p == 0 || p > c->nports || !port_is_linked(&c->ports[p]))
+			return false;
+		if (h < n->dr_hops && !node_is_switch(&f->nodes[c->ports[p].remote_node]))
+			return false;
+		cur = c->ports[p].remote_node;
+	}
+	return cur == ni;
+}
+
+struct fabric *fabric_prune(const struct fabric *f, uint32_t *ret_removed)
+{
+	uint32_t n = f->n_nodes, *q = NULL, *map = NULL, *parent = NULL, head = 0, tail = 0,
+		 kept = 0;
+	uint8_t *pport = NULL, *inport = NULL;
+	bool *seen = NULL;
+	struct fabric *out = NULL;
+
+	if (ret_removed)
+		*ret_removed = 0;
+	q = malloc((n + 1) * sizeof(*q));
+	map = malloc((n + 1) * sizeof(*map));
+	parent = malloc((n + 1) * sizeof(*parent));
+	pport = calloc(n + 1, 1);
+	inport = calloc(n + 1, 1);
+	seen = calloc(n + 1, sizeof(*seen));
+	out = fabric_new();
+	if (!q || !map || !parent || !pport || !inport || !seen || !out)
+		goto fail;
+	if (n) {
+		seen[f->sm_node] = true;
+		parent[f->sm_node] = FABRIC_NO_NODE;
+		q[tail++] = f->sm_node;
+	}
+	/* breadth first, lowest port first: the shortest routes, deterministic */
+	while (head < tail) {
+		uint32_t x = q[head++];
+		const struct node *xn = &f->nodes[x];
+
+		/* only the SM's own node or a switch passes SMPs on */
+		if (x != f->sm_node && !node_is_switch(xn))
+			continue;
+		for (unsigned p = 1; p <= xn->nports; p++) {
+			const struct port *pp = &xn->ports[p];
+
+			if (x == f->sm_node && !node_is_switch(xn) && p != f->sm_port)
+				continue;
+			if (!port_is_linked(pp) || seen[pp->remote_node])
+				continue;
+			seen[pp->remote_node] = true;
+			parent[pp->remote_node] = x;
+			pport[pp->remote_node] = (uint8_t)p;
+			inport[pp->remote_node] = pp->remote_port;
+			q[tail++] = pp->remote_node;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct node *src = &f->nodes[i];
+		uint32_t idx;
+		struct port *ports;
+
+		map[i] = FABRIC_NO_NODE;
+		if (!seen[i])
+			continue;
+		if (fabric_add_node(out, src->guid, src->type, src->nports, &idx) < 0)
+			goto fail;
+		ports = out->nodes[idx].ports;
+		out->nodes[idx] = *src;
+		out->nodes[idx].ports = ports;
+		memcpy(ports, src->ports, ((size_t)src->nports + 1) * sizeof(*ports));
+		map[i] = idx;
+		kept++;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct node *dn;
+
+		if (map[i] == FABRIC_NO_NODE)
+			continue;
+		dn = &out->nodes[map[i]];
+		for (unsigned p = 0; p <= dn->nports; p++) {
+			struct port *pp = &dn->ports[p];
+
+			if (port_is_linked(pp))
+				pp->remote_node =
+				    map[pp->remote_node]; /* linked to reachable only */
+		}
+		if (i != f->sm_node && !fabric_path_intact(f, i)) {
+			/* the route: walk the BFS parents back to the SM's node */
+			uint32_t hops = 0, x = i;
+
+			while (x != f->sm_node && hops < FABRIC_DR_MAX_HOPS) {
+				x = parent[x];
+				hops++;
+			}
+			dn->dr_hops = (uint8_t)hops;
+			memset(dn->dr_path, 0, sizeof(dn->dr_path));
+			x = i;
+			for (uint32_t h = hops; h >= 1; h--) {
+				dn->dr_path[h] = pport[x];
+				x = parent[x];
+			}
+			dn->entry_port = inport[i];
+		}
+	}
+	out->sm_node = n ? map[f->sm_node] : 0;
+	out->sm_port = f->sm_port;
+	out->subnet_prefix = f->subnet_prefix;
+	if (ret_removed)
+		*ret_removed = n - kept;
+	free(q);
+	free(map);
+	free(parent);
+	free(pport);
+	free(inport);
+	free(seen);
+	return out;
+fail:
+	free(q);
+	free(map);
+	free(parent);
+	free(pport);
+	free(inport);
+	free(seen);
+	fabric_free(out);
+	return NULL;
+}

@@ -109,6 +109,21 @@ uint32_t fabric_find_guid(const struct fabric *f, uint64_t guid);
  */
 int fabric_link(struct fabric *f, uint32_t a, uint8_t pa, uint32_t b, uint8_t pb);
 
+/* A deep copy of f; NULL on ENOMEM. */
+struct fabric *fabric_clone(const struct fabric *f);
+
+/* Undo a link: both ends of (a, pa) become unconnected.  No-op when not linked. */
+void fabric_unlink(struct fabric *f, uint32_t a, uint8_t pa);
+
+/*
+ * After links went away: a new fabric with only the nodes still reachable
+ * from the SM's node (in f's order), and the directed route of every node
+ * whose route crosses a link that is gone replaced by a shortest one (lowest
+ * port first).  *ret_removed (may be NULL) gets the number of nodes left
+ * out.  NULL on ENOMEM; f is left alone.
+ */
+struct fabric *fabric_prune(const struct fabric *f, uint32_t *ret_removed);
+
 static inline bool node_is_switch(const struct node *n)
 {
 	return n->type == NODE_SWITCH;

@@ -101,6 +101,7 @@ static const struct conf_key conf_keys[] = {
     INT_KEY(max_vls, 0, 15, "0", CONF_LIVE_READ),
     INT_KEY(dump_max_lft_entries, 0, 200000000, "2000000", CONF_LIVE_READ),
     BOOL_KEY(keep_routes, "true", CONF_LIVE_READ),
+    BOOL_KEY(incremental_sweep, "true", CONF_LIVE_READ),
     INT_KEY(keep_routes_max_drift_pct, 0, 1000, "25", CONF_LIVE_READ),
     {"subnet_prefix", CONF_U64, offsetof(struct sm_conf, subnet_prefix), sizeof(uint64_t), 0, 0,
      "0xfe80000000000000", CONF_RESTART, false},

@@ -47,7 +47,64 @@ struct discover {
 	struct timespec t0;
 	bool aborted;
 	bool finishing;
+	bool incremental; /* around some switches of a copy of the last fabric */
+	/*
+	 * Incremental: stage 1 asks the changed switches; what could not be
+	 * asked then (a far end, a switch whose route crossed a link found
+	 * gone) waits here and is asked in stage 2, over the routes of the
+	 * pruned fabric.
+	 */
+	unsigned stage;
+	struct later {
+		uint64_t
+		    guid; /* the node to ask (PortInfo, SwitchInfo), or the parent (NodeInfo) */
+		enum probe_kind kind;
+		uint8_t port;
+	} * later;
+	size_t n_later, cap_later;
+	/* far-end ports asked again, each once (two ends in INIT would ask each other forever) */
+	uint64_t *asked;
+	size_t n_asked, cap_asked;
 };
+
+/* Whether (node, port) is asked again now: false when it was already, or on ENOMEM. */
+static bool asked_once(struct discover *d, uint32_t node, uint8_t port)
+{
+	uint64_t key = (uint64_t)node << 8 | port;
+
+	for (size_t i = 0; i < d->n_asked; i++)
+		if (d->asked[i] == key)
+			return false;
+	if (d->n_asked == d->cap_asked) {
+		size_t cap = d->cap_asked ? 2 * d->cap_asked : 32;
+		uint64_t *v = realloc(d->asked, cap * sizeof(*v));
+
+		if (!v) {
+			d->res.errors++;
+			return false;
+		}
+		d->asked = v;
+		d->cap_asked = cap;
+	}
+	d->asked[d->n_asked++] = key;
+	return true;
+}
+
+static void later_add(struct discover *d, uint64_t guid, enum probe_kind kind, uint8_t port)
+{
+	if (d->n_later == d->cap_later) {
+		size_t cap = d->cap_later ? 2 * d->cap_later : 16;
+		struct later *v = realloc(d->later, cap * sizeof(*v));
+
+		if (!v) {
+			d->res.errors++; /* cannot be asked: the caller discovers everything */
+			return;
+		}
+		d->later = v;
+		d->cap_later = cap;
+	}
+	d->later[d->n_later++] = (struct later){guid, kind, port};
+}
 
 static double ms_since(const struct timespec *t0)
 {
@@ -169,9 +226,19 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 		}
 	}
 	/* a CA (or router) answers PortInfo for the port the SMP came in by */
-	if (!node_is_switch(n) && ni.local_port && !n->ports[ni.local_port].valid)
+	if (!node_is_switch(n) && ni.local_port &&
+	    (!n->ports[ni.local_port].valid || (d->incremental && existed)))
 		probe_send(d, PROBE_PORTINFO, req->initial_path, req->hop_cnt, WIRE_ATTR_PORT_INFO,
 			   ni.local_port, 0, 0, idx, ni.local_port);
+	/* incremental: a known switch at the new link's other end: what its port is now */
+	if (d->incremental && existed && node_is_switch(n) && req->hop_cnt > 0) {
+		d->res.links_up++;
+		if (asked_once(d, idx, ni.local_port))
+			probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO,
+				   ni.local_port, 0, 0, idx, ni.local_port);
+	} else if (d->incremental && existed && req->hop_cnt > 0) {
+		d->res.links_up++;
+	}
 	if (existed)
 		return;
 	node_probe_all(d, idx);
@@ -210,6 +277,37 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 		/* switch port 0 carries the switch's LID */
 		return;
 	}
+	if (d->incremental && node_is_switch(n) && port_is_linked(port)) {
+		uint32_t rn = port->remote_node;
+		uint8_t rp = port->remote_port;
+		struct node *r = &d->f->nodes[rn];
+		bool up = pi.phys_state == PHYS_LINKUP && pi.state >= PORT_INIT;
+
+		if (!up) {
+			/* the link is gone: so is the far end's port, as far as we know */
+			fabric_unlink(d->f, p->node, p->port);
+			d->res.links_down++;
+			r->ports[rp].state = PORT_DOWN;
+			r->ports[rp].phys_state = PHYS_POLLING;
+			if (node_is_switch(r))
+				later_add(d, r->guid, PROBE_PORTINFO,
+					  rp); /* its route may cross this link */
+		} else if (pi.state != PORT_ACTIVE) {
+			/* retrained (a flap): the far end's port is not what we knew either */
+			uint8_t path[64];
+			uint8_t hops;
+
+			if (!asked_once(d, rn, rp))
+				; /* asked already */
+			else if (node_is_switch(r))
+				probe_send(d, PROBE_PORTINFO, r->dr_path, r->dr_hops,
+					   WIRE_ATTR_PORT_INFO, rp, 0, 0, rn, rp);
+			else if (discover_port_path(d->f, rn, rp, path, &hops) == 0)
+				probe_send(d, PROBE_PORTINFO, path, hops, WIRE_ATTR_PORT_INFO, rp,
+					   0, 0, rn, rp);
+		}
+		return; /* a link that stays up leads where it did */
+	}
 	/* walk on through switch ports with a live link */
 	if (node_is_switch(n) && p->port != 0 && pi.phys_state == PHYS_LINKUP &&
 	    pi.state >= PORT_INIT && !(n->dr_hops > 0 && p->port == n->entry_port) &&
@@ -225,12 +323,78 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 static void discover_finish(struct discover *d)
 {
 	struct discover_result res = d->res;
+	int status;
 
+	if (d->incremental && d->f && d->stage == 1) {
+		uint32_t gone = 0;
+		struct fabric *pruned = fabric_prune(d->f, &gone);
+
+		d->stage = 2;
+		d->res.removed += gone;
+		if (pruned) {
+			fabric_free(d->f);
+			d->f = pruned;
+		} else {
+			d->res.errors++;
+		}
+		for (size_t i = 0; pruned && i < d->n_later; i++) {
+			const struct later *l = &d->later[i];
+			uint32_t ni = fabric_find_guid(d->f, l->guid);
+			struct node *n;
+
+			if (ni == FABRIC_NO_NODE)
+				continue; /* no longer reachable: nothing to ask */
+			n = &d->f->nodes[ni];
+			if (l->kind == PROBE_NODEINFO) {
+				uint8_t path[64];
+
+				if (!node_is_switch(n) || n->dr_hops >= FABRIC_DR_MAX_HOPS ||
+				    port_is_linked(&n->ports[l->port]))
+					continue;
+				memcpy(path, n->dr_path, sizeof(path));
+				path[n->dr_hops + 1] = l->port;
+				probe_send(d, PROBE_NODEINFO, path, n->dr_hops + 1,
+					   WIRE_ATTR_NODE_INFO, 0, ni, l->port, 0, 0);
+			} else {
+				probe_send(d, l->kind, n->dr_path, n->dr_hops,
+					   l->kind == PROBE_SWITCHINFO ? WIRE_ATTR_SWITCH_INFO
+								       : WIRE_ATTR_PORT_INFO,
+					   l->kind == PROBE_SWITCHINFO ? 0 : l->port, 0, 0, ni,
+					   l->port);
+			}
+		}
+		d->n_later = 0;
+		if (d->pending)
+			return; /* stage 2 runs; its last answer finishes */
+		res = d->res;
+	}
+	if (d->incremental && d->f) {
+		struct fabric *pruned;
+
+		/* anything unexpected: the caller discovers the whole fabric */
+		if (res.timeouts || res.errors || res.link_conflicts) {
+			res.fabric = NULL;
+			res.ms = ms_since(&d->t0);
+			d->finishing = true;
+			d->done(d->arg, -EAGAIN, &res);
+			return;
+		}
+		uint32_t gone = 0;
+
+		pruned = fabric_prune(d->f, &gone);
+		res.removed += gone;
+		if (pruned) {
+			fabric_free(d->f);
+			d->f = pruned;
+		}
+		res.incremental = true;
+	}
 	res.fabric = d->f;
 	res.ms = ms_since(&d->t0);
 	d->f = NULL;
 	d->finishing = true;
-	d->done(d->arg, res.fabric->n_nodes ? 0 : -EHOSTUNREACH, &res);
+	status = res.fabric->n_nodes ? 0 : -EHOSTUNREACH;
+	d->done(d->arg, status, &res);
 }
 
 static void probe_done(void *arg, int status, const struct wire_smp *req,
@@ -242,11 +406,25 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 	d->pending--;
 	if (d->aborted) {
 		free(p);
-		if (!d->pending)
+		if (!d->pending) {
+			free(d->later);
+			free(d->asked);
 			free(d);
+		}
 		return;
 	}
-	if (status == -ETIMEDOUT && p->round < DISCOVER_EXTRA_ROUNDS) {
+	if (status == -ETIMEDOUT && d->incremental && d->stage == 1) {
+		/* maybe behind a link that is gone: asked again over the new routes */
+		if (p->kind == PROBE_NODEINFO)
+			later_add(d, d->f->nodes[p->parent].guid, PROBE_NODEINFO, p->parent_port);
+		else
+			later_add(d, d->f->nodes[p->node].guid, p->kind, p->port);
+		free(p);
+		if (!d->pending && !d->finishing)
+			discover_finish(d);
+		return;
+	}
+	if (status == -ETIMEDOUT && p->round < DISCOVER_EXTRA_ROUNDS && !d->incremental) {
 		struct wire_smp smp;
 
 		if (wire_smp_init_dr(&smp, WIRE_GET, req->attr_id, req->attr_mod, req->initial_path,
@@ -333,6 +511,52 @@ int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg, str
 	return 0;
 }
 
+int discover_start_around(struct xact_engine *xe, const struct fabric *base, const uint64_t *dirty,
+			  size_t n_dirty, discover_done_fn done, void *arg, struct discover **ret)
+{
+	struct discover *d;
+
+	for (size_t i = 0; i < n_dirty; i++) {
+		uint32_t ni = fabric_find_guid(base, dirty[i]);
+
+		if (ni == FABRIC_NO_NODE || !node_is_switch(&base->nodes[ni]))
+			return -ENOENT;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->xe = xe;
+	d->done = done;
+	d->arg = arg;
+	d->incremental = true;
+	d->stage = 1;
+	d->f = fabric_clone(base);
+	if (!d->f) {
+		free(d);
+		return -ENOMEM;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &d->t0);
+	for (size_t i = 0; i < n_dirty; i++) {
+		uint32_t ni = fabric_find_guid(d->f, dirty[i]);
+		struct node *n = &d->f->nodes[ni];
+
+		d->res.reprobed++;
+		probe_send(d, PROBE_SWITCHINFO, n->dr_path, n->dr_hops, WIRE_ATTR_SWITCH_INFO, 0, 0,
+			   0, ni, 0);
+		for (unsigned p = 1; p <= n->nports; p++)
+			if (asked_once(d, ni, (uint8_t)p))
+				probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops,
+					   WIRE_ATTR_PORT_INFO, p, 0, 0, ni, (uint8_t)p);
+	}
+	if (!d->pending) {
+		fabric_free(d->f);
+		free(d);
+		return -EIO;
+	}
+	*ret = d;
+	return 0;
+}
+
 void discover_free(struct discover *d)
 {
 	if (!d)
@@ -344,6 +568,8 @@ void discover_free(struct discover *d)
 		d->aborted = true;
 		return;
 	}
+	free(d->later);
+	free(d->asked);
 	free(d);
 }
 

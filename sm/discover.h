@@ -18,6 +18,12 @@ struct discover_result {
 	uint32_t errors;       /* error responses or malformed answers */
 	uint32_t link_conflicts;
 	double ms;
+	/* discover_start_around() */
+	bool incremental;
+	uint32_t reprobed;   /* switches asked again */
+	uint32_t links_down; /* links found gone */
+	uint32_t links_up;   /* links found new to known nodes */
+	uint32_t removed;    /* nodes no longer reachable, left out */
 };
 
 typedef void (*discover_done_fn)(void *arg, int status, struct discover_result *res);
@@ -26,6 +32,19 @@ struct discover;
 
 /* Start a discovery; done runs on the loop when it finishes.  0 or -errno. */
 int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg, struct discover **ret);
+/*
+ * Rediscover only around the switches dirty[] (node GUIDs) of base, the
+ * fabric last published: a copy of base, every port of those switches asked
+ * again; a link found down is cut (and the far end's port asked again), a
+ * port newly up is followed (a known node linked, a new one discovered whole
+ * from there), a link that retrained has its far end asked again; nodes no
+ * longer reachable are left out and directed routes that crossed a cut link
+ * are replaced.  done gets -EAGAIN when anything did not answer or did not
+ * fit (then discover the whole fabric).  -ENOENT when a GUID is no switch
+ * of base.
+ */
+int discover_start_around(struct xact_engine *xe, const struct fabric *base, const uint64_t *dirty,
+			  size_t n_dirty, discover_done_fn done, void *arg, struct discover **ret);
 /* Abort (done is not called) and free.  NULL ok. */
 void discover_free(struct discover *d);
 

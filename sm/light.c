@@ -17,6 +17,10 @@ struct light {
 	unsigned pending;
 	bool changed;
 	char why[160];
+	/* switches whose PortStateChange is set: an incremental sweep around them */
+	unsigned n_psc;
+	uint64_t psc[SWEEP_MAX_DIRTY];
+	char psc_why[160];
 };
 
 struct light_op {
@@ -40,12 +44,19 @@ static void light_done(void *arg, int status, const struct wire_smp *req,
 			l->changed = true;
 			snprintf(l->why, sizeof(l->why), "switch 0x%016llx \"%s\" did not answer",
 				 (unsigned long long)n->guid, n->desc);
-		} else if (wire_switchinfo_decode(resp->data, sizeof(resp->data), &si) < 0 ||
-			   si.port_state_change) {
+		} else if (wire_switchinfo_decode(resp->data, sizeof(resp->data), &si) < 0) {
 			l->changed = true;
 			snprintf(l->why, sizeof(l->why),
-				 "switch 0x%016llx \"%s\" reports a port state change",
+				 "switch 0x%016llx \"%s\" sent a malformed SwitchInfo",
 				 (unsigned long long)n->guid, n->desc);
+		} else if (si.port_state_change) {
+			/* the switch will be asked again around its ports */
+			if (!l->n_psc++)
+				snprintf(l->psc_why, sizeof(l->psc_why),
+					 "switch 0x%016llx \"%s\" reports a port state change",
+					 (unsigned long long)n->guid, n->desc);
+			if (l->n_psc <= SWEEP_MAX_DIRTY)
+				l->psc[l->n_psc - 1] = n->guid;
 		}
 	}
 	free(op);
@@ -56,6 +67,18 @@ static void light_done(void *arg, int status, const struct wire_smp *req,
 		if (l->changed) {
 			log_msg(LOG_CAT_SWEEP, LOG_INFO, "light sweep: %s: heavy sweep", l->why);
 			sweep_start_why(sm, l->why);
+		} else if (l->n_psc > SWEEP_MAX_DIRTY) {
+			log_msg(LOG_CAT_SWEEP, LOG_INFO,
+				"light sweep: %u switches report port state changes: heavy sweep",
+				l->n_psc);
+			sweep_start_why(sm, l->psc_why);
+		} else if (l->n_psc) {
+			log_msg(LOG_CAT_SWEEP, LOG_INFO,
+				"light sweep: %s%s: sweeping around %u switch%s", l->psc_why,
+				l->n_psc > 1 ? " (and others)" : "", l->n_psc,
+				l->n_psc == 1 ? "" : "es");
+			for (unsigned i = 0; i < l->n_psc; i++)
+				sweep_start_around(sm, l->psc[i], l->psc_why);
 		}
 	}
 	sm->light.running = false;

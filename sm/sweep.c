@@ -123,6 +123,28 @@ static void on_discovered(void *arg, int status, struct discover_result *res)
 
 	discover_free(sw->disc);
 	sw->disc = NULL;
+	if (status == -EAGAIN && !res->fabric) {
+		/* the incremental discovery met something it cannot bound: all of it */
+		int r;
+
+		log_msg(LOG_CAT_SWEEP, LOG_INFO,
+			"incremental sweep: %u SMPs unanswered, %u errors, %u link conflicts "
+			"around the changed switches: discovering the whole fabric",
+			res->timeouts, res->errors, res->link_conflicts);
+		sw->sum.incremental = false;
+		r = discover_start(sw->sm->xe, on_discovered, sw, &sw->disc);
+		if (r == 0)
+			return;
+		sweep_fail(sw, "cannot start discovery: %s", strerror(-r));
+		sw->phase = SWEEP_PUBLISH;
+		sweep_step(sw);
+		return;
+	}
+	sw->sum.incremental = res->incremental;
+	sw->sum.reprobed = res->reprobed;
+	sw->sum.links_down = res->links_down;
+	sw->sum.links_up = res->links_up;
+	sw->sum.removed = res->removed;
 	sw->f = res->fabric;
 	sw->sum.discover_ms = res->ms;
 	sw->sum.timeouts = res->timeouts;
@@ -411,7 +433,7 @@ static void phase_publish(struct sweep *sw)
 	struct sm *sm = sw->sm;
 	struct sweep_summary *s = &sw->sum;
 	struct snapshot *old = sm->snap, *snap;
-	char readback[64] = "";
+	char readback[160] = "";
 
 	if (s->lft_reads)
 		snprintf(readback, sizeof(readback), " (%u LFT blocks read back in %.1f ms)",
@@ -441,6 +463,10 @@ static void phase_publish(struct sweep *sw)
 		dump_spawn(snap, sm->conf.state_dir, (uint64_t)sm->conf.dump_max_lft_entries,
 			   &sm->sched.dump_pid);
 	snapshot_free(old);
+	if (s->incremental)
+		snprintf(readback + strlen(readback), sizeof(readback) - strlen(readback),
+			 " (incremental: %u switch%s asked again)", s->reprobed,
+			 s->reprobed == 1 ? "" : "es");
 	if (s->status == 0)
 		log_msg(LOG_CAT_SWEEP, sm->sweeps == 1 || s->sets ? LOG_INFO : LOG_DEBUG,
 			"subnet up: %u nodes (%u switches, %u CAs), %u links active, %u LIDs, "
@@ -501,6 +527,17 @@ static void sweep_step(struct sweep *sw)
 
 /* ---- the scheduler ------------------------------------------------------ */
 
+/* An incremental sweep is safe: only switch changes asked for, on top of a subnet that was up. */
+static bool sweep_may_be_incremental(const struct sm *sm)
+{
+	const struct sweep_sched *sc = &sm->sched;
+
+	return sm->conf.incremental_sweep && !sc->want_heavy && sc->n_dirty > 0 &&
+	       sc->n_dirty <= SWEEP_MAX_DIRTY && sm->snap && sm->snap->fabric->n_nodes &&
+	       sm->state == SM_MASTER && sm->last.status == 0 && !sm->last.standby &&
+	       !sc->force_lft;
+}
+
 static int sweep_begin(struct sm *sm, const char *why)
 {
 	struct sweep *sw;
@@ -515,7 +552,19 @@ static int sweep_begin(struct sm *sm, const char *why)
 	sw->t0 = now_ms();
 	sm->sched.cur = sw;
 	smstate_sweep_started(sm);
-	r = discover_start(sm->xe, on_discovered, sw, &sw->disc);
+	r = -ENOENT;
+	if (sweep_may_be_incremental(sm)) {
+		r = discover_start_around(sm->xe, sm->snap->fabric, sm->sched.dirty,
+					  sm->sched.n_dirty, on_discovered, sw, &sw->disc);
+		if (r == 0)
+			log_msg(LOG_CAT_SWEEP, LOG_DEBUG,
+				"incremental sweep around %u switch%s (%s)", sm->sched.n_dirty,
+				sm->sched.n_dirty == 1 ? "" : "es", why);
+	}
+	sm->sched.n_dirty = 0;
+	sm->sched.want_heavy = false;
+	if (r < 0)
+		r = discover_start(sm->xe, on_discovered, sw, &sw->disc);
 	if (r < 0) {
 		sm->sched.cur = NULL;
 		free(sw);
@@ -563,7 +612,31 @@ static void sweep_arm_holddown(struct sm *sm)
 	evtimer_add(sm->sched.holddown, &tv);
 }
 
+static int sweep_request(struct sm *sm, const char *why);
+
 int sweep_start_why(struct sm *sm, const char *why)
+{
+	sm->sched.want_heavy = true;
+	return sweep_request(sm, why);
+}
+
+int sweep_start_around(struct sm *sm, uint64_t guid, const char *why)
+{
+	struct sweep_sched *sc = &sm->sched;
+	unsigned i;
+
+	for (i = 0; i < sc->n_dirty && sc->dirty[i] != guid; i++)
+		;
+	if (i == sc->n_dirty) {
+		if (sc->n_dirty < SWEEP_MAX_DIRTY)
+			sc->dirty[sc->n_dirty++] = guid;
+		else
+			sc->want_heavy = true; /* too many to bound */
+	}
+	return sweep_request(sm, why);
+}
+
+static int sweep_request(struct sm *sm, const char *why)
 {
 	struct sweep_sched *sc = &sm->sched;
 

@@ -47,6 +47,8 @@ struct sweep_summary {
 	uint32_t timeouts;
 	uint32_t sets, set_errors;
 	uint32_t set_recovered; /* failed PortInfo Sets the port, read back, had taken */
+	bool incremental;	/* discovery re-probed only around changed switches */
+	uint32_t reprobed, links_down, links_up, removed; /* what it did (discover.h) */
 	uint32_t lft_blocks;
 	uint32_t rereg;	    /* PortInfo Sets with ClientReregister (a takeover, sm/sync.c) */
 	uint32_t lft_reads; /* LFT blocks read back (a switch this SM knew nothing of) */
@@ -55,6 +57,9 @@ struct sweep_summary {
 };
 
 /* The scheduler's state, inside struct sm. */
+/* Switches an incremental sweep re-probes at most; more and it is heavy. */
+#define SWEEP_MAX_DIRTY 64
+
 struct sweep_sched {
 	struct sweep *cur;	/* the sweep running, or NULL */
 	bool pending;		/* a sweep was asked for and waits */
@@ -64,8 +69,12 @@ struct sweep_sched {
 	double last_end_ms;	/* CLOCK_MONOTONIC end of the last sweep, 0 = none yet */
 	bool force_lft;		/* the next sweep rewrites every LFT block (reroute) */
 	struct event *retry;	/* a failed sweep is tried again (backoff) */
-	unsigned failures;	/* failed sweeps in a row */
-	pid_t dump_pid;		/* child writing the routing dumps, 0 if none */
+	/* the next sweep may be incremental: only around these switches */
+	uint64_t dirty[SWEEP_MAX_DIRTY];
+	unsigned n_dirty;
+	bool want_heavy;   /* some request since the last sweep began needs a heavy one */
+	unsigned failures; /* failed sweeps in a row */
+	pid_t dump_pid;	   /* child writing the routing dumps, 0 if none */
 };
 
 /*
@@ -74,6 +83,14 @@ struct sweep_sched {
  * 0 or -errno.
  */
 int sweep_start_why(struct sm *sm, const char *why);
+/*
+ * Ask for a sweep because switch guid changed (its trap 128, its
+ * PortStateChange): an incremental one that re-probes only the switches so
+ * named (sm/discover.h, discover_start_around) when nothing else asked for a
+ * heavy one meanwhile, the last sweep brought the subnet up and the key
+ * incremental_sweep allows; else heavy.
+ */
+int sweep_start_around(struct sm *sm, uint64_t guid, const char *why);
 /* sweep_start_why(sm, "requested"). */
 int sweep_start(struct sm *sm);
 /* Whether a heavy sweep runs now. */

@@ -176,7 +176,16 @@ void trap_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_h
 	if (wire_smp_encode(&rep, out, sizeof(out)) == WIRE_MAD_SIZE)
 		madio_send_lid(sm->io, WIRE_CLASS_SMI, out, sizeof(out), from->slid, 0, 0);
 	if (a == TRAP_SWEEP && (sm->state == SM_MASTER || sm->state == SM_DISCOVERING)) {
+		uint32_t ni;
+		uint8_t pn;
+
 		snprintf(why, sizeof(why), "trap %u from LID %u", n.trap_num, from->slid);
-		sweep_start_why(sm, why);
+		/* a switch's link state change: re-probe around it */
+		if (n.trap_num == 128 && sm->snap &&
+		    snapshot_find_lid(sm->snap, from->slid, &ni, &pn) &&
+		    node_is_switch(&sm->snap->fabric->nodes[ni]))
+			sweep_start_around(sm, sm->snap->fabric->nodes[ni].guid, why);
+		else
+			sweep_start_why(sm, why);
 	}
 }

@@ -42,6 +42,26 @@ check "leaf uplink lost: $B LFT blocks written, a part of a full programming's $
 check "leaf uplink lost: the log names both ends" \
 	grep -qE 'link down: switch "sw-L1-0" 0x[0-9a-f]+ port 5 -- switch "sw-L2-[0-9]+" 0x[0-9a-f]+ port [0-9]+|link down: switch "sw-L2-[0-9]+" 0x[0-9a-f]+ port [0-9]+ -- switch "sw-L1-0" 0x[0-9a-f]+ port 5' "$T/smd.err"
 check "leaf uplink lost: the log says what was kept" grep -q "re-route kept what is intact" "$T/smd.err"
+check "leaf uplink lost: an incremental sweep, the rest of the fabric not rediscovered" \
+	grep -q "subnet up: .*(incremental: [0-9]* switch" "$T/smd.err"
+
+# a host link: the host is gone, no switch routes to its LID; back with the same LID
+lid_of() { "$SMCTL" --socket "$SM_SOCK" --json node "$1" 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['lid'])" 2>/dev/null; }
+L5=$(lid_of ca-5)
+check "ca-5 has a LID ($L5)" test -n "$L5"
+S0=$(js sweeps)
+sim_cmd 'Unlink "ca-5"[1]'
+after "host link lost" $((N - 1)) "$S0"
+check "host link lost: no switch forwards to LID $L5 any more" \
+	bash -c "! grep -qE '^0x$(printf %04x "$L5") [0-9]+ ' '$T/host_link_lost.fts'"
+check "host link lost: incremental ($(js last_sweep_incremental))" \
+	test "$(js "last_sweep_incremental['incremental'] and last_sweep_incremental['nodes_removed'] == 1")" = True
+S0=$(js sweeps)
+sim_cmd 'ReLink "ca-5"[1]'
+after "host link back" "$N" "$S0"
+check "host link back: ca-5 has its LID again ($(lid_of ca-5))" test "$(lid_of ca-5)" = "$L5"
+check "host link back: switches forward to LID $L5 again" \
+	grep -qE "^0x$(printf %04x "$L5") [0-9]+ " "$T/host_link_back.fts"
 
 # a whole spine switch
 S0=$(js sweeps)
@@ -59,6 +79,8 @@ for p in $PORTS; do echo "ReLink \"sw-L3-0\"[$p]" >&7; done
 sleep 0.5
 after "links back" "$N" "$S0"
 check "links back: re-balanced onto them" wait_for 20 grep -q "nothing broke: re-balanced onto what came back" "$T/smd.err"
+check "links back: the spine is discovered again by an incremental sweep" \
+	grep -qE "subnet up: $N nodes .*\(incremental: [0-9]+ switch" "$T/smd.err"
 check "the daemon is still answering" bash -c "'$SMCTL' --socket '$SM_SOCK' status >/dev/null"
 check "SIGTERM stops it cleanly" sm_stop
 finish

@@ -323,6 +323,72 @@ static void test_minhop_random(void)
 	}
 }
 
+/* fabric_clone and fabric_prune, which the incremental sweep stands on. */
+static void test_clone_prune(void)
+{
+	char *text = topogen_fat_tree(3, 4, 0, 0);
+	struct fabric *f = load(text), *c, *p;
+	uint32_t removed, spine = testutil_find_desc(f, "sw-L3-0"), leaf;
+
+	c = fabric_clone(f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(c->n_nodes, f->n_nodes);
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		CU_ASSERT_EQUAL(fabric_find_guid(c, f->nodes[i].guid), i);
+		CU_ASSERT(c->nodes[i].ports != f->nodes[i].ports);
+		CU_ASSERT_EQUAL(memcmp(c->nodes[i].ports, f->nodes[i].ports,
+				       (f->nodes[i].nports + 1u) * sizeof(struct port)),
+				0);
+	}
+	/* nothing cut: everything kept, routes as they were */
+	p = fabric_prune(c, &removed);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL(removed, 0);
+	CU_ASSERT_EQUAL(p->n_nodes, f->n_nodes);
+	fabric_free(p);
+	/* the spine's links cut: the spine is left out, every other node still reached */
+	for (uint8_t port = 1; port <= c->nodes[spine].nports; port++)
+		fabric_unlink(c, spine, port);
+	CU_ASSERT(!port_is_linked(&c->nodes[spine].ports[1]));
+	p = fabric_prune(c, &removed);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL(removed, 1);
+	CU_ASSERT_EQUAL(p->n_nodes + 1, f->n_nodes);
+	CU_ASSERT_EQUAL(fabric_find_guid(p, f->nodes[spine].guid), FABRIC_NO_NODE);
+	/* every node's directed route walks over links of the pruned fabric to it */
+	for (uint32_t i = 0; i < p->n_nodes; i++) {
+		const struct node *n = &p->nodes[i];
+		uint32_t cur = p->sm_node;
+
+		for (unsigned h = 1; h <= n->dr_hops; h++) {
+			const struct port *pp = &p->nodes[cur].ports[n->dr_path[h]];
+
+			CU_ASSERT_FATAL(port_is_linked(pp));
+			cur = pp->remote_node;
+		}
+		CU_ASSERT_EQUAL(cur, i);
+		if (i != p->sm_node)
+			CU_ASSERT_EQUAL(
+			    p->nodes[cur].ports[n->entry_port].remote_node != FABRIC_NO_NODE, true);
+	}
+	/* a leaf cut off whole: it and its hosts are left out */
+	fabric_free(p);
+	leaf = testutil_find_desc(c, "sw-L1-3");
+	for (uint8_t port = 1; port <= c->nodes[leaf].nports; port++) {
+		struct port *pp = &c->nodes[leaf].ports[port];
+
+		if (port_is_linked(pp) && node_is_switch(&c->nodes[pp->remote_node]))
+			fabric_unlink(c, leaf, port);
+	}
+	p = fabric_prune(c, &removed);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL(removed, 2 + 2); /* the spine, the leaf and its two hosts */
+	fabric_free(p);
+	fabric_free(c);
+	fabric_free(f);
+	free(text);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -330,6 +396,7 @@ int main(void)
 	    {"fat tree k=16: a small part of the tables", test_fat_tree_16},
 	    {"drift bound, no old routes, no change", test_drift_and_none},
 	    {"minhop on random fabrics", test_minhop_random},
+	    {"fabric_clone and fabric_prune", test_clone_prune},
 	    {NULL, NULL},
 	};
 

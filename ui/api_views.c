@@ -254,6 +254,12 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 		json_object_set_new(*ret, "guid2lid_pending", json_boolean(sm->lid_save.owed));
 		json_object_set_new(*ret, "trap_actions", api_trap_actions_json(sm));
 		json_object_set_new(
+		    *ret, "last_sweep_incremental",
+		    json_pack("{s:b, s:i, s:i, s:i, s:i}", "incremental", sm->last.incremental,
+			      "switches_asked", (int)sm->last.reprobed, "links_down",
+			      (int)sm->last.links_down, "links_up", (int)sm->last.links_up,
+			      "nodes_removed", (int)sm->last.removed));
+		json_object_set_new(
 		    *ret, "last_route_keep",
 		    json_pack(
 			"{s:b, s:I, s:I, s:I, s:i, s:i, s:s}", "kept", sm->route.last_keep.kept,

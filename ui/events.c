@@ -135,7 +135,7 @@ void events_published(struct api *api, const struct snapshot *old)
 	events_emit(api,
 		    json_pack("{s:s, s:s, s:s, s:b, s:I, s:i, s:i, s:b}", "type", "sweep_end",
 			      "status", sm->last.status ? "failed" : "ok", "reason",
-			      sm->last.reason, "heavy", 1, "duration_ms",
+			      sm->last.reason, "heavy", !sm->last.incremental, "duration_ms",
 			      (json_int_t)(sm->last.ms + 0.5), "nodes", (int)sm->last.nodes, "sets",
 			      (int)sm->last.sets, "changed", sm->last.sets > 0),
 		    gen);
