@@ -229,6 +229,9 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 		}
 	} else if (op->kind == OP_PORTINFO || op->kind == OP_PORT_STATE) {
 		program_port_took(&n->ports[op->port], resp);
+	} else if (op->kind == OP_SWITCHINFO && resp) {
+		/* the model holds what the switch now holds: the next diff starts there */
+		memcpy(n->si, resp->data, sizeof(n->si));
 	}
 	free(op);
 	if (!pg->pending && pg->started)

@@ -48,6 +48,9 @@ struct sweep {
 	uint16_t max_lid;	   /* from ASSIGN */
 	struct sweep_summary sum;
 	double t0;
+	/* incremental: the switches it was asked around (asked again if it fails) */
+	uint64_t dirty[SWEEP_MAX_DIRTY];
+	unsigned n_dirty;
 };
 
 static double now_ms(void)
@@ -378,6 +381,8 @@ static void sweep_count(struct sweep *sw)
 
 static void sweep_arm_holddown(struct sm *sm);
 
+static int sweep_request(struct sm *sm, const char *why);
+
 static void sweep_retry_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
@@ -388,7 +393,11 @@ static void sweep_retry_cb(evutil_socket_t fd, short what, void *arg)
 	if (sm->state != SM_MASTER && sm->state != SM_DISCOVERING)
 		return;
 	snprintf(why, sizeof(why), "retry %u after a failed sweep", sm->sched.failures);
-	sweep_start_why(sm, why);
+	/* an incremental sweep that failed programming is retried around the same switches */
+	if (sm->sched.n_dirty && sm->sched.failures <= 2)
+		sweep_request(sm, why);
+	else
+		sweep_start_why(sm, why);
 }
 
 /*
@@ -484,6 +493,16 @@ static void phase_publish(struct sweep *sw)
 		log_msg(LOG_CAT_SWEEP, LOG_INFO,
 			"%u PortInfo Sets whose answers were lost were read back: taken",
 			s->set_recovered);
+	if (s->status != 0 && s->incremental && !s->standby && s->set_errors)
+		for (unsigned i = 0; i < sw->n_dirty; i++) {
+			unsigned j;
+
+			for (j = 0; j < sm->sched.n_dirty && sm->sched.dirty[j] != sw->dirty[i];
+			     j++)
+				;
+			if (j == sm->sched.n_dirty && j < SWEEP_MAX_DIRTY)
+				sm->sched.dirty[sm->sched.n_dirty++] = sw->dirty[i];
+		}
 	sm->sched.cur = NULL;
 	sm->sched.last_end_ms = now_ms();
 	free(sw);
@@ -532,10 +551,13 @@ static bool sweep_may_be_incremental(const struct sm *sm)
 {
 	const struct sweep_sched *sc = &sm->sched;
 
+	/* on a subnet that was up, or after an incremental sweep whose programming failed */
+	bool base_ok = sm->last.status == 0 ||
+		       (sm->last.incremental && sm->last.set_errors && sc->failures <= 2);
+
 	return sm->conf.incremental_sweep && !sc->want_heavy && sc->n_dirty > 0 &&
 	       sc->n_dirty <= SWEEP_MAX_DIRTY && sm->snap && sm->snap->fabric->n_nodes &&
-	       sm->state == SM_MASTER && sm->last.status == 0 && !sm->last.standby &&
-	       !sc->force_lft;
+	       sm->state == SM_MASTER && base_ok && !sm->last.standby && !sc->force_lft;
 }
 
 static int sweep_begin(struct sm *sm, const char *why)
@@ -556,11 +578,20 @@ static int sweep_begin(struct sm *sm, const char *why)
 	if (sweep_may_be_incremental(sm)) {
 		r = discover_start_around(sm->xe, sm->snap->fabric, sm->sched.dirty,
 					  sm->sched.n_dirty, on_discovered, sw, &sw->disc);
+		memcpy(sw->dirty, sm->sched.dirty, sm->sched.n_dirty * sizeof(sw->dirty[0]));
+		sw->n_dirty = sm->sched.n_dirty;
 		if (r == 0)
 			log_msg(LOG_CAT_SWEEP, LOG_DEBUG,
 				"incremental sweep around %u switch%s (%s)", sm->sched.n_dirty,
 				sm->sched.n_dirty == 1 ? "" : "es", why);
-	}
+	} else if (sm->sched.n_dirty)
+		log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "heavy sweep although %u switch%s changed: %s",
+			sm->sched.n_dirty, sm->sched.n_dirty == 1 ? "" : "es",
+			sm->sched.want_heavy	      ? "another request needs a heavy sweep"
+			: !sm->conf.incremental_sweep ? "incremental_sweep is off"
+			: sm->state != SM_MASTER      ? "not master"
+			: sm->sched.force_lft	      ? "a reroute was ordered"
+					      : "the last sweep did not bring the subnet up");
 	sm->sched.n_dirty = 0;
 	sm->sched.want_heavy = false;
 	if (r < 0)
