@@ -54,11 +54,11 @@ struct port {
 	bool valid;	/* PortInfo was read for this port */
 	uint8_t pi[64]; /* PortInfo image as read; Set starts from it */
 	/*
-	 * P_KeyTable blocks 0..pkey_blocks-1 as read by discovery, then as
-	 * programmed (0: not known).  End ports only (CA/router ports, switch
-	 * port 0; switch external ports with partition enforcement).
+	 * P_KeyTable blocks as read by discovery, then as programmed: bit b of
+	 * pkey_known says pkeys[32b..32b+31] is known.  End ports only (CA and
+	 * router ports, switch port 0).
 	 */
-	uint8_t pkey_blocks;
+	uint8_t pkey_known;
 	uint16_t pkeys[FABRIC_PKEY_BLOCKS * 32];
 };
 

@@ -48,8 +48,9 @@ struct sweep_summary {
 	uint32_t sets, set_errors;
 	uint32_t set_recovered; /* failed PortInfo Sets the port, read back, had taken */
 	uint32_t lft_blocks;
-	uint32_t rereg;	    /* PortInfo Sets with ClientReregister (a takeover, sm/sync.c) */
-	uint32_t lft_reads; /* LFT blocks read back (a switch this SM knew nothing of) */
+	uint32_t pkey_blocks; /* P_KeyTable blocks among the sets (partitions) */
+	uint32_t rereg;	      /* PortInfo Sets with ClientReregister (a takeover, sm/sync.c) */
+	uint32_t lft_reads;   /* LFT blocks read back (a switch this SM knew nothing of) */
 	double ms, discover_ms, route_ms, readback_ms;
 	char engine[32];
 };
