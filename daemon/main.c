@@ -16,6 +16,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "ui/api.h"
+#include "fabric/partition.h"
 #include "sm/conf.h"
 #include "lib/atomic_file.h"
 #include "mad/madio.h"
@@ -78,6 +79,8 @@ static void usage(FILE *out)
 	    "  -R, --routing, --routing_engine ENGINE\n"
 	    "                             first routing engine (key routing_engine)\n"
 	    "  -a, --root_guid_file FILE  root switch GUIDs for updn (key updn_roots_file)\n"
+	    "  -P, --Pconfig FILE         partitions in OpenSM's partitions.conf syntax\n"
+	    "                             (key partition_config_file)\n"
 	    "  -l, --lmc N                LMC of CA ports 0..7 (key lmc)\n"
 	    "  -s, --sweep-interval, --sweep SEC\n"
 	    "                             seconds between light sweeps, 0 = none\n"
@@ -301,6 +304,17 @@ static void reload(struct daemon *d)
 	n = sm_reconfigure(&d->sm, &nc);
 	log_info("configuration reloaded from %s (%zu key%s changed)", d->conf_path, n,
 		 n == 1 ? "" : "s");
+	/* the partitions file may have changed while ibsmd.conf did not */
+	if (sm_load_partitions(&d->sm, err, sizeof(err)) < 0) {
+		for (const char *l = err; *l;) {
+			size_t k = strcspn(l, "\n");
+
+			log_err("reload: %.*s", (int)k, l);
+			l += k + (l[k] == '\n');
+		}
+		log_err("reload: %s rejected; keeping the running partitions",
+			d->sm.conf.partition_config_file);
+	}
 	sd_notify(0, "READY=1");
 	sweep_start_why(&d->sm, "SIGHUP");
 }
@@ -377,6 +391,7 @@ int main(int argc, char **argv)
 	    {"routing", required_argument, NULL, 'R'},
 	    {"routing_engine", required_argument, NULL, 'R'},
 	    {"root_guid_file", required_argument, NULL, 'a'},
+	    {"Pconfig", required_argument, NULL, 'P'},
 	    {"lmc", required_argument, NULL, 'l'},
 	    {"sweep-interval", required_argument, NULL, 's'},
 	    {"sweep", required_argument, NULL, 's'},
@@ -404,6 +419,7 @@ int main(int argc, char **argv)
 	    {'k', "-k/--smkey", "sm_key"},
 	    {'R', "-R/--routing", "routing_engine"},
 	    {'a', "-a/--root_guid_file", "updn_roots_file"},
+	    {'P', "-P/--Pconfig", "partition_config_file"},
 	    {'l', "-l/--lmc", "lmc"},
 	    {'s', "-s/--sweep-interval", "sweep_interval"},
 	    {'t', "-t/--timeout", "mad_timeout_ms"},
@@ -420,7 +436,8 @@ int main(int argc, char **argv)
 
 	snprintf(d.conf_path, sizeof(d.conf_path), "%s", SYSCONFDIR "/ibsmd.conf");
 	log_init("ibsmd", getenv("JOURNAL_STREAM") != NULL && getenv("INVOCATION_ID") != NULL);
-	while ((c = getopt_long(argc, argv, "F:c:og:p:k:R:a:l:s:t:n:vVD:d:h?", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "F:c:og:p:k:R:a:P:l:s:t:n:vVD:d:h?", opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'F':
 			snprintf(d.conf_path, sizeof(d.conf_path), "%s", optarg);
@@ -530,6 +547,14 @@ int main(int argc, char **argv)
 	if (check_only && (r == 0 || r == -EINVAL)) {
 		/* the devices named, where this host has any to compare with */
 		char why[1200];
+		struct partition_config *parts = NULL;
+		char perr[3000];
+
+		if (partition_load(d.conf.partition_config_file, &parts, perr, sizeof(perr)) < 0) {
+			err_append(err, sizeof(err), perr);
+			r = -EINVAL;
+		}
+		partition_config_free(parts);
 
 		char line[sizeof(why) + 64];
 

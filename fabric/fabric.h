@@ -18,7 +18,8 @@
 #define FABRIC_MAX_UCAST_LID 0xBFFF
 #define FABRIC_NO_NODE UINT32_MAX
 #define FABRIC_DR_MAX_HOPS 63
-#define LFT_NO_PORT 0xFF /* LFT entry that drops the packet */
+#define LFT_NO_PORT 0xFF     /* LFT entry that drops the packet */
+#define FABRIC_PKEY_BLOCKS 2 /* P_KeyTable blocks of 32 the model keeps per port */
 
 enum node_type {
 	NODE_CA = 1,
@@ -52,6 +53,13 @@ struct port {
 	uint8_t remote_port;
 	bool valid;	/* PortInfo was read for this port */
 	uint8_t pi[64]; /* PortInfo image as read; Set starts from it */
+	/*
+	 * P_KeyTable blocks as read by discovery, then as programmed: bit b of
+	 * pkey_known says pkeys[32b..32b+31] is known.  End ports only (CA and
+	 * router ports, switch port 0).
+	 */
+	uint8_t pkey_known;
+	uint16_t pkeys[FABRIC_PKEY_BLOCKS * 32];
 };
 
 struct node {

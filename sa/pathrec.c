@@ -33,11 +33,11 @@
  * ServiceID must be named whole or not at all (ERR_REQ_INSUFFICIENT_
  * COMPONENTS, as OpenSM) and is otherwise ignored, as are FlowLabel, TClass,
  * HopLimit, QoSClass and Preference (OpenSM reads them only for its QoS
- * policy, which ibsmd does not have).  P_Key: the SM programs only the
- * default partition (0xFFFF at index 0 of every port), so every pair shares
- * 0xFFFF and nothing else; a query for 0xFFFF or 0x7FFF gets it back, any
- * other P_Key no records (partitions are another issue).  RawTraffic set:
- * P_Key 0 in the answer (OpenSM).
+ * policy, which ibsmd does not have).  P_Key (pathrec_path_pkey): a pair
+ * gets a record only when both ports' programmed P_Key tables share a
+ * partition with a full member on one side, and the requester shares one
+ * with each end (OpenSM); the key is the one asked for (as it was asked),
+ * else the first the source's table shares.  RawTraffic set: P_Key 0 in the answer (OpenSM).
  *
  * Each record: DGID and SGID (the subnet prefix and the ports' GUIDs), DLID,
  * SLID, HopLimit 0 (OpenSM sets 255 only for a DGID behind a router), TClass
@@ -78,14 +78,14 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "fabric/partition.h"
 #include "sa/path.h"
 #include "sa/sa_int.h"
 
-#define PATHREC_PAGE 64		    /* paths per path_enum_next call */
-#define PATHREC_PAGE_BUDGET 1024    /* work units per call */
-#define PATHREC_BUDGET 8192	    /* work units per query: ~10 ms at ~1 us a path */
-#define PATHREC_MPR_MAX_PATHS 127   /* OpenSM's OSM_SA_MPR_MAX_NUM_PATH */
-#define PATHREC_PKEY_DEFAULT 0xffff /* the default partition, full member */
+#define PATHREC_PAGE 64		  /* paths per path_enum_next call */
+#define PATHREC_PAGE_BUDGET 1024  /* work units per call */
+#define PATHREC_BUDGET 8192	  /* work units per query: ~10 ms at ~1 us a path */
+#define PATHREC_MPR_MAX_PATHS 127 /* OpenSM's OSM_SA_MPR_MAX_NUM_PATH */
 /* No records: the server answers a Get ERR_NO_RECORDS, a GetTable an empty table. */
 #define PATHREC_NONE SA_STATUS_OK
 
@@ -154,16 +154,82 @@ static void pathrec_limit(struct path_limit *l, bool set, uint8_t sel, uint8_t v
 	l->value = value;
 }
 
-/*
- * The P_Key of the answers for a query naming pkey (has) or not, and raw
- * traffic; false when no pair can share it.
- */
-static bool pathrec_pkey(bool has, uint16_t pkey, bool raw, uint16_t *ret)
+/* What the query says of P_Keys: one asked for (has), raw traffic. */
+struct pathrec_pk {
+	bool has;
+	uint16_t want;
+	bool raw;
+};
+
+static struct pathrec_pk pathrec_pk_of(bool has, uint16_t pkey, bool raw)
 {
-	/* only the default partition exists: 0xFFFF (full), 0x7FFF (limited) */
-	if (has && (pkey & 0x7fff) != 0x7fff)
+	return (struct pathrec_pk){has && (pkey & 0x7fff), pkey, raw};
+}
+
+/*
+ * The P_Key table a port was programmed with (a switch: port 0's); a port
+ * whose table is not known (a fabric no SM programmed: the unit tests'
+ * topologies) holds the default partition, full.
+ */
+static void pathrec_table(const struct fabric *f, uint32_t node, uint8_t port, const uint16_t **t,
+			  size_t *n)
+{
+	static const uint16_t dflt[1] = {0xffff};
+	const struct node *nd = &f->nodes[node];
+	const struct port *p = &nd->ports[node_is_switch(nd) ? 0 : port];
+
+	if (!p->pkey_known) {
+		*t = dflt;
+		*n = 1;
+		return;
+	}
+	*t = p->pkeys;
+	*n = FABRIC_PKEY_BLOCKS * 32;
+}
+
+/* Whether two ports share a partition (any, or pk's) with a full member; its key. */
+static bool pathrec_share(const struct fabric *f, uint32_t na, uint8_t pa, uint32_t nb, uint8_t pb,
+			  uint16_t want, uint16_t *ret)
+{
+	const uint16_t *ta, *tb;
+	size_t ka, kb;
+
+	pathrec_table(f, na, pa, &ta, &ka);
+	pathrec_table(f, nb, pb, &tb, &kb);
+	return partition_common(ta, ka, tb, kb, want, ret);
+}
+
+static bool pathrec_same(const struct sa_query *q, uint32_t node, uint8_t port)
+{
+	const struct node *n = &q->snap->fabric->nodes[node];
+
+	return q->req_node == node && (node_is_switch(n) || q->req_port == port);
+}
+
+/*
+ * The P_Key of path p's record, as OpenSM picks it: the one asked for when
+ * both ends share it, else the first of the source's table (index order)
+ * the destination shares, a full member on one side at least; and the
+ * requester must share a partition with both ends.  false: no record.
+ * RawTraffic: P_Key 0 in the answer (OpenSM).
+ */
+static bool pathrec_path_pkey(const struct sa_query *q, const struct pathrec_pk *pk,
+			      const struct path_info *p, uint16_t *ret)
+{
+	const struct fabric *f = q->snap->fabric;
+	uint16_t k, unused;
+
+	if (!pathrec_share(f, p->src_node, p->src_port, p->dst_node, p->dst_port,
+			   pk->has ? pk->want : 0, &k))
 		return false;
-	*ret = raw ? 0 : has ? pkey : PATHREC_PKEY_DEFAULT;
+	/* the requester is one of the ends, mostly: it need not share with itself */
+	if (q->req_node != FABRIC_NO_NODE && q->req_node < f->n_nodes &&
+	    ((!pathrec_same(q, p->src_node, p->src_port) &&
+	      !pathrec_share(f, q->req_node, q->req_port, p->src_node, p->src_port, 0, &unused)) ||
+	     (!pathrec_same(q, p->dst_node, p->dst_port) &&
+	      !pathrec_share(f, q->req_node, q->req_port, p->dst_node, p->dst_port, 0, &unused))))
+		return false;
+	*ret = pk->raw ? 0 : pk->has ? pk->want : k;
 	return true;
 }
 
@@ -199,7 +265,8 @@ static void pathrec_build(const struct snapshot *s, const struct path_info *p, u
  * ERR_REQ_INVALID for a query path.c refuses, ERR_NO_RESOURCES.
  */
 static uint16_t pathrec_collect(struct sa_query *q, struct sa_result *res,
-				const struct path_query *pq, uint32_t max, uint16_t pkey)
+				const struct path_query *pq, uint32_t max,
+				const struct pathrec_pk *pk)
 {
 	struct path_info page[PATHREC_PAGE];
 	uint8_t rec[SA_WIRE_PR_SIZE];
@@ -229,6 +296,10 @@ static uint16_t pathrec_collect(struct sa_query *q, struct sa_result *res,
 			used = b;
 		budget -= used;
 		for (int i = 0; i < n; i++) {
+			uint16_t pkey;
+
+			if (!pathrec_path_pkey(q, pk, &page[i], &pkey))
+				continue; /* no partition in common */
 			pathrec_build(q->snap, &page[i], pkey, rec);
 			if (sa_result_add(res, rec, sizeof(rec)) == -ENOMEM)
 				return SA_STATUS_NO_RESOURCES;
@@ -250,7 +321,8 @@ static uint16_t pathrec_get(struct sa_query *q, struct sa_result *res)
 	struct path_port src, dst;
 	struct path_query pq;
 	struct sa_wire_path_rec pr;
-	uint16_t st, pkey;
+	struct pathrec_pk pk;
+	uint16_t st;
 
 	if (sa_wire_path_rec_decode(q->qrec, SA_WIRE_DATA_SIZE, &pr) < 0)
 		return SA_STATUS_REQ_INVALID;
@@ -274,9 +346,8 @@ static uint16_t pathrec_get(struct sa_query *q, struct sa_result *res)
 		src = (struct path_port){q->req_node, q->req_port, q->from->slid};
 		has_src = true;
 	}
-	if (!pathrec_pkey(pathrec_has(q, SA_PR_PKEY), pr.pkey,
-			  pathrec_has(q, SA_PR_RAW_TRAFFIC) && pr.raw_traffic, &pkey))
-		return PATHREC_NONE;
+	pk = pathrec_pk_of(pathrec_has(q, SA_PR_PKEY), pr.pkey,
+			   pathrec_has(q, SA_PR_RAW_TRAFFIC) && pr.raw_traffic);
 
 	memset(&pq, 0, sizeof(pq));
 	if (has_src) {
@@ -299,7 +370,7 @@ static uint16_t pathrec_get(struct sa_query *q, struct sa_result *res)
 	pq.reversible = pathrec_has(q, SA_PR_REVERSIBLE) && pr.reversible;
 	/* NumbPath 0 counts as no limit (OpenSM answers none) */
 	pq.numb_path = pathrec_has(q, SA_PR_NUMB_PATH) ? pr.numb_path : 0;
-	return pathrec_collect(q, res, &pq, res->limit, pkey);
+	return pathrec_collect(q, res, &pq, res->limit, &pk);
 }
 
 /* ---- MultiPathRecord ------------------------------------------------------------- */
@@ -359,7 +430,7 @@ static bool pathrec_apm_pair(const struct snapshot *s, const struct path_query *
 
 /* OpenSM's APM answer for 2 SGIDs x 2 DGIDs, NumbPath 2: the better diagonal. */
 static uint16_t pathrec_apm(struct sa_query *q, struct sa_result *res, const struct path_query *pq,
-			    struct path_port *ends, uint16_t pkey)
+			    struct path_port *ends, const struct pathrec_pk *pk)
 {
 	const struct snapshot *s = q->snap;
 	struct path_port *sp = ends, *dp = ends + 2;
@@ -387,8 +458,9 @@ static uint16_t pathrec_apm(struct sa_query *q, struct sa_result *res, const str
 	}
 	for (unsigned i = 0; i < 2; i++) {
 		unsigned j = min_a <= min_b ? i : 1 - i;
+		uint16_t pkey;
 
-		if (!ok[i][j])
+		if (!ok[i][j] || !pathrec_path_pkey(q, pk, &m[i][j], &pkey))
 			continue;
 		pathrec_build(s, &m[i][j], pkey, rec);
 		if (sa_result_add(res, rec, sizeof(rec)) == -ENOMEM)
@@ -421,7 +493,8 @@ static uint16_t pathrec_get_multi(struct sa_query *q, struct sa_result *res)
 	struct path_query pq;
 	unsigned nsrc, ndst;
 	uint32_t max;
-	uint16_t st, pkey;
+	struct pathrec_pk pk;
+	uint16_t st;
 
 	if (mad->hdr.method != SA_METHOD_GET_MULTI)
 		return SA_STATUS_BAD_METHOD_ATTR; /* GetMulti only (15.2.5.20) */
@@ -443,9 +516,8 @@ static uint16_t pathrec_get_multi(struct sa_query *q, struct sa_result *res)
 	}
 	if (!nsrc || !ndst)
 		return SA_STATUS_REQ_INVALID;
-	if (!pathrec_pkey(pathrec_has(q, SA_MPR_PKEY), m.pkey,
-			  pathrec_has(q, SA_MPR_RAW_TRAFFIC) && m.raw_traffic, &pkey))
-		return PATHREC_NONE;
+	pk = pathrec_pk_of(pathrec_has(q, SA_MPR_PKEY), m.pkey,
+			   pathrec_has(q, SA_MPR_RAW_TRAFFIC) && m.raw_traffic);
 
 	memset(&pq, 0, sizeof(pq));
 	pq.src = ends;
@@ -475,8 +547,8 @@ static uint16_t pathrec_get_multi(struct sa_query *q, struct sa_result *res)
 	/* NumbPath: paths in all (OpenSM); 0 counts as no limit (OpenSM answers none) */
 	max = pathrec_has(q, SA_MPR_NUMB_PATH) && m.numb_path ? m.numb_path : PATHREC_MPR_MAX_PATHS;
 	if (nsrc == 2 && ndst == 2 && max == 2)
-		return pathrec_apm(q, res, &pq, ends, pkey);
-	return pathrec_collect(q, res, &pq, max, pkey);
+		return pathrec_apm(q, res, &pq, ends, &pk);
+	return pathrec_collect(q, res, &pq, max, &pk);
 }
 
 const struct sa_attr sa_pathrec_attrs[] = {

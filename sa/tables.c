@@ -227,16 +227,24 @@ static uint16_t pkey_get(struct sa_query *q, struct sa_result *res)
 		const struct node *n = &f->nodes[ni];
 
 		for (unsigned p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
-			uint8_t rec[SA_WIRE_REC_MAX] = {0};
-			uint16_t keys[32] = {0xffff};
+			const struct port *pt = &n->ports[p];
+			static const uint16_t dflt[32] = {0xffff};
 
-			if (!n->ports[p].lid)
+			if (!pt->lid)
 				continue;
-			sa_wire_bits_set(rec, 0, 16, n->ports[p].lid);
-			sa_wire_bits_set(rec, 16, 16, 0);
-			sa_wire_bits_set(rec, 32, 8, node_is_switch(n) ? p : 0);
-			wire_pkey_encode(keys, rec + 8, 64);
-			sa_query_offer(q, res, rec);
+			/* the blocks as programmed; a table no SM wrote: the default */
+			for (unsigned b = 0; b < FABRIC_PKEY_BLOCKS; b++) {
+				uint8_t rec[SA_WIRE_REC_MAX] = {0};
+
+				if (pt->pkey_known ? !(pt->pkey_known & (1u << b)) : b > 0)
+					continue;
+				sa_wire_bits_set(rec, 0, 16, pt->lid);
+				sa_wire_bits_set(rec, 16, 16, b);
+				sa_wire_bits_set(rec, 32, 8, node_is_switch(n) ? p : 0);
+				wire_pkey_encode(pt->pkey_known ? &pt->pkeys[b * 32] : dflt,
+						 rec + 8, 64);
+				sa_query_offer(q, res, rec);
+			}
 		}
 	}
 	return SA_STATUS_OK;

@@ -86,6 +86,7 @@ static const struct conf_key conf_keys[] = {
     STR_KEY(routing_engine, CONF_ENGINE, "ftree", CONF_LIVE_READ),
     STR_KEY(routing_chain, CONF_CHAIN, "ftree,dor,dfsp,updn,minhop", CONF_LIVE_READ),
     STR_KEY(updn_roots_file, CONF_OPT_PATH, "", CONF_LIVE_APPLY),
+    STR_KEY(partition_config_file, CONF_OPT_PATH, "", CONF_LIVE_APPLY),
     INT_KEY(sm_priority, 0, 15, "0", CONF_LIVE_APPLY),
     {"sm_key", CONF_U64, offsetof(struct sm_conf, sm_key), sizeof(uint64_t), 0, 0,
      "0x0000000000000001", CONF_LIVE_READ, true},

@@ -25,22 +25,23 @@ struct sm_conf {
 	uint64_t port_guid;		 /* 0 = by ca_name/port_num; else the port with this GUID */
 	char state_dir[CONF_PATH_MAX];	 /* guid->LID map lives here */
 	char socket_path[CONF_PATH_MAX]; /* control socket */
-	char socket_group[CONF_NAME_MAX];    /* "" = keep the daemon's group */
-	char admin_group[CONF_NAME_MAX];     /* "" = root only */
-	char routing_engine[CONF_NAME_MAX];  /* first engine tried */
-	char routing_chain[CONF_CHAIN_MAX];  /* comma list of fallbacks, in order */
-	char updn_roots_file[CONF_PATH_MAX]; /* root switch GUIDs for updn, "" = automatic */
-	int sm_priority;		     /* 0..15 */
-	uint64_t sm_key;		     /* SMInfo:SM_Key shared by the SMs of the subnet */
-	int sminfo_poll_interval_ms;	     /* a standby polls the master this often */
-	int sminfo_poll_count;		     /* failed polls in a row: the master is gone */
-	bool lft_readback;		     /* read unknown LFTs back, write what differs */
-	int sweep_interval;		     /* seconds, 0 = no periodic sweep */
-	int sweep_holddown_ms;		     /* a requested sweep waits this long after the last */
-	int mad_window;			     /* outstanding MADs, 1..1024 */
-	int mad_timeout_ms;		     /* 10..60000 */
-	int mad_retries;		     /* 0..20 */
-	int lmc;			     /* 0..7 */
+	char socket_group[CONF_NAME_MAX];	   /* "" = keep the daemon's group */
+	char admin_group[CONF_NAME_MAX];	   /* "" = root only */
+	char routing_engine[CONF_NAME_MAX];	   /* first engine tried */
+	char routing_chain[CONF_CHAIN_MAX];	   /* comma list of fallbacks, in order */
+	char updn_roots_file[CONF_PATH_MAX];	   /* root switch GUIDs for updn, "" = automatic */
+	char partition_config_file[CONF_PATH_MAX]; /* OpenSM's partitions.conf, "" = built in */
+	int sm_priority;			   /* 0..15 */
+	uint64_t sm_key;	       /* SMInfo:SM_Key shared by the SMs of the subnet */
+	int sminfo_poll_interval_ms;   /* a standby polls the master this often */
+	int sminfo_poll_count;	       /* failed polls in a row: the master is gone */
+	bool lft_readback;	       /* read unknown LFTs back, write what differs */
+	int sweep_interval;	       /* seconds, 0 = no periodic sweep */
+	int sweep_holddown_ms;	       /* a requested sweep waits this long after the last */
+	int mad_window;		       /* outstanding MADs, 1..1024 */
+	int mad_timeout_ms;	       /* 10..60000 */
+	int mad_retries;	       /* 0..20 */
+	int lmc;		       /* 0..7 */
 	int max_vls;		       /* data VLs routing may use, 0 = what the ports offer */
 	int dump_max_lft_entries;      /* routing dumps up to switches x LIDs; 0 = never */
 	bool keep_routes;	       /* a re-route keeps the entries whose path is intact */

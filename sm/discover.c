@@ -17,7 +17,7 @@
 #include "sm/discover.h"
 #include "lib/log.h"
 
-enum probe_kind { PROBE_NODEINFO, PROBE_NODEDESC, PROBE_PORTINFO, PROBE_SWITCHINFO };
+enum probe_kind { PROBE_NODEINFO, PROBE_NODEDESC, PROBE_PORTINFO, PROBE_SWITCHINFO, PROBE_PKEY };
 
 struct probe {
 	struct discover *d;
@@ -139,6 +139,41 @@ static int probe_send(struct discover *d, enum probe_kind kind, const uint8_t *p
 	return 0;
 }
 
+/* ---- P_Key tables (partitions) ---------------------------------------------- */
+
+/*
+ * The P_KeyTable blocks of an end port (a CA's port, a switch's port 0), so
+ * that programming writes only the blocks that differ: as many as its
+ * PartitionCap holds, up to the FABRIC_PKEY_BLOCKS the model keeps.  The
+ * attribute modifier is the block (a switch's port 0: port number 0 in
+ * bits 31:16).
+ */
+static void probe_pkeys(struct discover *d, uint32_t idx, uint8_t port, const uint8_t *path,
+			uint8_t hops)
+{
+	const struct node *n = &d->f->nodes[idx];
+	unsigned blocks = (n->partition_cap + 31u) / 32u;
+
+	if (blocks > FABRIC_PKEY_BLOCKS)
+		blocks = FABRIC_PKEY_BLOCKS;
+	for (unsigned b = 0; b < blocks; b++)
+		probe_send(d, PROBE_PKEY, path, hops, WIRE_ATTR_PKEY_TABLE, b, 0, 0, idx, port);
+}
+
+static void on_pkeys(struct discover *d, struct probe *p, const struct wire_smp *req,
+		     const struct wire_smp *resp)
+{
+	struct port *port = &d->f->nodes[p->node].ports[p->port];
+	unsigned b = req->attr_mod & 0xffff;
+
+	if (b >= FABRIC_PKEY_BLOCKS ||
+	    wire_pkey_decode(resp->data, sizeof(resp->data), &port->pkeys[b * 32]) < 0) {
+		d->res.errors++;
+		return;
+	}
+	port->pkey_known |= (uint8_t)(1u << b);
+}
+
 static void node_probe_all(struct discover *d, uint32_t idx)
 {
 	struct node *n = &d->f->nodes[idx];
@@ -151,6 +186,7 @@ static void node_probe_all(struct discover *d, uint32_t idx)
 	for (unsigned p = 0; p <= n->nports; p++)
 		probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO, p, 0, 0,
 			   idx, p);
+	probe_pkeys(d, idx, 0, n->dr_path, n->dr_hops);
 }
 
 static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_smp *req,
@@ -227,9 +263,12 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 	}
 	/* a CA (or router) answers PortInfo for the port the SMP came in by */
 	if (!node_is_switch(n) && ni.local_port &&
-	    (!n->ports[ni.local_port].valid || (d->incremental && existed)))
+	    (!n->ports[ni.local_port].valid || (d->incremental && existed))) {
 		probe_send(d, PROBE_PORTINFO, req->initial_path, req->hop_cnt, WIRE_ATTR_PORT_INFO,
 			   ni.local_port, 0, 0, idx, ni.local_port);
+		if (!n->ports[ni.local_port].pkey_known)
+			probe_pkeys(d, idx, ni.local_port, req->initial_path, req->hop_cnt);
+	}
 	/* incremental: a known switch at the new link's other end: what its port is now */
 	if (d->incremental && existed && node_is_switch(n) && req->hop_cnt > 0) {
 		d->res.links_up++;
@@ -413,7 +452,9 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 		}
 		return;
 	}
-	if (status == -ETIMEDOUT && d->incremental && d->stage == 1) {
+	if (status == -ETIMEDOUT && d->incremental && d->stage == 1 &&
+	    (p->kind == PROBE_NODEINFO || p->kind == PROBE_PORTINFO ||
+	     p->kind == PROBE_SWITCHINFO)) {
 		/* maybe behind a link that is gone: asked again over the new routes */
 		if (p->kind == PROBE_NODEINFO)
 			later_add(d, d->f->nodes[p->parent].guid, PROBE_NODEINFO, p->parent_port);
@@ -463,6 +504,9 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 			break;
 		case PROBE_PORTINFO:
 			on_portinfo(d, p, resp);
+			break;
+		case PROBE_PKEY:
+			on_pkeys(d, p, req, resp);
 			break;
 		case PROBE_SWITCHINFO: {
 			struct wire_switchinfo si;

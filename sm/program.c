@@ -175,6 +175,59 @@ static int program_readback(struct program *pg, uint32_t node, uint8_t port,
 	return 0;
 }
 
+/* ---- P_Key tables (partitions) --------------------------------------------- */
+
+/* The model of an end port takes the P_KeyTable block it answered with. */
+static void program_pkey_took(struct port *p, const struct wire_smp *req,
+			      const struct wire_smp *resp)
+{
+	unsigned b = req->attr_mod & 0xffff;
+
+	if (b < FABRIC_PKEY_BLOCKS &&
+	    wire_pkey_decode(resp->data, sizeof(resp->data), &p->pkeys[b * 32]) == 0)
+		p->pkey_known |= (uint8_t)(1u << b);
+}
+
+/*
+ * The end port's P_KeyTable as the policy wants it, block by block against
+ * what the port holds (read by discovery): only blocks that differ, or that
+ * were not read, are written.  The blocks past the port's PartitionCap (or
+ * the model's FABRIC_PKEY_BLOCKS) are not; keys that do not fit are counted
+ * and logged.
+ */
+static void program_pkeys(struct program *pg, const struct program_params *pp, uint32_t ni,
+			  uint8_t pn)
+{
+	struct node *n = &pg->f->nodes[ni];
+	struct port *p = &n->ports[pn];
+	unsigned cap = n->partition_cap ? n->partition_cap : 1;
+	uint16_t want[FABRIC_PKEY_BLOCKS * 32] = {0};
+	size_t nk, room;
+
+	if (cap > FABRIC_PKEY_BLOCKS * 32)
+		cap = FABRIC_PKEY_BLOCKS * 32;
+	room = cap;
+	nk = partition_port_table(pp->parts, pg->f, ni, pn, pp->sm_guid, want, room);
+	if (nk > room) {
+		pg->st.pkey_dropped += (uint32_t)(nk - room);
+		log_port_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, n->guid, pn,
+				     "node 0x%016llx \"%s\" port %u: %zu P_Keys, room for %zu "
+				     "(PartitionCap %u): the last %zu left out",
+				     (unsigned long long)n->guid, n->desc, pn, nk, room,
+				     n->partition_cap, nk - room);
+	}
+	for (unsigned b = 0; b * 32 < cap; b++) {
+		uint8_t data[64];
+
+		if ((p->pkey_known & (1u << b)) &&
+		    !memcmp(&p->pkeys[b * 32], &want[b * 32], 32 * sizeof(want[0])))
+			continue;
+		wire_pkey_encode(&want[b * 32], data, sizeof(data));
+		if (program_send(pg, OP_PKEY, ni, pn, WIRE_ATTR_PKEY_TABLE, b, data) == 0)
+			pg->st.pkey_blocks++;
+	}
+}
+
 static void program_req_done(void *arg, int status, const struct wire_smp *req,
 			     const struct wire_smp *resp)
 {
@@ -232,6 +285,8 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 	} else if (op->kind == OP_SWITCHINFO && resp) {
 		/* the model holds what the switch now holds: the next diff starts there */
 		memcpy(n->si, resp->data, sizeof(n->si));
+	} else if (op->kind == OP_PKEY) {
+		program_pkey_took(&n->ports[op->port], req, resp);
 	}
 	free(op);
 	if (!pg->pending && pg->started)
@@ -574,6 +629,11 @@ void program_configure(struct program *pg, const struct routes *r, const struct 
 			if (pn != 0 && !port_is_up(p))
 				continue;
 			program_port(pg, r, pp, i, pn);
+			if (pp->parts) {
+				if (pn == 0 || !node_is_switch(n))
+					program_pkeys(pg, pp, i, pn);
+				continue;
+			}
 			/* a port coming up gets the default partition at index 0 */
 			if (!node_is_switch(n) && p->state == PORT_INIT) {
 				uint16_t keys[32] = {0xffff};

@@ -18,6 +18,7 @@
 
 #include "fabric/fabric.h"
 #include "fabric/mft.h"
+#include "fabric/partition.h"
 #include "fabric/routes.h"
 #include "mad/xact.h"
 
@@ -33,6 +34,8 @@ struct program_stats {
 	uint32_t readbacks;    /* PortInfo Gets after a PortInfo Set failed */
 	uint32_t recovered;    /* of those, the port held what was set: done after all */
 	uint32_t rereg;	       /* PortInfo Sets with ClientReregister */
+	uint32_t pkey_blocks;  /* P_KeyTable blocks among the sets */
+	uint32_t pkey_dropped; /* P_Keys a port's PartitionCap had no room for */
 };
 
 /*
@@ -59,6 +62,14 @@ struct program_params {
 	bool rereg_all;		     /* every CA port */
 	const uint64_t *rereg_guids; /* else these port GUIDs (sorted) */
 	size_t n_rereg;
+	/*
+	 * The partition policy (fabric/partition.h): every end port (CA ports,
+	 * switch port 0) gets the P_KeyTable blocks that differ from what it
+	 * holds (struct port's pkeys).  NULL: the old rule, P_Key 0xFFFF at
+	 * index 0 of CA ports coming up.
+	 */
+	const struct partition_config *parts;
+	uint64_t sm_guid; /* the SM's port GUID (SELF) */
 };
 
 /*

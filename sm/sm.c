@@ -13,6 +13,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
+#include "fabric/partition.h"
 #include "mad/dispatch.h"
 #include "mad/sa_wire.h"
 #include "mad/wire.h"
@@ -265,6 +266,9 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 		snprintf(err, err_len, "out of memory setting up multicast");
 		goto fail;
 	}
+	r = sm_load_partitions(sm, err, err_len);
+	if (r < 0)
+		goto fail;
 	sm->sa = sa_new(base, &(struct sa_ops){sm_sa_send, sm_sa_sm_info, sm});
 	if (sm->sa)
 		sa_set_mfts(sm->sa, &sm->mfts.known);
@@ -360,6 +364,8 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 		light_schedule(sm);
 	} else if (!strcmp(key, "updn_roots_file")) {
 		return sm_load_roots(sm, err, err_len);
+	} else if (!strcmp(key, "partition_config_file")) {
+		return sm_load_partitions(sm, err, err_len);
 	} else if (!strcmp(key, "log_level")) {
 		log_set_level(-1, sm->conf.log_level);
 	} else if (!strcmp(key, "sm_priority")) {
@@ -376,8 +382,9 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 static int sm_conf_appliers_init(struct sm *sm)
 {
 	static const char *const keys[] = {
-	    "mad_window", "mad_timeout_ms", "mad_retries", "sweep_interval",	  "updn_roots_file",
-	    "log_level",  "sm_priority",    "perfmgr",	   "perfmgr_sweep_time_s"};
+	    "mad_window",      "mad_timeout_ms",	"mad_retries", "sweep_interval",
+	    "updn_roots_file", "partition_config_file", "log_level",   "sm_priority",
+	    "perfmgr",	       "perfmgr_sweep_time_s"};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (sm_conf_applier_add(sm, keys[i], sm_apply, NULL) < 0)
@@ -502,6 +509,63 @@ int sm_save_lids(struct sm *sm)
 	return r;
 }
 
+/* ---- partitions (fabric/partition.h) ---------------------------------------- */
+
+/* ff1S:401b:PKEY:0000:0000:0000:ffff:ffff: IPv4 broadcast of a partition, scope S. */
+static void sm_ipoib_mgid(uint16_t pkey, unsigned scope, uint8_t mgid[16])
+{
+	memcpy(mgid, mcast_ipoib_broadcast_mgid, 16);
+	mgid[1] = (uint8_t)(0x10 | (scope & 0xf));
+	mgid[4] = (uint8_t)(pkey >> 8);
+	mgid[5] = (uint8_t)pkey;
+}
+
+int sm_load_partitions(struct sm *sm, char *err, size_t err_len)
+{
+	struct partition_config *c = NULL;
+	size_t groups = 0;
+	int r = partition_load(sm->conf.partition_config_file, &c, err, err_len);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; sm->mcast && i < c->n; i++) {
+		const struct partition *p = &c->parts[i];
+
+		if (!p->ipoib || p->pkey == PARTITION_DEFAULT_PKEY)
+			continue; /* the default partition's group exists from the start */
+		for (unsigned s = 0; s < 16; s++) {
+			struct mcast_params mp = {
+			    .qkey = p->qkey,
+			    .pkey = (uint16_t)(p->pkey | PARTITION_FULL),
+			    .mtu = p->mtu,
+			    .rate = p->rate,
+			    .pkt_life = MCAST_DEFAULT_PKT_LIFE,
+			    .sl = p->sl,
+			    .scope = (uint8_t)s,
+			};
+			const struct mcast_group *g;
+			uint8_t mgid[16];
+
+			if (!(p->scopes & (1u << s)))
+				continue;
+			sm_ipoib_mgid(mp.pkey, s, mgid);
+			r = mcast_add_well_known(sm->mcast, mgid, &mp, &g);
+			if (r == 0)
+				groups++;
+			else if (r != -EEXIST)
+				log_warn("partition '%s' (0x%04x): no IPoIB group: %s", p->name,
+					 p->pkey, strerror(-r));
+		}
+	}
+	partition_config_free(sm->parts);
+	sm->parts = c;
+	log_info("partitions: %zu from %s%s, %zu new IPoIB group%s", c->n,
+		 c->from_file ? sm->conf.partition_config_file : "the built-in default",
+		 c->from_file ? "" : " (Default=0x7fff,ipoib : ALL=full)", groups,
+		 groups == 1 ? "" : "s");
+	return 0;
+}
+
 int sm_load_roots(struct sm *sm, char *err, size_t err_len)
 {
 	uint64_t *roots;
@@ -557,6 +621,8 @@ void sm_fini(struct sm *sm)
 	hook_list_clear(&sm->hooks.port_health);
 	free(sm->roots);
 	sm->roots = NULL;
+	partition_config_free(sm->parts);
+	sm->parts = NULL;
 	free(sm->appliers);
 	sm->appliers = NULL;
 	sm->n_appliers = 0;

@@ -114,7 +114,8 @@ struct sm {
 	struct perfmgr *perf;	  /* port counters and unhealthy ports (sm/perfmgr.c) */
 	struct sync *sync;	  /* state sync with the other SM of the pair (sm/sync.c) */
 	struct sm_hooks hooks;
-	uint64_t *roots; /* from conf.updn_roots_file */
+	struct partition_config *parts; /* from conf.partition_config_file (fabric/partition.h) */
+	uint64_t *roots;		/* from conf.updn_roots_file */
 	size_t n_roots;
 	uint64_t port_guid;
 	uint64_t mad_malformed, mad_unexpected, traps;
@@ -128,6 +129,14 @@ void sm_fini(struct sm *sm);
 
 /* (Re)load conf.updn_roots_file into sm->roots.  0 or -errno with err; old roots kept on error. */
 int sm_load_roots(struct sm *sm, char *err, size_t err_len);
+
+/*
+ * (Re)load conf.partition_config_file into sm->parts and create the IPoIB
+ * broadcast group of each partition flagged ipoib.  0 or -errno with err
+ * (every error, FILE:LINE each); the running partitions are kept on error.
+ * The next heavy sweep programs the tables.
+ */
+int sm_load_partitions(struct sm *sm, char *err, size_t err_len);
 
 /*
  * Write the guid2lid file now.  A write that fails (a full disk) is logged

@@ -298,7 +298,8 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 	sw->sum.set_recovered += st->recovered;
 	sw->sum.timeouts += st->timeouts;
 	sw->sum.lft_blocks += st->lft_blocks;
-	sw->sum.rereg += st->rereg; /* sm/sync.c */
+	sw->sum.pkey_blocks += st->pkey_blocks; /* partitions */
+	sw->sum.rereg += st->rereg;		/* sm/sync.c */
 	sw->phase++;
 	sweep_step(sw);
 }
@@ -323,7 +324,9 @@ static void phase_batch(struct sweep *sw)
 					    sw->held,
 					    false,
 					    NULL,
-					    0};
+					    0,
+					    sm->parts, /* partitions (fabric/partition.h) */
+					    sm->port_guid};
 
 		sync_program_params(sm, &pp); /* ClientReregister after a takeover */
 		program_configure(sw->batch, sw->routes, old ? old->fabric : NULL,
@@ -479,9 +482,9 @@ static void phase_publish(struct sweep *sw)
 	if (s->status == 0)
 		log_msg(LOG_CAT_SWEEP, sm->sweeps == 1 || s->sets ? LOG_INFO : LOG_DEBUG,
 			"subnet up: %u nodes (%u switches, %u CAs), %u links active, %u LIDs, "
-			"%u SMPs set, %u LFT blocks, %s routing, sweep %.1f ms%s",
+			"%u SMPs set, %u LFT blocks, %u P_Key blocks, %s routing, sweep %.1f ms%s",
 			s->nodes, s->switches, s->cas, s->links, s->lids, s->sets, s->lft_blocks,
-			s->engine, s->ms, readback);
+			s->pkey_blocks, s->engine, s->ms, readback);
 	else if (s->standby)
 		log_msg(LOG_CAT_SWEEP, LOG_DEBUG,
 			"sweep %llu: %u nodes seen, nothing programmed: %s",

@@ -14,6 +14,7 @@
 #include "fabric/topo.h"
 #include "lib/log.h"
 #include "sa/sa.h"
+#include "fabric/partition.h"
 #include "sm/sync.h"
 #include "ui/api_int.h"
 
@@ -244,6 +245,9 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 				    json_integer((json_int_t)sm->light.sweeps));
 		json_object_set_new(*ret, "last_sweep_sets", json_integer(s->sets));
 		json_object_set_new(*ret, "last_sweep_lft_blocks", json_integer(s->lft_blocks));
+		json_object_set_new(*ret, "last_sweep_pkey_blocks", json_integer(s->pkey_blocks));
+		json_object_set_new(*ret, "partitions",
+				    json_integer(sm->parts ? (json_int_t)sm->parts->n : 0));
 		json_object_set_new(*ret, "last_sweep_lft_reads", json_integer(s->lft_reads));
 		json_object_set_new(*ret, "state_reason", json_string(sm->smstate.why));
 		json_object_set_new(*ret, "state_since", json_real(sm->smstate.since_wall));
