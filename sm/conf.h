@@ -46,6 +46,9 @@ struct sm_conf {
 	int dump_max_lft_entries;      /* routing dumps up to switches x LIDs; 0 = never */
 	bool keep_routes;	       /* a re-route keeps the entries whose path is intact */
 	bool incremental_sweep;	       /* a switch's change re-probes only around it */
+	int flap_threshold;	       /* link downs that quarantine a port; 0 = never */
+	int flap_window_s;	       /* ... within this many seconds */
+	int quarantine_s;	       /* a quarantined port is enabled again after; 0 = never */
 	int keep_routes_max_drift_pct; /* ... unless the busiest port gets this much worse */
 	uint64_t subnet_prefix;	       /* host order */
 	uint64_t sa_key;	       /* SA queries with this SM_Key are trusted; 0: none */

@@ -23,6 +23,7 @@
 #include "sa/sa.h"
 #include "sm/dump.h"
 #include "sm/changes.h"
+#include "sm/health.h"
 #include "sm/sm.h"
 #include "sm/sync.h"
 #include "sm/smstate.h"
@@ -308,6 +309,11 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	r = perfmgr_init(sm);
 	if (r < 0) {
 		snprintf(err, err_len, "out of memory setting up the performance manager");
+		goto fail;
+	}
+	r = health_init(sm);
+	if (r < 0) {
+		snprintf(err, err_len, "out of memory setting up the port health policy");
 		goto fail;
 	}
 	return 0;
@@ -599,6 +605,7 @@ void sm_fini(struct sm *sm)
 	smstate_fini(sm);
 	/* after the engine: its cancelled requests call back into the manager */
 	perfmgr_fini(sm);
+	health_fini(sm);
 	madio_close(sm->io);
 	sm->io = NULL;
 	dispatch_free(sm->disp);

@@ -79,6 +79,7 @@ struct sm_hooks {
 	struct hook_list sweep_done;	/* const struct sweep_summary *, after publishing */
 	struct hook_list state_changed; /* const struct sm_state_change * */
 	struct hook_list port_health;	/* const struct perfmgr_health_change * (sm/perfmgr.h) */
+	struct hook_list quarantine;	/* const struct health_change * (sm/health.h) */
 };
 
 struct sm {
@@ -112,6 +113,7 @@ struct sm {
 	struct mfts mfts;	  /* the MFTs the switches were given (sm/mfts.c) */
 	struct smstate smstate;	  /* peer SMs, polling, handover (sm/smstate.c) */
 	struct perfmgr *perf;	  /* port counters and unhealthy ports (sm/perfmgr.c) */
+	struct health *health;	  /* flapping links, quarantined ports (sm/health.c) */
 	struct sync *sync;	  /* state sync with the other SM of the pair (sm/sync.c) */
 	struct sm_hooks hooks;
 	struct partition_config *parts; /* from conf.partition_config_file (fabric/partition.h) */

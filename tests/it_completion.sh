@@ -87,7 +87,7 @@ check "smctl port -> disable enable" expect "disable enable" smctl port ""
 check "smctl priority 1 -> 1 10..15" expect "1 10 11 12 13 14 15" smctl priority 1
 check "smctl call -> command names" expect "status" smctl call sta
 check "smctl status -> nothing" expect "" smctl status ""
-check "smctl ports -> its filters" expect "--type --node --offset --limit --state" smctl ports ""
+check "smctl ports -> its filters" expect "--type --node --offset --limit --state --unhealthy" smctl ports ""
 check "smctl nodes -> its filters (no --state)" expect "--type --node --offset --limit" smctl nodes ""
 check "smctl ports --state -> port states" expect "down init armed active" smctl ports --state ""
 check "smctl links --type -> switch ca" expect "switch ca" smctl links --type ""

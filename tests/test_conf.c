@@ -389,7 +389,7 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 42);
+	CU_ASSERT_EQUAL(json_object_size(j), 45);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "partition_config_file")), "");
 	/* state sync is off by default */
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "sync_listen")), "");

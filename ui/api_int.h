@@ -98,6 +98,7 @@ struct api_list {
 	int64_t offset; /* matches skipped */
 	int64_t limit;	/* matches returned at most; -1 all */
 	int64_t seen;	/* matches so far */
+	bool unhealthy; /* ports: quarantined or marked unhealthy only */
 };
 /* Parse those arguments (beside none other).  0 or -EINVAL with err. */
 int api_list_parse(const struct api *api, json_t *args, struct api_list *l, struct ctl_error *err);

@@ -86,11 +86,12 @@ char *api_text_end(struct api_text *t)
 
 int api_list_parse(const struct api *api, json_t *args, struct api_list *l, struct ctl_error *err)
 {
-	static const char *const names[] = {"type", "state", "node", "offset", "limit", NULL};
+	static const char *const names[] = {"type",  "state",	  "node", "offset",
+					    "limit", "unhealthy", NULL};
 	static const char *const states[] = {"down", "init", "armed", "active"};
 	json_t *v;
 
-	*l = (struct api_list){-1, -1, UINT32_MAX, 0, -1, 0};
+	*l = (struct api_list){-1, -1, UINT32_MAX, 0, -1, 0, false};
 	if (api_check_args(args, names, err))
 		return -EINVAL;
 	if ((v = json_object_get(args, "type"))) {
@@ -119,6 +120,12 @@ int api_list_parse(const struct api *api, json_t *args, struct api_list *l, stru
 
 		if (api_resolve(api->sm->snap, v, "node", &l->node, &pn, err) < 0)
 			return -EINVAL;
+	}
+	if ((v = json_object_get(args, "unhealthy"))) {
+		if (!json_is_boolean(v))
+			return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
+					     "unhealthy must be true or false");
+		l->unhealthy = json_is_true(v);
 	}
 	if ((v = json_object_get(args, "offset"))) {
 		if (!json_is_integer(v) || json_integer_value(v) < 0)

@@ -15,6 +15,8 @@
 #include "lib/log.h"
 #include "sa/sa.h"
 #include "fabric/partition.h"
+#include "sm/health.h"
+#include "sm/perfmgr.h"
 #include "sm/sync.h"
 #include "ui/api_int.h"
 
@@ -257,6 +259,17 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 		json_object_set_new(*ret, "sync", sync_status_json(sm));
 		json_object_set_new(*ret, "guid2lid_pending", json_boolean(sm->lid_save.owed));
 		json_object_set_new(*ret, "trap_actions", api_trap_actions_json(sm));
+		{
+			struct health_stats hs;
+
+			health_get_stats(sm, &hs);
+			json_object_set_new(*ret, "flapping",
+					    json_pack("{s:I, s:I, s:I, s:i}", "link_downs",
+						      (json_int_t)hs.link_downs, "quarantines",
+						      (json_int_t)hs.quarantines, "releases",
+						      (json_int_t)hs.releases, "quarantined",
+						      (int)hs.quarantined));
+		}
 		json_object_set_new(
 		    *ret, "last_sweep_incremental",
 		    json_pack("{s:b, s:i, s:i, s:i, s:i}", "incremental", sm->last.incremental,
@@ -308,6 +321,15 @@ int api_nodes(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struc
 	return *ret ? 0 : -ENOMEM;
 }
 
+/* Quarantined for flapping (sm/health.c) or over a counter threshold (sm/perfmgr.c). */
+static bool api_port_unhealthy(const struct sm *sm, uint64_t guid, uint8_t port)
+{
+	const struct health_port *h = health_find(sm, guid, port);
+	const struct perfmgr_port *p = sm->perf ? perfmgr_find(sm->perf, guid, port) : NULL;
+
+	return (h && h->quarantined) || (p && p->unhealthy);
+}
+
 int api_ports(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
 {
 	struct api *api = ctx;
@@ -324,6 +346,8 @@ int api_ports(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struc
 			continue;
 		for (unsigned pn = 1; pn <= f->nodes[i].nports && !api_list_done(&l); pn++)
 			if ((l.state < 0 || f->nodes[i].ports[pn].state == l.state) &&
+			    (!l.unhealthy ||
+			     api_port_unhealthy(api->sm, f->nodes[i].guid, (uint8_t)pn)) &&
 			    api_list_take(&l))
 				json_array_append_new(a,
 						      api_port_json(f, &f->nodes[i], (uint8_t)pn));
@@ -355,6 +379,8 @@ int api_lids(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct
 		return -EINVAL;
 	if (l.state >= 0)
 		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT, "lids have no state: use ports");
+	if (l.unhealthy)
+		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT, "unhealthy: only ports have it");
 	a = json_array();
 	for (uint32_t i = 0; a && i < f->n_nodes && !api_list_done(&l); i++) {
 		const struct node *n = &f->nodes[i];
@@ -602,7 +628,7 @@ int api_topology(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, st
 	if (api_need_fabric(api, err))
 		return -EINVAL;
 	if (!strcmp(fmt, "json")) {
-		struct api_list all = {-1, -1, UINT32_MAX, 0, -1, 0}, all2 = all;
+		struct api_list all = {-1, -1, UINT32_MAX, 0, -1, 0, false}, all2 = all;
 
 		*ret =
 		    json_pack("{s:I, s:o, s:o}", "generation", (json_int_t)snap->generation,

@@ -16,6 +16,7 @@
 
 #include "fabric/diff.h"
 #include "fabric/names.h"
+#include "sm/health.h"
 #include "sm/perfmgr.h"
 #include "ui/api_int.h"
 
@@ -157,6 +158,20 @@ static void events_state_changed(void *arg, const void *data)
 	events_emit(api, ev, sm->snap ? sm->snap->generation : 0);
 }
 
+/* A flapping port quarantined, or enabled again. */
+static void events_quarantine(void *arg, const void *data)
+{
+	struct api *api = arg;
+	const struct health_change *hc = data;
+
+	events_emit(api,
+		    json_pack("{s:s, s:o, s:i, s:s, s:I}", "type",
+			      hc->quarantined ? "port_quarantined" : "port_released", "guid",
+			      api_guid(hc->p->guid), "port", hc->p->port, "reason", hc->why,
+			      "link_downs", (json_int_t)hc->p->downs_total),
+		    api->sm->snap ? api->sm->snap->generation : 0);
+}
+
 /* The performance manager found a port over a threshold, or clean again. */
 static void events_port_health(void *arg, const void *data)
 {
@@ -186,6 +201,7 @@ void events_attach(struct api *api)
 	hook_add(&api->sm->hooks.route_fallback, events_route_fallback, api);
 	hook_add(&api->sm->hooks.state_changed, events_state_changed, api);
 	hook_add(&api->sm->hooks.port_health, events_port_health, api);
+	hook_add(&api->sm->hooks.quarantine, events_quarantine, api);
 }
 
 void events_detach(struct api *api)
@@ -194,6 +210,7 @@ void events_detach(struct api *api)
 	hook_remove(&api->sm->hooks.route_fallback, events_route_fallback, api);
 	hook_remove(&api->sm->hooks.state_changed, events_state_changed, api);
 	hook_remove(&api->sm->hooks.port_health, events_port_health, api);
+	hook_remove(&api->sm->hooks.quarantine, events_quarantine, api);
 	for (size_t i = 0; i < API_EVENTS_KEPT; i++) {
 		json_decref(api->events[i]);
 		api->events[i] = NULL;

@@ -63,11 +63,12 @@ static const struct smctl_cmd smctl_cmds[] = {
      false,
      "the nodes of the fabric"},
     {"ports",
-     "ports [--type T] [--state down|init|armed|active] [--node ID] [--offset N] [--limit N]",
+     "ports [--type T] [--state down|init|armed|active] [--node ID] [--unhealthy] [--offset N] "
+     "[--limit N]",
      0,
      {0},
      {0},
-     LIST_OPTIONS,
+     LIST_OPTIONS ",unhealthy",
      false,
      "ports: state, LID, width, speed, MTU, peer"},
     {"links",
@@ -310,6 +311,10 @@ static json_t *build_request(int argc, char **argv, const struct smctl_cmd **ret
 				char oname[32];
 
 				snprintf(oname, sizeof(oname), "%.*s", (int)ol, opt);
+				if (!strcmp(oname, "unhealthy") && !*o) { /* a flag */
+					json_object_set_new(args, oname, json_true());
+					continue;
+				}
 				if (*o == '=') {
 					o++;
 				} else if (!*o && i + 1 < argc) {

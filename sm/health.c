@@ -1,0 +1,292 @@
+/* Flapping links (see health.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fabric/diff.h"
+#include "lib/log.h"
+#include "sm/health.h"
+#include "sm/port.h"
+#include "sm/sm.h"
+
+struct health {
+	struct sm *sm;
+	struct health_port *ports;
+	size_t n, cap;
+	struct health_stats st;
+	struct event *timer; /* releases quarantines that are due */
+};
+
+static double mono_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double wall_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static struct health_port *health_get(struct health *h, uint64_t guid, uint8_t port, bool add)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->ports[i].guid == guid && h->ports[i].port == port)
+			return &h->ports[i];
+	if (!add)
+		return NULL;
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 16;
+		struct health_port *v = realloc(h->ports, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		h->ports = v;
+		h->cap = cap;
+	}
+	h->ports[h->n] = (struct health_port){.guid = guid, .port = port};
+	return &h->ports[h->n++];
+}
+
+const struct health_port *health_find(const struct sm *sm, uint64_t guid, uint8_t port)
+{
+	return sm->health ? health_get(sm->health, guid, port, false) : NULL;
+}
+
+void health_get_stats(const struct sm *sm, struct health_stats *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	if (sm->health)
+		*ret = sm->health->st;
+}
+
+int health_link_down(struct sm *sm, uint64_t guid, uint8_t port, double now)
+{
+	struct health *h = sm->health;
+	struct health_port *p;
+	double window = sm->conf.flap_window_s;
+	unsigned keep = 0;
+
+	if (!h || !(p = health_get(h, guid, port, true)))
+		return 0;
+	h->st.link_downs++;
+	p->downs_total++;
+	/* forget downs older than the window, and make room */
+	for (unsigned i = 0; i < p->n_downs; i++)
+		if (now - p->downs[i] <= window)
+			p->downs[keep++] = p->downs[i];
+	p->n_downs = keep;
+	if (p->n_downs == HEALTH_MAX_DOWNS)
+		memmove(p->downs, p->downs + 1, --p->n_downs * sizeof(p->downs[0]));
+	p->downs[p->n_downs++] = now;
+	if (p->quarantined || !sm->conf.flap_threshold ||
+	    p->n_downs < (unsigned)sm->conf.flap_threshold)
+		return 0;
+	p->quarantined = true;
+	p->since = wall_now();
+	p->release_at = sm->conf.quarantine_s ? now + sm->conf.quarantine_s : 0;
+	h->st.quarantines++;
+	h->st.quarantined++;
+	return 1;
+}
+
+void health_forget(struct sm *sm, uint64_t guid, uint8_t port)
+{
+	struct health *h = sm->health;
+	struct health_port *p = h ? health_get(h, guid, port, false) : NULL;
+
+	if (!p)
+		return;
+	if (p->quarantined) {
+		struct health_change c = {p, false, "enabled"};
+
+		p->quarantined = false;
+		h->st.quarantined--;
+		h->st.releases++;
+		hook_run(&sm->hooks.quarantine, &c);
+	}
+	p->n_downs = 0;
+}
+
+/* "switch "desc" 0x... port N" of (guid, port) in the published fabric. */
+static void health_port_str(const struct sm *sm, uint64_t guid, uint8_t port, char *buf, size_t len)
+{
+	const struct fabric *f = sm->snap ? sm->snap->fabric : NULL;
+	uint32_t ni = f ? fabric_find_guid(f, guid) : FABRIC_NO_NODE;
+
+	if (ni == FABRIC_NO_NODE)
+		snprintf(buf, len, "0x%016llx port %u", (unsigned long long)guid, port);
+	else
+		snprintf(buf, len, "%s \"%s\" 0x%016llx port %u",
+			 node_is_switch(&f->nodes[ni]) ? "switch" : "CA", f->nodes[ni].desc,
+			 (unsigned long long)guid, port);
+}
+
+static void health_order_done(void *arg, int status)
+{
+	(void)arg;
+	(void)status; /* port.c logs the outcome */
+}
+
+static void health_quarantine(struct sm *sm, struct health_port *p, const char *peer)
+{
+	char who[160], why[256];
+	struct health_change c = {p, true, why};
+	int r;
+
+	health_port_str(sm, p->guid, p->port, who, sizeof(who));
+	snprintf(why, sizeof(why), "%u link downs in %d s (link to %s)", p->n_downs,
+		 sm->conf.flap_window_s, peer);
+	r = port_set_enabled(sm, p->guid, p->port, false, health_order_done, NULL);
+	if (r < 0) {
+		log_port(LOG_CAT_SWEEP, LOG_WARNING, p->guid, p->port,
+			 "%s flaps (%s) but cannot be disabled: %s", who, why, strerror(-r));
+		p->quarantined = false;
+		sm->health->st.quarantined--;
+		return;
+	}
+	log_port(LOG_CAT_SWEEP, LOG_WARNING, p->guid, p->port, "%s quarantined: %s; disabled %s",
+		 who, why,
+		 p->release_at ? "for a while (quarantine_s)" : "until an operator enables it");
+	hook_run(&sm->hooks.quarantine, &c);
+}
+
+struct health_diff {
+	struct sm *sm;
+	double now;
+};
+
+static void health_diff_one(void *arg, const struct diff_change *c)
+{
+	struct health_diff *hd = arg;
+	struct sm *sm = hd->sm;
+	const struct fabric *f = c->f;
+	const struct node *a, *b;
+	uint64_t guid;
+	uint8_t port;
+	char peer[160];
+
+	if (c->kind == DIFF_PORT_DOWN) {
+		/*
+		 * Was ACTIVE, is not, and still linked: it went down and came back
+		 * between two sweeps (retrained).  A flap too, of that link.
+		 */
+		const struct port *pp = &f->nodes[c->node].ports[c->port];
+
+		if (!port_is_linked(pp))
+			return; /* the link is gone: DIFF_LINK_DOWN counts it */
+		health_diff_one(arg, &(struct diff_change){DIFF_LINK_DOWN, f, c->node, c->port,
+							  pp->remote_node, pp->remote_port, 0, 0});
+		return;
+	}
+	if (c->kind != DIFF_LINK_DOWN && c->kind != DIFF_LINK_UP)
+		return;
+	a = &f->nodes[c->node];
+	b = &f->nodes[c->peer];
+	/* the SM's own link is never quarantined */
+	if ((c->node == f->sm_node && c->port == f->sm_port) ||
+	    (c->peer == f->sm_node && c->peer_port == f->sm_port))
+		return;
+	/* the switch end; of two switches the lower GUID */
+	if (node_is_switch(a) && (!node_is_switch(b) || a->guid < b->guid)) {
+		guid = a->guid;
+		port = c->port;
+		snprintf(peer, sizeof(peer), "\"%s\" 0x%016llx port %u", b->desc,
+			 (unsigned long long)b->guid, c->peer_port);
+	} else if (node_is_switch(b)) {
+		guid = b->guid;
+		port = c->peer_port;
+		snprintf(peer, sizeof(peer), "\"%s\" 0x%016llx port %u", a->desc,
+			 (unsigned long long)a->guid, c->port);
+	} else {
+		return; /* two CAs back to back: no switch port to disable */
+	}
+	if (c->kind == DIFF_LINK_UP) {
+		/* a quarantined port came up again (it was reset): disable it again */
+		const struct health_port *q = health_get(sm->health, guid, port, false);
+
+		if (q && q->quarantined &&
+		    port_set_enabled(sm, guid, port, false, health_order_done, NULL) == 0)
+			log_ratelimited(LOG_CAT_SWEEP, LOG_INFO,
+					"port 0x%016llx/%u is quarantined but came up: disabled again",
+					(unsigned long long)guid, port);
+		return;
+	}
+	if (health_link_down(sm, guid, port, hd->now) == 1)
+		health_quarantine(sm, health_get(sm->health, guid, port, false), peer);
+}
+
+static void health_on_published(void *arg, const void *data)
+{
+	struct sm *sm = arg;
+	const struct snapshot *old = data;
+	struct health_diff hd = {sm, mono_now()};
+
+	if (old && sm->snap && sm->state == SM_MASTER)
+		diff_fabrics(old->fabric, sm->snap->fabric, health_diff_one, &hd);
+}
+
+static void health_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+	struct health *h = sm->health;
+	double now = mono_now();
+
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; i < h->n; i++) {
+		struct health_port *p = &h->ports[i];
+		char who[160];
+
+		if (!p->quarantined || !p->release_at || now < p->release_at)
+			continue;
+		health_port_str(sm, p->guid, p->port, who, sizeof(who));
+		if (port_set_enabled(sm, p->guid, p->port, true, health_order_done, NULL) < 0) {
+			p->release_at = now + 10; /* not known now (a sweep running): later */
+			continue;
+		}
+		log_port(LOG_CAT_SWEEP, LOG_INFO, p->guid, p->port,
+			 "%s: quarantine over after %d s: enabled", who, sm->conf.quarantine_s);
+		health_forget(sm, p->guid, p->port);
+	}
+}
+
+int health_init(struct sm *sm)
+{
+	struct health *h = calloc(1, sizeof(*h));
+	struct timeval tv = {1, 0};
+
+	if (!h)
+		return -ENOMEM;
+	h->sm = sm;
+	h->timer = event_new(sm->base, -1, EV_PERSIST, health_tick, sm);
+	if (!h->timer || event_add(h->timer, &tv) < 0 ||
+	    hook_add(&sm->hooks.published, health_on_published, sm) < 0) {
+		if (h->timer)
+			event_free(h->timer);
+		free(h);
+		return -ENOMEM;
+	}
+	sm->health = h;
+	return 0;
+}
+
+void health_fini(struct sm *sm)
+{
+	struct health *h = sm->health;
+
+	if (!h)
+		return;
+	hook_remove(&sm->hooks.published, health_on_published, sm);
+	event_free(h->timer);
+	free(h->ports);
+	free(h);
+	sm->health = NULL;
+}

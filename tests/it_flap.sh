@@ -1,0 +1,70 @@
+#!/bin/bash
+# Integration: a flapping link.  A host link of a 2-level fat tree is
+# flapped 100 times quickly (ibsim Unlink/ReLink): the daemon keeps
+# answering, quarantines the switch port once it went down flap_threshold
+# times (disabled, logged with both ends, a port_quarantined event, listed by
+# `smctl ports --unhealthy`), keeps it disabled while the flapping goes on,
+# enables it again after quarantine_s, and the subnet converges with every
+# node and its LID back (ibsim leaves an enabled port Polling: an
+# Unlink and ReLink stand for the link training).  A second round is ended early by the
+# operator's `smctl port enable NODE PORT`.
+. "$(dirname "$0")/lib.sh"
+
+"$TOPOGEN" fattree2 -k 4 -o "$T/ft.net" || fail "topogen"
+N=$(grep -cE '^(Switch|Hca)[[:space:]]' "$T/ft.net")
+sim_start "$T/ft.net" || { fail "ibsim starts"; finish; }
+export SIM_HOST=ca-0
+printf 'flap_threshold = 5\nflap_window_s = 60\nquarantine_s = 10\nsweep_holddown_ms = 200\n' >"$T/ibsmd.conf"
+sm_start "$T/state" -F "$T/ibsmd.conf" --sweep-interval 2
+js() { "$SMCTL" --socket "$SM_SOCK" --json status 2>/dev/null | python3 -c "import json,sys; o=json.load(sys.stdin); print(eval(sys.argv[1], {}, o))" "$1" 2>/dev/null; }
+up_with() { [ "$(js "nodes if subnet_up and last_sweep_status == 'ok' else 0")" = "$1" ]; }
+check "daemon brings $N nodes up" wait_for 30 up_with "$N"
+"$SMCTL" --socket "$SM_SOCK" events >"$T/events.log" 2>&1 &
+EV=$!
+PIDS+=("$EV")
+LID=$("$SMCTL" --socket "$SM_SOCK" --json node ca-3 | python3 -c "import json,sys; print(json.load(sys.stdin)['lid'])")
+SW=$("$SMCTL" --socket "$SM_SOCK" --json node ca-3 | python3 -c "import json,sys; p=json.load(sys.stdin)['ports'][0]; print(p['peer_guid'], p['peer_port'])")
+read -r SWGUID SWPORT <<<"$SW"
+check "ca-3 (LID $LID) hangs off $SWGUID port $SWPORT" test -n "$SWPORT"
+
+# 100 flaps, quickly; the daemon must answer throughout
+slow=0
+for i in $(seq 100); do
+	echo 'Unlink "ca-3"[1]' >&7
+	sleep 0.05
+	echo 'ReLink "ca-3"[1]' >&7
+	sleep 0.05
+	if [ $((i % 10)) = 0 ]; then
+		timeout 5 "$SMCTL" --socket "$SM_SOCK" status >/dev/null 2>&1 || slow=$((slow + 1))
+	fi
+done
+check "the daemon answered smctl all through the flapping ($slow of 10 checks failed)" test "$slow" = 0
+check "the port was quarantined" wait_for 20 grep -q "0x$(printf %016x $((SWGUID))) .*port $SWPORT quarantined: [0-9]* link downs in 60 s" "$T/smd.err"
+check "the log names the other end" grep -q "quarantined: .*link to \"ca-3\"" "$T/smd.err"
+check "status counts it ($(js flapping))" test "$(js "flapping['quarantined']")" = 1
+check "smctl ports --unhealthy lists it" bash -c "'$SMCTL' --socket '$SM_SOCK' --json ports --unhealthy | python3 -c \"import json,sys; a=json.load(sys.stdin); sys.exit(0 if [(p['node_guid'], p['port']) for p in a] == [('$SWGUID', $SWPORT)] else 1)\""
+check "a port_quarantined event" wait_for 5 grep -q "type=port_quarantined .*port=$SWPORT" "$T/events.log"
+check "while quarantined the subnet is up without ca-3 ($((N - 1)) nodes)" wait_for 20 up_with $((N - 1))
+check "--unhealthy is refused for lids" bash -c "! '$SMCTL' --socket '$SM_SOCK' call lids '{\"unhealthy\": true}' >/dev/null 2>&1"
+
+# the quarantine ends by itself: enabled, ca-3 back with its LID
+check "quarantine over: enabled again" wait_for 30 grep -q "quarantine over after 10 s: enabled" "$T/smd.err"
+sim_cmd 'Unlink "ca-3"[1]'
+sim_cmd 'ReLink "ca-3"[1]'
+check "and the subnet converges: $N nodes" wait_for 30 up_with "$N"
+check "ca-3 has its LID again" test "$("$SMCTL" --socket "$SM_SOCK" --json node ca-3 | python3 -c "import json,sys; print(json.load(sys.stdin)['lid'])")" = "$LID"
+check "a port_released event" wait_for 5 grep -q "type=port_released " "$T/events.log"
+capture healed || fail "capture"
+check "every node has its LID, every link ACTIVE" python3 "$FABCHECK" --topo "$T/healed.topo" \
+	--fts "$T/healed.fts" --links "$T/healed.links" --nodes "$N"
+
+# a second round, ended by the operator
+for i in $(seq 8); do echo 'Unlink "ca-3"[1]' >&7; sleep 0.1; echo 'ReLink "ca-3"[1]' >&7; sleep 0.3; done
+check "quarantined again" wait_for 20 bash -c "[ \"\$('$SMCTL' --socket '$SM_SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"flapping\"][\"quarantines\"])')\" = 2 ]"
+check "smctl port enable releases it" "$SMCTL" --socket "$SM_SOCK" port enable "$SWGUID" "$SWPORT"
+check "released: none quarantined ($(js flapping))" wait_for 10 bash -c "[ \"\$('$SMCTL' --socket '$SM_SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"flapping\"][\"quarantined\"])')\" = 0 ]"
+sim_cmd 'Unlink "ca-3"[1]'
+sim_cmd 'ReLink "ca-3"[1]'
+check "and the subnet converges again: $N nodes" wait_for 30 up_with "$N"
+check "SIGTERM stops it cleanly" sm_stop
+finish
