@@ -183,7 +183,7 @@ static void health_diff_one(void *arg, const struct diff_change *c)
 		if (!port_is_linked(pp))
 			return; /* the link is gone: DIFF_LINK_DOWN counts it */
 		health_diff_one(arg, &(struct diff_change){DIFF_LINK_DOWN, f, c->node, c->port,
-							  pp->remote_node, pp->remote_port, 0, 0});
+							   pp->remote_node, pp->remote_port, 0, 0});
 		return;
 	}
 	if (c->kind != DIFF_LINK_DOWN && c->kind != DIFF_LINK_UP)
@@ -214,9 +214,10 @@ static void health_diff_one(void *arg, const struct diff_change *c)
 
 		if (q && q->quarantined &&
 		    port_set_enabled(sm, guid, port, false, health_order_done, NULL) == 0)
-			log_ratelimited(LOG_CAT_SWEEP, LOG_INFO,
-					"port 0x%016llx/%u is quarantined but came up: disabled again",
-					(unsigned long long)guid, port);
+			log_ratelimited(
+			    LOG_CAT_SWEEP, LOG_INFO,
+			    "port 0x%016llx/%u is quarantined but came up: disabled again",
+			    (unsigned long long)guid, port);
 		return;
 	}
 	if (health_link_down(sm, guid, port, hd->now) == 1)

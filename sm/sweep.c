@@ -566,8 +566,11 @@ static bool sweep_may_be_incremental(const struct sm *sm)
 static int sweep_begin(struct sm *sm, const char *why)
 {
 	struct sweep *sw;
+	bool incremental = sweep_may_be_incremental(sm);
 	int r;
 
+	/* what the hooks are told; a failing incremental start still falls back */
+	sm->sched.cur_incremental = incremental;
 	hook_run(&sm->hooks.sweep_begin, why);
 	sw = calloc(1, sizeof(*sw));
 	if (!sw)
@@ -578,7 +581,7 @@ static int sweep_begin(struct sm *sm, const char *why)
 	sm->sched.cur = sw;
 	smstate_sweep_started(sm);
 	r = -ENOENT;
-	if (sweep_may_be_incremental(sm)) {
+	if (incremental) {
 		r = discover_start_around(sm->xe, sm->snap->fabric, sm->sched.dirty,
 					  sm->sched.n_dirty, on_discovered, sw, &sw->disc);
 		memcpy(sw->dirty, sm->sched.dirty, sm->sched.n_dirty * sizeof(sw->dirty[0]));

@@ -73,9 +73,10 @@ struct sweep_sched {
 	/* the next sweep may be incremental: only around these switches */
 	uint64_t dirty[SWEEP_MAX_DIRTY];
 	unsigned n_dirty;
-	bool want_heavy;   /* some request since the last sweep began needs a heavy one */
-	unsigned failures; /* failed sweeps in a row */
-	pid_t dump_pid;	   /* child writing the routing dumps, 0 if none */
+	bool want_heavy;      /* some request since the last sweep began needs a heavy one */
+	bool cur_incremental; /* the sweep that began last began incremental */
+	unsigned failures;    /* failed sweeps in a row */
+	pid_t dump_pid;	      /* child writing the routing dumps, 0 if none */
 };
 
 /*

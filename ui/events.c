@@ -49,7 +49,8 @@ static void events_sweep_begin(void *arg, const void *data)
 	const char *why = data;
 
 	events_emit(api,
-		    json_pack("{s:s, s:b, s:s}", "type", "sweep_start", "heavy", 1, "reason", why),
+		    json_pack("{s:s, s:b, s:s}", "type", "sweep_start", "heavy",
+			      !api->sm->sched.cur_incremental, "reason", why),
 		    api->sm->snap ? api->sm->snap->generation : 0);
 }
 

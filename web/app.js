@@ -92,7 +92,7 @@ function renderSummary() {
 	const pm = s.perfmgr || {};
 	setText("unhealthy-count", pm.enabled ? String(pm.unhealthy) : "–", pm.unhealthy ? "num bad" : "num");
 	setText("sweep-info",
-		`last heavy sweep: ${s.last_sweep_status}, ${s.last_sweep_ms} ms${s.last_sweep_reason ? " (" + s.last_sweep_reason + ")" : ""}; ` +
+		`last sweep: ${s.last_sweep_status}, ${s.last_sweep_ms} ms${s.last_sweep_reason ? " (" + s.last_sweep_reason + ")" : ""}; ` +
 		`generation ${s.generation}; ${s.routing_engine} routing; SM LID ${s.sm_lid}, priority ${s.priority}; ` +
 		`${s.light_sweeps} light sweeps; up ${s.uptime_s} s`);
 	setText("perf-info", pm.enabled
@@ -482,10 +482,14 @@ function eventText(ev) {
 		return `unhealthy: ${ev.desc}[${ev.port}] (${ev.reasons.join(", ")}; ${ev.errors_last} errors last interval)`;
 	case "port_healthy":
 		return `healthy again: ${ev.desc}[${ev.port}]`;
+	case "port_quarantined":
+		return `quarantined: ${ev.guid}[${ev.port}] (${ev.reason})`;
+	case "port_released":
+		return `quarantine over: ${ev.guid}[${ev.port}]`;
 	case "sweep_start":
-		return `heavy sweep started (${ev.reason})`;
+		return `${ev.heavy ? "heavy" : "incremental"} sweep started (${ev.reason})`;
 	case "sweep_end":
-		return `heavy sweep ${ev.status}: ${ev.nodes} nodes, ${ev.duration_ms} ms, ${ev.sets} Sets`;
+		return `${ev.heavy ? "heavy" : "incremental"} sweep ${ev.status}: ${ev.nodes} nodes, ${ev.duration_ms} ms, ${ev.sets} Sets`;
 	case "state":
 		return `SM state ${ev.previous} → ${ev.state}`;
 	case "subnet_up":
