@@ -208,6 +208,49 @@ static bool keep_lid(struct keep *k, uint16_t d, bool apply, struct keep_stats *
 	return mixed;
 }
 
+/* LID d's owner is the same port in both fabrics. */
+static bool keep_same_owner(const struct keep *k, uint16_t d)
+{
+	uint32_t owner = k->map.node[d];
+
+	return owner != FABRIC_NO_NODE && d <= k->or->max_lid && d <= k->omap.max_lid &&
+							k->omap.node[d] != FABRIC_NO_NODE &&
+							k->of->nodes[k->omap.node[d]].guid ==
+							    k->f->nodes[owner].guid &&
+							k->omap.port[d] == k->map.port[d];
+}
+
+/* LID d's mixed entry at every switch into col[n_sw]; whether it was mixed (else fresh). */
+static bool keep_decide(struct keep *k, uint16_t d, uint8_t *col)
+{
+	uint32_t owner = k->map.node[d];
+	bool mixed = keep_same_owner(k, d);
+
+	for (uint32_t s = 0; mixed && s < k->n_sw; s++)
+		keep_intact(k, s, d);
+	if (mixed && k->updown && !node_is_switch(&k->f->nodes[owner]))
+		for (uint32_t s = 0; s < k->n_sw; s++)
+			if (k->level[s] == 0 && !keep_updown(k, s, d)) {
+				mixed = false;
+				break;
+			}
+	for (uint32_t s = 0; s < k->n_sw; s++)
+		col[s] = mixed ? keep_entry(k, s, d) : k->r->lft[k->sw[s]][d];
+	return mixed;
+}
+
+/* Whether port p of dense switch s leads elsewhere than it did (or only in one fabric). */
+static bool keep_port_changed(const struct keep *k, uint32_t s, uint8_t p)
+{
+	const struct node *n = &k->f->nodes[k->sw[s]], *on = &k->of->nodes[k->old[s]];
+	bool nl = port_is_linked(&n->ports[p]),
+	     ol = p <= on->nports && port_is_linked(&on->ports[p]);
+
+	if (nl != ol)
+		return true;
+	return nl && !keep_same_link(k, s, p);
+}
+
 /* Levels: distance from the nearest switch with a CA over switch links.  false: a link within a
  * level. */
 static bool keep_levels(struct keep *k)
@@ -305,8 +348,158 @@ static uint32_t keep_max_port(const struct keep *k, const uint32_t *counts)
 	return best;
 }
 
+/* LIDs decided column by column at most (the rest row by row); beyond, the slow path. */
+#define KEEP_MAX_COLS 8192
+
+/* The levels of old_f by the GUIDs of k's switches equal k's: false when not, or on ENOMEM. */
+static bool keep_same_levels(const struct keep *k, const struct fabric *old_f)
+{
+	struct keep ko = {.f = old_f};
+	bool same = true;
+
+	ko.sw = calloc(old_f->n_nodes + 1, sizeof(*ko.sw));
+	ko.dense = calloc(old_f->n_nodes + 1, sizeof(*ko.dense));
+	ko.level = calloc(old_f->n_nodes + 1, sizeof(*ko.level));
+	ko.stack = calloc(old_f->n_nodes + 1, sizeof(*ko.stack));
+	if (!ko.sw || !ko.dense || !ko.level || !ko.stack) {
+		same = false;
+		goto out;
+	}
+	for (uint32_t i = 0; i < old_f->n_nodes; i++) {
+		ko.dense[i] = KEEP_NONE;
+		if (node_is_switch(&old_f->nodes[i]))
+			ko.sw[ko.n_sw++] = i;
+	}
+	for (uint32_t s = 0; s < ko.n_sw; s++)
+		ko.dense[ko.sw[s]] = s;
+	keep_levels(&ko);
+	for (uint32_t s = 0; same && s < k->n_sw; s++)
+		same = ko.level[ko.dense[k->old[s]]] == k->level[s];
+out:
+	free(ko.sw);
+	free(ko.dense);
+	free(ko.level);
+	free(ko.stack);
+	return same;
+}
+
+/*
+ * The fast way, when every switch of f was in old_f (and, with updown, on
+ * the same level): only the LIDs some changed port carried (or whose owner
+ * changed, or that a switch could not reach and now can) are decided
+ * column by column; every other LID keeps its old entries at every switch
+ * (no changed link on any of its paths: all intact).  The counts and the
+ * writes go row by row.  0 when done (st filled, r written or not), -1 when
+ * the slow way must be taken.
+ */
+static int keep_fast(struct keep *k, const struct fabric *old_f, bool updown, double max_drift,
+		     struct keep_stats *st)
+{
+	uint16_t top = k->r->max_lid;
+	uint32_t *col_of = NULL, n_aff = 0, *fresh_counts = NULL;
+	uint8_t *cols = NULL, *aff = NULL;
+	int rc = -1;
+
+	for (uint32_t s = 0; s < k->n_sw; s++)
+		if (k->old[s] == KEEP_NONE)
+			return -1; /* a new switch: its neighbours' paths change in ways not seen
+				      here */
+	if (updown && !keep_same_levels(k, old_f))
+		return -1;
+	aff = calloc((size_t)top + 1, 1);
+	col_of = malloc(((size_t)top + 1) * sizeof(*col_of));
+	fresh_counts = calloc((size_t)(k->n_sw + 1) * 256, sizeof(*fresh_counts));
+	if (!aff || !col_of || !fresh_counts)
+		goto out;
+	for (uint32_t d = 1; d <= top; d++)
+		aff[d] = !keep_same_owner(k, (uint16_t)d);
+	/* the LIDs a changed port carried, and the entries that went nowhere */
+	for (uint32_t s = 0; s < k->n_sw; s++) {
+		const struct node *n = &k->f->nodes[k->sw[s]];
+		const uint8_t *orow = k->or->lft[k->old[s]], *nrow = k->r->lft[k->sw[s]];
+		uint16_t otop = k->or->max_lid < top ? k->or->max_lid : top;
+
+		for (unsigned p = 1; p <= n->nports; p++) {
+			if (!keep_port_changed(k, s, (uint8_t)p))
+				continue;
+			for (uint32_t d = 1; d <= otop; d++)
+				if (orow[d] == p)
+					aff[d] = 1;
+		}
+		for (uint32_t d = 1; d <= otop; d++)
+			if (orow[d] == LFT_NO_PORT && nrow[d] != LFT_NO_PORT)
+				aff[d] = 1;
+	}
+	for (uint32_t d = 1; d <= top; d++) {
+		col_of[d] = aff[d] ? n_aff++ : KEEP_NONE;
+		if (n_aff > KEEP_MAX_COLS)
+			goto out; /* too much changed for columns: the slow way */
+	}
+	cols = malloc((size_t)(n_aff ? n_aff : 1) * k->n_sw);
+	if (!cols)
+		goto out;
+	for (uint32_t d = 1; d <= top; d++)
+		if (col_of[d] != KEEP_NONE &&
+		    !keep_decide(k, (uint16_t)d, cols + (size_t)col_of[d] * k->n_sw))
+			st->lids_fresh++;
+	/* counts, row by row */
+	for (uint32_t s = 0; s < k->n_sw; s++) {
+		const uint8_t *orow = k->or->lft[k->old[s]], *nrow = k->r->lft[k->sw[s]];
+
+		for (uint32_t d = 1; d <= top; d++) {
+			int old = d <= k->or->max_lid ? orow[d] : -1;
+			uint8_t fresh = nrow[d], e = col_of[d] == KEEP_NONE
+							 ? orow[d]
+							 : cols[(size_t)col_of[d] * k->n_sw + s];
+
+			k->counts[(size_t)s * 256 + e]++;
+			fresh_counts[(size_t)s * 256 + fresh]++;
+			st->entries++;
+			st->moved += e != old;
+			st->fresh_moved += fresh != old;
+		}
+	}
+	rc = 0;
+	st->max_port_fresh = keep_max_port(k, fresh_counts);
+	st->max_port_kept = keep_max_port(k, k->counts);
+	if (st->max_port_kept > st->max_port_fresh * (1.0 + max_drift)) {
+		snprintf(
+		    st->why, sizeof(st->why),
+		    "the busiest port would carry %u LIDs where the engine gives %u: re-balanced",
+		    st->max_port_kept, st->max_port_fresh);
+		goto out;
+	}
+	if (st->moved == 0 && st->fresh_moved && keep_links_added(k)) {
+		snprintf(st->why, sizeof(st->why),
+			 "nothing broke: re-balanced onto what came back");
+		goto out;
+	}
+	for (uint32_t s = 0; s < k->n_sw; s++) {
+		const uint8_t *orow = k->or->lft[k->old[s]];
+		uint8_t *nrow = k->r->lft[k->sw[s]];
+
+		for (uint32_t d = 1; d <= top; d++)
+			nrow[d] = col_of[d] == KEEP_NONE ? orow[d]
+							 : cols[(size_t)col_of[d] * k->n_sw + s];
+	}
+	st->kept = true;
+out:
+	free(aff);
+	free(col_of);
+	free(cols);
+	free(fresh_counts);
+	return rc;
+}
+
 void routes_keep(const struct fabric *old_f, const struct routes *old_r, const struct fabric *f,
 		 struct routes *r, bool updown, double max_drift, struct keep_stats *st)
+{
+	routes_keep_ex(old_f, old_r, f, r, updown, max_drift, true, st);
+}
+
+void routes_keep_ex(const struct fabric *old_f, const struct routes *old_r, const struct fabric *f,
+		    struct routes *r, bool updown, double max_drift, bool fast,
+		    struct keep_stats *st)
 {
 	struct keep k = {.of = old_f, .f = f, .or = old_r, .r = r, .updown = updown};
 	uint32_t *fresh_counts = NULL;
@@ -359,6 +552,10 @@ void routes_keep(const struct fabric *old_f, const struct routes *old_r, const s
 		goto out;
 	}
 	top = r->max_lid;
+	if (fast && keep_fast(&k, old_f, updown, max_drift, st) == 0) {
+		st->fast = true;
+		goto out;
+	}
 	/* stamps are LIDs: 0 is never one */
 	for (uint32_t d = 1; d <= top; d++)
 		if (!keep_lid(&k, (uint16_t)d, false, st))

@@ -23,8 +23,12 @@
  *
  * Balance: when keeping would make the busiest switch port carry more than
  * max_drift (e.g. 0.25) above what the fresh routes give it, the fresh
- * routes are taken whole: that is the full re-balance.  Cost: two passes of
- * O(LIDs x switches); no second copy of the tables.
+ * routes are taken whole: that is the full re-balance.  Cost: when every
+ * switch was there before, only the LIDs a changed port carried are walked
+ * column by column (the rest keep their entries: no changed link on any of
+ * their paths) and the tables are read and written row by row, twice; else
+ * two column-by-column passes of O(LIDs x switches).  No second copy of the
+ * tables.
  */
 #ifndef IBSMD_KEEP_H
 #define IBSMD_KEEP_H
@@ -44,6 +48,7 @@ struct keep_stats {
 	uint32_t max_port_fresh; /* busiest switch port: LIDs routed out of it, fresh */
 	uint32_t max_port_kept;	 /* the same with the kept routes */
 	char why[128];		 /* when not kept: why */
+	bool fast;		 /* decided by the fast way (only the LIDs changed ports carried) */
 };
 
 /*
@@ -53,5 +58,13 @@ struct keep_stats {
  */
 void routes_keep(const struct fabric *old_f, const struct routes *old_r, const struct fabric *f,
 		 struct routes *r, bool updown, double max_drift, struct keep_stats *st);
+
+/*
+ * The same; fast false takes the slow way (every LID column by column), which
+ * must give the same tables: for the tests.
+ */
+void routes_keep_ex(const struct fabric *old_f, const struct routes *old_r, const struct fabric *f,
+		    struct routes *r, bool updown, double max_drift, bool fast,
+		    struct keep_stats *st);
 
 #endif

@@ -154,7 +154,21 @@ static struct keep_stats keep_and_check(const struct fabric *of, const struct ro
 	char msg[256];
 
 	fresh_blocks = blocks_changed(of, or, f, r, &total);
-	routes_keep(of, or, f, r, updown, 0.25, &ks);
+	/* the fast way and the slow way give the same tables */
+	{
+		struct routes *slow = route(f, engine);
+		struct keep_stats ss;
+
+		routes_keep_ex(of, or, f, slow, updown, 0.25, false, &ss);
+		routes_keep(of, or, f, r, updown, 0.25, &ks);
+		CU_ASSERT_EQUAL(ss.kept, ks.kept);
+		CU_ASSERT_EQUAL(ss.moved, ks.moved);
+		CU_ASSERT_EQUAL(ss.fresh_moved, ks.fresh_moved);
+		for (uint32_t i = 0; i < f->n_nodes; i++)
+			if (r->lft[i])
+				CU_ASSERT_EQUAL(memcmp(r->lft[i], slow->lft[i], r->max_lid + 1), 0);
+		routes_free(slow);
+	}
 	if (!ks.kept)
 		fprintf(stderr, "\n%s: %s\n", what, ks.why);
 	CU_ASSERT_TRUE(ks.kept);
@@ -162,12 +176,13 @@ static struct keep_stats keep_and_check(const struct fabric *of, const struct ro
 	if (updown)
 		CU_ASSERT_EQUAL(checker_cdg_acyclic(f, r, NULL, msg, sizeof(msg)), 0);
 	kept_blocks = blocks_changed(of, or, f, r, &total);
-	printf("\n    %s: entries moved %llu (fresh %llu) of %llu, blocks %llu (fresh %llu) of "
+	printf("\n    %s (%s way): entries moved %llu (fresh %llu) of %llu, blocks %llu (fresh "
+	       "%llu) of "
 	       "%llu, busiest port %u (fresh %u), %u LIDs fresh ",
-	       what, (unsigned long long)ks.moved, (unsigned long long)ks.fresh_moved,
-	       (unsigned long long)ks.entries, (unsigned long long)kept_blocks,
-	       (unsigned long long)fresh_blocks, (unsigned long long)total, ks.max_port_kept,
-	       ks.max_port_fresh, ks.lids_fresh);
+	       what, ks.fast ? "fast" : "slow", (unsigned long long)ks.moved,
+	       (unsigned long long)ks.fresh_moved, (unsigned long long)ks.entries,
+	       (unsigned long long)kept_blocks, (unsigned long long)fresh_blocks,
+	       (unsigned long long)total, ks.max_port_kept, ks.max_port_fresh, ks.lids_fresh);
 	/* moves min_ratio times fewer entries than the fresh routes, at most max_blocks of the
 	 * blocks */
 	CU_ASSERT(ks.moved * min_ratio <= ks.fresh_moved);
