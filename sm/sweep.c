@@ -383,6 +383,7 @@ static void sweep_count(struct sweep *sw)
 }
 
 static void sweep_arm_holddown(struct sm *sm);
+static void sweep_holddown_cb(evutil_socket_t fd, short what, void *arg);
 
 static int sweep_request(struct sm *sm, const char *why);
 
@@ -669,6 +670,27 @@ int sweep_start_around(struct sm *sm, uint64_t guid, const char *why)
 			sc->dirty[sc->n_dirty++] = guid;
 		else
 			sc->want_heavy = true; /* too many to bound */
+	}
+	/*
+	 * Both ends of a link report it: wait a moment for the other's trap
+	 * (a far end reached only across the link that broke cannot be asked).
+	 */
+	if (!sc->cur && !sc->pending) {
+		struct timeval tv = {0, SWEEP_TRAP_GATHER_MS * 1000};
+
+		if (!sc->holddown)
+			sc->holddown = evtimer_new(sm->base, sweep_holddown_cb, sm);
+		if (sc->holddown) {
+			snprintf(sc->pending_why, sizeof(sc->pending_why), "%s", why);
+			sc->pending = true;
+			sc->pending_count = 1;
+			if (!(sc->last_end_ms &&
+			      now_ms() - sc->last_end_ms < sm->conf.sweep_holddown_ms))
+				evtimer_add(sc->holddown, &tv);
+			else
+				sweep_arm_holddown(sm);
+			return 0;
+		}
 	}
 	return sweep_request(sm, why);
 }

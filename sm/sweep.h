@@ -58,6 +58,9 @@ struct sweep_summary {
 };
 
 /* The scheduler's state, inside struct sm. */
+/* A switch's change waits this long for the other end's report before sweeping. */
+#define SWEEP_TRAP_GATHER_MS 20
+
 /* Switches an incremental sweep re-probes at most; more and it is heavy. */
 #define SWEEP_MAX_DIRTY 64
 
