@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "fabric/partition.h"
@@ -580,6 +581,28 @@ int sm_load_roots(struct sm *sm, char *err, size_t err_len)
 	if (n)
 		log_info("updn: %zu root switches from %s", n, sm->conf.updn_roots_file);
 	return 0;
+}
+
+void sm_log_io(struct sm *sm)
+{
+	struct madio_stats ms = {0};
+	struct xact_stats xs = {0};
+	struct rusage ru;
+
+	if (sm->io)
+		madio_get_stats(sm->io, &ms);
+	if (sm->xe)
+		xact_get_stats(sm->xe, &xs);
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		memset(&ru, 0, sizeof(ru));
+	log_msg(LOG_CAT_MAD, LOG_DEBUG,
+		"mad: %llu sent (%llu retries, %llu timeouts), %llu received in %llu hand-offs, "
+		"%llu dropped; cpu %.2f s user %.2f s system; peak RSS %ld MB",
+		(unsigned long long)ms.sent, (unsigned long long)xs.retries,
+		(unsigned long long)xs.timeouts, (unsigned long long)ms.received,
+		(unsigned long long)ms.batches, (unsigned long long)ms.dropped,
+		ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss / 1024);
 }
 
 void sm_fini(struct sm *sm)
