@@ -596,12 +596,13 @@ void sm_log_io(struct sm *sm)
 	if (getrusage(RUSAGE_SELF, &ru) < 0)
 		memset(&ru, 0, sizeof(ru));
 	log_msg(LOG_CAT_MAD, LOG_DEBUG,
-		"mad: %llu sent (%llu retries, %llu timeouts), %llu received in %llu hand-offs, "
+		"mad: %llu sent (%llu retries, %llu timeouts), %llu received in %llu hand-offs "
+		"(%llu wake-ups), "
 		"%llu dropped; cpu %.2f s user %.2f s system; peak RSS %ld MB",
 		(unsigned long long)ms.sent, (unsigned long long)xs.retries,
 		(unsigned long long)xs.timeouts, (unsigned long long)ms.received,
-		(unsigned long long)ms.batches, (unsigned long long)ms.dropped,
-		ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		(unsigned long long)ms.batches, (unsigned long long)ms.wakeups,
+		(unsigned long long)ms.dropped, ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss / 1024);
 }
 
