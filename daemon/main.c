@@ -653,7 +653,6 @@ int main(int argc, char **argv)
 			watchdog_start(&d);
 		}
 		event_base_dispatch(d.base);
-		sm_log_io(&d.sm);
 	}
 	if (d.watchdog)
 		event_free(d.watchdog);

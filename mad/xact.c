@@ -21,6 +21,7 @@
 #define SLOTS_MAX (XACT_WINDOW_MAX + XACT_CONTROL_SLOTS)
 #define SLOT_BITS 11 /* the low bits of a TID: the slot index */
 #define N_LANES 2
+#define QUEUE_KEEP 1024 /* requests a lane's empty ring keeps room for */
 
 _Static_assert(SLOTS_MAX <= 1u << SLOT_BITS, "every slot index fits in the TID");
 
@@ -28,9 +29,9 @@ struct xact_req {
 	union {
 		struct wire_smp smp; /* directed route (or LID-routed, via xact_submit) */
 		struct {
-			uint8_t *mad; /* a heap copy while queued */
 			struct madio_dest to;
-		} a; /* addressed */
+			uint8_t mad[WIRE_MAD_SIZE]; /* a copy while queued: no heap per request */
+		} a;				    /* addressed */
 	};
 	union {
 		xact_done_fn done;
@@ -118,6 +119,13 @@ static struct xact_req queue_pop(struct xact_queue *q)
 
 	q->head = (q->head + 1) % q->cap;
 	q->len--;
+	if (!q->len && q->cap > QUEUE_KEEP) {
+		/* a burst (a discovery wave) is over: give its ring back */
+		free(q->q);
+		q->q = NULL;
+		q->cap = 0;
+		q->head = 0;
+	}
 	return r;
 }
 
@@ -262,8 +270,6 @@ static void lane_cancel(struct xact_engine *xe, enum xact_lane lane)
 	while (q->len) {
 		struct xact_req r = queue_pop(q);
 		req_complete(&r, -ECANCELED, r.addressed ? r.a.mad : NULL, NULL);
-		if (r.addressed)
-			free(r.a.mad);
 	}
 }
 
@@ -320,8 +326,6 @@ static void slot_start(struct xact_engine *xe, enum xact_lane lane, struct xact_
 	if (r->addressed) {
 		/* checked by xact_submit_mad: the header decodes */
 		memcpy(s->buf, r->a.mad, WIRE_MAD_SIZE);
-		free(r->a.mad);
-		s->req.a.mad = NULL;
 		wire_mad_hdr_decode(s->buf, WIRE_MAD_SIZE, &h);
 		h.tid = s->tid;
 		wire_mad_hdr_encode(&h, s->buf, WIRE_MAD_SIZE);
@@ -428,7 +432,6 @@ int xact_submit_mad_timed(struct xact_engine *xe, enum xact_lane lane, const str
 {
 	struct wire_mad_hdr h;
 	struct xact_req r;
-	int rc;
 
 	if (!xe || !to || !lane_is_valid(lane) || len != WIRE_MAD_SIZE ||
 	    timeout_ms > XACT_TIMEOUT_MAX_MS || retries > XACT_RETRIES_MAX ||
@@ -442,14 +445,8 @@ int xact_submit_mad_timed(struct xact_engine *xe, enum xact_lane lane, const str
 	r.a.to = *to;
 	r.mad_done = done;
 	r.arg = arg;
-	r.a.mad = malloc(WIRE_MAD_SIZE);
-	if (!r.a.mad)
-		return -ENOMEM;
 	memcpy(r.a.mad, mad, WIRE_MAD_SIZE);
-	rc = xact_enqueue(xe, lane, &r);
-	if (rc < 0)
-		free(r.a.mad);
-	return rc;
+	return xact_enqueue(xe, lane, &r);
 }
 
 int xact_submit_mad(struct xact_engine *xe, enum xact_lane lane, const struct madio_dest *to,
@@ -548,6 +545,18 @@ void xact_get_stats(const struct xact_engine *xe, struct xact_stats *ret)
 	ret->ctl_outstanding = xe->lane_out[XACT_CONTROL];
 	ret->ctl_queued = xe->lanes[XACT_CONTROL].len;
 	ret->window = xe->opts.window;
+}
+
+size_t xact_mem(const struct xact_engine *xe)
+{
+	size_t n;
+
+	if (!xe)
+		return 0;
+	n = sizeof(*xe) + (size_t)xe->n_slots * sizeof(struct xact_slot);
+	for (unsigned l = 0; l < N_LANES; l++)
+		n += xe->lanes[l].cap * sizeof(struct xact_req);
+	return n;
 }
 
 void xact_set_opts(struct xact_engine *xe, unsigned timeout_ms, unsigned retries)

@@ -150,6 +150,8 @@ int xact_set_window(struct xact_engine *xe, unsigned window);
 void xact_cancel_all(struct xact_engine *xe);
 unsigned xact_pending(const struct xact_engine *xe);
 void xact_get_stats(const struct xact_engine *xe, struct xact_stats *ret);
+/* Bytes the engine holds on the heap (slots, lane queues); 0 for NULL. */
+size_t xact_mem(const struct xact_engine *xe);
 void xact_set_opts(struct xact_engine *xe, unsigned timeout_ms, unsigned retries);
 
 #endif

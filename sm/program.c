@@ -50,6 +50,9 @@ struct program {
 	const struct routes *lft_r;
 	struct program_lft_job *jobs;
 	size_t n_jobs, cap_jobs, job_next, block_next;
+	/* program_port_states: the nodes from ps_next on are still to be queued */
+	uint32_t ps_next, ps_end;
+	uint8_t ps_from, ps_to;
 };
 
 /*
@@ -105,7 +108,12 @@ static void program_free(struct program *pg)
 	free(pg);
 }
 
-/* Queue LFT blocks of the pending jobs until PROGRAM_AHEAD requests are pending. */
+static void program_port_states_node(struct program *pg, uint32_t i);
+
+/*
+ * Queue LFT blocks of the pending jobs, then the port state Sets of the
+ * nodes left, until PROGRAM_AHEAD requests are pending.
+ */
 static void program_fill(struct program *pg)
 {
 	while (!pg->aborted && pg->job_next < pg->n_jobs && pg->pending < PROGRAM_AHEAD) {
@@ -126,11 +134,14 @@ static void program_fill(struct program *pg)
 			pg->st.lft_blocks++;
 		pg->block_next++;
 	}
+	while (!pg->aborted && pg->job_next >= pg->n_jobs && pg->ps_next < pg->ps_end &&
+	       pg->pending < PROGRAM_AHEAD)
+		program_port_states_node(pg, pg->ps_next++);
 }
 
 static bool program_filled(const struct program *pg)
 {
-	return pg->job_next >= pg->n_jobs;
+	return pg->job_next >= pg->n_jobs && pg->ps_next >= pg->ps_end;
 }
 
 /* Every SMP done and no more to come: report, then free. */
@@ -715,42 +726,50 @@ void program_configure(struct program *pg, const struct routes *r, const struct 
 	}
 }
 
-void program_port_states(struct program *pg, uint8_t from, uint8_t to)
+/* Queue the state Sets of node i's ports (program_port_states). */
+static void program_port_states_node(struct program *pg, uint32_t i)
 {
 	static const char *const verbs[] = {"", "down", "init", "arm", "activate"};
 	struct fabric *f = pg->f;
 	uint16_t sm_lid = f->n_nodes ? f->nodes[f->sm_node].ports[f->sm_port].lid : 0;
-	bool trace = log_enabled(LOG_CAT_SWEEP, LOG_DEBUG);
+	struct node *n = &f->nodes[i];
+	uint8_t from = pg->ps_from, to = pg->ps_to;
 
-	memset(pg->by_kind, 0, sizeof(pg->by_kind));
-	for (uint32_t i = 0; i < f->n_nodes; i++) {
-		struct node *n = &f->nodes[i];
-		for (unsigned pn = 1; pn <= n->nports; pn++) {
-			struct port *p = &n->ports[pn];
-			struct wire_portinfo pi;
-			uint8_t data[64];
-			if (!port_is_up(p) || p->state != from || !port_is_linked(p))
-				continue;
-			if (wire_portinfo_decode(p->pi, sizeof(p->pi), &pi) < 0)
-				continue;
-			/*
-			 * A CA port's addresses as programmed, whatever the copy says:
-			 * a state change must never write back a LID the port had.
-			 */
-			if (!node_is_switch(n)) {
-				pi.lid = p->lid;
-				pi.lmc = p->lmc;
-				pi.sm_lid = sm_lid;
-			}
-			pi.state = to;
-			pi.phys_state = 0;
-			memcpy(data, p->pi, sizeof(data));
-			wire_portinfo_encode(&pi, data, sizeof(data));
-			program_send(pg, OP_PORT_STATE, i, pn, WIRE_ATTR_PORT_INFO, pn, data);
+	for (unsigned pn = 1; pn <= n->nports; pn++) {
+		struct port *p = &n->ports[pn];
+		struct wire_portinfo pi;
+		uint8_t data[64];
+		if (!port_is_up(p) || p->state != from || !port_is_linked(p))
+			continue;
+		if (wire_portinfo_decode(p->pi, sizeof(p->pi), &pi) < 0)
+			continue;
+		/*
+		 * A CA port's addresses as programmed, whatever the copy says:
+		 * a state change must never write back a LID the port had.
+		 */
+		if (!node_is_switch(n)) {
+			pi.lid = p->lid;
+			pi.lmc = p->lmc;
+			pi.sm_lid = sm_lid;
 		}
-		if (trace)
-			program_trace_node(pg, i, to < 5 ? verbs[to] : "state");
+		pi.state = to;
+		pi.phys_state = 0;
+		memcpy(data, p->pi, sizeof(data));
+		wire_portinfo_encode(&pi, data, sizeof(data));
+		program_send(pg, OP_PORT_STATE, i, pn, WIRE_ATTR_PORT_INFO, pn, data);
 	}
+	if (log_enabled(LOG_CAT_SWEEP, LOG_DEBUG))
+		program_trace_node(pg, i, to < 5 ? verbs[to] : "state");
+}
+
+/* Queued node by node as the window drains (program_fill), like LFT blocks. */
+void program_port_states(struct program *pg, uint8_t from, uint8_t to)
+{
+	memset(pg->by_kind, 0, sizeof(pg->by_kind));
+	pg->ps_from = from;
+	pg->ps_to = to;
+	pg->ps_next = 0;
+	pg->ps_end = pg->f->n_nodes;
 }
 
 /* ---- multicast forwarding tables ----------------------------------------- */
