@@ -56,6 +56,7 @@ struct xact_slot {
 	enum xact_lane lane;
 	unsigned tries_left;
 	unsigned timeout_ms; /* per attempt */
+	uint64_t sent_seq;   /* xe->send_seq at its last transmission */
 	uint32_t seq;
 	uint64_t tid;
 	uint8_t mgmt_class; /* a response must have these */
@@ -86,6 +87,9 @@ struct xact_engine {
 	unsigned lane_out[N_LANES];
 	uint32_t tid_high;
 	uint32_t seq;
+	/* adaptive bulk window: cwnd <= opts.window */
+	unsigned cwnd, grow_acc;
+	uint64_t send_seq, cut_seq; /* transmissions; the count at the last cut */
 	bool pumping;
 	struct xact_stats st;
 };
@@ -137,7 +141,31 @@ static bool lane_is_valid(enum xact_lane lane)
 /* After a shrink bulk may hold more than the window until enough complete. */
 static bool lane_may_start(const struct xact_engine *xe, enum xact_lane lane)
 {
-	return xe->lane_out[lane] < (lane == XACT_BULK ? xe->opts.window : XACT_CONTROL_SLOTS);
+	return xe->lane_out[lane] < (lane == XACT_BULK ? xe->cwnd : XACT_CONTROL_SLOTS);
+}
+
+/* A bulk request timed out: halve the window once per burst of losses. */
+static void window_cut(struct xact_engine *xe, const struct xact_slot *s)
+{
+	if (!xe->opts.adaptive || s->lane != XACT_BULK || s->sent_seq <= xe->cut_seq)
+		return;
+	xe->cwnd = xe->cwnd > 1 ? xe->cwnd / 2 : 1;
+	xe->cut_seq = xe->send_seq;
+	xe->grow_acc = 0;
+	xe->st.window_cuts++;
+	if (xe->cwnd < xe->st.min_cwnd)
+		xe->st.min_cwnd = xe->cwnd;
+}
+
+/* A bulk request was answered: one more slot per window's worth of answers. */
+static void window_grow(struct xact_engine *xe, const struct xact_slot *s)
+{
+	if (!xe->opts.adaptive || s->lane != XACT_BULK || xe->cwnd >= xe->opts.window)
+		return;
+	if (++xe->grow_acc >= xe->cwnd) {
+		xe->cwnd++;
+		xe->grow_acc = 0;
+	}
 }
 
 /* Run a request's callback: with a response, timed out or cancelled. */
@@ -159,6 +187,7 @@ static void slot_transmit(struct xact_slot *s)
 	struct timeval tv = {s->timeout_ms / 1000, (s->timeout_ms % 1000) * 1000};
 
 	xe->st.sent++;
+	s->sent_seq = ++xe->send_seq;
 	if (xe->send(xe->send_ctx, &s->to, s->buf, WIRE_MAD_SIZE, s->timeout_ms) < 0)
 		xe->st.send_errors++;
 	evtimer_add(s->timer, &tv);
@@ -197,7 +226,10 @@ static void slot_retry(struct xact_slot *s)
 
 static void slot_timeout(evutil_socket_t fd, short what, void *arg)
 {
-	slot_retry(arg);
+	struct xact_slot *s = arg;
+
+	window_cut(s->xe, s);
+	slot_retry(s);
 }
 
 /*
@@ -254,6 +286,7 @@ struct xact_engine *xact_new(struct event_base *base, const struct xact_opts *op
 	xe->opts = *opts;
 	xe->send = send;
 	xe->send_ctx = send_ctx;
+	xe->cwnd = xe->st.min_cwnd = opts->window;
 	if (slots_grow(xe, opts->window + XACT_CONTROL_SLOTS) < 0) {
 		free(xe);
 		return NULL;
@@ -493,6 +526,7 @@ int xact_input(struct xact_engine *xe, const uint8_t *buf, size_t len)
 		xe->st.unmatched++;
 		return -ENOENT;
 	}
+	window_grow(xe, s);
 	if (status) {
 		xe->st.remote_errors++;
 		slot_finish(s, -EREMOTEIO, &resp);
@@ -526,6 +560,9 @@ int xact_set_window(struct xact_engine *xe, unsigned window)
 	if (rc < 0)
 		return rc;
 	xe->opts.window = window;
+	xe->cwnd = xe->st.min_cwnd = window;
+	xe->grow_acc = 0;
+	xe->cut_seq = xe->send_seq;
 	xe->st.max_bulk = 0;
 	xact_pump(xe);
 	return 0;
@@ -545,6 +582,7 @@ void xact_get_stats(const struct xact_engine *xe, struct xact_stats *ret)
 	ret->ctl_outstanding = xe->lane_out[XACT_CONTROL];
 	ret->ctl_queued = xe->lanes[XACT_CONTROL].len;
 	ret->window = xe->opts.window;
+	ret->cwnd = xe->cwnd;
 }
 
 size_t xact_mem(const struct xact_engine *xe)

@@ -222,7 +222,7 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 {
 	const struct sm_conf *o = &sm->conf;
 	struct xact_opts xo = {(unsigned)c->mad_window, (unsigned)c->mad_timeout_ms,
-			       (unsigned)c->mad_retries};
+			       (unsigned)c->mad_retries, true};
 	char lerr[512];
 	int r;
 
