@@ -35,6 +35,19 @@ struct fabric *fabric_new(void)
 	return f;
 }
 
+size_t fabric_mem(const struct fabric *f)
+{
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = sizeof(*f) + (size_t)f->cap_nodes * sizeof(struct node) +
+	    (size_t)f->guid_index_cap * sizeof(uint32_t);
+	for (uint32_t i = 0; i < f->n_nodes; i++)
+		n += ((size_t)f->nodes[i].nports + 1) * sizeof(struct port);
+	return n;
+}
+
 void fabric_free(struct fabric *f)
 {
 	uint32_t i;

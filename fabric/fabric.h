@@ -99,6 +99,8 @@ struct fabric {
 /* Allocate an empty fabric; NULL on ENOMEM.  fabric_free(NULL) is a no-op. */
 struct fabric *fabric_new(void);
 void fabric_free(struct fabric *f);
+/* Bytes the model holds on the heap (nodes, ports, GUID index); 0 for NULL. */
+size_t fabric_mem(const struct fabric *f);
 
 /*
  * Add a node with nports physical ports (ports[0..nports] zeroed, remote

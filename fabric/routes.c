@@ -57,6 +57,25 @@ out_free:
 	return NULL;
 }
 
+size_t routes_mem(const struct routes *r)
+{
+	size_t n, lids;
+
+	if (!r)
+		return 0;
+	lids = (size_t)r->max_lid + 1;
+	n = sizeof(*r) + r->lft_block_size + (size_t)r->n_nodes * sizeof(*r->lft);
+	if (r->sw_index)
+		n += (size_t)r->n_nodes * sizeof(*r->sw_index);
+	if (r->path_sl)
+		n += (size_t)r->n_sw * r->n_sw;
+	if (r->lid_sl)
+		n += (size_t)r->n_sw * lids;
+	if (r->sl2vl)
+		n += (size_t)r->n_nodes * sizeof(*r->sl2vl); /* the rows are small */
+	return n;
+}
+
 void routes_free(struct routes *r)
 {
 	uint32_t i;

@@ -62,5 +62,7 @@ uint8_t routes_path_sl(const struct routes *r, const struct fabric *f, const str
 /* Tables for every switch of f, all entries LFT_NO_PORT; NULL on ENOMEM. */
 struct routes *routes_new(const struct fabric *f, uint16_t max_lid);
 void routes_free(struct routes *r);
+/* Bytes the tables hold on the heap (LFT matrix, path SLs, SL2VL); 0 for NULL. */
+size_t routes_mem(const struct routes *r);
 
 #endif

@@ -73,6 +73,15 @@ fail:
 	return err;
 }
 
+size_t snapshot_mem(const struct snapshot *s)
+{
+	if (!s)
+		return 0;
+	return sizeof(*s) + fabric_mem(s->fabric) + routes_mem(s->routes) +
+	       ((size_t)s->lids.max_lid + 1) * (sizeof(uint32_t) + 1) +
+	       (size_t)s->ports_cap * sizeof(struct snapshot_port_slot);
+}
+
 void snapshot_free(struct snapshot *s)
 {
 	if (!s)

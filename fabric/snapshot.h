@@ -39,6 +39,8 @@ struct snapshot {
 int snapshot_new(struct fabric *f, struct routes *r, uint64_t generation, struct snapshot **ret);
 /* NULL is fine. */
 void snapshot_free(struct snapshot *s);
+/* Bytes held: the fabric, its routes and the indexes; 0 for NULL. */
+size_t snapshot_mem(const struct snapshot *s);
 
 /* (node, port) that owns a LID (LMC ranges included).  false when none. */
 bool snapshot_find_lid(const struct snapshot *s, uint32_t lid, uint32_t *ret_node,

@@ -23,6 +23,7 @@
 #define RX_BATCH 64	 /* MADs handed over in one lock at most */
 #define RX_CACHE 64	 /* free items the thread keeps */
 #define RX_POOL_MAX 4096 /* free items kept for reuse */
+#define DRAIN_ROUNDS 16	 /* queue takes per loop callback before other events run */
 
 struct rx_item {
 	struct rx_item *next;
@@ -53,7 +54,8 @@ struct madio {
 	struct rx_item *pool; /* free items, under lock */
 	size_t pool_len;
 	struct madio_stats st;
-	atomic_ulong received, recv_errors, dropped, batches;
+	atomic_bool asleep; /* the loop waits for the eventfd: the next hand-off writes it */
+	atomic_ulong received, recv_errors, dropped, batches, wakeups;
 };
 
 static int agent_class(struct madio *io, int agent)
@@ -88,17 +90,16 @@ static struct rx_item *rx_take(struct rx_cache *c)
 
 /*
  * Hand a batch to the loop: one lock, and one eventfd write only when the
- * queue was empty (the loop drains everything per wake-up, so a queue that
- * already held items has a wake-up coming).  Refill the thread's cache from
- * the pool under the same lock.
+ * loop said it was going to sleep (madio_drain takes the queue until it
+ * finds it empty, so while it runs, hand-offs need no wake-up).  Refill the
+ * thread's cache from the pool under the same lock.
  */
 static void rx_flush(struct madio *io, struct rx_item *head, struct rx_item *tail, unsigned n,
 		     struct rx_cache *c)
 {
-	bool was_empty, dropped = false;
+	bool dropped = false;
 
 	pthread_mutex_lock(&io->lock);
-	was_empty = !io->head;
 	if (io->q_len + n > QUEUE_MAX) {
 		dropped = true;
 	} else {
@@ -129,8 +130,9 @@ static void rx_flush(struct madio *io, struct rx_item *head, struct rx_item *tai
 	}
 	atomic_fetch_add(&io->received, n);
 	atomic_fetch_add(&io->batches, 1);
-	if (was_empty) {
+	if (atomic_exchange(&io->asleep, false)) {
 		uint64_t one = 1;
+		atomic_fetch_add(&io->wakeups, 1);
 		if (write(io->efd, &one, sizeof(one)) < 0) {
 			/* counter saturated: the loop will drain anyway */
 		}
@@ -201,47 +203,90 @@ static void *madio_thread(void *arg)
 	return NULL;
 }
 
-static void madio_drain(evutil_socket_t fd, short what, void *arg)
+/* Under io->lock: items done with go back to the pool, past its size to *ret_free. */
+static void rx_recycle(struct madio *io, struct rx_item *done, struct rx_item *done_tail,
+		       unsigned n_done, struct rx_item **ret_free)
 {
-	struct madio *io = arg;
-	uint64_t n;
-	struct rx_item *list, *done = NULL, *done_tail = NULL;
-	unsigned n_done = 0;
-
-	if (read(io->efd, &n, sizeof(n)) < 0) {
-		/* spurious wake-up */
-	}
-	pthread_mutex_lock(&io->lock);
-	list = io->head;
-	io->head = io->tail = NULL;
-	io->q_len = 0;
-	pthread_mutex_unlock(&io->lock);
-	while (list) {
-		struct rx_item *next = list->next;
-		io->recv(io->ctx, agent_class(io, list->agent), list->status, &list->from,
-			 list->mad, list->len);
-		list->next = done;
-		done = list;
-		if (!done_tail)
-			done_tail = list;
-		n_done++;
-		list = next;
-	}
 	if (!done)
 		return;
-	/* the items go back to the pool in one lock; past its size they are freed */
-	pthread_mutex_lock(&io->lock);
 	if (io->pool_len + n_done <= RX_POOL_MAX) {
 		done_tail->next = io->pool;
 		io->pool = done;
 		io->pool_len += n_done;
-		done = NULL;
+	} else {
+		done_tail->next = *ret_free;
+		*ret_free = done;
 	}
-	pthread_mutex_unlock(&io->lock);
-	while (done) {
-		struct rx_item *next = done->next;
-		free(done);
-		done = next;
+}
+
+/* Under io->lock: the whole queue. */
+static struct rx_item *rx_take_all(struct madio *io)
+{
+	struct rx_item *list = io->head;
+
+	io->head = io->tail = NULL;
+	io->q_len = 0;
+	return list;
+}
+
+/*
+ * The loop's side: take the queue, run the handlers, and take it again
+ * until it is empty (one lock per round, the processed items recycled under
+ * the same lock), so hand-offs made meanwhile cost no wake-up.  After
+ * DRAIN_ROUNDS rounds other events (timers) run first.
+ */
+static void madio_drain(evutil_socket_t fd, short what, void *arg)
+{
+	struct madio *io = arg;
+	uint64_t n;
+	struct rx_item *list, *done = NULL, *done_tail = NULL, *to_free = NULL;
+	unsigned n_done = 0, rounds = 0;
+
+	if (read(io->efd, &n, sizeof(n)) < 0) {
+		/* spurious wake-up, or a round continued by event_active */
+	}
+	for (;;) {
+		pthread_mutex_lock(&io->lock);
+		rx_recycle(io, done, done_tail, n_done, &to_free);
+		done = done_tail = NULL;
+		n_done = 0;
+		list = rounds++ < DRAIN_ROUNDS ? rx_take_all(io) : NULL;
+		if (!list && rounds <= DRAIN_ROUNDS) {
+			/*
+			 * Going to sleep: from now on a hand-off writes the
+			 * eventfd.  A batch queued before the store found the
+			 * flag clear: look once more after setting it.
+			 */
+			pthread_mutex_unlock(&io->lock);
+			atomic_store(&io->asleep, true);
+			pthread_mutex_lock(&io->lock);
+			list = rx_take_all(io);
+			if (list)
+				atomic_store(&io->asleep, false); /* at most one idle wake-up */
+		}
+		pthread_mutex_unlock(&io->lock);
+		while (to_free) {
+			struct rx_item *next = to_free->next;
+			free(to_free);
+			to_free = next;
+		}
+		if (!list) {
+			if (rounds > DRAIN_ROUNDS)
+				/* let timers and other events run; come back without a write */
+				event_active(io->ev, EV_READ, 0);
+			return;
+		}
+		while (list) {
+			struct rx_item *next = list->next;
+			io->recv(io->ctx, agent_class(io, list->agent), list->status, &list->from,
+				 list->mad, list->len);
+			list->next = done;
+			done = list;
+			if (!done_tail)
+				done_tail = list;
+			n_done++;
+			list = next;
+		}
 	}
 }
 
@@ -450,6 +495,7 @@ int madio_open(struct event_base *base, const char *ca_name, int port_num, uint6
 	io->issm_fd = -1;
 	io->efd = -1;
 	io->portid = -1;
+	atomic_init(&io->asleep, true);
 	pthread_mutex_init(&io->lock, NULL);
 
 	r = madio_pick(ca_name, port_num, port_guid, io->ca_name, &io->port_num, err, err_len);
@@ -643,4 +689,5 @@ void madio_get_stats(struct madio *io, struct madio_stats *ret)
 	ret->recv_errors = atomic_load(&io->recv_errors);
 	ret->dropped = atomic_load(&io->dropped);
 	ret->batches = atomic_load(&io->batches);
+	ret->wakeups = atomic_load(&io->wakeups);
 }

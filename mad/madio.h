@@ -104,6 +104,7 @@ int madio_port_info(struct madio *io, struct madio_port_info *ret);
 struct madio_stats {
 	uint64_t sent, send_errors, received, recv_errors, dropped;
 	uint64_t batches; /* hand-offs from the receiver thread (received / batches = batch size) */
+	uint64_t wakeups; /* eventfd writes: hand-offs that found the loop asleep */
 };
 void madio_get_stats(struct madio *io, struct madio_stats *ret);
 

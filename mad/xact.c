@@ -21,6 +21,7 @@
 #define SLOTS_MAX (XACT_WINDOW_MAX + XACT_CONTROL_SLOTS)
 #define SLOT_BITS 11 /* the low bits of a TID: the slot index */
 #define N_LANES 2
+#define QUEUE_KEEP 1024 /* requests a lane's empty ring keeps room for */
 
 _Static_assert(SLOTS_MAX <= 1u << SLOT_BITS, "every slot index fits in the TID");
 
@@ -28,9 +29,9 @@ struct xact_req {
 	union {
 		struct wire_smp smp; /* directed route (or LID-routed, via xact_submit) */
 		struct {
-			uint8_t *mad; /* a heap copy while queued */
 			struct madio_dest to;
-		} a; /* addressed */
+			uint8_t mad[WIRE_MAD_SIZE]; /* a copy while queued: no heap per request */
+		} a;				    /* addressed */
 	};
 	union {
 		xact_done_fn done;
@@ -55,6 +56,7 @@ struct xact_slot {
 	enum xact_lane lane;
 	unsigned tries_left;
 	unsigned timeout_ms; /* per attempt */
+	uint64_t sent_seq;   /* xe->send_seq at its last transmission */
 	uint32_t seq;
 	uint64_t tid;
 	uint8_t mgmt_class; /* a response must have these */
@@ -85,6 +87,9 @@ struct xact_engine {
 	unsigned lane_out[N_LANES];
 	uint32_t tid_high;
 	uint32_t seq;
+	/* adaptive bulk window: cwnd <= opts.window */
+	unsigned cwnd, grow_acc;
+	uint64_t send_seq, cut_seq; /* transmissions; the count at the last cut */
 	bool pumping;
 	struct xact_stats st;
 };
@@ -118,6 +123,13 @@ static struct xact_req queue_pop(struct xact_queue *q)
 
 	q->head = (q->head + 1) % q->cap;
 	q->len--;
+	if (!q->len && q->cap > QUEUE_KEEP) {
+		/* a burst (a discovery wave) is over: give its ring back */
+		free(q->q);
+		q->q = NULL;
+		q->cap = 0;
+		q->head = 0;
+	}
 	return r;
 }
 
@@ -129,7 +141,31 @@ static bool lane_is_valid(enum xact_lane lane)
 /* After a shrink bulk may hold more than the window until enough complete. */
 static bool lane_may_start(const struct xact_engine *xe, enum xact_lane lane)
 {
-	return xe->lane_out[lane] < (lane == XACT_BULK ? xe->opts.window : XACT_CONTROL_SLOTS);
+	return xe->lane_out[lane] < (lane == XACT_BULK ? xe->cwnd : XACT_CONTROL_SLOTS);
+}
+
+/* A bulk request timed out: halve the window once per burst of losses. */
+static void window_cut(struct xact_engine *xe, const struct xact_slot *s)
+{
+	if (!xe->opts.adaptive || s->lane != XACT_BULK || s->sent_seq <= xe->cut_seq)
+		return;
+	xe->cwnd = xe->cwnd > 1 ? xe->cwnd / 2 : 1;
+	xe->cut_seq = xe->send_seq;
+	xe->grow_acc = 0;
+	xe->st.window_cuts++;
+	if (xe->cwnd < xe->st.min_cwnd)
+		xe->st.min_cwnd = xe->cwnd;
+}
+
+/* A bulk request was answered: one more slot per window's worth of answers. */
+static void window_grow(struct xact_engine *xe, const struct xact_slot *s)
+{
+	if (!xe->opts.adaptive || s->lane != XACT_BULK || xe->cwnd >= xe->opts.window)
+		return;
+	if (++xe->grow_acc >= xe->cwnd) {
+		xe->cwnd++;
+		xe->grow_acc = 0;
+	}
 }
 
 /* Run a request's callback: with a response, timed out or cancelled. */
@@ -151,6 +187,7 @@ static void slot_transmit(struct xact_slot *s)
 	struct timeval tv = {s->timeout_ms / 1000, (s->timeout_ms % 1000) * 1000};
 
 	xe->st.sent++;
+	s->sent_seq = ++xe->send_seq;
 	if (xe->send(xe->send_ctx, &s->to, s->buf, WIRE_MAD_SIZE, s->timeout_ms) < 0)
 		xe->st.send_errors++;
 	evtimer_add(s->timer, &tv);
@@ -189,7 +226,10 @@ static void slot_retry(struct xact_slot *s)
 
 static void slot_timeout(evutil_socket_t fd, short what, void *arg)
 {
-	slot_retry(arg);
+	struct xact_slot *s = arg;
+
+	window_cut(s->xe, s);
+	slot_retry(s);
 }
 
 /*
@@ -246,6 +286,7 @@ struct xact_engine *xact_new(struct event_base *base, const struct xact_opts *op
 	xe->opts = *opts;
 	xe->send = send;
 	xe->send_ctx = send_ctx;
+	xe->cwnd = xe->st.min_cwnd = opts->window;
 	if (slots_grow(xe, opts->window + XACT_CONTROL_SLOTS) < 0) {
 		free(xe);
 		return NULL;
@@ -262,8 +303,6 @@ static void lane_cancel(struct xact_engine *xe, enum xact_lane lane)
 	while (q->len) {
 		struct xact_req r = queue_pop(q);
 		req_complete(&r, -ECANCELED, r.addressed ? r.a.mad : NULL, NULL);
-		if (r.addressed)
-			free(r.a.mad);
 	}
 }
 
@@ -320,8 +359,6 @@ static void slot_start(struct xact_engine *xe, enum xact_lane lane, struct xact_
 	if (r->addressed) {
 		/* checked by xact_submit_mad: the header decodes */
 		memcpy(s->buf, r->a.mad, WIRE_MAD_SIZE);
-		free(r->a.mad);
-		s->req.a.mad = NULL;
 		wire_mad_hdr_decode(s->buf, WIRE_MAD_SIZE, &h);
 		h.tid = s->tid;
 		wire_mad_hdr_encode(&h, s->buf, WIRE_MAD_SIZE);
@@ -428,7 +465,6 @@ int xact_submit_mad_timed(struct xact_engine *xe, enum xact_lane lane, const str
 {
 	struct wire_mad_hdr h;
 	struct xact_req r;
-	int rc;
 
 	if (!xe || !to || !lane_is_valid(lane) || len != WIRE_MAD_SIZE ||
 	    timeout_ms > XACT_TIMEOUT_MAX_MS || retries > XACT_RETRIES_MAX ||
@@ -442,14 +478,8 @@ int xact_submit_mad_timed(struct xact_engine *xe, enum xact_lane lane, const str
 	r.a.to = *to;
 	r.mad_done = done;
 	r.arg = arg;
-	r.a.mad = malloc(WIRE_MAD_SIZE);
-	if (!r.a.mad)
-		return -ENOMEM;
 	memcpy(r.a.mad, mad, WIRE_MAD_SIZE);
-	rc = xact_enqueue(xe, lane, &r);
-	if (rc < 0)
-		free(r.a.mad);
-	return rc;
+	return xact_enqueue(xe, lane, &r);
 }
 
 int xact_submit_mad(struct xact_engine *xe, enum xact_lane lane, const struct madio_dest *to,
@@ -496,6 +526,7 @@ int xact_input(struct xact_engine *xe, const uint8_t *buf, size_t len)
 		xe->st.unmatched++;
 		return -ENOENT;
 	}
+	window_grow(xe, s);
 	if (status) {
 		xe->st.remote_errors++;
 		slot_finish(s, -EREMOTEIO, &resp);
@@ -529,6 +560,9 @@ int xact_set_window(struct xact_engine *xe, unsigned window)
 	if (rc < 0)
 		return rc;
 	xe->opts.window = window;
+	xe->cwnd = xe->st.min_cwnd = window;
+	xe->grow_acc = 0;
+	xe->cut_seq = xe->send_seq;
 	xe->st.max_bulk = 0;
 	xact_pump(xe);
 	return 0;
@@ -548,6 +582,19 @@ void xact_get_stats(const struct xact_engine *xe, struct xact_stats *ret)
 	ret->ctl_outstanding = xe->lane_out[XACT_CONTROL];
 	ret->ctl_queued = xe->lanes[XACT_CONTROL].len;
 	ret->window = xe->opts.window;
+	ret->cwnd = xe->cwnd;
+}
+
+size_t xact_mem(const struct xact_engine *xe)
+{
+	size_t n;
+
+	if (!xe)
+		return 0;
+	n = sizeof(*xe) + (size_t)xe->n_slots * sizeof(struct xact_slot);
+	for (unsigned l = 0; l < N_LANES; l++)
+		n += xe->lanes[l].cap * sizeof(struct xact_req);
+	return n;
 }
 
 void xact_set_opts(struct xact_engine *xe, unsigned timeout_ms, unsigned retries)

@@ -42,6 +42,15 @@ struct xact_opts {
 	unsigned window;     /* outstanding bulk requests at most (1..XACT_WINDOW_MAX) */
 	unsigned timeout_ms; /* per attempt */
 	unsigned retries;    /* extra attempts after the first */
+	/*
+	 * Adapt the bulk window to timeouts (AIMD): the first timeout of a
+	 * request sent since the last cut halves it (at least 1), so a burst of
+	 * losses from one window cuts once; every `cwnd` answered bulk requests
+	 * grow it by one, back up to `window`.  A transport that drops MADs
+	 * (a simulator, a full VL15 buffer) slows discovery and programming
+	 * down instead of timing out a whole window again and again.
+	 */
+	bool adaptive;
 };
 
 /*
@@ -89,6 +98,9 @@ struct xact_stats {
 	unsigned ctl_queued;
 	unsigned window;
 	unsigned max_bulk; /* most bulk requests outstanding at once since the window was set */
+	unsigned cwnd;	   /* the bulk window in effect (window unless adaptive cut it) */
+	unsigned min_cwnd; /* the smallest it was since the window was set */
+	uint64_t window_cuts;
 };
 
 /* NULL on ENOMEM or bad opts. */
@@ -140,7 +152,8 @@ int xact_input(struct xact_engine *xe, const uint8_t *buf, size_t len);
 int xact_send_failed(struct xact_engine *xe, uint64_t tid);
 
 /*
- * Change the bulk window (1..XACT_WINDOW_MAX) at run time.  Requests in
+ * Change the bulk window (1..XACT_WINDOW_MAX) at run time; an adaptive
+ * engine starts again from it.  Requests in
  * flight keep their slots and TIDs; after a shrink no new bulk request
  * starts until fewer than `window` bulk ones are outstanding.  0, -EINVAL,
  * or -ENOMEM (growing; the old window stays).
@@ -150,6 +163,8 @@ int xact_set_window(struct xact_engine *xe, unsigned window);
 void xact_cancel_all(struct xact_engine *xe);
 unsigned xact_pending(const struct xact_engine *xe);
 void xact_get_stats(const struct xact_engine *xe, struct xact_stats *ret);
+/* Bytes the engine holds on the heap (slots, lane queues); 0 for NULL. */
+size_t xact_mem(const struct xact_engine *xe);
 void xact_set_opts(struct xact_engine *xe, unsigned timeout_ms, unsigned retries);
 
 #endif

@@ -46,7 +46,29 @@ struct program {
 	size_t n_mft_guids, cap_mft_guids;
 	struct program_stats st;
 	unsigned by_kind[OP_OTHER + 1]; /* sent per kind, for the debug trace of a node */
+	/* issue 15: LFT blocks are queued as the window drains (program_fill) */
+	const struct routes *lft_r;
+	struct program_lft_job *jobs;
+	size_t n_jobs, cap_jobs, job_next, block_next;
+	/* program_port_states: the nodes from ps_next on are still to be queued */
+	uint32_t ps_next, ps_end;
+	uint8_t ps_from, ps_to;
 };
+
+/*
+ * A switch's LFT blocks still to queue: decided (diffed) by program_switch,
+ * sent by program_fill while fewer than PROGRAM_AHEAD requests are pending,
+ * so a fabric's millions of blocks never sit in the transaction queue at
+ * once.
+ */
+struct program_lft_job {
+	uint32_t node;
+	int top;
+	uint32_t *blocks;
+	size_t n;
+};
+
+#define PROGRAM_AHEAD 4096
 
 struct program_req {
 	struct program *pg;
@@ -78,9 +100,48 @@ struct program *program_new(struct xact_engine *xe, struct fabric *f, program_do
 
 static void program_free(struct program *pg)
 {
+	for (size_t i = 0; i < pg->n_jobs; i++)
+		free(pg->jobs[i].blocks);
+	free(pg->jobs);
 	free(pg->lft_failed);
 	free(pg->mft_guids);
 	free(pg);
+}
+
+static void program_port_states_node(struct program *pg, uint32_t i);
+
+/*
+ * Queue LFT blocks of the pending jobs, then the port state Sets of the
+ * nodes left, until PROGRAM_AHEAD requests are pending.
+ */
+static void program_fill(struct program *pg)
+{
+	while (!pg->aborted && pg->job_next < pg->n_jobs && pg->pending < PROGRAM_AHEAD) {
+		struct program_lft_job *j = &pg->jobs[pg->job_next];
+		uint8_t ports[LFT_BLOCK], data[64];
+
+		if (pg->block_next == j->n) {
+			free(j->blocks);
+			j->blocks = NULL;
+			pg->job_next++;
+			pg->block_next = 0;
+			continue;
+		}
+		lft_block(pg->lft_r->lft[j->node], j->top, j->blocks[pg->block_next], ports);
+		wire_lft_encode(ports, data, sizeof(data));
+		if (program_send(pg, OP_LFT, j->node, 0, WIRE_ATTR_LFT, j->blocks[pg->block_next],
+				 data) == 0)
+			pg->st.lft_blocks++;
+		pg->block_next++;
+	}
+	while (!pg->aborted && pg->job_next >= pg->n_jobs && pg->ps_next < pg->ps_end &&
+	       pg->pending < PROGRAM_AHEAD)
+		program_port_states_node(pg, pg->ps_next++);
+}
+
+static bool program_filled(const struct program *pg)
+{
+	return pg->job_next >= pg->n_jobs && pg->ps_next >= pg->ps_end;
 }
 
 /* Every SMP done and no more to come: report, then free. */
@@ -236,6 +297,7 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 	struct node *n;
 
 	pg->pending--;
+	program_fill(pg);
 	if (pg->aborted) {
 		free(op);
 		if (!pg->pending)
@@ -257,7 +319,7 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 	if (op->kind == OP_READBACK) {
 		program_readback_done(pg, op, status, resp);
 		free(op);
-		if (!pg->pending && pg->started)
+		if (!pg->pending && pg->started && program_filled(pg))
 			program_finish(pg);
 		return;
 	}
@@ -289,7 +351,8 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 		program_pkey_took(&n->ports[op->port], req, resp);
 	}
 	free(op);
-	if (!pg->pending && pg->started)
+	program_fill(pg);
+	if (!pg->pending && pg->started && program_filled(pg))
 		program_finish(pg);
 }
 
@@ -369,7 +432,8 @@ int program_set(struct program *pg, uint32_t node, uint8_t port, uint16_t attr, 
 void program_start(struct program *pg)
 {
 	pg->started = true;
-	if (!pg->pending)
+	program_fill(pg);
+	if (!pg->pending && program_filled(pg))
 		program_finish(pg);
 }
 
@@ -533,14 +597,26 @@ static void program_switch(struct program *pg, const struct routes *r, uint32_t 
 	if (!blocks)
 		return;
 	nb = lft_diff(old, old_top, lft, top, blocks);
-	for (size_t i = 0; i < nb; i++) {
-		uint8_t ports[LFT_BLOCK];
-		lft_block(lft, top, blocks[i], ports);
-		wire_lft_encode(ports, data, sizeof(data));
-		if (program_send(pg, OP_LFT, ni, 0, WIRE_ATTR_LFT, blocks[i], data) == 0)
-			pg->st.lft_blocks++;
+	if (nb && pg->n_jobs == pg->cap_jobs) {
+		size_t cap = pg->cap_jobs ? 2 * pg->cap_jobs : 64;
+		struct program_lft_job *nj = realloc(pg->jobs, cap * sizeof(*nj));
+		if (!nj) {
+			/* out of memory: the switch is rewritten next time */
+			free(blocks);
+			pg->st.errors++;
+			n->lft_top = 0xffff;
+			return;
+		}
+		pg->jobs = nj;
+		pg->cap_jobs = cap;
 	}
-	free(blocks);
+	if (!nb) {
+		free(blocks);
+	} else {
+		pg->lft_r = r;
+		pg->jobs[pg->n_jobs++] = (struct program_lft_job){ni, top, blocks, nb};
+		pg->by_kind[OP_LFT] += nb; /* for the trace: queued by program_fill */
+	}
 	n->lft_top = top;
 }
 
@@ -650,42 +726,50 @@ void program_configure(struct program *pg, const struct routes *r, const struct 
 	}
 }
 
-void program_port_states(struct program *pg, uint8_t from, uint8_t to)
+/* Queue the state Sets of node i's ports (program_port_states). */
+static void program_port_states_node(struct program *pg, uint32_t i)
 {
 	static const char *const verbs[] = {"", "down", "init", "arm", "activate"};
 	struct fabric *f = pg->f;
 	uint16_t sm_lid = f->n_nodes ? f->nodes[f->sm_node].ports[f->sm_port].lid : 0;
-	bool trace = log_enabled(LOG_CAT_SWEEP, LOG_DEBUG);
+	struct node *n = &f->nodes[i];
+	uint8_t from = pg->ps_from, to = pg->ps_to;
 
-	memset(pg->by_kind, 0, sizeof(pg->by_kind));
-	for (uint32_t i = 0; i < f->n_nodes; i++) {
-		struct node *n = &f->nodes[i];
-		for (unsigned pn = 1; pn <= n->nports; pn++) {
-			struct port *p = &n->ports[pn];
-			struct wire_portinfo pi;
-			uint8_t data[64];
-			if (!port_is_up(p) || p->state != from || !port_is_linked(p))
-				continue;
-			if (wire_portinfo_decode(p->pi, sizeof(p->pi), &pi) < 0)
-				continue;
-			/*
-			 * A CA port's addresses as programmed, whatever the copy says:
-			 * a state change must never write back a LID the port had.
-			 */
-			if (!node_is_switch(n)) {
-				pi.lid = p->lid;
-				pi.lmc = p->lmc;
-				pi.sm_lid = sm_lid;
-			}
-			pi.state = to;
-			pi.phys_state = 0;
-			memcpy(data, p->pi, sizeof(data));
-			wire_portinfo_encode(&pi, data, sizeof(data));
-			program_send(pg, OP_PORT_STATE, i, pn, WIRE_ATTR_PORT_INFO, pn, data);
+	for (unsigned pn = 1; pn <= n->nports; pn++) {
+		struct port *p = &n->ports[pn];
+		struct wire_portinfo pi;
+		uint8_t data[64];
+		if (!port_is_up(p) || p->state != from || !port_is_linked(p))
+			continue;
+		if (wire_portinfo_decode(p->pi, sizeof(p->pi), &pi) < 0)
+			continue;
+		/*
+		 * A CA port's addresses as programmed, whatever the copy says:
+		 * a state change must never write back a LID the port had.
+		 */
+		if (!node_is_switch(n)) {
+			pi.lid = p->lid;
+			pi.lmc = p->lmc;
+			pi.sm_lid = sm_lid;
 		}
-		if (trace)
-			program_trace_node(pg, i, to < 5 ? verbs[to] : "state");
+		pi.state = to;
+		pi.phys_state = 0;
+		memcpy(data, p->pi, sizeof(data));
+		wire_portinfo_encode(&pi, data, sizeof(data));
+		program_send(pg, OP_PORT_STATE, i, pn, WIRE_ATTR_PORT_INFO, pn, data);
 	}
+	if (log_enabled(LOG_CAT_SWEEP, LOG_DEBUG))
+		program_trace_node(pg, i, to < 5 ? verbs[to] : "state");
+}
+
+/* Queued node by node as the window drains (program_fill), like LFT blocks. */
+void program_port_states(struct program *pg, uint8_t from, uint8_t to)
+{
+	memset(pg->by_kind, 0, sizeof(pg->by_kind));
+	pg->ps_from = from;
+	pg->ps_to = to;
+	pg->ps_next = 0;
+	pg->ps_end = pg->f->n_nodes;
 }
 
 /* ---- multicast forwarding tables ----------------------------------------- */

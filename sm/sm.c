@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <malloc.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "fabric/partition.h"
@@ -221,7 +223,7 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 {
 	const struct sm_conf *o = &sm->conf;
 	struct xact_opts xo = {(unsigned)c->mad_window, (unsigned)c->mad_timeout_ms,
-			       (unsigned)c->mad_retries};
+			       (unsigned)c->mad_retries, true};
 	char lerr[512];
 	int r;
 
@@ -586,6 +588,58 @@ int sm_load_roots(struct sm *sm, char *err, size_t err_len)
 	if (n)
 		log_info("updn: %zu root switches from %s", n, sm->conf.updn_roots_file);
 	return 0;
+}
+
+static double mb(size_t bytes)
+{
+	return bytes / (1024.0 * 1024.0);
+}
+
+/* Resident set now, from /proc/self/statm; 0 when unreadable. */
+static size_t rss_now(void)
+{
+	unsigned long size, resident;
+	FILE *fp = fopen("/proc/self/statm", "r");
+	int n;
+
+	if (!fp)
+		return 0;
+	n = fscanf(fp, "%lu %lu", &size, &resident);
+	fclose(fp);
+	return n == 2 ? resident * (size_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+void sm_log_io(struct sm *sm, const struct snapshot *prev)
+{
+	struct madio_stats ms = {0};
+	struct xact_stats xs = {0};
+	struct mallinfo2 mi = mallinfo2();
+	struct rusage ru;
+
+	if (!log_enabled(LOG_CAT_MAD, LOG_DEBUG))
+		return;
+	if (sm->io)
+		madio_get_stats(sm->io, &ms);
+	if (sm->xe)
+		xact_get_stats(sm->xe, &xs);
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		memset(&ru, 0, sizeof(ru));
+	log_msg(LOG_CAT_MAD, LOG_DEBUG,
+		"mad: %llu sent (%llu retries, %llu timeouts), %llu received in %llu hand-offs "
+		"(%llu wake-ups), %llu dropped; cpu %.2f s user %.2f s system",
+		(unsigned long long)ms.sent, (unsigned long long)xs.retries,
+		(unsigned long long)xs.timeouts, (unsigned long long)ms.received,
+		(unsigned long long)ms.batches, (unsigned long long)ms.wakeups,
+		(unsigned long long)ms.dropped, ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	log_msg(LOG_CAT_MAD, LOG_DEBUG,
+		"memory: peak RSS %.1f MB, now %.1f MB, heap in use %.1f MB; published snapshot "
+		"%.1f MB (fabric %.1f, routes %.1f), previous snapshot %.1f MB, transaction "
+		"engine %.1f MB",
+		ru.ru_maxrss / 1024.0, mb(rss_now()), mb(mi.uordblks + mi.hblkhd),
+		mb(snapshot_mem(sm->snap)), mb(sm->snap ? fabric_mem(sm->snap->fabric) : 0),
+		mb(sm->snap ? routes_mem(sm->snap->routes) : 0), mb(snapshot_mem(prev)),
+		mb(xact_mem(sm->xe)));
 }
 
 void sm_fini(struct sm *sm)

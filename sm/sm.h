@@ -128,6 +128,12 @@ struct sm {
 int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, char *err,
 	    size_t err_len);
 void sm_fini(struct sm *sm);
+/*
+ * Debug lines (category mad): MADs sent and received, CPU time; peak RSS and
+ * the bytes each owner holds (the published snapshot, prev: the one it
+ * replaces, still held, or NULL; the transaction engine).
+ */
+void sm_log_io(struct sm *sm, const struct snapshot *prev);
 
 /* (Re)load conf.updn_roots_file into sm->roots.  0 or -errno with err; old roots kept on error. */
 int sm_load_roots(struct sm *sm, char *err, size_t err_len);

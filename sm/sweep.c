@@ -472,6 +472,7 @@ static void phase_publish(struct sweep *sw)
 	smstate_sweep_done(sm, s);
 	sm->subnet_up = s->status == 0 && sm->state == SM_MASTER;
 	hook_run(&sm->hooks.published, old);
+	sm_log_io(sm, old); /* issue 15: memory by owner at its peak, MAD counters */
 	if (s->status == 0 && (s->sets || sm->sweeps == 1))
 		dump_spawn(snap, sm->conf.state_dir, (uint64_t)sm->conf.dump_max_lft_entries,
 			   &sm->sched.dump_pid);

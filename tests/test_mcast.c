@@ -1456,7 +1456,7 @@ static struct program_stats mft_batch(struct fake *fk, struct fabric *f, const s
 
 static struct fake *fake_new(const struct fabric *f)
 {
-	static const struct xact_opts xo = {8, 200, 1};
+	static const struct xact_opts xo = {8, 200, 1, false};
 	struct fake *fk = calloc(1, sizeof(*fk));
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fk);

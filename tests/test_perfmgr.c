@@ -324,7 +324,7 @@ static int pma_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, 
 static void pma_init(struct pma *p)
 {
 	struct fabric *f = testutil_load_text(net);
-	struct xact_opts xo = {32, 200, 1};
+	struct xact_opts xo = {32, 200, 1, false};
 	struct routes *r;
 	uint16_t max;
 

@@ -186,7 +186,7 @@ static struct routes *route(const struct fabric *f)
 
 static void test_configure_diffs(void)
 {
-	struct xact_opts xo = {8, 200, 1};
+	struct xact_opts xo = {8, 200, 1, false};
 	struct fake fk = {.fail_attr = 0xffff};
 	struct fabric *a = load(), *b = load(), *c = load();
 	struct routes *ra = route(a), *rb = route(b);
@@ -268,7 +268,7 @@ static void test_configure_diffs(void)
 /* An empty batch finishes at once; an aborted one never calls done. */
 static void test_empty_and_abort(void)
 {
-	struct xact_opts xo = {8, 200, 1};
+	struct xact_opts xo = {8, 200, 1, false};
 	struct fake fk = {.fail_attr = 0xffff, .hold = true};
 	struct fabric *f = load();
 	struct routes *r = route(f);
@@ -357,7 +357,7 @@ static struct fabric *load_paths(uint16_t top)
  */
 static void test_readback(void)
 {
-	struct xact_opts xo = {8, 200, 1};
+	struct xact_opts xo = {8, 200, 1, false};
 	struct fake fk = {.fail_attr = 0xffff};
 	struct fabric *a = load(), *c;
 	struct routes *ra = route(a);
@@ -449,7 +449,7 @@ static void test_readback(void)
  */
 static void test_lost_answers(void)
 {
-	struct xact_opts xo = {8, 30, 1};
+	struct xact_opts xo = {8, 30, 1, false};
 	struct fake fk = {.fail_attr = 0xffff};
 	struct fabric *f = load(), *g = load();
 	struct routes *r = route(f);

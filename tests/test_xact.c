@@ -1520,6 +1520,98 @@ static void test_control_first(void)
 
 /* ---- the window at run time ------------------------------------------------ */
 
+/* ---- the adaptive window ----------------------------------------------------- */
+
+/*
+ * A whole window lost at once (every first attempt dropped) cuts the
+ * window once, not once per loss; the retries are answered, and every
+ * request completes.
+ */
+static void test_adaptive_cut_once_per_burst(void)
+{
+	struct xact_opts o = {.window = 16, .timeout_ms = 20, .retries = 2, .adaptive = true};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 16);
+	struct xact_stats st;
+
+	fk->drop_mod = DROP_ALL;
+	fk->drop_first = 1;
+	for (unsigned i = 0; i < 16; i++)
+		submit(fk, log, i, i % 2);
+	CU_ASSERT_EQUAL(fk->sends, 16);
+	run(fk, 5000);
+	CU_ASSERT_EQUAL(log->completed, 16);
+	for (unsigned i = 0; i < 16; i++)
+		CU_ASSERT_EQUAL(log->rec[i].status, 0);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.window_cuts, 1);
+	CU_ASSERT_EQUAL(st.min_cwnd, 8);
+	CU_ASSERT(st.cwnd >= 8 && st.cwnd <= 16);
+	CU_ASSERT_EQUAL(st.window, 16);
+	fake_free(fk);
+	free(log);
+}
+
+/*
+ * A transport that loses every first attempt: the window shrinks (never
+ * below 1, never above the configured one) and every request still
+ * completes; once losses stop, answers grow it back to the configured
+ * window.  A non-adaptive engine keeps its window.
+ */
+static void test_adaptive_slows_not_stalls(void)
+{
+	struct xact_opts o = {.window = 16, .timeout_ms = 10, .retries = 3, .adaptive = true};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 600);
+	struct xact_stats st;
+
+	fk->drop_mod = DROP_ALL;
+	fk->drop_first = 1;
+	for (unsigned i = 0; i < 600; i++)
+		submit(fk, log, i, i % 2);
+	run(fk, 60000);
+	CU_ASSERT_EQUAL_FATAL(log->completed, 600);
+	for (unsigned i = 0; i < 600; i++)
+		CU_ASSERT_EQUAL(log->rec[i].status, 0);
+	CU_ASSERT(fk->max_outstanding <= 16);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT(st.window_cuts >= 2);
+	CU_ASSERT(st.min_cwnd >= 1 && st.min_cwnd < 8);
+	CU_ASSERT_EQUAL(st.timeouts, 0);
+	/* no more losses: back to the whole window */
+	fk->drop_mod = DROP_ALL - 1;
+	log->stop_at = 1200;
+	for (unsigned i = 600; i < 1200; i++)
+		submit(fk, log, i, i % 2);
+	run(fk, 60000);
+	CU_ASSERT_EQUAL_FATAL(log->completed, 1200);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.cwnd, 16);
+	/* set_window starts again from the new window */
+	CU_ASSERT_EQUAL(xact_set_window(fk->xe, 4), 0);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.cwnd, 4);
+	CU_ASSERT_EQUAL(st.min_cwnd, 4);
+	fake_free(fk);
+	free(log);
+
+	o.adaptive = false;
+	fk = fake_new(&o);
+	log = log_new(fk, 64);
+	fk->drop_mod = DROP_ALL;
+	fk->drop_first = 1;
+	for (unsigned i = 0; i < 64; i++)
+		submit(fk, log, i, i % 2);
+	run(fk, 10000);
+	CU_ASSERT_EQUAL(log->completed, 64);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.window_cuts, 0);
+	CU_ASSERT_EQUAL(st.cwnd, 16);
+	CU_ASSERT_EQUAL(fk->max_outstanding, 16);
+	fake_free(fk);
+	free(log);
+}
+
 static void test_set_window_grow(void)
 {
 	struct xact_opts o = {.window = 2, .timeout_ms = 5000, .retries = 0};
@@ -1660,6 +1752,9 @@ int main(void)
 	    {"control lane beside a full bulk window", test_control_lane},
 	    {"control served first", test_control_first},
 	    {"window grows at run time", test_set_window_grow},
+	    {"adaptive window: one cut per burst of losses", test_adaptive_cut_once_per_burst},
+	    {"adaptive window: lossy transport slows, never stalls",
+	     test_adaptive_slows_not_stalls},
 	    {"window shrinks with requests in flight", test_set_window_shrink},
 	    {NULL, NULL},
 	};

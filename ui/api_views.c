@@ -136,14 +136,15 @@ static json_t *api_mad_json(const struct api *api)
 
 	if (api->sm->xe)
 		xact_get_stats(api->sm->xe, &xs);
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i}", "sent",
-			 (json_int_t)xs.sent, "received", (json_int_t)xs.received, "timeouts",
-			 (json_int_t)xs.timeouts, "retries", (json_int_t)xs.retries, "errors",
-			 (json_int_t)(xs.remote_errors + xs.send_errors), "unmatched",
-			 (json_int_t)xs.unmatched, "malformed",
-			 (json_int_t)(xs.malformed + api->sm->mad_malformed), "outstanding",
-			 (int)xs.outstanding, "window", (int)xs.window, "max_bulk_outstanding",
-			 (int)xs.max_bulk, "control_outstanding", (int)xs.ctl_outstanding);
+	return json_pack(
+	    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:I}", "sent",
+	    (json_int_t)xs.sent, "received", (json_int_t)xs.received, "timeouts",
+	    (json_int_t)xs.timeouts, "retries", (json_int_t)xs.retries, "errors",
+	    (json_int_t)(xs.remote_errors + xs.send_errors), "unmatched", (json_int_t)xs.unmatched,
+	    "malformed", (json_int_t)(xs.malformed + api->sm->mad_malformed), "outstanding",
+	    (int)xs.outstanding, "window", (int)xs.window, "max_bulk_outstanding", (int)xs.max_bulk,
+	    "control_outstanding", (int)xs.ctl_outstanding, "window_in_effect", (int)xs.cwnd,
+	    "window_cuts", (json_int_t)xs.window_cuts);
 }
 
 /* "default" (OpenSM's 1: no protection), "none" (0: any SM is a peer) or "set". */
