@@ -460,6 +460,7 @@ static void phase_publish(struct sweep *sw)
 			s->set_recovered);
 	sm->sched.cur = NULL;
 	sm->sched.last_end_ms = now_ms();
+	program_held_free(sw->held); /* READBACK's, used by PROGRAM */
 	free(sw);
 	sweep_retry_arm(sm, sm->last.status != 0 && !sm->last.standby);
 	hook_run(&sm->hooks.sweep_done, &sm->last);
