@@ -883,11 +883,12 @@ static void test_socket_file(void)
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	struct ctl_server *srv;
 	struct ctl_opts opts;
-	char err[256], path[100];
+	char err[256], path[100], live[sizeof(h->path)];
 	int fd;
 
 	/* a live socket is not stolen */
 	ctl_opts_init(&opts);
+	snprintf(live, sizeof(live), "%s", h->path); /* h is gone when it is used again */
 	opts.path = h->path;
 	srv = ctl_server_new(base, &opts, test_cmds, NULL, err, sizeof(err));
 	CU_ASSERT_PTR_NULL(srv);
@@ -921,7 +922,7 @@ static void test_socket_file(void)
 		CU_ASSERT(stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 4);
 	}
 	unlink(path);
-	opts.path = h->path;
+	opts.path = live;
 
 	/* bad groups and paths are reported */
 	opts.admin_group = "no-such-group-ibsmd";
