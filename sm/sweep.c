@@ -274,6 +274,8 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 	sw->sum.timeouts += st->timeouts;
 	sw->sum.lft_blocks += st->lft_blocks;
 	sw->sum.rereg += st->rereg; /* sm/sync.c */
+	sw->sm->mkey.refused += st->mkey_refused;
+	sw->sm->mkey.unanswered += st->mkey_unanswered;
 	sw->phase++;
 	sweep_step(sw);
 }
@@ -298,7 +300,10 @@ static void phase_batch(struct sweep *sw)
 					    sw->held,
 					    false,
 					    NULL,
-					    0};
+					    0,
+					    {sm->conf.m_key, (uint8_t)sm->conf.m_key_protect_bits,
+					     (uint16_t)sm->conf.m_key_lease_period},
+					    &sm->mkey.offenders};
 
 		sync_program_params(sm, &pp); /* ClientReregister after a takeover */
 		program_configure(sw->batch, sw->routes, old ? old->fabric : NULL,

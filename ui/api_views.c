@@ -133,7 +133,8 @@ static json_t *api_mad_json(const struct api *api)
 
 	if (api->sm->xe)
 		xact_get_stats(api->sm->xe, &xs);
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i}", "sent",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i}",
+			 "unsolicited", (json_int_t)api->sm->mad_unexpected, "sent",
 			 (json_int_t)xs.sent, "received", (json_int_t)xs.received, "timeouts",
 			 (json_int_t)xs.timeouts, "retries", (json_int_t)xs.retries, "errors",
 			 (json_int_t)(xs.remote_errors + xs.send_errors), "unmatched",
@@ -189,6 +190,30 @@ static json_t *api_failover_json(const struct sm *sm)
 	    (json_int_t)ss->sets_accepted, "sets_refused", (json_int_t)ss->sets_refused,
 	    "foreign_sms", (json_int_t)ss->foreign_sms, "poll_interval_ms",
 	    sm->conf.sminfo_poll_interval_ms, "poll_count", sm->conf.sminfo_poll_count);
+}
+
+/*
+ * M_Key: whether one is set (never the key), the refusals counted, and the
+ * ports named by trap 256 or that refused us, by port.
+ */
+static json_t *api_mkey_json(const struct sm *sm)
+{
+	const struct mkey_offenders *t = &sm->mkey.offenders;
+	json_t *a = json_array();
+
+	for (unsigned i = 0; a && i < t->n; i++) {
+		const struct mkey_offender *o = &t->e[i];
+		json_array_append_new(a, json_pack("{s:o, s:i, s:I, s:I}", "guid",
+						   o->guid ? api_guid(o->guid) : json_null(), "lid",
+						   (int)o->lid, "traps", (json_int_t)o->traps,
+						   "refused", (json_int_t)o->refused));
+	}
+	return json_pack("{s:b, s:i, s:i, s:I, s:I, s:I, s:o, s:I}", "set", sm->conf.m_key != 0,
+			 "protect_bits", sm->conf.m_key_protect_bits, "lease_period",
+			 sm->conf.m_key_lease_period, "refused", (json_int_t)sm->mkey.refused,
+			 "unanswered", (json_int_t)sm->mkey.unanswered, "traps",
+			 (json_int_t)sm->mkey.traps, "offenders", a, "offenders_untracked",
+			 (json_int_t)t->others);
 }
 
 /* What was done with the traps received: {"sweep": N, "refused": N, ...}. */
@@ -253,6 +278,7 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 		json_object_set_new(*ret, "sync", sync_status_json(sm));
 		json_object_set_new(*ret, "guid2lid_pending", json_boolean(sm->lid_save.owed));
 		json_object_set_new(*ret, "trap_actions", api_trap_actions_json(sm));
+		json_object_set_new(*ret, "mkey", api_mkey_json(sm));
 		json_object_set_new(
 		    *ret, "last_route_keep",
 		    json_pack(
