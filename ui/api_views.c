@@ -216,6 +216,22 @@ static json_t *api_mkey_json(const struct sm *sm)
 			 (json_int_t)t->others);
 }
 
+/* The control socket: who is connected, who was refused or closed and why. */
+static json_t *api_ctl_json(const struct api *api)
+{
+	struct ctl_stats cs = {0};
+
+	if (api->srv)
+		ctl_server_stats(api->srv, &cs);
+	return json_pack(
+	    "{s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "clients", (int)cs.clients,
+	    "subscribers", (int)cs.subscribers, "accepted", (json_int_t)cs.clients_accepted,
+	    "rejected", (json_int_t)cs.clients_rejected, "rejected_uid",
+	    (json_int_t)cs.rejected_uid, "rejected_reserved", (json_int_t)cs.rejected_reserved,
+	    "dropped", (json_int_t)cs.clients_dropped, "request_timeouts",
+	    (json_int_t)cs.request_timeouts, "idle_timeouts", (json_int_t)cs.idle_timeouts);
+}
+
 /* What was done with the traps received: {"sweep": N, "refused": N, ...}. */
 static json_t *api_trap_actions_json(const struct sm *sm)
 {
@@ -279,6 +295,7 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 		json_object_set_new(*ret, "guid2lid_pending", json_boolean(sm->lid_save.owed));
 		json_object_set_new(*ret, "trap_actions", api_trap_actions_json(sm));
 		json_object_set_new(*ret, "mkey", api_mkey_json(sm));
+		json_object_set_new(*ret, "ctl", api_ctl_json(api));
 		json_object_set_new(
 		    *ret, "last_route_keep",
 		    json_pack(
