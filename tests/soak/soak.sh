@@ -112,14 +112,14 @@ while [ $SECONDS -lt $END ]; do
 	case $((RANDOM % 5)) in
 	0)
 		l=$(pick LINKS)
-		sim_cmd "Unlink \"${l%%\[*}\"[${l##*\[}"
-		HEAL+=("$((SECONDS + 1 + RANDOM % 4))|ReLink \"${l%%\[*}\"[${l##*\[}")
+		sim_cmd "Unlink ${l}"
+		HEAL+=("$((SECONDS + 1 + RANDOM % 4))|ReLink ${l}")
 		N_FAULT[flap]=$((N_FAULT[flap] + 1))
 		;;
 	1)
 		l=$(pick LINKS)
-		sim_cmd "Error \"${l%%\[*}\"[${l##*\[} $((10 + RANDOM % 41))"
-		HEAL+=("$((SECONDS + 2 + RANDOM % 7))|Error \"${l%%\[*}\"[${l##*\[} 0")
+		sim_cmd "Error ${l} $((10 + RANDOM % 41))"
+		HEAL+=("$((SECONDS + 2 + RANDOM % 7))|Error ${l} 0")
 		N_FAULT[drop]=$((N_FAULT[drop] + 1))
 		;;
 	2)
@@ -181,8 +181,11 @@ check "RSS flat: ${RSS0} kB -> ${RSS1} kB (max ${RSSMAX} kB)" \
 	test "$RSS1" -le $((RSS0 + RSS0 / 5 + 8192))
 log "report: ${DUR} s, $ROUNDS rounds; faults: flap ${N_FAULT[flap]}, drop ${N_FAULT[drop]}," \
 	"SA flood ${N_FAULT[flood]}, ctl ${N_FAULT[ctl]}, forged SMInfo ${N_FAULT[sminfo]} (not obeyed: $REFUSED_OK)"
-log "report: SA queries sent $SENT, answered $ANSWERED; sweeps $(j 'o["sweeps"]');" \
+log "report: SA queries sent $SENT, answered $ANSWERED; heavy sweeps $(j 'o["sweeps"]')," \
+	"light sweeps $(j 'o["light_sweeps"]'), traps $(j 'o["traps"]');" \
 	"ctl request_timeouts $(j 'o["ctl"]["request_timeouts"]') rejected $(j 'o["ctl"]["rejected"]');" \
 	"crashes $CRASHES; RSS start ${RSS0} kB, end ${RSS1} kB, max ${RSSMAX} kB"
+check "the faults were seen: a sweep for each flap or so ($(j 'o["sweeps"]') for ${N_FAULT[flap]})" \
+	test "$(j 'o["sweeps"]')" -ge $((N_FAULT[flap] / 2))
 check "SIGTERM stops it cleanly" sm_stop
 finish
