@@ -76,9 +76,15 @@ bool mkey_set_may_pass(enum mkey_port_state s)
 void mkey_apply(const struct mkey_policy *p, struct wire_portinfo *want)
 {
 	want->mkey = p->key;
-	/* protection without a key protects nothing (a port with M_Key 0 takes anything) */
-	want->mkey_protect = p->key ? p->protect : 0;
-	want->mkey_lease = p->key ? p->lease_s : 0;
+	/*
+	 * Without a key the protect bits and the lease protect nothing (a port
+	 * holding M_Key 0 takes anything): they are left as the port has them,
+	 * so no PortInfo Set is sent for them alone.
+	 */
+	if (p->key) {
+		want->mkey_protect = p->protect;
+		want->mkey_lease = p->lease_s;
+	}
 }
 
 bool mkey_differs(const struct wire_portinfo *cur, const struct wire_portinfo *want)

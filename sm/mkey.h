@@ -69,7 +69,8 @@ const char *mkey_port_state_name(enum mkey_port_state s);
 /* Whether a Set from this SM can pass on a port in that state (UNKNOWN: it may). */
 bool mkey_set_may_pass(enum mkey_port_state s);
 
-/* Put the policy's M_Key, protect bits and lease into the PortInfo to write. */
+/* Put the policy's M_Key, protect bits and lease into the PortInfo to write (key 0: the M_Key
+ * only). */
 void mkey_apply(const struct mkey_policy *p, struct wire_portinfo *want);
 
 /* Whether the PortInfo the port holds differs from want in its M_Key fields. */

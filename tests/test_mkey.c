@@ -103,12 +103,13 @@ static void test_classify_apply(void)
 	CU_ASSERT_TRUE(mkey_differs(&pi, &want));
 	pi = want;
 	CU_ASSERT_FALSE(mkey_differs(&pi, &want));
-	/* no key: no protection written either */
+	/* no key: M_Key 0, the protect bits and lease left as the port has them */
 	pol.key = 0;
+	want.mkey_lease = 15;
 	mkey_apply(&pol, &want);
 	CU_ASSERT_EQUAL(want.mkey, 0);
-	CU_ASSERT_EQUAL(want.mkey_protect, 0);
-	CU_ASSERT_EQUAL(want.mkey_lease, 0);
+	CU_ASSERT_EQUAL(want.mkey_protect, 2);
+	CU_ASSERT_EQUAL(want.mkey_lease, 15);
 }
 
 static void test_offenders(void)
