@@ -125,6 +125,9 @@ sm_start() {
 	# a socket of its own (an explicit --socket in "$@" comes later and wins)
 	SM_STARTS=$((SM_STARTS + 1))
 	SM_SOCK="$T/ibsmd-$SM_STARTS.sock"
+	# emptied here, not by the child's redirection: a wait on the log must not see the last daemon's
+	: >"$T/smd.out"
+	: >"$T/smd.err"
 	(cd "$T" && LD_PRELOAD="$UMAD2SIM" exec "$IBSMD" --state-dir "$sd" \
 		--socket "$SM_SOCK" "$@" \
 		>"$T/smd.out" 2>"$T/smd.err") &
