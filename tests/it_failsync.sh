@@ -168,6 +168,8 @@ check "no ClientReregister set (counter 0, 1 takeover carried)" \
 # counter of PortInfo Sets that carried the bit is what says)
 
 # ---- without sync: C takes over from B and sets ClientReregister -----------------------
+# B outranks C (C's port GUID is the lower: at equal priority C would win and get a handover)
+"$SMCTL" --socket "$T/B.sock" priority 1 >/dev/null || fail "smctl priority 1 on B"
 smd C ca-0 --priority 0 --sweep-interval 1
 check "C (no sync) stands by under B" wait_for 15 state_is C STANDBY
 smd_kill B KILL
