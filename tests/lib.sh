@@ -138,7 +138,8 @@ sm_start() {
 sm_stop() {
 	kill "$SM_PID" 2>/dev/null
 	local rc=0
-	for _ in $(seq 100); do kill -0 "$SM_PID" 2>/dev/null || break; sleep 0.1; done
+	# 30 s: a sanitizer build scans its whole heap for leaks at exit, slowly on a loaded machine
+	for _ in $(seq 300); do kill -0 "$SM_PID" 2>/dev/null || break; sleep 0.1; done
 	if kill -0 "$SM_PID" 2>/dev/null; then kill -9 "$SM_PID"; rc=1; fi
 	wait "$SM_PID" 2>/dev/null || rc=$?
 	return $rc
