@@ -25,8 +25,27 @@ if ! [ -f Makefile ] || ! grep -q -- "--enable-werror" config.status 2>/dev/null
 fi
 make -j"$(nproc)"
 rc=0
+t0=$(date +%s)
 make -j"$(nproc)" check || rc=$?
-TRS=$(find tests -name '*.trs' | sort)
+t1=$(date +%s)
+# the same tests again, built with AddressSanitizer and UBSan (CHECK_SANITIZERS=no skips it);
+# tests/lib.sh fails a test on any sanitizer report of any process it ran
+if [ "${CHECK_SANITIZERS:-yes}" != no ]; then
+	mkdir -p ../build-asan
+	cd ../build-asan
+	if ! [ -f Makefile ] || ! grep -q -- "--enable-asan" config.status 2>/dev/null; then
+		../configure --enable-werror --enable-asan --enable-ubsan
+	fi
+	make -j"$(nproc)"
+	make -j"$(nproc)" check || rc=$?
+	t2=$(date +%s)
+	# every fuzz target for FUZZ_TIME s under libFuzzer (when clang is there)
+	make fuzz-run FUZZ_TIME="${FUZZ_TIME:-20}" || rc=$?
+	t3=$(date +%s)
+	cd ../build
+	echo "check: make check $((t1 - t0)) s, sanitizer make check $((t2 - t1)) s, fuzz-run $((t3 - t2)) s"
+fi
+TRS=$(find tests ../build-asan/tests -name '*.trs' 2>/dev/null | sort)
 for f in $TRS; do
 	if grep -q '^:test-result: \(FAIL\|ERROR\)' "$f"; then
 		echo "==== ${f%.trs}.log"
@@ -36,5 +55,5 @@ done
 pass=$(cat /dev/null $TRS | grep -c '^:test-result: PASS' || true)
 failed=$(cat /dev/null $TRS | grep -c '^:test-result: \(FAIL\|ERROR\)' || true)
 skipped=$(cat /dev/null $TRS | grep -c '^:test-result: SKIP' || true)
-echo "check: $pass passed, $failed failed, $skipped skipped"
+echo "check: $pass passed, $failed failed, $skipped skipped (plain and sanitizer builds)"
 exit $rc

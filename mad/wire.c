@@ -149,6 +149,17 @@ int wire_mad_peek(const uint8_t *buf, size_t len, uint8_t *ret_class, uint8_t *r
 	return 0;
 }
 
+uint64_t wire_smp_get_mkey(const uint8_t *buf, size_t len)
+{
+	return buf && len >= WIRE_MAD_SIZE ? get64(buf, 0, IB_MAD_MKEY_F) : 0;
+}
+
+void wire_smp_set_mkey(uint8_t *buf, size_t len, uint64_t mkey)
+{
+	if (buf && len >= WIRE_MAD_SIZE)
+		mad_set_field64(buf, 0, IB_MAD_MKEY_F, mkey);
+}
+
 int wire_smp_decode(const uint8_t *buf, size_t len, struct wire_smp *ret)
 {
 	struct wire_smp s;

@@ -88,6 +88,9 @@ int wire_smp_encode(const struct wire_smp *s, uint8_t *buf, size_t len);
  * out of range.
  */
 int wire_smp_decode(const uint8_t *buf, size_t len, struct wire_smp *ret);
+/* An encoded SMP's M_Key field (bytes 24..31); buf must hold a whole MAD. */
+uint64_t wire_smp_get_mkey(const uint8_t *buf, size_t len);
+void wire_smp_set_mkey(uint8_t *buf, size_t len, uint64_t mkey);
 
 /* Peek at the management class / method / TID of any MAD.  -EBADMSG if short. */
 int wire_mad_peek(const uint8_t *buf, size_t len, uint8_t *ret_class, uint8_t *ret_method,

@@ -79,6 +79,7 @@ struct xact_engine {
 	struct xact_opts opts; /* opts.window: the current bulk window */
 	xact_send_fn send;
 	void *send_ctx;
+	uint64_t mkey;			    /* xact_set_mkey */
 	struct xact_slot *slots[SLOTS_MAX]; /* [0..n_slots) allocated */
 	unsigned n_slots;
 	unsigned free_slots[SLOTS_MAX]; /* stack of free slot indices */
@@ -362,11 +363,16 @@ static void slot_start(struct xact_engine *xe, enum xact_lane lane, struct xact_
 		wire_mad_hdr_decode(s->buf, WIRE_MAD_SIZE, &h);
 		h.tid = s->tid;
 		wire_mad_hdr_encode(&h, s->buf, WIRE_MAD_SIZE);
+		if ((h.mgmt_class == WIRE_CLASS_SMI || h.mgmt_class == WIRE_CLASS_SMI_DR) &&
+		    xe->mkey && !wire_smp_get_mkey(s->buf, WIRE_MAD_SIZE))
+			wire_smp_set_mkey(s->buf, WIRE_MAD_SIZE, xe->mkey);
 		s->to = r->a.to;
 		s->mgmt_class = h.mgmt_class;
 		s->attr_id = h.attr_id;
 	} else {
 		s->req.smp.tid = s->tid;
+		if (!s->req.smp.mkey)
+			s->req.smp.mkey = xe->mkey;
 		wire_smp_encode(&s->req.smp, s->buf, sizeof(s->buf));
 		s->to = dest_permissive;
 		s->mgmt_class = s->req.smp.mgmt_class;
@@ -595,6 +601,11 @@ size_t xact_mem(const struct xact_engine *xe)
 	for (unsigned l = 0; l < N_LANES; l++)
 		n += xe->lanes[l].cap * sizeof(struct xact_req);
 	return n;
+}
+
+void xact_set_mkey(struct xact_engine *xe, uint64_t mkey)
+{
+	xe->mkey = mkey;
 }
 
 void xact_set_opts(struct xact_engine *xe, unsigned timeout_ms, unsigned retries)

@@ -166,5 +166,10 @@ void xact_get_stats(const struct xact_engine *xe, struct xact_stats *ret);
 /* Bytes the engine holds on the heap (slots, lane queues); 0 for NULL. */
 size_t xact_mem(const struct xact_engine *xe);
 void xact_set_opts(struct xact_engine *xe, unsigned timeout_ms, unsigned retries);
+/*
+ * The M_Key every SMP (directed route or LID-routed) is sent with from now on,
+ * unless its submitter set one of its own; 0 = none (IBA 14.2.4).
+ */
+void xact_set_mkey(struct xact_engine *xe, uint64_t mkey);
 
 #endif

@@ -432,6 +432,15 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 			sa->st.malformed++;
 		return;
 	}
+	/* a response (other than a ReportResp to our Report) answers nothing of ours: never
+	 * answered */
+	if ((req.hdr.method & WIRE_METHOD_RESP) && req.hdr.method != SA_METHOD_REPORT_RESP) {
+		sa->st.malformed++;
+		log_ratelimited(LOG_CAT_SA, LOG_NOTICE,
+				"SA: dropped a response (method 0x%02x) from LID %u: not ours",
+				req.hdr.method, from->slid);
+		return;
+	}
 	/*
 	 * A request flagged RMPP-active is taken as one MAD (clients like
 	 * osmtest flag GetMulti so without a segment header); one that starts

@@ -33,6 +33,9 @@ struct sm_conf {
 	char partition_config_file[CONF_PATH_MAX]; /* OpenSM's partitions.conf, "" = built in */
 	int sm_priority;			   /* 0..15 */
 	uint64_t sm_key;	       /* SMInfo:SM_Key shared by the SMs of the subnet */
+	uint64_t m_key;		       /* PortInfo:M_Key of every port, 0 = none */
+	int m_key_protect_bits;	       /* PortInfo:M_KeyProtectBits, 0..3 */
+	int m_key_lease_period;	       /* PortInfo:M_KeyLeasePeriod, s, 0 = never */
 	int sminfo_poll_interval_ms;   /* a standby polls the master this often */
 	int sminfo_poll_count;	       /* failed polls in a row: the master is gone */
 	bool lft_readback;	       /* read unknown LFTs back, write what differs */

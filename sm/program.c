@@ -45,7 +45,9 @@ struct program {
 	uint64_t *mft_guids;	   /* switches given MFT blocks (dropped from known on abort) */
 	size_t n_mft_guids, cap_mft_guids;
 	struct program_stats st;
-	unsigned by_kind[OP_OTHER + 1]; /* sent per kind, for the debug trace of a node */
+	struct mkey_offenders *offenders; /* program_params' */
+	uint64_t mkey;			  /* the M_Key this batch writes */
+	unsigned by_kind[OP_OTHER + 1];	  /* sent per kind, for the debug trace of a node */
 	/* issue 15: LFT blocks are queued as the window drains (program_fill) */
 	const struct routes *lft_r;
 	struct program_lft_job *jobs;
@@ -289,6 +291,35 @@ static void program_pkeys(struct program *pg, const struct program_params *pp, u
 	}
 }
 
+/*
+ * A PortInfo Set went unanswered.  An SMA drops an SMP that fails its M_Key
+ * check without a word (14.2.4.2), so when what discovery read says the
+ * port's key may not be ours, count it against the port.
+ */
+static void program_mkey_unanswered(struct program *pg, uint32_t node, uint8_t port)
+{
+	const struct node *n = &pg->f->nodes[node];
+	const struct port *p = &n->ports[node_is_switch(n) ? 0 : port];
+	struct mkey_offender *o;
+	struct wire_portinfo pi;
+	enum mkey_port_state ms;
+
+	if (wire_portinfo_decode(p->pi, sizeof(p->pi), &pi) < 0)
+		return;
+	ms = mkey_port_classify(&pi, pg->mkey);
+	if (ms != MKEY_PORT_UNKNOWN && ms != MKEY_PORT_FOREIGN)
+		return;
+	pg->st.mkey_unanswered++;
+	o = pg->offenders ? mkey_offender_get(pg->offenders, p->guid, p->lid) : NULL;
+	if (o)
+		o->refused++;
+	log_port_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, n->guid, port,
+			     "node 0x%016llx \"%s\" port %u: PortInfo Set unanswered; the port's "
+			     "M_Key is %s (protect bits %u): check m_key",
+			     (unsigned long long)n->guid, n->desc, port, mkey_port_state_name(ms),
+			     pi.mkey_protect);
+}
+
 static void program_req_done(void *arg, int status, const struct wire_smp *req,
 			     const struct wire_smp *resp)
 {
@@ -311,6 +342,8 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 	 * every answer was lost.  Read the port back rather than keep the
 	 * discovery copy, which the next state change would be built from.
 	 */
+	if (status == -ETIMEDOUT && (op->kind == OP_PORTINFO || op->kind == OP_PORT_STATE))
+		program_mkey_unanswered(pg, op->node, op->port);
 	if (status < 0 && (op->kind == OP_PORTINFO || op->kind == OP_PORT_STATE) &&
 	    program_readback(pg, op->node, op->port, req) == 0) {
 		free(op);
@@ -468,7 +501,7 @@ static uint8_t min8(uint8_t a, uint8_t b)
 static bool portinfo_differs(const struct wire_portinfo *a, const struct wire_portinfo *b)
 {
 	return a->lid != b->lid || a->lmc != b->lmc || a->sm_lid != b->sm_lid ||
-	       a->gid_prefix != b->gid_prefix || a->mkey != b->mkey ||
+	       a->gid_prefix != b->gid_prefix || mkey_differs(a, b) ||
 	       a->subnet_timeout != b->subnet_timeout || a->neighbor_mtu != b->neighbor_mtu ||
 	       a->oper_vls != b->oper_vls;
 }
@@ -493,14 +526,15 @@ static void program_port(struct program *pg, const struct routes *r,
 		want.lmc = p->lmc;
 		want.sm_lid = sm_port->lid;
 		want.gid_prefix = pp->subnet_prefix;
-		want.mkey = 0;
+		mkey_apply(&pp->mkey, &want);
 		want.subnet_timeout = want.subnet_timeout ? want.subnet_timeout : 18;
 	}
 	if (pn != 0 && port_is_linked(p)) {
 		const struct port *rp = &f->nodes[p->remote_node].ports[p->remote_port];
 		if (rp->valid) {
 			want.neighbor_mtu = min8(p->mtu_cap, rp->mtu_cap);
-			/* VLCap and OperationalVLs share an encoding (1: VL0 .. 5: VL0-14) */
+			/* VLCap and OperationalVLs share an encoding (1: VL0 .. 5: VL0-14)
+			 */
 			want.oper_vls = min8(p->vl_cap, rp->vl_cap);
 			if (r->n_vls > 1 && want.oper_vls < 2)
 				log_ratelimited(LOG_CAT_ROUTE, LOG_WARNING,
@@ -524,6 +558,20 @@ static void program_port(struct program *pg, const struct routes *r,
 		want.client_reregister = 1;
 	if (!want.client_reregister && !portinfo_differs(&cur, &want))
 		return;
+	/* a port holding another non-zero M_Key drops our Set (14.2.4.2): do not send it */
+	if (lid_port && !mkey_set_may_pass(mkey_port_classify(&cur, pp->mkey.key))) {
+		struct mkey_offender *o =
+		    pp->offenders ? mkey_offender_get(pp->offenders, p->guid, p->lid) : NULL;
+
+		pg->st.mkey_refused++;
+		if (o)
+			o->refused++;
+		log_port_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, n->guid, pn,
+				     "node 0x%016llx \"%s\" port %u holds another M_Key (protect "
+				     "bits %u): not programmed; set m_key to the subnet's",
+				     (unsigned long long)n->guid, n->desc, pn, cur.mkey_protect);
+		return;
+	}
 	pg->st.rereg += want.client_reregister;
 	/*
 	 * A port in INIT whose link is up can be armed by the same Set: INIT ->
@@ -698,6 +746,8 @@ void program_configure(struct program *pg, const struct routes *r, const struct 
 	bool trace = log_enabled(LOG_CAT_SWEEP, LOG_DEBUG);
 
 	memset(pg->by_kind, 0, sizeof(pg->by_kind));
+	pg->offenders = pp->offenders;
+	pg->mkey = pp->mkey.key;
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		struct node *n = &f->nodes[i];
 		for (unsigned pn = node_is_switch(n) ? 0 : 1; pn <= n->nports; pn++) {
@@ -835,7 +885,8 @@ static int program_mft_switch(struct program *pg, uint32_t ni, const struct mft 
 	int top;
 
 	if (want->nports != n->nports)
-		return 0; /* a table for another switch of that GUID: nothing sensible to send */
+		return 0; /* a table for another switch of that GUID: nothing sensible to
+			     send */
 	refs = malloc((mft_diff_room(old, want) + 1) * sizeof(*refs));
 	copy = mft_dup(want);
 	if (!refs || !copy) {

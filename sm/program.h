@@ -21,21 +21,24 @@
 #include "fabric/partition.h"
 #include "fabric/routes.h"
 #include "mad/xact.h"
+#include "sm/mkey.h"
 
 struct program;
 
 struct program_stats {
-	uint32_t sets;	       /* SMPs sent */
-	uint32_t errors;       /* that failed (error status, timeout, could not be sent) */
-	uint32_t timeouts;     /* of those, unanswered */
-	uint32_t lft_blocks;   /* LFT blocks among the sets */
-	uint32_t mft_blocks;   /* MFT blocks among the sets */
-	uint32_t mft_switches; /* switches that got MFT blocks */
-	uint32_t readbacks;    /* PortInfo Gets after a PortInfo Set failed */
-	uint32_t recovered;    /* of those, the port held what was set: done after all */
-	uint32_t rereg;	       /* PortInfo Sets with ClientReregister */
-	uint32_t pkey_blocks;  /* P_KeyTable blocks among the sets */
-	uint32_t pkey_dropped; /* P_Keys a port's PartitionCap had no room for */
+	uint32_t sets;		  /* SMPs sent */
+	uint32_t errors;	  /* that failed (error status, timeout, could not be sent) */
+	uint32_t timeouts;	  /* of those, unanswered */
+	uint32_t lft_blocks;	  /* LFT blocks among the sets */
+	uint32_t mft_blocks;	  /* MFT blocks among the sets */
+	uint32_t mft_switches;	  /* switches that got MFT blocks */
+	uint32_t readbacks;	  /* PortInfo Gets after a PortInfo Set failed */
+	uint32_t recovered;	  /* of those, the port held what was set: done after all */
+	uint32_t rereg;		  /* PortInfo Sets with ClientReregister */
+	uint32_t pkey_blocks;	  /* P_KeyTable blocks among the sets */
+	uint32_t pkey_dropped;	  /* P_Keys a port's PartitionCap had no room for */
+	uint32_t mkey_refused;	  /* PortInfo Sets not sent: the port holds another M_Key */
+	uint32_t mkey_unanswered; /* PortInfo Sets lost on a port whose M_Key may not be ours */
 };
 
 /*
@@ -69,7 +72,9 @@ struct program_params {
 	 * index 0 of CA ports coming up.
 	 */
 	const struct partition_config *parts;
-	uint64_t sm_guid; /* the SM's port GUID (SELF) */
+	uint64_t sm_guid;		  /* the SM's port GUID (SELF) */
+	struct mkey_policy mkey;	  /* M_Key, protect bits, lease written into each port */
+	struct mkey_offenders *offenders; /* NULL, or where M_Key refusals are counted by port */
 };
 
 /*

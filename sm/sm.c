@@ -294,6 +294,8 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	if (madio_port_info(sm->io, &mpi) == 0)
 		sm->port_guid = mpi.port_guid;
 	sm->xe = xact_new(base, &xo, sm_send, sm);
+	if (sm->xe)
+		xact_set_mkey(sm->xe, o->m_key);
 	if (sm->xe && sm_conf_appliers_init(sm) < 0) {
 		snprintf(err, err_len, "out of memory");
 		r = -ENOMEM;
@@ -370,6 +372,9 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 			      (unsigned)sm->conf.mad_retries);
 	} else if (!strcmp(key, "sweep_interval")) {
 		light_schedule(sm);
+	} else if (!strcmp(key, "m_key")) {
+		/* our SMPs carry the new key; the next heavy sweep writes it into the ports */
+		xact_set_mkey(sm->xe, sm->conf.m_key);
 	} else if (!strcmp(key, "updn_roots_file")) {
 		return sm_load_roots(sm, err, err_len);
 	} else if (!strcmp(key, "partition_config_file")) {
@@ -392,7 +397,7 @@ static int sm_conf_appliers_init(struct sm *sm)
 	static const char *const keys[] = {
 	    "mad_window",      "mad_timeout_ms",	"mad_retries", "sweep_interval",
 	    "updn_roots_file", "partition_config_file", "log_level",   "sm_priority",
-	    "perfmgr",	       "perfmgr_sweep_time_s"};
+	    "perfmgr",	       "perfmgr_sweep_time_s",	"m_key"};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (sm_conf_applier_add(sm, keys[i], sm_apply, NULL) < 0)

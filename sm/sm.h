@@ -18,6 +18,7 @@
 #include "routing/chain.h"
 #include "routing/routing.h"
 #include "sm/trap.h"
+#include "sm/mkey.h"
 #include "sm/conf.h"
 #include "sm/discover.h"
 #include "sm/light.h"
@@ -121,6 +122,12 @@ struct sm {
 	size_t n_roots;
 	uint64_t port_guid;
 	uint64_t mad_malformed, mad_unexpected, traps;
+	struct {
+		uint64_t refused;    /* PortInfo Sets not sent: the port holds another M_Key */
+		uint64_t unanswered; /* PortInfo Sets lost where the M_Key may not be ours */
+		uint64_t traps;	     /* trap 256 (bad M_Key) received */
+		struct mkey_offenders offenders; /* by port, bounded (sm/mkey.h) */
+	} mkey;
 	uint64_t trap_actions[TRAP_NACTIONS]; /* what was done with them (sm/trap.h) */
 };
 

@@ -300,6 +300,8 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 	sw->sum.lft_blocks += st->lft_blocks;
 	sw->sum.pkey_blocks += st->pkey_blocks; /* partitions */
 	sw->sum.rereg += st->rereg;		/* sm/sync.c */
+	sw->sm->mkey.refused += st->mkey_refused;
+	sw->sm->mkey.unanswered += st->mkey_unanswered;
 	sw->phase++;
 	sweep_step(sw);
 }
@@ -326,7 +328,10 @@ static void phase_batch(struct sweep *sw)
 					    NULL,
 					    0,
 					    sm->parts, /* partitions (fabric/partition.h) */
-					    sm->port_guid};
+					    sm->port_guid,
+					    {sm->conf.m_key, (uint8_t)sm->conf.m_key_protect_bits,
+					     (uint16_t)sm->conf.m_key_lease_period},
+					    &sm->mkey.offenders};
 
 		sync_program_params(sm, &pp); /* ClientReregister after a takeover */
 		program_configure(sw->batch, sw->routes, old ? old->fabric : NULL,
@@ -510,6 +515,7 @@ static void phase_publish(struct sweep *sw)
 		}
 	sm->sched.cur = NULL;
 	sm->sched.last_end_ms = now_ms();
+	program_held_free(sw->held); /* READBACK's, used by PROGRAM */
 	free(sw);
 	sweep_retry_arm(sm, sm->last.status != 0 && !sm->last.standby);
 	hook_run(&sm->hooks.sweep_done, &sm->last);

@@ -217,6 +217,11 @@ static void sync_reply_text(struct evhttp_request *req, int code, const char *re
 		evbuffer_free(b);
 }
 
+static void sync_body_free(const void *data, size_t len, void *extra)
+{
+	free((void *)data);
+}
+
 static void sync_serve(struct evhttp_request *req, void *arg)
 {
 	struct sync *sy = arg;
@@ -251,7 +256,8 @@ static void sync_serve(struct evhttp_request *req, void *arg)
 	}
 	body = sync_document(sy, &len);
 	b = body ? evbuffer_new() : NULL;
-	if (!b || evbuffer_add_reference(b, body, len, NULL, NULL) < 0) {
+	/* the reply moves the reference out of b: the body goes when libevent is done with it */
+	if (!b || evbuffer_add_reference(b, body, len, sync_body_free, NULL) < 0) {
 		if (b)
 			evbuffer_free(b);
 		free(body);
@@ -260,9 +266,8 @@ static void sync_serve(struct evhttp_request *req, void *arg)
 	}
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
 			  "application/json");
-	evhttp_send_reply(req, HTTP_OK, "OK", b); /* copies the body out */
+	evhttp_send_reply(req, HTTP_OK, "OK", b);
 	evbuffer_free(b);
-	free(body);
 	sy->served++;
 	log_debug(LOG_CAT_SWEEP, "sync: document generation %" PRIu64 " (%zu bytes) to %s:%u",
 		  sy->gen, len, peer ? peer : "?", pport);

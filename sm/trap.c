@@ -107,6 +107,35 @@ static void trap_who(const struct sm *sm, uint16_t lid, char *buf, size_t len)
 	}
 }
 
+/*
+ * Trap 256's LIDADDR is the requester whose SMP carried the bad M_Key; a
+ * directed-route SMP has no LID of its own there (permissive), its DRSLID is
+ * where it came from (14.2.5.1, table 120).
+ */
+static uint16_t trap_mkey_requester(const struct wire_notice *n)
+{
+	return n->lid && n->lid != 0xffff ? n->lid : n->lid2;
+}
+
+/* Count a trap 256 against the requester it names (sm->mkey, bounded). */
+static void trap_count_mkey(struct sm *sm, const struct wire_notice *n)
+{
+	uint16_t lid = trap_mkey_requester(n);
+	uint64_t guid = 0;
+	struct mkey_offender *o;
+	uint32_t ni;
+	uint8_t pn;
+
+	sm->mkey.traps++;
+	if (sm->snap && snapshot_find_lid(sm->snap, lid, &ni, &pn))
+		guid = sm->snap->fabric->nodes[ni].ports[pn].guid;
+	o = mkey_offender_get(&sm->mkey.offenders, guid, lid);
+	if (o) {
+		o->traps++;
+		o->last_key = n->key;
+	}
+}
+
 static void trap_log(struct sm *sm, const struct wire_notice *n, uint16_t slid, enum trap_action a,
 		     const char *why)
 {
@@ -126,13 +155,14 @@ static void trap_log(struct sm *sm, const struct wire_notice *n, uint16_t slid, 
 		break;
 	case TRAP_KEY_VIOLATION:
 		trap_who(sm, n->lid, about, sizeof(about));
-		if (n->trap_num == 256)
+		if (n->trap_num == 256) {
+			trap_who(sm, trap_mkey_requester(n), about, sizeof(about));
 			log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
-					"trap 256 from %s: bad M_Key 0x%016llx at %s (method "
+					"trap 256 from %s: bad M_Key 0x%016llx from %s (method "
 					"0x%02x, attribute 0x%04x, modifier 0x%x, DR SLID %u)",
 					who, (unsigned long long)n->key, about, n->method,
 					n->attr_id, n->attr_mod, n->lid2);
-		else
+		} else
 			log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
 					"trap %u from %s: %s 0x%llx between LID %u and LID %u",
 					n->trap_num, who, name, (unsigned long long)n->key, n->lid,
@@ -169,10 +199,15 @@ void trap_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_h
 	sm->traps++;
 	a = trap_classify(&n, from->slid, sm->snap, why, sizeof(why));
 	sm->trap_actions[a]++;
+	if (a == TRAP_KEY_VIOLATION && n.trap_num == 256)
+		trap_count_mkey(sm, &n);
 	trap_log(sm, &n, from->slid, a, why);
 	rep = req;
 	rep.method = WIRE_TRAP_REPRESS;
 	rep.status = 0;
+	/* the SMA checks a TrapRepress's M_Key like a Set's (14.2.4.2) */
+	if (sm->conf.m_key)
+		rep.mkey = sm->conf.m_key;
 	if (wire_smp_encode(&rep, out, sizeof(out)) == WIRE_MAD_SIZE)
 		madio_send_lid(sm->io, WIRE_CLASS_SMI, out, sizeof(out), from->slid, 0, 0);
 	if (a == TRAP_SWEEP && (sm->state == SM_MASTER || sm->state == SM_DISCOVERING)) {

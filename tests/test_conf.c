@@ -389,8 +389,12 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 45);
+	CU_ASSERT_EQUAL(json_object_size(j), 47);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "partition_config_file")), "");
+	/* m_key is a secret; its protect bits and lease are not */
+	CU_ASSERT_PTR_NULL(json_object_get(j, "m_key"));
+	CU_ASSERT_PTR_NOT_NULL(json_object_get(j, "m_key_protect_bits"));
+	CU_ASSERT_TRUE(conf_key_is_secret("m_key"));
 	/* state sync is off by default */
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "sync_listen")), "");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "sync_peers")), "");

@@ -121,10 +121,13 @@ static int cmd_stats(void *ctx, struct ctl_client *c, json_t *args, json_t **ret
 
 	ctl_server_stats(h->srv, &st);
 	*ret_result = json_pack(
-	    "{s:I, s:I, s:I, s:I, s:I, s:i, s:i}", "requests", (json_int_t)st.requests, "errors",
-	    (json_int_t)st.errors, "accepted", (json_int_t)st.clients_accepted, "rejected",
-	    (json_int_t)st.clients_rejected, "dropped", (json_int_t)st.clients_dropped, "clients",
-	    (int)st.clients, "subscribers", (int)st.subscribers);
+	    "{s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:I, s:I, s:I, s:I}", "requests",
+	    (json_int_t)st.requests, "errors", (json_int_t)st.errors, "accepted",
+	    (json_int_t)st.clients_accepted, "rejected", (json_int_t)st.clients_rejected, "dropped",
+	    (json_int_t)st.clients_dropped, "clients", (int)st.clients, "subscribers",
+	    (int)st.subscribers, "request_timeouts", (json_int_t)st.request_timeouts,
+	    "idle_timeouts", (json_int_t)st.idle_timeouts, "rejected_uid",
+	    (json_int_t)st.rejected_uid, "rejected_reserved", (json_int_t)st.rejected_reserved);
 	return 0;
 }
 
@@ -546,11 +549,15 @@ static void test_request_too_large(void)
 
 static void test_many_clients(void)
 {
-	struct harness *h = harness_start("many", NULL);
+	struct ctl_opts opts;
+	struct harness *h;
 	int fds[NCLIENTS], i, ok = 0;
 	char req[64];
 	json_t *r;
 
+	ctl_opts_init(&opts);
+	opts.admin_uid_override = (long)getuid(); /* an admin: no per-uid cap */
+	h = harness_start("many", &opts);
 	for (i = 0; i < NCLIENTS; i++) {
 		fds[i] = cli_connect(h->path);
 		CU_ASSERT_FATAL(fds[i] >= 0);
@@ -582,6 +589,7 @@ static void test_too_many_clients(void)
 
 	ctl_opts_init(&opts);
 	opts.max_clients = 4;
+	opts.admin_uid_override = (long)getuid(); /* admins may take every slot */
 	h = harness_start("limit", &opts);
 	for (i = 0; i < 4; i++) {
 		fds[i] = cli_connect(h->path);
@@ -613,6 +621,211 @@ static void test_too_many_clients(void)
 	CU_ASSERT(i < 50);
 	for (i = 1; i < 4; i++)
 		close(fds[i]);
+	harness_stop(h);
+}
+
+/* Connect n clients that each got an answer; false if one was refused. */
+static bool connect_n(const char *path, int *fds, int n)
+{
+	bool ok = true;
+
+	for (int i = 0; i < n; i++) {
+		json_t *r;
+
+		fds[i] = cli_connect(path);
+		r = fds[i] >= 0 ? cli_call_raw(fds[i], "{\"cmd\":\"status\"}") : NULL;
+		ok = ok && reply_ok(r);
+		json_decref(r);
+	}
+	return ok;
+}
+
+static void close_n(int *fds, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* A new connection's first line is this error code. */
+static bool refused_with(const char *path, const char *code)
+{
+	int fd = cli_connect(path);
+	json_t *r = fd >= 0 ? cli_recv_json(fd) : NULL;
+	bool ok = reply_code(r) && !strcmp(reply_code(r), code);
+
+	json_decref(r);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static json_int_t stat_of(struct harness *h, const char *key)
+{
+	json_t *st = harness_stats(h);
+	json_int_t v = json_integer_value(json_object_get(st, key));
+
+	json_decref(st);
+	return v;
+}
+
+/* Wait (bounded) until the server counts n clients. */
+static bool wait_clients(struct harness *h, int n)
+{
+	for (int i = 0; i < 100; i++) {
+		if (stat_of(h, "clients") == n + 1) /* the stats client itself */
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+static void test_uid_caps(void)
+{
+	struct ctl_opts opts;
+	struct harness *h;
+	int fds[10], fd;
+	json_t *r;
+
+	/* a non-admin: 4 connections of one uid at most */
+	ctl_opts_init(&opts);
+	opts.max_clients = 10;
+	opts.admin_reserved = 2;
+	opts.max_per_uid = 4;
+	opts.admin_uid_override = (long)getuid() + 4242;
+	h = harness_start("uidcap", &opts);
+	CU_ASSERT_TRUE(connect_n(h->path, fds, 4));
+	CU_ASSERT_TRUE(refused_with(h->path, CTL_ERR_TOO_MANY_CLIENTS));
+	close_n(fds, 4);
+	CU_ASSERT_TRUE(wait_clients(h, 0));
+	CU_ASSERT(stat_of(h, "rejected_uid") >= 1); /* wait_clients may have been refused too */
+	harness_stop(h);
+
+	/* the last 2 of 10 slots are for admins: a non-admin gets 8 */
+	opts.max_per_uid = 100;
+	h = harness_start("reserved", &opts);
+	CU_ASSERT_TRUE(connect_n(h->path, fds, 8));
+	CU_ASSERT_TRUE(refused_with(h->path, CTL_ERR_TOO_MANY_CLIENTS));
+	close_n(fds, 8);
+	CU_ASSERT_TRUE(wait_clients(h, 0));
+	CU_ASSERT(stat_of(h, "rejected_reserved") >=
+		  1); /* wait_clients may have been refused too */
+	harness_stop(h);
+
+	/* an admin gets every slot, the reserved ones too, and no per-uid cap */
+	opts.max_per_uid = 2;
+	opts.admin_uid_override = (long)getuid();
+	h = harness_start("admin", &opts);
+	CU_ASSERT_TRUE(connect_n(h->path, fds, 10));
+	fd = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd >= 0);
+	r = cli_recv_json(fd); /* over max_clients: refused all the same */
+	CU_ASSERT(reply_code(r) && !strcmp(reply_code(r), CTL_ERR_TOO_MANY_CLIENTS));
+	json_decref(r);
+	close(fd);
+	close_n(fds, 10);
+	CU_ASSERT_TRUE(wait_clients(h, 0));
+	harness_stop(h);
+}
+
+static void test_request_deadline(void)
+{
+	struct ctl_opts opts;
+	struct harness *h;
+	const char *req = "{\"cmd\":\"status\"}\n";
+	struct timespec t0, t1;
+	int fd, sent = 0;
+	json_t *r;
+	char *line;
+
+	ctl_opts_init(&opts);
+	opts.request_ms = 300;
+	opts.admin_uid_override = (long)getuid();
+	h = harness_start("deadline", &opts);
+	/* a request dripped a byte every 100 ms loses its slot after 300 ms */
+	fd = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd >= 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (const char *p = req; *p; p++) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+		if (poll(&pfd, 1, 0) > 0)
+			break; /* the server spoke: the deadline passed */
+		if (!cli_send(fd, p, 1))
+			break;
+		sent++;
+		usleep(100000);
+	}
+	line = cli_recv_line(fd, 2000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CU_ASSERT_PTR_NOT_NULL(line);
+	r = line ? json_loads(line, 0, NULL) : NULL;
+	CU_ASSERT(reply_code(r) && !strcmp(reply_code(r), CTL_ERR_TIMEOUT));
+	json_decref(r);
+	free(line);
+	CU_ASSERT(sent < (int)strlen(req));
+	CU_ASSERT((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 1500);
+	CU_ASSERT_PTR_NULL(cli_recv_line(fd, 2000)); /* and closed */
+	close(fd);
+	/* a whole request sent at once, then a pause longer than the deadline: served */
+	fd = cli_connect(h->path);
+	CU_ASSERT_FATAL(fd >= 0);
+	r = cli_call_raw(fd, "{\"cmd\":\"status\"}");
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+	usleep(500000);
+	r = cli_call_raw(fd, "{\"cmd\":\"status\"}");
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+	close(fd);
+	CU_ASSERT_EQUAL(stat_of(h, "request_timeouts"), 1);
+	harness_stop(h);
+}
+
+static void test_idle_timeout(void)
+{
+	struct ctl_opts opts;
+	struct harness *h;
+	int idle, busy, sub, pub;
+	json_t *r;
+
+	ctl_opts_init(&opts);
+	opts.idle_ms = 400;
+	opts.admin_uid_override = (long)getuid();
+	h = harness_start("idle", &opts);
+	idle = cli_connect(h->path);
+	busy = cli_connect(h->path);
+	sub = cli_connect(h->path);
+	CU_ASSERT_FATAL(idle >= 0 && busy >= 0 && sub >= 0);
+	r = cli_call_raw(sub, "{\"cmd\":\"subscribe\"}");
+	CU_ASSERT(reply_ok(r));
+	json_decref(r);
+	/* busy asks every 100 ms for a second: never idle for long */
+	for (int i = 0; i < 10; i++) {
+		r = cli_call_raw(busy, "{\"cmd\":\"status\"}");
+		CU_ASSERT(reply_ok(r));
+		json_decref(r);
+		usleep(100000);
+	}
+	/* idle was told and closed; the subscriber still gets events */
+	r = cli_recv_json(idle);
+	CU_ASSERT(reply_code(r) && !strcmp(reply_code(r), CTL_ERR_TIMEOUT));
+	json_decref(r);
+	CU_ASSERT_PTR_NULL(cli_recv_line(idle, 1000));
+	pub = cli_connect(h->path);
+	CU_ASSERT_FATAL(pub >= 0);
+	r = cli_call_raw(pub, "{\"cmd\":\"notify\",\"args\":{\"type\":\"link_down\",\"port\":1}}");
+	CU_ASSERT(json_integer_value(json_object_get(json_object_get(r, "result"), "delivered")) ==
+		  1);
+	json_decref(r);
+	r = cli_recv_json(sub);
+	CU_ASSERT_PTR_NOT_NULL(json_object_get(r, "event"));
+	json_decref(r);
+	CU_ASSERT(stat_of(h, "idle_timeouts") >= 1);
+	close(idle);
+	close(busy);
+	close(sub);
+	close(pub);
 	harness_stop(h);
 }
 
@@ -883,11 +1096,12 @@ static void test_socket_file(void)
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	struct ctl_server *srv;
 	struct ctl_opts opts;
-	char err[256], path[100];
+	char err[256], path[100], live[sizeof(h->path)];
 	int fd;
 
 	/* a live socket is not stolen */
 	ctl_opts_init(&opts);
+	snprintf(live, sizeof(live), "%s", h->path); /* h is gone when it is used again */
 	opts.path = h->path;
 	srv = ctl_server_new(base, &opts, test_cmds, NULL, err, sizeof(err));
 	CU_ASSERT_PTR_NULL(srv);
@@ -921,7 +1135,7 @@ static void test_socket_file(void)
 		CU_ASSERT(stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 4);
 	}
 	unlink(path);
-	opts.path = h->path;
+	opts.path = live;
 
 	/* bad groups and paths are reported */
 	opts.admin_group = "no-such-group-ibsmd";
@@ -954,6 +1168,9 @@ int main(void)
 	    {"deferred and pipelined replies", test_deferred_and_pipelined},
 	    {"half close", test_half_close},
 	    {"socket file handling", test_socket_file},
+	    {"per-uid caps, slots reserved for admins", test_uid_caps},
+	    {"a request's read deadline: a dripped request loses its slot", test_request_deadline},
+	    {"idle timeout, subscribers excepted", test_idle_timeout},
 	    {NULL, NULL},
 	};
 	int rc;

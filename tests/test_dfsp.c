@@ -461,7 +461,7 @@ static void timing(char *text, double limit_ms, const char *what)
 	CU_ASSERT_EQUAL(checker_run(f, r, CHECKER_MINIMAL, NULL, why, sizeof(why)), 0);
 	fprintf(stderr, "\n  dfsp %s (%u switches, %u LIDs): %.0f ms, %u VLs", what, r->n_sw,
 		r->max_lid, ms, r->n_vls);
-	CU_ASSERT(ms < limit_ms);
+	CU_ASSERT(ms < limit_ms * TESTUTIL_SLOW);
 	routes_free(r);
 	fabric_free(f);
 }

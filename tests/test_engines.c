@@ -496,7 +496,7 @@ static void test_timing(void)
 		"\n  ftree ft3 k16 (%u nodes, %u LIDs): %.1f ms, max/mean %.3f per-tier %.3f\n",
 		f->n_nodes, r->max_lid, ms, ll.ratio, ll.tier_ratio);
 	CU_ASSERT(ll.tier_ratio <= 1.02);
-	CU_ASSERT(ms < 5000);
+	CU_ASSERT(ms < 5000 * TESTUTIL_SLOW);
 	routes_free(r);
 	fabric_free(f);
 }

@@ -788,7 +788,7 @@ static void test_budget(void)
 	ms = testutil_now_ms() - t0;
 	printf("\n  world GetTable on %u nodes: %u records in %.1f ms\n", e.f->n_nodes, res.n, ms);
 	CU_ASSERT(res.n > 1000 && res.n <= 8192);
-	CU_ASSERT(ms < 1000);
+	CU_ASSERT(ms < 1000 * TESTUTIL_SLOW);
 	free(res.buf);
 	/* and through the server: one MAD, answered */
 	CU_ASSERT_EQUAL(pr_status(&e, SA_METHOD_GET_TABLE, 0, &(struct sa_wire_path_rec){0}), 0);

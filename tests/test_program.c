@@ -143,8 +143,10 @@ static struct program_stats configure_held(struct fake *fk, struct fabric *f,
 					   const struct routes *old_r, bool force,
 					   const struct program_held *held)
 {
-	struct program_params pp = {
-	    0xfe80000000000000ULL, "minhop", force, held, false, NULL, 0, NULL, 0};
+	struct program_params pp = {.subnet_prefix = 0xfe80000000000000ULL,
+				    .engine = "minhop",
+				    .force = force,
+				    .held = held};
 	struct run run = {0};
 	struct timeval limit = {5, 0};
 	struct program *pg = program_new(fk->xe, f, on_done, &run);
@@ -272,8 +274,7 @@ static void test_empty_and_abort(void)
 	struct fake fk = {.fail_attr = 0xffff, .hold = true};
 	struct fabric *f = load();
 	struct routes *r = route(f);
-	struct program_params pp = {
-	    0xfe80000000000000ULL, "minhop", false, NULL, false, NULL, 0, NULL, 0};
+	struct program_params pp = {.subnet_prefix = 0xfe80000000000000ULL, .engine = "minhop"};
 	struct run run = {0};
 	struct program *pg;
 
@@ -476,8 +477,8 @@ static void test_lost_answers(void)
 	fk.lost = 0;
 	memcpy(fk.held_pi, g->nodes[h1].ports[1].pi, sizeof(fk.held_pi)); /* LID 0 */
 	{
-		struct program_params pp = {
-		    0xfe80000000000000ULL, "minhop", false, NULL, false, NULL, 0, NULL, 0};
+		struct program_params pp = {.subnet_prefix = 0xfe80000000000000ULL,
+					    .engine = "minhop"};
 		struct run run = {0};
 		struct timeval limit = {5, 0};
 		struct program *pg = program_new(fk.xe, g, on_done, &run);

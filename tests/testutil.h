@@ -39,4 +39,20 @@ uint32_t testutil_find_desc(const struct fabric *f, const char *desc);
 /* CLOCK_MONOTONIC in milliseconds. */
 double testutil_now_ms(void);
 
+/*
+ * Timing bounds are multiplied by this: a build with AddressSanitizer
+ * (configure --enable-asan, which gcc and clang announce) runs several times
+ * slower, and on a loaded CI machine more.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define TESTUTIL_SLOW 5
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TESTUTIL_SLOW 5
+#endif
+#endif
+#ifndef TESTUTIL_SLOW
+#define TESTUTIL_SLOW 1
+#endif
+
 #endif

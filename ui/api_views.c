@@ -137,12 +137,13 @@ static json_t *api_mad_json(const struct api *api)
 	if (api->sm->xe)
 		xact_get_stats(api->sm->xe, &xs);
 	return json_pack(
-	    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:I}", "sent",
-	    (json_int_t)xs.sent, "received", (json_int_t)xs.received, "timeouts",
-	    (json_int_t)xs.timeouts, "retries", (json_int_t)xs.retries, "errors",
-	    (json_int_t)(xs.remote_errors + xs.send_errors), "unmatched", (json_int_t)xs.unmatched,
-	    "malformed", (json_int_t)(xs.malformed + api->sm->mad_malformed), "outstanding",
-	    (int)xs.outstanding, "window", (int)xs.window, "max_bulk_outstanding", (int)xs.max_bulk,
+	    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:I}", "unsolicited",
+	    (json_int_t)api->sm->mad_unexpected, "sent", (json_int_t)xs.sent, "received",
+	    (json_int_t)xs.received, "timeouts", (json_int_t)xs.timeouts, "retries",
+	    (json_int_t)xs.retries, "errors", (json_int_t)(xs.remote_errors + xs.send_errors),
+	    "unmatched", (json_int_t)xs.unmatched, "malformed",
+	    (json_int_t)(xs.malformed + api->sm->mad_malformed), "outstanding", (int)xs.outstanding,
+	    "window", (int)xs.window, "max_bulk_outstanding", (int)xs.max_bulk,
 	    "control_outstanding", (int)xs.ctl_outstanding, "window_in_effect", (int)xs.cwnd,
 	    "window_cuts", (json_int_t)xs.window_cuts);
 }
@@ -193,6 +194,46 @@ static json_t *api_failover_json(const struct sm *sm)
 	    (json_int_t)ss->sets_accepted, "sets_refused", (json_int_t)ss->sets_refused,
 	    "foreign_sms", (json_int_t)ss->foreign_sms, "poll_interval_ms",
 	    sm->conf.sminfo_poll_interval_ms, "poll_count", sm->conf.sminfo_poll_count);
+}
+
+/*
+ * M_Key: whether one is set (never the key), the refusals counted, and the
+ * ports named by trap 256 or that refused us, by port.
+ */
+static json_t *api_mkey_json(const struct sm *sm)
+{
+	const struct mkey_offenders *t = &sm->mkey.offenders;
+	json_t *a = json_array();
+
+	for (unsigned i = 0; a && i < t->n; i++) {
+		const struct mkey_offender *o = &t->e[i];
+		json_array_append_new(a, json_pack("{s:o, s:i, s:I, s:I}", "guid",
+						   o->guid ? api_guid(o->guid) : json_null(), "lid",
+						   (int)o->lid, "traps", (json_int_t)o->traps,
+						   "refused", (json_int_t)o->refused));
+	}
+	return json_pack("{s:b, s:i, s:i, s:I, s:I, s:I, s:o, s:I}", "set", sm->conf.m_key != 0,
+			 "protect_bits", sm->conf.m_key_protect_bits, "lease_period",
+			 sm->conf.m_key_lease_period, "refused", (json_int_t)sm->mkey.refused,
+			 "unanswered", (json_int_t)sm->mkey.unanswered, "traps",
+			 (json_int_t)sm->mkey.traps, "offenders", a, "offenders_untracked",
+			 (json_int_t)t->others);
+}
+
+/* The control socket: who is connected, who was refused or closed and why. */
+static json_t *api_ctl_json(const struct api *api)
+{
+	struct ctl_stats cs = {0};
+
+	if (api->srv)
+		ctl_server_stats(api->srv, &cs);
+	return json_pack(
+	    "{s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "clients", (int)cs.clients,
+	    "subscribers", (int)cs.subscribers, "accepted", (json_int_t)cs.clients_accepted,
+	    "rejected", (json_int_t)cs.clients_rejected, "rejected_uid",
+	    (json_int_t)cs.rejected_uid, "rejected_reserved", (json_int_t)cs.rejected_reserved,
+	    "dropped", (json_int_t)cs.clients_dropped, "request_timeouts",
+	    (json_int_t)cs.request_timeouts, "idle_timeouts", (json_int_t)cs.idle_timeouts);
 }
 
 /* What was done with the traps received: {"sweep": N, "refused": N, ...}. */
@@ -277,6 +318,8 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 			      "switches_asked", (int)sm->last.reprobed, "links_down",
 			      (int)sm->last.links_down, "links_up", (int)sm->last.links_up,
 			      "nodes_removed", (int)sm->last.removed));
+		json_object_set_new(*ret, "mkey", api_mkey_json(sm));
+		json_object_set_new(*ret, "ctl", api_ctl_json(api));
 		json_object_set_new(
 		    *ret, "last_route_keep",
 		    json_pack(

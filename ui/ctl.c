@@ -42,6 +42,10 @@
 #define CTL_CLOSE_TIMEOUT_S 5
 #define CTL_DEF_STALL_MS 60000		     /* no reading progress with output queued */
 #define CTL_MAX_MESSAGE (256u * 1024 * 1024) /* one encoded message at most */
+#define CTL_DEF_REQUEST_MS 5000
+#define CTL_DEF_IDLE_MS 60000
+#define CTL_DEF_MAX_PER_UID 16
+#define CTL_DEF_ADMIN_RESERVED 8
 
 struct ctl_client {
 	struct ctl_server *srv;
@@ -58,6 +62,9 @@ struct ctl_client {
 	bool eof;     /* the peer shut down its side: answer, flush, close */
 	bool closing; /* flush output, then close */
 	bool dead;    /* detached, waiting for the reaper */
+	/* the one deadline a client has: its request's (in_request) or its idleness */
+	struct event *timer;
+	bool in_request; /* bytes of a request buffered: the request deadline runs */
 };
 
 struct ctl_server {
@@ -72,6 +79,7 @@ struct ctl_server {
 	size_t max_output;
 	unsigned stall_ms;
 	size_t max_message;
+	unsigned request_ms, idle_ms, max_per_uid, admin_reserved;
 	bool have_admin_gid;
 	gid_t admin_gid;
 	long admin_uid_override;
@@ -133,6 +141,8 @@ static void client_free(struct ctl_client *c)
 		return;
 	if (c->bev)
 		bufferevent_free(c->bev);
+	if (c->timer)
+		event_free(c->timer);
 	json_decref(c->pending_id);
 	free(c);
 }
@@ -147,6 +157,8 @@ static void client_drop(struct ctl_client *c, const char *why)
 	log_debug(LOG_CAT_CTL, "ctl: client %llu (pid %d uid %u): closing: %s",
 		  (unsigned long long)c->id, (int)c->pid, (unsigned)c->uid, why);
 	c->dead = true;
+	if (c->timer)
+		evtimer_del(c->timer);
 	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
 	srv->stats.clients--;
 	if (c->subscribed)
@@ -303,6 +315,8 @@ static void client_close_with_error(struct ctl_client *c, const char *code, cons
 		return;
 	c->closing = true;
 	c->srv->stats.clients_dropped++;
+	if (c->timer)
+		evtimer_del(c->timer);
 	bufferevent_disable(c->bev, EV_READ);
 	bufferevent_set_timeouts(c->bev, NULL, &tv);
 }
@@ -442,6 +456,7 @@ static void client_process(struct ctl_client *c)
 			return;
 		}
 		evbuffer_remove(in, line, len + 1);
+		c->in_request = false; /* what follows the newline is a new request */
 		line[len] = '\0';
 		if (len && line[len - 1] == '\r')
 			line[--len] = '\0';
@@ -460,6 +475,74 @@ too_large:
 				"request line too long; the connection is closed");
 }
 
+static void ms_timeval(unsigned ms, struct timeval *tv)
+{
+	tv->tv_sec = (time_t)(ms / 1000);
+	tv->tv_usec = (suseconds_t)(ms % 1000) * 1000;
+}
+
+/*
+ * The client's deadline after whatever just happened.  Bytes of a request
+ * buffered: the request deadline, from its first byte, so a request dripped
+ * a byte at a time loses its slot; nothing buffered, nothing pending, not
+ * subscribed: the idle deadline, from now.  A deferred reply, a subscriber
+ * between requests, or a client already closing has none.
+ */
+static void client_arm(struct ctl_client *c)
+{
+	struct ctl_server *srv = c->srv;
+	struct timeval tv;
+
+	if (c->dead || !c->timer)
+		return;
+	if (c->closing || c->eof || c->pending) {
+		evtimer_del(c->timer);
+		return;
+	}
+	if (evbuffer_get_length(bufferevent_get_input(c->bev))) {
+		if (!c->in_request) {
+			c->in_request = true;
+			ms_timeval(srv->request_ms, &tv);
+			evtimer_add(c->timer, &tv);
+		}
+		return;
+	}
+	c->in_request = false;
+	if (c->subscribed) {
+		evtimer_del(c->timer);
+		return;
+	}
+	ms_timeval(srv->idle_ms, &tv);
+	evtimer_add(c->timer, &tv);
+}
+
+static void client_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctl_client *c = arg;
+	struct ctl_server *srv = c->srv;
+	char msg[96];
+
+	if (c->dead || c->closing)
+		return;
+	if (c->in_request) {
+		srv->stats.request_timeouts++;
+		log_ratelimited(LOG_CAT_CTL, LOG_WARNING,
+				"ctl: client pid %d uid %u: request not complete within %u ms: "
+				"closed",
+				(int)c->pid, (unsigned)c->uid, srv->request_ms);
+		snprintf(msg, sizeof(msg), "request not complete within %u ms; closed",
+			 srv->request_ms);
+	} else {
+		srv->stats.idle_timeouts++;
+		log_debug(LOG_CAT_CTL, "ctl: client %llu (pid %d uid %u): idle for %u ms: closed",
+			  (unsigned long long)c->id, (int)c->pid, (unsigned)c->uid, srv->idle_ms);
+		snprintf(msg, sizeof(msg), "idle for %u ms; closed", srv->idle_ms);
+	}
+	evbuffer_drain(bufferevent_get_input(c->bev),
+		       evbuffer_get_length(bufferevent_get_input(c->bev)));
+	client_close_with_error(c, CTL_ERR_TIMEOUT, msg);
+}
+
 static void client_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct ctl_client *c = arg;
@@ -467,6 +550,7 @@ static void client_read_cb(struct bufferevent *bev, void *arg)
 	if (c->dead)
 		return;
 	client_process(c);
+	client_arm(c);
 }
 
 static void client_write_cb(struct bufferevent *bev, void *arg)
@@ -552,6 +636,42 @@ static bool server_peer_is_admin(const struct ctl_server *srv, pid_t pid, uid_t 
 
 /* ---- accept ----------------------------------------------------------- */
 
+static void reject_client(evutil_socket_t fd, const char *code, const char *message);
+
+/*
+ * A non-admin peer is refused when only the admin_reserved slots are left
+ * (so a read-only user holding connections cannot lock root out) or when
+ * its uid holds max_per_uid already.  true when fd was refused (and closed).
+ */
+static bool server_refuse_user(struct ctl_server *srv, uid_t uid, evutil_socket_t fd)
+{
+	unsigned mine = 0;
+
+	if (srv->stats.clients + srv->admin_reserved >= srv->max_clients) {
+		srv->stats.clients_rejected++;
+		srv->stats.rejected_reserved++;
+		log_ratelimited(
+		    LOG_CAT_CTL, LOG_WARNING,
+		    "ctl: %u clients, the last %u slots are for admins: refusing uid %u",
+		    srv->stats.clients, srv->admin_reserved, (unsigned)uid);
+		reject_client(fd, CTL_ERR_TOO_MANY_CLIENTS, "too many clients, try again later");
+		return true;
+	}
+	for (const struct ctl_client *c = srv->clients; c; c = c->next)
+		mine += c->uid == uid;
+	if (mine >= srv->max_per_uid) {
+		srv->stats.clients_rejected++;
+		srv->stats.rejected_uid++;
+		log_ratelimited(LOG_CAT_CTL, LOG_WARNING,
+				"ctl: uid %u holds %u connections already: refusing another",
+				(unsigned)uid, mine);
+		reject_client(fd, CTL_ERR_TOO_MANY_CLIENTS,
+			      "too many connections of this user, try again later");
+		return true;
+	}
+	return false;
+}
+
 static void reject_client(evutil_socket_t fd, const char *code, const char *message)
 {
 	char buf[256];
@@ -574,6 +694,8 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct soc
 	socklen_t len = sizeof(cred);
 	struct ctl_client *c;
 
+	bool admin;
+
 	if (srv->stats.clients >= srv->max_clients) {
 		srv->stats.clients_rejected++;
 		log_ratelimited(LOG_CAT_CTL, LOG_WARNING,
@@ -586,6 +708,9 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct soc
 		reject_client(fd, CTL_ERR_INTERNAL, "cannot read peer credentials");
 		return;
 	}
+	admin = server_peer_is_admin(srv, cred.pid, cred.uid, cred.gid);
+	if (!admin && server_refuse_user(srv, cred.uid, fd))
+		return;
 	evutil_make_socket_nonblocking(fd);
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -593,12 +718,15 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct soc
 	c->bev = bufferevent_socket_new(srv->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (!c->bev)
 		goto err_free;
+	c->timer = evtimer_new(srv->base, client_timer_cb, c);
+	if (!c->timer)
+		goto err_bev;
 	c->srv = srv;
 	c->id = ++srv->next_id;
 	c->pid = cred.pid;
 	c->uid = cred.uid;
 	c->gid = cred.gid;
-	c->admin = server_peer_is_admin(srv, cred.pid, cred.uid, cred.gid);
+	c->admin = admin;
 	bufferevent_setcb(c->bev, client_read_cb, client_write_cb, client_event_cb, c);
 	bufferevent_setwatermark(c->bev, EV_READ, 0, srv->max_request + 1);
 	{
@@ -613,11 +741,14 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct soc
 	list_add(&srv->clients, c);
 	srv->stats.clients++;
 	srv->stats.clients_accepted++;
+	client_arm(c);
 	log_debug(LOG_CAT_CTL, "ctl: client %llu: pid %d uid %u gid %u%s",
 		  (unsigned long long)c->id, (int)c->pid, (unsigned)c->uid, (unsigned)c->gid,
 		  c->admin ? " (admin)" : "");
 	return;
 err_bev:
+	if (c->timer)
+		event_free(c->timer);
 	bufferevent_free(c->bev); /* closes fd */
 	free(c);
 	return;
@@ -767,6 +898,12 @@ struct ctl_server *ctl_server_new(struct event_base *base, const struct ctl_opts
 	srv->stall_ms = opts->stall_ms ? opts->stall_ms : CTL_DEF_STALL_MS;
 	srv->max_message = opts->max_message ? opts->max_message : CTL_MAX_MESSAGE;
 	srv->admin_uid_override = opts->admin_uid_override;
+	srv->request_ms = opts->request_ms ? opts->request_ms : CTL_DEF_REQUEST_MS;
+	srv->idle_ms = opts->idle_ms ? opts->idle_ms : CTL_DEF_IDLE_MS;
+	srv->max_per_uid = opts->max_per_uid ? opts->max_per_uid : CTL_DEF_MAX_PER_UID;
+	srv->admin_reserved = opts->admin_reserved ? opts->admin_reserved : CTL_DEF_ADMIN_RESERVED;
+	if (srv->admin_reserved >= srv->max_clients)
+		srv->admin_reserved = srv->max_clients - 1;
 	if (ctl_server_set_admin_group(srv, opts->admin_group, err, err_len) < 0)
 		goto err_free;
 	srv->reaper = event_new(base, -1, 0, reaper_cb, srv);
@@ -877,6 +1014,7 @@ int ctl_server_reply(struct ctl_server *srv, uint64_t client_id, json_t *result,
 		client_finish(c);
 	else
 		client_process(c); /* requests that queued up meanwhile */
+	client_arm(c);
 	return 0;
 }
 
@@ -891,6 +1029,7 @@ void ctl_client_subscribe(struct ctl_client *c)
 		return;
 	c->subscribed = true;
 	c->srv->stats.subscribers++;
+	client_arm(c); /* no idle deadline for a subscriber */
 }
 
 uint64_t ctl_client_id(const struct ctl_client *c)

@@ -44,6 +44,7 @@ struct ctl_client;
 #define CTL_ERR_REQUEST_TOO_LARGE "request_too_large"
 /* Over max_clients; the connection is closed. */
 #define CTL_ERR_TOO_MANY_CLIENTS "too_many_clients"
+#define CTL_ERR_TIMEOUT "timeout"
 /* The reply would be larger than the server sends (256 MiB): ask for less. */
 #define CTL_ERR_TOO_LARGE "reply_too_large"
 /* Cannot be done now (e.g. a sweep is running): try again. */
@@ -98,6 +99,14 @@ struct ctl_opts {
 	unsigned stall_ms;
 	/* bytes of one encoded message at most (else a reply_too_large error); 0 = 256 MiB */
 	size_t max_message;
+	/* ms from a request's first byte to its newline, else the client is closed; 0 = 5 s */
+	unsigned request_ms;
+	/* ms a client with nothing pending and no subscription may send nothing; 0 = 60 s */
+	unsigned idle_ms;
+	/* connections of one non-admin uid at most; 0 = 16 */
+	unsigned max_per_uid;
+	/* of max_clients, this many only admins may take; 0 = 8 (at most max_clients - 1) */
+	unsigned admin_reserved;
 	/*
 	 * Test hook, never set from configuration: when >= 0, exactly this uid is
 	 * admin (root and the admin group are not).  -1 = normal rules.
@@ -144,14 +153,18 @@ int ctl_server_reply(struct ctl_server *srv, uint64_t client_id, json_t *result,
 		     const struct ctl_error *err);
 
 struct ctl_stats {
-	uint64_t requests;	   /* request lines handled */
-	uint64_t errors;	   /* error replies sent */
-	uint64_t clients_accepted; /* connections served */
-	uint64_t clients_rejected; /* refused: too many clients */
-	uint64_t clients_dropped;  /* closed by us: too large, too slow */
-	uint64_t events;	   /* events published */
-	unsigned clients;	   /* connected now */
-	unsigned subscribers;	   /* subscribed now */
+	uint64_t requests;	    /* request lines handled */
+	uint64_t errors;	    /* error replies sent */
+	uint64_t clients_accepted;  /* connections served */
+	uint64_t clients_rejected;  /* refused: too many clients */
+	uint64_t clients_dropped;   /* closed by us: too large, too slow */
+	uint64_t request_timeouts;  /* of those, a request not complete within request_ms */
+	uint64_t idle_timeouts;	    /* of those, idle for idle_ms */
+	uint64_t rejected_uid;	    /* of clients_rejected: over max_per_uid */
+	uint64_t rejected_reserved; /* of clients_rejected: only admin slots were left */
+	uint64_t events;	    /* events published */
+	unsigned clients;	    /* connected now */
+	unsigned subscribers;	    /* subscribed now */
 };
 void ctl_server_stats(const struct ctl_server *srv, struct ctl_stats *ret_stats);
 
