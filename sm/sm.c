@@ -685,6 +685,7 @@ void sm_fini(struct sm *sm)
 	hook_list_clear(&sm->hooks.sweep_done);
 	hook_list_clear(&sm->hooks.state_changed);
 	hook_list_clear(&sm->hooks.port_health);
+	hook_list_clear(&sm->hooks.quarantine);
 	free(sm->roots);
 	sm->roots = NULL;
 	partition_config_free(sm->parts);
