@@ -1,6 +1,6 @@
 /*
- * The daemon's control API (see api.h, api_int.h and docs/protocol.md): the
- * command table served by ui/ctl.c and the API's life cycle.  Handlers answer
+ * The daemon's control API (see api.h, api_int.h and docs/protocol.md): its
+ * life cycle (the command table served by ui/ctl.c is in api_commands.c).  Handlers answer
  * from the SM's published snapshot (sm->snap, sm->last), which nothing
  * changes once published, so every reply is self-consistent; they live in
  * api_views.c (read), api_admin.c (orders) and metrics.c; events.c turns
@@ -18,45 +18,6 @@
 #include "ui/api.h"
 #include "ui/api_int.h"
 #include "ui/http.h"
-
-static const struct ctl_command api_commands[] = {
-    {"status", false, "", api_status},
-    {"nodes", false, "", api_nodes},
-    {"ports", false, "", api_ports},
-    {"links", false, "", api_links},
-    {"lids", false, "", api_lids},
-    {"node", false, "{\"id\": GUID|LID|description}", api_node},
-    {"route", false, "{\"src\": ID, \"dst\": ID}", api_route},
-    {"topology", false, "{\"format\": \"json|ibnetdiscover|dot\"}", api_topology},
-    {"events", false, "", api_events},
-    {"eventlog", false, "{\"after\": SEQ}", api_eventlog},
-    {"counters", false, "{\"node\": ID, \"port\": N}", api_counters},
-    {"metrics", false, "", metrics_command},
-    {"config", false, "", api_config},
-    {"sweep", true, "{\"wait\": bool}", api_sweep},
-    {"reroute", true, "{\"wait\": bool}", api_reroute},
-    {"priority", true, "{\"priority\": 0..15}", api_priority},
-    {"handover", true, "{\"guid\": GUID}", api_handover},
-    {"port", true, "{\"action\": \"disable|enable\", \"node\": ID, \"port\": N}", api_port},
-    {"loglevel", true,
-     "{\"category\": \"sweep|mad|route|sa|ctl|all\", \"level\": "
-     "\"error|warning|info|debug\"}",
-     api_loglevel},
-    {NULL, false, NULL, NULL},
-};
-
-const struct ctl_command *api_command_find(const char *name)
-{
-	for (const struct ctl_command *c = api_commands; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
-	return NULL;
-}
-
-const struct ctl_command *api_command_table(void)
-{
-	return api_commands;
-}
 
 /* ---- life cycle --------------------------------------------------------- */
 
@@ -142,7 +103,7 @@ int api_start(struct sm *sm, struct api **ret, char *err, size_t err_len)
 	opts.path = sm->conf.socket_path;
 	opts.socket_group = sm->conf.socket_group;
 	opts.admin_group = sm->conf.admin_group;
-	api->srv = ctl_server_new(sm->base, &opts, api_commands, api, cerr, sizeof(cerr));
+	api->srv = ctl_server_new(sm->base, &opts, api_command_table(), api, cerr, sizeof(cerr));
 	if (!api->srv) {
 		snprintf(err, err_len, "control socket %s: %s", sm->conf.socket_path,
 			 cerr[0] ? cerr : "cannot create it");

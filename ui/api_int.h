@@ -38,10 +38,21 @@ struct api_waiter {
 
 struct http;
 
+/* What the HTTP endpoint (ui/http.c) counts; kept here for metrics.c. */
+struct http_stats {
+	uint64_t requests; /* answered, any status */
+	uint64_t errors;   /* of those, 4xx and 5xx */
+	uint64_t rejected; /* connections refused: over http_max_clients or HTTP_MAX_QUEUED */
+	uint64_t timeouts; /* connections closed for being too slow */
+	unsigned clients;  /* open now */
+	size_t queued;	   /* reply bytes held: unsent replies, /metrics texts once each */
+};
+
 struct api {
 	struct sm *sm;
 	struct ctl_server *srv;
 	struct http *http; /* NULL unless http_listen is set */
+	struct http_stats http_st;
 	struct timespec started;
 	double started_unix;		 /* CLOCK_REALTIME at start: process_start_time_seconds */
 	json_t *events[API_EVENTS_KEPT]; /* ring: event seq s is at s % API_EVENTS_KEPT */

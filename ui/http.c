@@ -47,7 +47,7 @@
 
 /*
  * A reply body shared by several connections (the /metrics text): counted
- * once in h->st.queued while any connection (or the cache) holds it.
+ * once in h->st->queued while any connection (or the cache) holds it.
  */
 struct http_blob {
 	struct http *h;
@@ -61,7 +61,7 @@ struct http_conn {
 	struct bufferevent *bev;
 	struct event *deadline;
 	struct http_conn *prev, *next;
-	size_t queued; /* this reply's bytes counted in h->st.queued (not a blob's) */
+	size_t queued; /* this reply's bytes counted in h->st->queued (not a blob's) */
 	bool replied;
 	bool head_only;
 };
@@ -72,7 +72,7 @@ struct http {
 	struct evconnlistener *lis;
 	struct http_conn *conns;
 	unsigned max_clients;
-	struct http_stats st;
+	struct http_stats *st;	   /* api->http_st: counted where metrics.c reads it */
 	struct http_blob *metrics; /* the cached text, one reference held here */
 	double metrics_at;	   /* CLOCK_MONOTONIC ms it was made */
 	char root[CONF_PATH_MAX];
@@ -90,7 +90,7 @@ static double http_now_ms(void)
 static void http_blob_unref(struct http_blob *b)
 {
 	if (b && !--b->refs) {
-		b->h->st.queued -= b->len;
+		b->h->st->queued -= b->len;
 		free(b->data);
 		free(b);
 	}
@@ -112,8 +112,8 @@ static void http_conn_free(struct http_conn *c)
 		h->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	h->st.clients--;
-	h->st.queued -= c->queued;
+	h->st->clients--;
+	h->st->queued -= c->queued;
 	if (c->deadline)
 		event_free(c->deadline);
 	/* now, not when libevent finalizes the bufferevent: blob references go while h is there */
@@ -143,9 +143,9 @@ static void http_reply(struct http_conn *c, int status, const char *reason, cons
 	if (c->replied)
 		return;
 	c->replied = true;
-	h->st.requests++;
+	h->st->requests++;
 	if (status >= 400)
-		h->st.errors++;
+		h->st->errors++;
 	evbuffer_add_printf(out,
 			    "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
 			    "Connection: close\r\nCache-Control: no-store\r\n"
@@ -160,7 +160,7 @@ static void http_reply(struct http_conn *c, int status, const char *reason, cons
 		} else {
 			evbuffer_add(out, body, len);
 			c->queued = len;
-			h->st.queued += len;
+			h->st->queued += len;
 		}
 	}
 	bufferevent_disable(c->bev, EV_READ);
@@ -194,18 +194,18 @@ static void http_metrics(struct http_conn *c)
 			http_error(c, 500, "Internal Server Error", "out of memory");
 			return;
 		}
-		if (h->st.queued + b->len > HTTP_MAX_QUEUED) {
+		if (h->st->queued + b->len > HTTP_MAX_QUEUED) {
 			/* older texts are still being sent to slow readers */
 			free(b->data);
 			free(b);
-			h->st.rejected++;
+			h->st->rejected++;
 			http_error(c, 503, "Service Unavailable",
 				   "too many replies waiting to be sent");
 			return;
 		}
 		b->h = h;
 		b->refs = 1;
-		h->st.queued += b->len;
+		h->st->queued += b->len;
 		http_blob_unref(h->metrics);
 		h->metrics = b;
 		h->metrics_at = now;
@@ -251,8 +251,8 @@ static void http_json(struct http_conn *c, int status, const char *reason, json_
 		http_error(c, 500, "Internal Server Error", "the reply does not encode");
 		return;
 	}
-	if (c->h->st.queued + strlen(text) > HTTP_MAX_QUEUED) {
-		c->h->st.rejected++;
+	if (c->h->st->queued + strlen(text) > HTTP_MAX_QUEUED) {
+		c->h->st->rejected++;
 		free(text);
 		http_error(c, 503, "Service Unavailable", "too many replies waiting to be sent");
 		return;
@@ -606,7 +606,7 @@ static void http_event_cb(struct bufferevent *bev, short what, void *arg)
 	struct http_conn *c = arg;
 
 	if (what & BEV_EVENT_TIMEOUT)
-		c->h->st.timeouts++;
+		c->h->st->timeouts++;
 	http_conn_free(c);
 }
 
@@ -614,7 +614,7 @@ static void http_deadline_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct http_conn *c = arg;
 
-	c->h->st.timeouts++;
+	c->h->st->timeouts++;
 	http_conn_free(c);
 }
 
@@ -627,8 +627,8 @@ static void http_accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struc
 	struct timeval idle = {HTTP_IDLE_TIMEOUT_S, 0};
 	struct http_conn *c;
 
-	if (h->st.clients >= h->max_clients || h->st.queued >= HTTP_MAX_QUEUED) {
-		h->st.rejected++;
+	if (h->st->clients >= h->max_clients || h->st->queued >= HTTP_MAX_QUEUED) {
+		h->st->rejected++;
 		/* best effort, never blocking: the socket is non-blocking */
 		if (send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 			log_msg(LOG_CAT_CTL, LOG_DEBUG, "http: 503 not sent: %s", strerror(errno));
@@ -636,7 +636,7 @@ static void http_accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struc
 		log_ratelimited(LOG_CAT_CTL, LOG_WARNING,
 				"http: refused a connection: %u open (http_max_clients), %zu reply "
 				"bytes queued",
-				h->st.clients, h->st.queued);
+				h->st->clients, h->st->queued);
 		return;
 	}
 	c = calloc(1, sizeof(*c));
@@ -659,7 +659,7 @@ static void http_accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struc
 	if (h->conns)
 		h->conns->prev = c;
 	h->conns = c;
-	h->st.clients++;
+	h->st->clients++;
 	bufferevent_setcb(c->bev, http_read_cb, http_write_cb, http_event_cb, c);
 	bufferevent_set_timeouts(c->bev, &idle, &idle);
 	/* stop reading once more than a head's worth waits */
@@ -713,6 +713,7 @@ int http_start(struct api *api, char *err, size_t err_len)
 		return -ENOMEM;
 	}
 	h->api = api;
+	h->st = &api->http_st;
 	h->base = api->sm->base;
 	h->max_clients = (unsigned)conf->http_max_clients;
 	snprintf(h->root, sizeof(h->root), "%s", conf->http_root);
@@ -745,9 +746,4 @@ void http_free(struct http *h)
 	evconnlistener_free(h->lis);
 	http_blob_unref(h->metrics);
 	free(h);
-}
-
-void http_get_stats(const struct http *h, struct http_stats *ret)
-{
-	*ret = h->st;
 }

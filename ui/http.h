@@ -27,15 +27,6 @@ struct http;
 #define HTTP_MAX_FILE (1u << 20)    /* a static file */
 #define HTTP_METRICS_CACHE_MS 1000  /* scrapes within this share one text */
 
-struct http_stats {
-	uint64_t requests; /* answered, any status */
-	uint64_t errors;   /* of those, 4xx and 5xx */
-	uint64_t rejected; /* connections refused: over http_max_clients or HTTP_MAX_QUEUED */
-	uint64_t timeouts; /* connections closed for being too slow */
-	unsigned clients;  /* open now */
-	size_t queued;	   /* reply bytes held: unsent replies, /metrics texts once each */
-};
-
 /* A request head that passed http_parse_head. */
 struct http_head {
 	const char *target; /* inside the head given */
@@ -57,6 +48,5 @@ int http_parse_head(char *head, size_t len, struct http_head *ret, const char **
 int http_start(struct api *api, char *err, size_t err_len);
 /* Close every connection and the listener.  NULL ok. */
 void http_free(struct http *h);
-void http_get_stats(const struct http *h, struct http_stats *ret);
 
 #endif

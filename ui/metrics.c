@@ -16,7 +16,6 @@
 #include "sm/perfmgr.h"
 #include "sm/sync.h"
 #include "ui/api_int.h"
-#include "ui/http.h"
 
 static void metrics_one(FILE *b, const char *name, const char *type, const char *help, double v)
 {
@@ -216,15 +215,13 @@ char *metrics_text(struct api *api, size_t *ret_len)
 	char *text;
 	uint32_t sw = f ? fabric_count(f, NODE_SWITCH) : 0;
 	uint32_t nodes = f ? f->n_nodes : 0;
-	struct http_stats hs = {0};
+	const struct http_stats *hs = &api->http_st;
 
 	if (sm->xe)
 		xact_get_stats(sm->xe, &xs);
 	if (sm->io)
 		madio_get_stats(sm->io, &ms);
 	ctl_server_stats(api->srv, &cs);
-	if (api->http)
-		http_get_stats(api->http, &hs);
 	if (api_text_begin(&t) < 0)
 		return NULL;
 	b = t.fp;
@@ -351,19 +348,20 @@ char *metrics_text(struct api *api, size_t *ret_len)
 		    (double)cs.events);
 	metrics_one(b, "ibsmd_uptime_seconds", "gauge", "Seconds since the daemon started.",
 		    api_uptime(api));
-	if (api->http) {
+	if (api->sm->conf.http_listen[0]) {
 		metrics_one(b, "ibsmd_http_requests_total", "counter", "HTTP requests answered.",
-			    (double)hs.requests);
+			    (double)hs->requests);
 		metrics_one(b, "ibsmd_http_errors_total", "counter",
-			    "HTTP requests answered with a 4xx or 5xx status.", (double)hs.errors);
+			    "HTTP requests answered with a 4xx or 5xx status.", (double)hs->errors);
 		metrics_one(b, "ibsmd_http_rejected_total", "counter",
 			    "HTTP connections refused: too many at once, or replies queued.",
-			    (double)hs.rejected);
+			    (double)hs->rejected);
 		metrics_one(b, "ibsmd_http_timeouts_total", "counter",
-			    "HTTP connections closed for being too slow.", (double)hs.timeouts);
-		metrics_one(b, "ibsmd_http_clients", "gauge", "HTTP connections open.", hs.clients);
+			    "HTTP connections closed for being too slow.", (double)hs->timeouts);
+		metrics_one(b, "ibsmd_http_clients", "gauge", "HTTP connections open.",
+			    hs->clients);
 		metrics_one(b, "ibsmd_http_queued_bytes", "gauge",
-			    "Reply bytes waiting to be sent to HTTP clients.", (double)hs.queued);
+			    "Reply bytes waiting to be sent to HTTP clients.", (double)hs->queued);
 	}
 	metrics_ports(b, sm, f);
 	metrics_links(b, f);
