@@ -15,7 +15,9 @@
 
 #include "fabric/snapshot.h"
 #include "mad/sa_wire.h"
-#include "sa/sa.h"
+#include "sa/sa_types.h"
+
+struct sa;
 
 #define INFORM_MAX 4096		/* subscriptions at most */
 #define INFORM_PER_PORT_MAX 16	/* subscriptions of one port at most */

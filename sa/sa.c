@@ -29,18 +29,6 @@
 #define SA_GSI_QKEY 0x80010000u
 #define SA_TABLE_MAX 100000 /* records in one GetTable answer at most */
 
-struct sa {
-	struct event_base *base;
-	struct sa_ops ops;
-	struct rmpp *rmpp; /* NULL without an event loop */
-	const struct snapshot *snap;
-	struct sa_stats st;
-	struct sa_service_db *services; /* service.c */
-	struct sa_inform_db *informs;	/* inform.c */
-	struct mft_set *const *mfts;	/* where sm/mfts.c keeps what the switches' MFTs hold */
-	struct sa_mcmember mcm;		/* mcmember.c */
-};
-
 static int sa_rmpp_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len)
 {
 	struct sa *sa = ctx;
@@ -154,89 +142,9 @@ int sa_set_mcast(struct sa *sa, struct mcast_db *db)
 	return 0;
 }
 
-struct sa_mcmember *sa_mcmember(struct sa *sa)
-{
-	return &sa->mcm;
-}
-
 void sa_set_mfts(struct sa *sa, struct mft_set *const *mfts)
 {
 	sa->mfts = mfts;
-}
-
-const struct mft_set *sa_mfts(const struct sa *sa)
-{
-	return sa->mfts ? *sa->mfts : NULL;
-}
-
-struct event_base *sa_event_base(const struct sa *sa)
-{
-	return sa->base;
-}
-
-const struct snapshot *sa_snapshot(const struct sa *sa)
-{
-	return sa->snap;
-}
-
-struct sa_service_db *sa_services(const struct sa *sa)
-{
-	return sa->services;
-}
-
-struct sa_inform_db *sa_informs(const struct sa *sa)
-{
-	return sa->informs;
-}
-
-bool sa_query_trusted(const struct sa_query *q)
-{
-	struct sa_sm_info si;
-
-	sa_sm_info(q->sa, &si);
-	return si.sa_key && q->mad->sm_key == si.sa_key;
-}
-
-uint64_t sa_subnet_prefix(const struct snapshot *snap)
-{
-	return snap && snap->fabric->subnet_prefix ? snap->fabric->subnet_prefix
-						   : 0xfe80000000000000ULL;
-}
-
-void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret)
-{
-	memset(ret, 0, sizeof(*ret));
-	if (sa->ops.sm_info)
-		sa->ops.sm_info(sa->ops.ctx, ret);
-}
-
-/* ---- results -------------------------------------------------------------- */
-
-int sa_result_add(struct sa_result *res, const uint8_t *rec, uint16_t size)
-{
-	if (res->n >= res->limit)
-		return -ENOSPC;
-	if (res->len + res->stride > res->cap) {
-		size_t cap = res->cap ? res->cap * 2 : 8u * res->stride;
-		uint8_t *b = realloc(res->buf, cap);
-
-		if (!b)
-			return -ENOMEM;
-		res->buf = b;
-		res->cap = cap;
-	}
-	memset(res->buf + res->len, 0, res->stride);
-	memcpy(res->buf + res->len, rec, size < res->stride ? size : res->stride);
-	res->len += res->stride;
-	res->n++;
-	return 0;
-}
-
-bool sa_query_offer(const struct sa_query *q, struct sa_result *res, const uint8_t *rec)
-{
-	if (!sa_wire_match(q->rec, q->qrec, rec, q->mask))
-		return false;
-	return sa_result_add(res, rec, q->rec->size) == 0;
 }
 
 /* ---- answers --------------------------------------------------------------- */
@@ -292,15 +200,6 @@ static void sa_send(struct sa *sa, const struct madio_addr *from, const struct s
 		sa->st.send_errors++;
 	else
 		sa_send_mad(sa, &to, buf, len);
-}
-
-int sa_send_mad(struct sa *sa, const struct madio_dest *to, const uint8_t *mad, size_t len)
-{
-	int r = sa->ops.send ? sa->ops.send(sa->ops.ctx, to, mad, len) : -ENOTCONN;
-
-	if (r < 0)
-		sa->st.send_errors++;
-	return r < 0 ? r : 0;
 }
 
 /* Whether method's answer is a table (GetTableResp, GetMultiResp). */

@@ -4,6 +4,7 @@
  *
  *   sa.c       the server: decode, check, dispatch by attribute and method,
  *              answer (Get: one record; GetTable: all of them), statuses
+ *   core.c     the object's state and helpers the handlers share (below them)
  *   records.c  the read-only records: ClassPortInfo, NodeRecord,
  *              PortInfoRecord, LinkRecord, SMInfoRecord, SwitchInfoRecord
  *   tables.c   the records of programmed tables: LFT, SL2VL, VLArb, P_Key,
@@ -22,7 +23,30 @@
 
 #include "fabric/snapshot.h"
 #include "mad/sa_wire.h"
-#include "sa/sa.h"
+#include "sa/sa_types.h"
+
+struct mcast_db;
+struct mft_set;
+struct rmpp;
+
+/* What mcmember.c keeps in the SA object: the database it serves, its counters. */
+struct sa_mcmember {
+	struct mcast_db *db; /* NULL: none */
+	uint64_t joins, leaves, refused;
+};
+
+/* The SA object: made and freed by sa.c, shared through core.c. */
+struct sa {
+	struct event_base *base;
+	struct sa_ops ops;
+	struct rmpp *rmpp; /* NULL without an event loop */
+	const struct snapshot *snap;
+	struct sa_stats st;
+	struct sa_service_db *services; /* service.c */
+	struct sa_inform_db *informs;	/* inform.c */
+	struct mft_set *const *mfts;	/* where sm/mfts.c keeps what the switches' MFTs hold */
+	struct sa_mcmember mcm;		/* mcmember.c */
+};
 
 /* A query: the request, its record type and who asked. */
 struct sa_query {
@@ -98,21 +122,16 @@ const struct mft_set *sa_mfts(const struct sa *sa);
 extern const struct sa_attr sa_mcmember_attrs[];
 extern const unsigned sa_mcmember_n_attrs;
 
-/* What mcmember.c keeps in the SA object: the database it serves, its counters. */
-struct sa_mcmember {
-	struct mcast_db *db; /* NULL: none */
-	uint64_t joins, leaves, refused;
-};
-/* The SA's (sa.c). */
+/* The SA's (core.c). */
 struct sa_mcmember *sa_mcmember(struct sa *sa);
 /* Hook mm's database (trap 67 on every group deleted), or unhook it.  0 or -ENOMEM. */
 int sa_mcmember_hook(struct sa *sa, struct sa_mcmember *mm, bool on);
 
-/* The SM's info through the ops (sa.c). */
+/* The SM's info through the ops (core.c). */
 void sa_sm_info(const struct sa *sa, struct sa_sm_info *ret);
 
 /*
- * For the files of the SA that keep state and send on their own (sa.c): the
+ * For the files of the SA that keep state and send on their own (core.c): the
  * event loop (NULL when the SA was made without one: no timers), the
  * published snapshot (NULL before the first), a MAD sent through ops.send (0
  * or -errno, counted in send_errors), whether a query is trusted (carries the

@@ -13,7 +13,9 @@
 
 #include "fabric/snapshot.h"
 #include "mad/sa_wire.h"
-#include "sa/sa.h"
+#include "sa/sa_types.h"
+
+struct sa;
 
 #define SERVICE_MAX 4096     /* registered services at most (ERR_NO_RESOURCES beyond) */
 #define SERVICE_TICK_MS 500  /* the lease timer's period */
