@@ -10,7 +10,6 @@
 #include "lib/log.h"
 #include "mad/wire.h"
 #include "sm/discover.h"
-#include "sm/health.h"
 #include "sm/port.h"
 #include "sm/sm.h"
 #include "sm/sweep.h"
@@ -44,8 +43,6 @@ static void port_op_done(void *arg, int status, const struct wire_smp *req,
 			 op->port, op->enable ? "enable" : "disable", strerror(-status));
 	if (op->done)
 		op->done(op->arg, status);
-	if (status == 0 && op->enable)
-		health_forget(op->sm, op->guid, op->port);
 	if (status == 0) {
 		sweep_start_why(op->sm, op->enable ? "port enabled" : "port disabled");
 		/* an enabled link needs a moment to train: look again in a second */

@@ -136,7 +136,7 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	    size_t err_len);
 void sm_fini(struct sm *sm);
 /*
- * Debug lines (category mad): MADs sent and received, CPU time; peak RSS and
+ * core.c: debug lines (category mad): MADs sent and received, CPU time; peak RSS and
  * the bytes each owner holds (the published snapshot, prev: the one it
  * replaces, still held, or NULL; the transaction engine).
  */
@@ -154,14 +154,14 @@ int sm_load_roots(struct sm *sm, char *err, size_t err_len);
 int sm_load_partitions(struct sm *sm, char *err, size_t err_len);
 
 /*
- * Write the guid2lid file now.  A write that fails (a full disk) is logged
+ * core.c: write the guid2lid file now.  A write that fails (a full disk) is logged
  * once and tried again on a timer (5 s, doubling to 5 min) until it lands, so
  * the file does not wait for the next LID change.  0 or -errno.
  */
 int sm_save_lids(struct sm *sm);
 
 /*
- * Register an applier for a CONF_LIVE_APPLY key (the SM registers its own in
+ * core.c: register an applier for a CONF_LIVE_APPLY key (the SM registers its own in
  * sm_init; the control API its admin_group).  0, -ENOMEM, or -EINVAL when the
  * key is not a CONF_LIVE_APPLY key.
  */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "sm/health.h"
 #include "sm/port.h"
 #include "ui/api_int.h"
 
@@ -117,6 +118,9 @@ static void api_port_done(void *arg, int status)
 			      (unsigned long long)w->guid, w->port, strerror(-status));
 		ctl_server_reply(w->api->srv, w->client_id, NULL, &e);
 	} else {
+		/* an operator's enable ends a quarantine (sm/health.c) */
+		if (w->enable)
+			health_forget(w->api->sm, w->guid, w->port);
 		ctl_server_reply(w->api->srv, w->client_id,
 				 json_pack("{s:o, s:i, s:s}", "node_guid", api_guid(w->guid),
 					   "port", w->port, "state",
