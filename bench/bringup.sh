@@ -6,23 +6,7 @@
 #
 #   bench/bringup.sh [K ...]      3-level fat trees of radix K (default 8 12 16 20)
 set -u
-cd "$(dirname "$0")/.."
-B=$(cd "${BUILD:-build}" && pwd)
-UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
-W=$(mktemp -d /tmp/ibsmd-bench.XXXXXX)
-export IBSIM_SOCKNAME="ibsmd-bench-$$"
-SIM=
-cleanup() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null; exec 7>&- 2>/dev/null; }
-trap cleanup EXIT
-
-sim_up() {
-	[ -n "$SIM" ] && { kill "$SIM"; wait "$SIM" 2>/dev/null; }
-	rm -f "$W/cons" "$W/ibsim.log"; mkfifo "$W/cons"; exec 7<>"$W/cons"
-	(cd "$W" && exec ibsim -s -N 60000 -S 8000 -P 400000 -L 49152 "$1" <"$W/cons" >"$W/ibsim.log" 2>&1) &
-	SIM=$!
-	for _ in $(seq 1200); do grep -q "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
-	echo "ibsim did not start"; exit 1
-}
+. "$(dirname "$0")/lib.sh" bringup
 
 # run NAME cmd...: prints "seconds kb rc"
 run() {

@@ -14,9 +14,6 @@
 # (sminfo_polling_timeout 500, polling_retry_number 1); --osm-default adds one
 # run with OpenSM's default polling (10 s x 4).
 set -u
-cd "$(dirname "$0")/.."
-B=$(cd "${BUILD:-build}" && pwd)
-UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 K=8
 RUNS=5
 OSM_DEFAULT=0
@@ -28,29 +25,7 @@ while [ $# -gt 0 ]; do
 	*) echo "usage: $0 [-k K] [-n RUNS] [--osm-default]"; exit 2 ;;
 	esac
 done
-W=$(mktemp -d /tmp/ibsmd-bench-failover.XXXXXX)
-export IBSIM_SOCKNAME="ibsmd-bench-failover-$$"
-SIM=
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	[ -n "$SIM" ] && kill "$SIM" 2>/dev/null
-	exec 7>&- 2>/dev/null
-}
-trap cleanup EXIT
-
-sim_up() {
-	[ -n "$SIM" ] && { kill "$SIM"; wait "$SIM" 2>/dev/null; }
-	rm -f "$W/cons"
-	mkfifo "$W/cons"
-	exec 7<>"$W/cons"
-	(cd "$W" && exec ibsim -s -N 60000 -S 8000 -P 400000 -L 49152 "$1" <"$W/cons" \
-		>"$W/ibsim.log" 2>&1) &
-	SIM=$!
-	for _ in $(seq 600); do grep -q "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
-	echo "ibsim did not start"
-	exit 1
-}
+. "$(dirname "$0")/lib.sh" failover
 tool() { (cd "$W" && SIM_HOST=ca-5 LD_PRELOAD=$UMAD2SIM timeout 60 "$@" 2>/dev/null); }
 # snap TAG: LIDs (port GUID -> LID) and LFTs as the diags read them
 snap() {
@@ -78,11 +53,6 @@ EOF
 }
 st() { "$B/smctl" --socket "$W/$1.sock" --timeout 3 --json status 2>/dev/null; }
 field() { st "$1" | python3 -c "import json,sys; j=json.load(sys.stdin); print($2)" 2>/dev/null; }
-wait_until() { # wait_until SECONDS command...
-	local end=$((SECONDS + $1)); shift
-	while [ $SECONDS -lt $end ]; do "$@" && return 0; sleep 0.05; done
-	return 1
-}
 is_state() { [ "$(field "$1" 'j["state"]')" = "$2" ]; }
 is_up() { [ "$(field "$1" 'j["subnet_up"] and j["state"] == "MASTER"')" = True ]; }
 smd() { # smd NAME HOST CONF ARGS...
@@ -117,7 +87,7 @@ ibsmd_run() {
 	python3 - "$W/B.events" "$t0" "$(field B 'j["state_since"]')" <<'EOF'
 import json, sys
 t0, since = float(sys.argv[2]), float(sys.argv[3])
-up = [e["time"] for e in (json.loads(l) for l in open(sys.argv[1]) if l.startswith("{"))
+up = [e["unix_time"] for e in (json.loads(l) for l in open(sys.argv[1]) if l.startswith("{"))
       if e.get("type") == "subnet_up"]
 print("%.3f %.3f" % (since - t0, (up[0] if up else float("nan")) - t0), end=" ")
 EOF
@@ -176,7 +146,7 @@ nodes=$(grep -cE '^(Switch|Hca)' "$topo")
 printf 'force_log_flush TRUE\n' >"$W/osm-master.conf"
 printf 'force_log_flush TRUE\nsminfo_polling_timeout 500\npolling_retry_number 1\n' >"$W/osm-tuned.conf"
 printf 'force_log_flush TRUE\n' >"$W/osm-default.conf"
-echo "fabric ft3-k$K: $nodes nodes; $RUNS runs each; scratch in $W"
+echo "fabric ft3-k$K: $nodes nodes; $RUNS runs each (KEEP=1 keeps the scratch directory)"
 printf "%-30s %4s %9s %9s %8s %6s %7s %6s %6s %6s\n" pair run master_s up_s sweep_s lids lft_ent sets lft_wr lft_rd
 declare -A M U S R
 for pair in "ibsmd (lft_readback 1)" "ibsmd (lft_readback 0)" "OpenSM (500 ms x 1)"; do

@@ -10,29 +10,11 @@
 #   bench/mcjoin.sh [K]          a 2-level fat tree of radix K (default 8)
 #   COUNT=10000 bench/mcjoin.sh
 set -u
-cd "$(dirname "$0")/.."
-B=$(cd "${BUILD:-build}" && pwd)
-UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 COUNT=${COUNT:-10000}
 K=${1:-8}
-W=$(mktemp -d /tmp/ibsmd-bench-mcjoin.XXXXXX)
-export IBSIM_SOCKNAME="ibsmd-bench-mcjoin-$$"
-SIM= SM=
-cleanup() {
-	[ -n "$SM" ] && kill "$SM" 2>/dev/null
-	[ -n "$SIM" ] && kill "$SIM" 2>/dev/null
-	exec 7>&- 2>/dev/null
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh" mcjoin
+SM=
 
-sim_up() {
-	[ -n "$SIM" ] && { kill "$SIM"; wait "$SIM" 2>/dev/null; }
-	rm -f "$W/cons"; mkfifo "$W/cons"; exec 7<>"$W/cons"
-	(cd "$W" && exec ibsim -s "$1" <"$W/cons" >"$W/ibsim.log" 2>&1) &
-	SIM=$!
-	for _ in $(seq 600); do grep -q "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
-	echo "ibsim did not start"; exit 1
-}
 sm_down() { [ -n "$SM" ] && { kill "$SM"; wait "$SM" 2>/dev/null; SM=; }; }
 run() { (cd "$W" && LD_PRELOAD=$UMAD2SIM timeout 900 "$@"); }
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -56,6 +38,7 @@ for who in ibsmd opensm; do
 			(cd "$W" && LD_PRELOAD=$UMAD2SIM exec opensm -f "$W/opensm.log" -s 0 >"$W/opensm.out" 2>&1) &
 		fi
 		SM=$!
+		PIDS+=("$SM")
 		sa_ready || { echo "$who: the SA does not answer"; exit 1; }
 		sleep 2 # let the first MFT programming end
 		g0=$(groups) m0=$(mlids) r0=$(rss "$SM") c0=$(cpu "$SM")

@@ -11,19 +11,8 @@
 #
 #   bench/perfmgr.sh [K ...]      (default 16)
 set -u
-cd "$(dirname "$0")/.."
-B=$(cd "${BUILD:-build}" && pwd)
-UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
-W=$(mktemp -d /tmp/ibsmd-bench-perf.XXXXXX)
-export IBSIM_SOCKNAME="ibsmd-bench-perf-$$"
-SIM= SMD=
-cleanup() {
-	[ -n "$SMD" ] && kill "$SMD" 2>/dev/null
-	[ -n "$SIM" ] && kill "$SIM" 2>/dev/null
-	exec 7>&- 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh" perfmgr
+SMD=
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 URL="http://127.0.0.1:$PORT"
 SOCK="$W/ibsmd.sock"
@@ -35,18 +24,11 @@ jq_() { python3 -c "import json, sys; j = json.load(sys.stdin); print($1)"; }
 pm() { ctl --json status | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["perfmgr"]))'; }
 cycles() { pm | jq_ 'j["cycles"]'; }
 
-sim_up() {
-	rm -f "$W/cons"; mkfifo "$W/cons"; exec 7<>"$W/cons"
-	(cd "$W" && exec ibsim -s -N 60000 -S 8000 -P 400000 -L 49152 "$1" <"$W/cons" >"$W/ibsim.log" 2>&1) &
-	SIM=$!
-	for _ in $(seq 1200); do grep -q "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
-	echo "ibsim did not start"; exit 1
-}
-
 sm_up() { # sm_up CONF
 	(cd "$W" && LD_PRELOAD=$UMAD2SIM exec "$B/ibsmd" --config "$1" --state-dir "$W/state" \
 		--socket "$SOCK" --http "127.0.0.1:$PORT" >"$W/smd.out" 2>"$W/smd.err") &
 	SMD=$!
+	PIDS+=("$SMD")
 	for _ in $(seq 1800); do
 		ctl --json status 2>/dev/null | grep -q '"subnet_up": true' && return 0
 		sleep 0.2

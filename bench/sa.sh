@@ -8,33 +8,10 @@
 #   bench/sa.sh [K ...]          3-level fat trees of radix K (default 8 16)
 #   COUNT=20000 WINDOW=16 bench/sa.sh
 set -u
-cd "$(dirname "$0")/.."
-B=$(cd "${BUILD:-build}" && pwd)
-UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 COUNT=${COUNT:-20000}
 WINDOW=${WINDOW:-16}
-W=$(mktemp -d /tmp/ibsmd-bench-sa.XXXXXX)
-export IBSIM_SOCKNAME="ibsmd-bench-sa-$$"
-SIM= SM=
-cleanup() {
-	[ -n "$SM" ] && kill "$SM" 2>/dev/null
-	[ -n "$SIM" ] && kill "$SIM" 2>/dev/null
-	exec 7>&- 2>/dev/null
-}
-trap cleanup EXIT
-
-SIMS=0
-sim_up() {
-	[ -n "$SIM" ] && { kill "$SIM"; wait "$SIM" 2>/dev/null; }
-	# a socket name per simulator: a client must never reach the one before
-	SIMS=$((SIMS + 1))
-	export IBSIM_SOCKNAME="ibsmd-bench-sa-$$-$SIMS"
-	rm -f "$W/cons" "$W/ibsim.log"; mkfifo "$W/cons"; exec 7<>"$W/cons"
-	(cd "$W" && exec ibsim -s -N 60000 -S 8000 -P 400000 -L 49152 "$1" <"$W/cons" >"$W/ibsim.log" 2>&1) &
-	SIM=$!
-	for _ in $(seq 1200); do grep -q "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
-	echo "ibsim did not start"; exit 1
-}
+. "$(dirname "$0")/lib.sh" sa
+SM=
 
 sm_down() { [ -n "$SM" ] && { kill "$SM"; wait "$SM" 2>/dev/null; SM=; }; }
 
@@ -70,6 +47,7 @@ for k in ${@:-8 16}; do
 	(cd "$W" && LD_PRELOAD=$UMAD2SIM exec "$B/ibsmd" --config /dev/null --state-dir "$W/state" \
 		--socket "$W/ibsmd.sock" --sweep-interval 0 >"$W/ibsmd.log" 2>&1) &
 	SM=$!
+	PIDS+=("$SM")
 	for _ in $(seq 600); do grep -q "subnet up" "$W/ibsmd.log" && break; sleep 0.1; done
 	lids=$(sed -n 's/.*subnet up: .* \([0-9]*\) LIDs.*/\1/p' "$W/ibsmd.log" | head -1)
 	declare -A I O
@@ -84,6 +62,7 @@ for k in ${@:-8 16}; do
 		(cd "$W/osm" && OSM_CACHE_DIR=$W/osm OSM_TMP_DIR=$W/osm LD_PRELOAD=$UMAD2SIM exec opensm -d2 \
 			-s 0 -f "$W/osm/osm.log" >"$W/opensm.out" 2>&1) &
 		SM=$!
+	PIDS+=("$SM")
 		up=
 		for _ in $(seq 600); do
 			grep -q "SUBNET UP" "$W/osm/osm.log" "$W/opensm.out" 2>/dev/null && { up=1; break; }

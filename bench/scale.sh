@@ -13,14 +13,6 @@
 #     -O     run OpenSM at every size, the large ones too
 #     -n     no OpenSM at all
 set -u
-cd "$(dirname "$0")/.."
-B=$(cd "${BUILD:-build}" && pwd)
-UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
-W=$(mktemp -d /tmp/ibsmd-scale.XXXXXX)
-export IBSIM_SOCKNAME="ibsmd-scale-$$"
-SIM=
-cleanup() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null; exec 7>&- 2>/dev/null; }
-trap cleanup EXIT
 
 large=false osm_all=false osm=true
 while getopts lOn o; do
@@ -33,16 +25,8 @@ while getopts lOn o; do
 done
 shift $((OPTIND - 1))
 ks=${*:-16 24 32}
+. "$(dirname "$0")/lib.sh" scale
 $large && ks="$ks 40 48 56"
-
-sim_up() {
-	[ -n "$SIM" ] && { kill "$SIM"; wait "$SIM" 2>/dev/null; }
-	rm -f "$W/cons" "$W/ibsim.log"; mkfifo "$W/cons"; exec 7<>"$W/cons"
-	(cd "$W" && exec ibsim -s -N 60000 -S 8000 -P 400000 -L 49152 "$1" <"$W/cons" >"$W/ibsim.log" 2>&1) &
-	SIM=$!
-	for _ in $(seq 3000); do grep -q "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
-	echo "ibsim did not start"; exit 1
-}
 
 # the simulator's user + system CPU so far, in seconds
 sim_cpu() { awk '{printf "%.2f", ($14 + $15) / 100}' "/proc/$SIM/stat"; }

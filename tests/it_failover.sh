@@ -28,31 +28,7 @@ MADINJECT="$top_builddir/tests/madinject"
 NODES=$(grep -cE '^(Switch|Hca|Ca)[[:space:]]' "$T/ft.net")
 export SIM_HOST=ca-5 # the diag tools' host: no SM there
 
-# smd NAME HOST [ibsmd args]: an ibsmd of its own (state dir, socket, log); PID in SMD_PID[NAME]
-declare -A SMD_PID
-smd() {
-	local name=$1 host=$2
-	shift 2
-	(cd "$T" && SIM_HOST=$host LD_PRELOAD="$UMAD2SIM" exec "$IBSMD" --state-dir "$T/sd-$name" \
-		--socket "$T/$name.sock" "$@" >>"$T/$name.out" 2>>"$T/$name.err") &
-	SMD_PID[$name]=$!
-	PIDS+=($!)
-}
-# smd_kill NAME [SIGNAL]: stop it (bounded)
-smd_kill() {
-	local p=${SMD_PID[$1]}
-	kill "-${2:-TERM}" "$p" 2>/dev/null
-	for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-	kill -9 "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
-	return 0
-}
-jst() { "$SMCTL" --socket "$T/$1.sock" --timeout 3 --json status 2>/dev/null; }
-# field NAME EXPR: a Python expression over the status j of SM NAME
-field() { jst "$1" | python3 -c "import json,sys; j=json.load(sys.stdin); print($2)" 2>/dev/null; }
-state_is() { [ "$(field "$1" 'j["state"]')" = "$2" ]; }
-states_are() { [ "$(field "$1" 'j["state"]') $(field "$2" 'j["state"]')" = "$3" ]; }
-subnet_up() { [ "$(field "$1" 'j["subnet_up"]')" = True ]; }
+states_are() { [ "$(smd_field "$1" 'j["state"]') $(smd_field "$2" 'j["state"]')" = "$3" ]; }
 # sm_state_at LID: SMState of the SM at LID, as sminfo reads it
 sm_state_at() { sim_run 5 sminfo "$1" 2>/dev/null | sed -n 's/.* state \([0-9]\) .*/\1/p'; }
 # sminfo_says LID STATE: sminfo from the tools' host names the master at LID, in STATE
@@ -71,7 +47,7 @@ fabric_ok() {
 		--links "$T/$1.links" --nodes "$NODES" --lids-out "$T/$1.lids"
 }
 # took T0 NAME: seconds from T0 to NAME's last state change
-took() { python3 -c "print(round($(field "$2" 'j["state_since"]') - $1, 3))"; }
+took() { python3 -c "print(round($(smd_field "$2" 'j["state_since"]') - $1, 3))"; }
 within() { python3 -c "import sys; sys.exit(not $1 <= $2)"; }
 not() { ! "$@"; }
 both_logged() { grep -q 'handing the subnet over' "$T/B.err" && grep -q 'handed the subnet over' "$T/A.err"; }
@@ -80,18 +56,18 @@ sim_start "$T/ft.net" || { fail "ibsim starts"; finish; }
 
 # ---- a pair: A (priority 14) master, B (priority 0) standby ---------------------
 smd A ca-0 --priority 14 --sweep-interval 1
-wait_for 10 subnet_up A || fail "A brings the subnet up"
+wait_for 10 smd_up A || fail "A brings the subnet up"
 smd B ca-1 --priority 0 --sweep-interval 1
-check "B stands by" wait_for 10 state_is B STANDBY
-check "A stays MASTER" state_is A MASTER
+check "B stands by" wait_for 10 smd_state_is B STANDBY
+check "A stays MASTER" smd_state_is A MASTER
 check "B's sweep set nothing (the standby touched no switch)" \
-	test "$(field B 'j["last_sweep_sets"]')" = 0
-check "B knows A as its master (MASTER, priority 14)" test "$(field B \
+	test "$(smd_field B 'j["last_sweep_sets"]')" = 0
+check "B knows A as its master (MASTER, priority 14)" test "$(smd_field B \
 	'[(p["state"], p["priority"]) for p in j["peers"] if p["guid"] == j["failover"]["master"]]')" = "[('MASTER', 14)]"
 check "the SM_Key is OpenSM's default on both" \
-	test "$(field A 'j["sm_key"]') $(field B 'j["sm_key"]')" = "default default"
-LID_A=$(field A 'j["sm_lid"]')
-LID_B=$(field A '[p["lid"] for p in j["peers"] if p["state"] == "STANDBY"][0]')
+	test "$(smd_field A 'j["sm_key"]') $(smd_field B 'j["sm_key"]')" = "default default"
+LID_A=$(smd_field A 'j["sm_lid"]')
+LID_B=$(smd_field A '[p["lid"] for p in j["peers"] if p["state"] == "STANDBY"][0]')
 check "A knows B as a standby (LID $LID_B)" test -n "$LID_B"
 check "sminfo from a third node: the master is A (LID $LID_A), MASTER" sminfo_says "$LID_A" 3
 check "sminfo of B's LID: STANDBY" test "$(sm_state_at "$LID_B")" = 2
@@ -107,7 +83,7 @@ check "a forged HANDOVER from an ordinary host is refused" \
 # from A's own port (IsSM) but with a wrong SM_Key
 check "a DISABLE with a wrong SM_Key from an SM's port is refused" \
 	test "$(forge ca-0 "$LID_B" 3 0xbad,3,0x0002c90200000101,14)" = 0x001c
-check "B is still STANDBY, 3 Sets refused, none obeyed" test "$(field B \
+check "B is still STANDBY, 3 Sets refused, none obeyed" test "$(smd_field B \
 	'(j["state"], j["failover"]["sets_refused"], j["failover"]["sets_accepted"])')" = "('STANDBY', 3, 0)"
 check "the refusals are logged" test "$(grep -c 'refused SMInfo Set' "$T/B.err")" -ge 3
 
@@ -118,18 +94,18 @@ PIDS+=($EVENTS)
 sleep 0.3
 t0=$(date +%s.%N)
 smd_kill A KILL
-wait_for 10 state_is B MASTER
+wait_for 10 smd_state_is B MASTER
 t=$(took "$t0" B)
 check "B is MASTER $t s after the kill (within 2 s)" within "$t" 2.0
-check "B's reason: the master stopped answering" grep -q "stopped answering" <<<"$(field B 'j["state_reason"]')"
-wait_for 10 subnet_up B || fail "B brings the subnet up"
+check "B's reason: the master stopped answering" grep -q "stopped answering" <<<"$(smd_field B 'j["state_reason"]')"
+wait_for 10 smd_up B || fail "B brings the subnet up"
 sleep 0.3
 kill "$EVENTS" 2>/dev/null
 wait "$EVENTS" 2>/dev/null
-check "the takeover wrote no LFT block ($(field B 'j["last_sweep_lft_reads"]') read back)" \
-	test "$(field B '(j["last_sweep_lft_blocks"], j["last_sweep_lft_reads"] > 0)')" = "(0, True)"
-check "the takeover set only SMLids ($(field B 'j["last_sweep_sets"]') SMPs, $NODES nodes)" \
-	test "$(field B 'j["last_sweep_sets"]')" -le "$NODES"
+check "the takeover wrote no LFT block ($(smd_field B 'j["last_sweep_lft_reads"]') read back)" \
+	test "$(smd_field B '(j["last_sweep_lft_blocks"], j["last_sweep_lft_reads"] > 0)')" = "(0, True)"
+check "the takeover set only SMLids ($(smd_field B 'j["last_sweep_sets"]') SMPs, $NODES nodes)" \
+	test "$(smd_field B 'j["last_sweep_sets"]')" -le "$NODES"
 cat >"$T/states.py" <<'EOF'
 import sys
 ev = [dict(kv.split("=", 1) for kv in l.split(" ") if "=" in kv) for l in open(sys.argv[1])]
@@ -146,7 +122,7 @@ check "every route intact (dump_fts before = after)" cmp -s "$T/before.fts" "$T/
 # no sync_peers here: the SA state was lost, every host port is told to register again
 # (ibsim reads the bit back as 0: the counter of PortInfo Sets with it says)
 check "sync off: ClientReregister set on every host port" \
-	test "$(field B '(j["sync"]["rereg_ports"], j["sync"]["rereg_takeovers"])')" = "($(field B 'j["cas"]'), 1)"
+	test "$(smd_field B '(j["sync"]["rereg_ports"], j["sync"]["rereg_takeovers"])')" = "($(smd_field B 'j["cas"]'), 1)"
 check "sminfo from a third node: the master is B" sminfo_says "$LID_B" 3
 
 # ---- handover to a newly started higher-priority SM ------------------------------
@@ -161,13 +137,13 @@ SAMPLER=$!
 PIDS+=($SAMPLER)
 sleep 0.5
 smd A ca-0 --priority 14 --sweep-interval 1
-check "A becomes MASTER by handover" wait_for 15 state_is A MASTER
-check "B stands by again" wait_for 10 state_is B STANDBY
+check "A becomes MASTER by handover" wait_for 15 smd_state_is A MASTER
+check "B stands by again" wait_for 10 smd_state_is B STANDBY
 wait "$SAMPLER" 2>/dev/null
-check "B sent HANDOVER, A received it" test "$(field B 'j["failover"]["handovers_sent"]') \
-$(field A 'j["failover"]["handovers_received"]')" = "1 1"
+check "B sent HANDOVER, A received it" test "$(smd_field B 'j["failover"]["handovers_sent"]') \
+$(smd_field A 'j["failover"]["handovers_received"]')" = "1 1"
 check "B stepped down before A stepped up (state_since)" \
-	within "$(field B 'j["state_since"]')" "$(field A 'j["state_since"]')"
+	within "$(smd_field B 'j["state_since"]')" "$(smd_field A 'j["state_since"]')"
 cat >"$T/samples.py" <<'EOF'
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if len(l.split()) == 3]
@@ -178,13 +154,13 @@ sys.exit(0 if a and b and min(a) > max(b) else 1)
 EOF
 check "sminfo never saw both MASTER (A's first MASTER after B's last)" \
 	python3 "$T/samples.py" "$T/handover.samples" "$LID_A" "$LID_B"
-wait_for 10 subnet_up A || fail "A brings the subnet up"
-check "no LFT block rewritten after the handover" test "$(field A 'j["last_sweep_lft_blocks"]')" = 0
+wait_for 10 smd_up A || fail "A brings the subnet up"
+check "no LFT block rewritten after the handover" test "$(smd_field A 'j["last_sweep_lft_blocks"]')" = 0
 check "the handover is logged on both" both_logged
 
 # ---- a hung master (short SIGSTOP) ----------------------------------------------------
 kill -STOP "${SMD_PID[A]}"
-check "B takes over from the hung master" wait_for 5 state_is B MASTER
+check "B takes over from the hung master" wait_for 5 smd_state_is B MASTER
 kill -CONT "${SMD_PID[A]}"
 check "one master at the end: A (higher) MASTER, B STANDBY" wait_for 10 states_are A B "MASTER STANDBY"
 resolved_logged() { grep -q "is master too" "$T/A.err" "$T/B.err"; }
@@ -192,10 +168,10 @@ check "the two masters met and resolved it (logged)" resolved_logged
 
 # ---- a master cut off and healed ---------------------------------------------------------
 sim_cmd 'Unlink "ca-0"[1]'
-check "B takes over from the cut-off master" wait_for 5 state_is B MASTER
+check "B takes over from the cut-off master" wait_for 5 smd_state_is B MASTER
 sim_cmd 'ReLink "ca-0"[1]'
 check "healed: one master, A; B STANDBY" wait_for 15 states_are A B "MASTER STANDBY"
-wait_for 10 subnet_up A
+wait_for 10 smd_up A
 fabric_ok healed || fail "fabric correct after the heal"
 smd_kill A
 smd_kill B
@@ -209,8 +185,8 @@ PIDS+=($OSM)
 osm_master() { sim_run 3 sminfo 2>/dev/null | grep -q 'priority 10 state 3'; }
 check "OpenSM is master" wait_for 20 osm_master
 smd C ca-1 --priority 1
-check "ibsmd stands by under OpenSM (its SMInfo, key 1, taken)" wait_for 10 state_is C STANDBY
-check "ibsmd's peer is OpenSM: MASTER, priority 10, same SM_Key" test "$(field C \
+check "ibsmd stands by under OpenSM (its SMInfo, key 1, taken)" wait_for 10 smd_state_is C STANDBY
+check "ibsmd's peer is OpenSM: MASTER, priority 10, same SM_Key" test "$(smd_field C \
 	'[(p["state"], p["priority"], p["sm_key"]) for p in j["peers"]]')" = "[('MASTER', 10, 'same')]"
 sim_run 30 ibnetdiscover >"$T/osm-before.topo" 2>/dev/null &&
 	python3 "$FABCHECK" --topo "$T/osm-before.topo" --lids-out "$T/osm-before.lids" >/dev/null ||
@@ -218,10 +194,10 @@ sim_run 30 ibnetdiscover >"$T/osm-before.topo" 2>/dev/null &&
 t0=$(date +%s.%N)
 kill -9 "$OSM"
 wait "$OSM" 2>/dev/null
-wait_for 10 state_is C MASTER
+wait_for 10 smd_state_is C MASTER
 t=$(took "$t0" C)
 check "ibsmd is MASTER $t s after OpenSM's kill (within 2 s)" within "$t" 2.0
-wait_for 10 subnet_up C || fail "ibsmd brings the subnet up after OpenSM"
+wait_for 10 smd_up C || fail "ibsmd brings the subnet up after OpenSM"
 fabric_ok osm-after || fail "fabric correct after ibsmd took over from OpenSM"
 check "every LID OpenSM gave is kept" cmp -s "$T/osm-before.lids" "$T/osm-after.lids"
 
@@ -234,9 +210,9 @@ OSM=$!
 PIDS+=($OSM)
 check "OpenSM stands by under ibsmd (it got ibsmd's SM_Key)" \
 	wait_for 20 grep -q 'Entering STANDBY state' "$T/osm2/osm.log"
-check "ibsmd stays MASTER" state_is C MASTER
+check "ibsmd stays MASTER" smd_state_is C MASTER
 OSM_LID=$LID_A # OpenSM runs on A's host, which keeps its LID
-osm_standby_peer() { [ "$(field C '[p["state"] for p in j["peers"] if p["priority"] == 0]')" = "['STANDBY']" ]; }
+osm_standby_peer() { [ "$(smd_field C '[p["state"] for p in j["peers"] if p["priority"] == 0]')" = "['STANDBY']" ]; }
 check "ibsmd sees OpenSM as a standby peer" wait_for 10 osm_standby_peer
 smd_kill C KILL
 osm_is_master() { [ "$(sm_state_at "$OSM_LID")" = 3 ]; }

@@ -35,27 +35,6 @@ printf 'sa_key = %s\nsync_listen = 127.0.0.1:%s\nsync_peers = 127.0.0.1:%s,127.0
 	"$KEY" "$PB" "$PA" "$PF" >"$T/B.conf"
 printf 'sa_key = %s\n' "$KEY" >"$T/C.conf"
 
-declare -A SMD_PID
-smd() {
-	local name=$1 host=$2
-	shift 2
-	(cd "$T" && SIM_HOST=$host LD_PRELOAD="$UMAD2SIM" exec "$IBSMD" --state-dir "$T/sd-$name" \
-		--socket "$T/$name.sock" -F "$T/$name.conf" "$@" >>"$T/$name.out" 2>>"$T/$name.err") &
-	SMD_PID[$name]=$!
-	PIDS+=($!)
-}
-smd_kill() {
-	local p=${SMD_PID[$1]}
-	kill "-${2:-TERM}" "$p" 2>/dev/null
-	for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-	kill -9 "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
-	return 0
-}
-jst() { "$SMCTL" --socket "$T/$1.sock" --timeout 3 --json status 2>/dev/null; }
-field() { jst "$1" | python3 -c "import json,sys; j=json.load(sys.stdin); print($2)" 2>/dev/null; }
-state_is() { [ "$(field "$1" 'j["state"]')" = "$2" ]; }
-subnet_up() { [ "$(field "$1" 'j["subnet_up"]')" = True ]; }
 jfield() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 mcj() { local h=$1; shift; (export SIM_HOST=$h; sim_run 60 "$MCJ" "$@" 2>>"$T/mcjoin.err"); }
 on() { local h=$1; shift; (export SIM_HOST=$h; sim_run 30 "$SAC" "$@" 2>>"$T/saclient.err"); }
@@ -83,17 +62,17 @@ except Exception as e:
     print("error", e)
 PY
 }
-held() { field B "j['sync']['held'] and (j['sync']['held']['master'], j['sync']['held']['groups'], j['sync']['held']['services'])"; }
+held() { smd_field B "j['sync']['held'] and (j['sync']['held']['master'], j['sync']['held']['groups'], j['sync']['held']['services'])"; }
 not() { ! "$@"; }
 
 sim_start "$T/ft.net" || { fail "ibsim starts"; finish; }
 
 # ---- the pair, with sync ------------------------------------------------------------
-smd A ca-0 --priority 14 --sweep-interval 1
-wait_for 20 subnet_up A || fail "A brings the subnet up: $(tail -3 "$T/A.err")"
-smd B ca-1 --priority 0 --sweep-interval 1
-check "B stands by" wait_for 15 state_is B STANDBY
-GA=$(field A 'j["sm_guid"]')
+smd A ca-0 -F "$T/A.conf" --priority 14 --sweep-interval 1
+wait_for 20 smd_up A || fail "A brings the subnet up: $(tail -3 "$T/A.err")"
+smd B ca-1 -F "$T/B.conf" --priority 0 --sweep-interval 1
+check "B stands by" wait_for 15 smd_state_is B STANDBY
+GA=$(smd_field A 'j["sm_guid"]')
 MG=ff15::1:2
 BC=ff12:401b:ffff::ffff:ffff
 J2=$(mcj ca-2 join --mgid $MG)
@@ -136,18 +115,18 @@ check "  version 2 refused" wait_for 10 saw 'version 2'
 kill "$FAKE_PID" 2>/dev/null
 wait "$FAKE_PID" 2>/dev/null
 check "B still holds A's state" test "$(held)" = "('$GA', 2, 1)"
-check "B counts the refusals" test "$(field B 'j["sync"]["rejected"] >= 5')" = True
+check "B counts the refusals" test "$(smd_field B 'j["sync"]["rejected"] >= 5')" = True
 
 # ---- kill -9 of the master: B carries the state over --------------------------------
 sleep 0.7
 t0=$(date +%s.%N)
 smd_kill A KILL
-check "B is MASTER" wait_for 10 state_is B MASTER
-t=$(python3 -c "print(round($(field B 'j["state_since"]') - $t0, 3))")
+check "B is MASTER" wait_for 10 smd_state_is B MASTER
+t=$(python3 -c "print(round($(smd_field B 'j["state_since"]') - $t0, 3))")
 check "B is MASTER $t s after the kill (within 2 s)" python3 -c "import sys; sys.exit(not $t <= 2.0)"
-wait_for 15 subnet_up B || fail "B brings the subnet up"
-log "B: $(field B 'j["sync"]["last_takeover"]')"
-log "B: subnet up, last sweep $(field B 'j["last_sweep_ms"]') ms, $(field B 'j["last_sweep_sets"]') SMPs set"
+wait_for 15 smd_up B || fail "B brings the subnet up"
+log "B: $(smd_field B 'j["sync"]["last_takeover"]')"
+log "B: subnet up, last sweep $(smd_field B 'j["last_sweep_ms"]') ms, $(smd_field B 'j["last_sweep_sets"]') SMPs set"
 check "B logged the state carried" grep -q 'sync: takeover: carried generation .* 2 groups (3 members), 1 services' "$T/B.err"
 check "the test group answered with the same MLID ($MLID)" test "$(group_mlid $MG)" = "$MLID"
 check "the IPoIB broadcast group at 0xc000" test "$(group_mlid $BC)" = 0xc000
@@ -163,19 +142,19 @@ sleep 1
 sim_run 60 dump_fts -M >"$T/mft.after" 2>/dev/null
 check "the MFTs are the same (dump_fts -M before = after)" cmp -s "$T/mft.before" "$T/mft.after"
 check "no ClientReregister set (counter 0, 1 takeover carried)" \
-	test "$(field B '(j["sync"]["rereg_ports"], j["sync"]["carried"])')" = "(0, 1)"
+	test "$(smd_field B '(j["sync"]["rereg_ports"], j["sync"]["carried"])')" = "(0, 1)"
 # (ibsim answers a PortInfo Get with ClientReregister 0 whatever was set: the
 # counter of PortInfo Sets that carried the bit is what says)
 
 # ---- without sync: C takes over from B and sets ClientReregister -----------------------
 # B outranks C (C's port GUID is the lower: at equal priority C would win and get a handover)
 "$SMCTL" --socket "$T/B.sock" priority 1 >/dev/null || fail "smctl priority 1 on B"
-smd C ca-0 --priority 0 --sweep-interval 1
-check "C (no sync) stands by under B" wait_for 15 state_is C STANDBY
+smd C ca-0 -F "$T/C.conf" --priority 0 --sweep-interval 1
+check "C (no sync) stands by under B" wait_for 15 smd_state_is C STANDBY
 smd_kill B KILL
-check "C is MASTER" wait_for 10 state_is C MASTER
-wait_for 15 subnet_up C || fail "C brings the subnet up"
+check "C is MASTER" wait_for 10 smd_state_is C MASTER
+wait_for 15 smd_up C || fail "C brings the subnet up"
 check "C logged why: sync is off" grep -q 'sync: takeover: sync is off' "$T/C.err"
-check "C set ClientReregister on every host port ($(field C 'j["cas"]') CAs)" \
-	test "$(field C '(j["sync"]["rereg_ports"], j["sync"]["rereg_takeovers"])')" = "($(field C 'j["cas"]'), 1)"
+check "C set ClientReregister on every host port ($(smd_field C 'j["cas"]') CAs)" \
+	test "$(smd_field C '(j["sync"]["rereg_ports"], j["sync"]["rereg_takeovers"])')" = "($(smd_field C 'j["cas"]'), 1)"
 finish

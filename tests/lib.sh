@@ -145,6 +145,35 @@ sm_stop() {
 	return $rc
 }
 
+# Several daemons at once, by name (failover pairs): smd NAME HOST [args]
+# starts an ibsmd attached to HOST with its own state dir ($T/sd-NAME),
+# socket ($T/NAME.sock) and logs ($T/NAME.out, .err); its PID in
+# SMD_PID[NAME] and PIDS.  smd_kill NAME [SIGNAL] stops it (bounded);
+# smd_status NAME its `smctl --json status`; smd_field NAME EXPR a Python
+# expression over that status j; smd_state_is NAME STATE; smd_up NAME: its
+# subnet is up.
+declare -A SMD_PID
+smd() {
+	local name=$1 host=$2
+	shift 2
+	(cd "$T" && SIM_HOST=$host LD_PRELOAD="$UMAD2SIM" exec "$IBSMD" --state-dir "$T/sd-$name" \
+		--socket "$T/$name.sock" "$@" >>"$T/$name.out" 2>>"$T/$name.err") &
+	SMD_PID[$name]=$!
+	PIDS+=($!)
+}
+smd_kill() {
+	local p=${SMD_PID[$1]}
+	kill "-${2:-TERM}" "$p" 2>/dev/null
+	for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+	return 0
+}
+smd_status() { "$SMCTL" --socket "$T/$1.sock" --timeout 3 --json status 2>/dev/null; }
+smd_field() { smd_status "$1" | python3 -c "import json,sys; j=json.load(sys.stdin); print($2)" 2>/dev/null; }
+smd_state_is() { [ "$(smd_field "$1" 'j["state"]')" = "$2" ]; }
+smd_up() { [ "$(smd_field "$1" 'j["subnet_up"]')" = True ]; }
+
 # diag captures: ibnetdiscover and dump_fts output into files
 capture() {
 	local tag=$1
