@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "fabric/diff.h"
 #include "lib/log.h"
 #include "sm/health.h"
@@ -18,22 +19,6 @@ struct health {
 	struct health_stats st;
 	struct event *timer; /* releases quarantines that are due */
 };
-
-static double mono_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static double wall_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 static struct health_port *health_get(struct health *h, uint64_t guid, uint8_t port, bool add)
 {
@@ -90,7 +75,7 @@ int health_link_down(struct sm *sm, uint64_t guid, uint8_t port, double now)
 	    p->n_downs < (unsigned)sm->conf.flap_threshold)
 		return 0;
 	p->quarantined = true;
-	p->since = wall_now();
+	p->since = clock_wall_s();
 	p->release_at = sm->conf.quarantine_s ? now + sm->conf.quarantine_s : 0;
 	h->st.quarantines++;
 	h->st.quarantined++;
@@ -228,7 +213,7 @@ static void health_on_published(void *arg, const void *data)
 {
 	struct sm *sm = arg;
 	const struct snapshot *old = data;
-	struct health_diff hd = {sm, mono_now()};
+	struct health_diff hd = {sm, clock_mono_s()};
 
 	if (old && sm->snap && sm->state == SM_MASTER)
 		diff_fabrics(old->fabric, sm->snap->fabric, health_diff_one, &hd);
@@ -238,7 +223,7 @@ static void health_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
 	struct health *h = sm->health;
-	double now = mono_now();
+	double now = clock_mono_s();
 
 	(void)fd;
 	(void)what;

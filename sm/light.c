@@ -10,7 +10,7 @@
 #include "sm/light.h"
 #include "sm/sm.h"
 #include "sm/smstate.h"
-#include "sm/sweep.h"
+#include "sm/sweep_sched.h"
 
 struct light {
 	struct sm *sm;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "sm/dump.h"
 #include "sm/lid.h"
 #include "lib/log.h"
@@ -79,14 +80,6 @@ int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *er
 int offline_exit_code(int rc)
 {
 	return rc == 0 ? 0 : rc == -EINVAL ? 2 : 1;
-}
-
-static double now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 /* The refusals of a chain run as a JSON array, each logged. */
@@ -173,9 +166,9 @@ int offline_run(const char *topo_path, const char *engine, const char *chain,
 
 	ro.roots = roots;
 	ro.n_roots = n_roots;
-	t0 = now_ms();
+	t0 = clock_mono_ms();
 	route_rc = chain_run(f, &ro, engine, chain, &res);
-	ms = now_ms() - t0;
+	ms = clock_mono_ms() - t0;
 	if (route_rc == 0)
 		routing_stats(f, res.routes, &st);
 

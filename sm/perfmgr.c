@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "fabric/fabric.h"
 #include "fabric/snapshot.h"
 #include "lib/log.h"
@@ -29,7 +30,7 @@
 #include "mad/xact.h"
 #include "sm/perfmgr.h"
 #include "sm/sm.h"
-#include "sm/sweep.h"
+#include "sm/sweep_sched.h"
 
 #define PERFMGR_CLEAR_FRACTION 0.75
 
@@ -295,14 +296,6 @@ struct perfmgr_req {
 	uint8_t method;
 };
 
-static double perfmgr_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static size_t perfmgr_hash(uint64_t guid, uint8_t port, size_t cap)
 {
 	uint64_t k = (guid ^ ((uint64_t)port << 56) ^ port) * 0x9E3779B97F4A7C15ULL;
@@ -473,7 +466,7 @@ static void perfmgr_reading_done(struct perfmgr *pm, uint32_t idx,
 	int changed;
 
 	perfmgr_reading_from_wire(&p->pending, x, &r);
-	changed = perfmgr_port_update(p, &r, perfmgr_now(), &t);
+	changed = perfmgr_port_update(p, &r, clock_mono_s(), &t);
 	if (changed)
 		perfmgr_health(pm, p, changed);
 	if (pm->sm->conf.perfmgr_clear_counters && perfmgr_needs_clear(&r)) {
@@ -565,7 +558,7 @@ static void perfmgr_cycle_end(struct perfmgr *pm)
 
 	pm->running = false;
 	pm->st.cycles++;
-	pm->st.last_cycle_ms = (perfmgr_now() - pm->t_start) * 1e3;
+	pm->st.last_cycle_ms = (clock_mono_s() - pm->t_start) * 1e3;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	pm->st.last_cycle_end = ts.tv_sec + ts.tv_nsec / 1e9;
 	log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "perfmgr: counter sweep %u: %zu ports in %.1f ms",
@@ -614,7 +607,7 @@ static void perfmgr_cycle_start(struct perfmgr *pm)
 	}
 	pm->running = true;
 	pm->next = 0;
-	pm->t_start = perfmgr_now();
+	pm->t_start = clock_mono_s();
 	perfmgr_pump(pm);
 }
 

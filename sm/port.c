@@ -12,7 +12,7 @@
 #include "sm/discover.h"
 #include "sm/port.h"
 #include "sm/sm.h"
-#include "sm/sweep.h"
+#include "sm/sweep_sched.h"
 
 struct port_op {
 	struct sm *sm;

@@ -5,18 +5,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "routing/keep.h"
 #include "sm/route.h"
 #include "sm/sm.h"
-
-static double route_now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 /*
  * After a change: keep what the switches hold where its path is intact (see
@@ -28,7 +21,7 @@ static void route_keep(struct sm *sm, const struct fabric *f, struct routes *r, 
 {
 	const struct snapshot *old = sm->snap;
 	bool ftree = !strcmp(engine, "ftree");
-	double t0 = route_now_ms();
+	double t0 = clock_mono_ms();
 
 	memset(ks, 0, sizeof(*ks));
 	if (!sm->conf.keep_routes || sm->sched.force_lft || !old || !old->routes ||
@@ -46,7 +39,7 @@ static void route_keep(struct sm *sm, const struct fabric *f, struct routes *r, 
 			"%u LIDs re-routed whole, %.1f ms",
 			(unsigned long long)ks->moved, (unsigned long long)ks->entries,
 			(unsigned long long)ks->fresh_moved, ks->max_port_kept, ks->max_port_fresh,
-			ks->lids_fresh, route_now_ms() - t0);
+			ks->lids_fresh, clock_mono_ms() - t0);
 	else
 		log_msg(LOG_CAT_ROUTE, LOG_INFO, "re-route: the engine's routes taken whole: %s",
 			ks->why);
@@ -62,7 +55,7 @@ int route_fabric(struct sm *sm, const struct fabric *f, struct routes **ret, cha
 				  .lmc = (uint8_t)sm->conf.lmc};
 	struct chain_result res;
 	struct routing_stats st;
-	double t0 = route_now_ms();
+	double t0 = clock_mono_ms();
 	bool changed;
 	int r;
 
@@ -80,7 +73,7 @@ int route_fabric(struct sm *sm, const struct fabric *f, struct routes **ret, cha
 	}
 	memcpy(rs->last_refusals, res.refusals, sizeof(rs->last_refusals));
 	rs->n_last_refusals = res.n_refusals;
-	*ret_ms = route_now_ms() - t0;
+	*ret_ms = clock_mono_ms() - t0;
 	if (r < 0) {
 		chain_result_clear(&res);
 		return r;

@@ -27,6 +27,7 @@
 #include "sm/changes.h"
 #include "sm/health.h"
 #include "sm/sm.h"
+#include "sm/sweep.h"
 #include "sm/sync.h"
 #include "sm/smstate.h"
 #include "sm/trap.h"
@@ -233,6 +234,7 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	sm->file_conf = *c;
 	sm->state = SM_NOTACTIVE;
 	sm->lock_fd = -1;
+	sm->sched.begin = sweep_begin; /* the scheduler starts the sweep's phases */
 	if (mkdir(o->state_dir, 0755) < 0 && errno != EEXIST) {
 		r = -errno;
 		snprintf(err, err_len, "cannot create state directory %s: %s", o->state_dir,

@@ -25,7 +25,7 @@
 #include "sm/mfts.h"
 #include "sm/route.h"
 #include "sm/smstate.h"
-#include "sm/sweep.h"
+#include "sm/sweep_sched.h"
 #include "fabric/fabric.h"
 #include "fabric/snapshot.h"
 #include "lib/hook.h"

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "fabric/names.h"
 #include "lib/log.h"
 #include "mad/wire.h"
@@ -27,7 +28,7 @@
 #include "sm/mfts.h"
 #include "sm/sm.h"
 #include "sm/smstate.h"
-#include "sm/sweep.h"
+#include "sm/sweep_sched.h"
 
 #define SMSTATE_MAX_QUERIES 64	     /* SMInfo Gets of one DECIDE */
 #define SMSTATE_REFUSED_MS 30000     /* after a failed handover, leave that SM alone */
@@ -76,22 +77,6 @@ struct smstate_check {
 	uint8_t local_port;
 	uint64_t port_guid;
 };
-
-static double smstate_now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static double smstate_now_wall(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* ---- pure rules ------------------------------------------------------------ */
 
@@ -171,7 +156,7 @@ void smstate_set(struct sm *sm, enum sm_state to, const char *why)
 		return;
 	snprintf(ss->why, sizeof(ss->why), "%s", c.why);
 	ss->taking_over = false;
-	ss->since_wall = smstate_now_wall();
+	ss->since_wall = clock_wall_s();
 	sm->state = to;
 	log_msg(LOG_CAT_SWEEP, LOG_INFO, "SM state %s -> %s%s%s", names_sm_state(c.from),
 		names_sm_state(to), c.why[0] ? ": " : "", c.why);
@@ -301,8 +286,8 @@ static struct smstate_peer *smstate_note(struct sm *sm, const struct wire_smp *r
 		p->hops = hops;
 	}
 	p->unreachable = false;
-	p->last_contact_ms = smstate_now_ms();
-	p->last_contact_wall = smstate_now_wall();
+	p->last_contact_ms = clock_mono_ms();
+	p->last_contact_wall = clock_wall_s();
 	return p;
 }
 
@@ -407,7 +392,7 @@ static void smstate_send_trap144(struct sm *sm, const struct fabric *f,
 	if (!smstate_own_port(f, &lid, &cap, &type) || !lid || !master->lid)
 		return;
 	wire_smp_init_lid(&smp, WIRE_TRAP, WIRE_ATTR_NOTICE, 0);
-	smp.tid = (uint64_t)sm->port_guid << 16 ^ (uint64_t)smstate_now_ms();
+	smp.tid = (uint64_t)sm->port_guid << 16 ^ (uint64_t)clock_mono_ms();
 	if (wire_trap144_encode(lid, type, cap, smp.data, sizeof(smp.data)) < 0 ||
 	    wire_smp_encode(&smp, out, sizeof(out)) < 0)
 		return;
@@ -449,7 +434,7 @@ static void smstate_handover_abort(struct sm *sm, const char *why)
 	log_warn("handover to SM 0x%016" PRIx64 " failed: %s; staying master", ss->handover_to,
 		 why);
 	ss->handover_refused = ss->handover_to;
-	ss->handover_refused_until = smstate_now_ms() + SMSTATE_REFUSED_MS;
+	ss->handover_refused_until = clock_mono_ms() + SMSTATE_REFUSED_MS;
 	ss->handover_to = 0;
 	/* the sweep that handed over programmed nothing */
 	sweep_start_why(sm, "handover failed");
@@ -469,7 +454,7 @@ static void smstate_start_handover(struct sm *sm, const struct smstate_peer *p, 
 
 	ss->handover_to = p->guid;
 	ss->handover_deadline =
-	    smstate_now_ms() + (wait > SMSTATE_HANDOVER_MIN_MS ? wait : SMSTATE_HANDOVER_MIN_MS);
+	    clock_mono_ms() + (wait > SMSTATE_HANDOVER_MIN_MS ? wait : SMSTATE_HANDOVER_MIN_MS);
 	ss->handovers_sent++;
 	ss->poll_failures = 0;
 	log_info("handing the subnet over to SM 0x%016" PRIx64 " (LID %u, priority %u, %s): %s",
@@ -506,7 +491,7 @@ static void smstate_poll_cb(evutil_socket_t fd, short what, void *arg)
 			smstate_takeover(sm, "the master is no longer known");
 		return;
 	}
-	ss->poll_sent_ms = smstate_now_ms();
+	ss->poll_sent_ms = clock_mono_ms();
 	r = smstate_send_peer(sm, Q_POLL, WIRE_GET, 0, p,
 			      (unsigned)sm->conf.sminfo_poll_interval_ms, 0);
 	if (r < 0) {
@@ -588,12 +573,12 @@ static void smstate_poll_done(struct sm *sm, struct smstate_query *q, int status
 			return;
 		}
 	}
-	if (sm->state == SM_MASTER && smstate_now_ms() > ss->handover_deadline) {
+	if (sm->state == SM_MASTER && clock_mono_ms() > ss->handover_deadline) {
 		smstate_handover_abort(sm, "no ACKNOWLEDGE in time");
 		return;
 	}
 	smstate_poll_schedule(sm, ss->poll_sent_ms + sm->conf.sminfo_poll_interval_ms -
-				      smstate_now_ms());
+				      clock_mono_ms());
 }
 
 /* ---- DECIDE ---------------------------------------------------------------------- */
@@ -645,7 +630,7 @@ static enum smstate_decision smstate_elect(struct sm *sm, const struct fabric *f
 		 */
 		if (best && best->state == SM_STANDBY &&
 		    !(best->guid == ss->handover_refused &&
-		      smstate_now_ms() < ss->handover_refused_until)) {
+		      clock_mono_ms() < ss->handover_refused_until)) {
 			smstate_start_handover(sm, best, "it ranks higher");
 			return SMSTATE_STAND_BY;
 		}
@@ -889,7 +874,7 @@ static void smstate_light_done(struct sm *sm, struct smstate_query *q, int statu
 		   smstate_better(p->priority, p->guid, (uint8_t)sm->conf.sm_priority,
 				  sm->port_guid) &&
 		   !(p->guid == sm->smstate.handover_refused &&
-		     smstate_now_ms() < sm->smstate.handover_refused_until)) {
+		     clock_mono_ms() < sm->smstate.handover_refused_until)) {
 		snprintf(why, sizeof(why), "SM 0x%016" PRIx64 " (priority %u) ranks higher",
 			 p->guid, p->priority);
 		sweep_start_why(sm, why);
@@ -1168,8 +1153,8 @@ static void smstate_handle_set(struct sm *sm, struct smstate_check *c, bool is_s
 	p->act_count = si.act_count;
 	p->foreign_key = false;
 	p->unreachable = false;
-	p->last_contact_ms = smstate_now_ms();
-	p->last_contact_wall = smstate_now_wall();
+	p->last_contact_ms = clock_mono_ms();
+	p->last_contact_wall = clock_wall_s();
 	if (c->from.slid && c->from.slid < 0xc000)
 		p->lid = c->from.slid;
 	else if (sm->snap && snapshot_find_port_guid(sm->snap, si.guid, &node, &port))

@@ -1,6 +1,6 @@
 /*
- * The heavy sweep and its scheduler (see sweep.h).  IBA 1.4 vol 1, 14.4
- * (subnet management), 7.2 (link states).
+ * The heavy sweep (see sweep.h); its scheduler is sweep_sched.c.  IBA 1.4
+ * vol 1, 14.4 (subnet management), 7.2 (link states).
  *
  * One sweep at a time.  Each asynchronous phase (discovery and the three
  * programming batches) ends in a callback that calls sweep_step(); the
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "fabric/names.h"
 #include "lib/log.h"
 #include "sm/dump.h"
@@ -23,6 +24,7 @@
 #include "sm/sm.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
+#include "sm/sweep_sched.h"
 
 enum sweep_phase {
 	SWEEP_DISCOVER,
@@ -53,14 +55,6 @@ struct sweep {
 	unsigned n_dirty;
 };
 
-static double now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 static void sweep_step(struct sweep *sw);
 
 static void sweep_fail(struct sweep *sw, const char *fmt, ...)
@@ -85,21 +79,6 @@ static void sweep_destroy(struct sweep *sw)
 	fabric_free(sw->f);
 	routes_free(sw->routes);
 	free(sw);
-}
-
-bool sweep_running(const struct sm *sm)
-{
-	return sm->sched.cur != NULL;
-}
-
-bool sweep_pending(const struct sm *sm)
-{
-	return sm->sched.pending;
-}
-
-void sweep_force_lft(struct sm *sm)
-{
-	sm->sched.force_lft = true;
 }
 
 void sweep_abort(struct sm *sm)
@@ -370,7 +349,7 @@ static void sweep_count(struct sweep *sw)
 		}
 	}
 	s->links = s->ports_linked / 2;
-	s->ms = now_ms() - sw->t0;
+	s->ms = clock_mono_ms() - sw->t0;
 	if (s->standby) {
 		s->status = -EAGAIN; /* another SM manages the subnet */
 		return;
@@ -385,64 +364,6 @@ static void sweep_count(struct sweep *sw)
 		snprintf(s->reason, sizeof(s->reason), "%u SMPs failed while programming",
 			 s->set_errors);
 	s->status = s->reason[0] ? -EIO : 0;
-}
-
-static void sweep_arm_holddown(struct sm *sm);
-static void sweep_holddown_cb(evutil_socket_t fd, short what, void *arg);
-
-static int sweep_request(struct sm *sm, const char *why);
-
-static void sweep_retry_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct sm *sm = arg;
-	char why[64];
-
-	(void)fd;
-	(void)what;
-	if (sm->state != SM_MASTER && sm->state != SM_DISCOVERING)
-		return;
-	snprintf(why, sizeof(why), "retry %u after a failed sweep", sm->sched.failures);
-	/* an incremental sweep that failed programming is retried around the same switches */
-	if (sm->sched.n_dirty && sm->sched.failures <= 2)
-		sweep_request(sm, why);
-	else
-		sweep_start_why(sm, why);
-}
-
-/*
- * After a sweep: a failed one is tried again after the hold-down, then
- * twice as long each time (at most 30 s, or the sweep interval if shorter);
- * one that did not fail resets the count.
- */
-static void sweep_retry_arm(struct sm *sm, bool failed)
-{
-	struct sweep_sched *sc = &sm->sched;
-	double ms = sm->conf.sweep_holddown_ms > 100 ? sm->conf.sweep_holddown_ms : 100;
-	double cap = 30000;
-	struct timeval tv;
-
-	if (!failed) {
-		sc->failures = 0;
-		return;
-	}
-	sc->failures++;
-	if (sm->conf.sweep_interval > 0 && sm->conf.sweep_interval * 1000.0 < cap)
-		cap = sm->conf.sweep_interval * 1000.0;
-	for (unsigned i = 1; i < sc->failures && ms < cap; i++)
-		ms *= 2;
-	if (ms > cap)
-		ms = cap;
-	if (!sc->retry)
-		sc->retry = evtimer_new(sm->base, sweep_retry_cb, sm);
-	if (!sc->retry) {
-		log_err("cannot arm the sweep retry timer: the next sweep is the periodic one");
-		return;
-	}
-	tv.tv_sec = (time_t)(ms / 1000);
-	tv.tv_usec = (suseconds_t)((ms - tv.tv_sec * 1000.0) * 1000);
-	evtimer_add(sc->retry, &tv);
-	log_msg(LOG_CAT_SWEEP, LOG_INFO, "sweep failed %u time%s in a row: trying again in %.1f s",
-		sc->failures, sc->failures == 1 ? "" : "s", ms / 1000);
 }
 
 /* The new snapshot replaces the old one whole; then the hooks, the dumps, the next sweep. */
@@ -514,13 +435,12 @@ static void phase_publish(struct sweep *sw)
 				sm->sched.dirty[sm->sched.n_dirty++] = sw->dirty[i];
 		}
 	sm->sched.cur = NULL;
-	sm->sched.last_end_ms = now_ms();
+	sm->sched.last_end_ms = clock_mono_ms();
 	program_held_free(sw->held); /* READBACK's, used by PROGRAM */
 	free(sw);
-	sweep_retry_arm(sm, sm->last.status != 0 && !sm->last.standby);
+	sweep_sched_retry(sm, sm->last.status != 0 && !sm->last.standby);
 	hook_run(&sm->hooks.sweep_done, &sm->last);
-	if (sm->sched.pending)
-		sweep_arm_holddown(sm);
+	sweep_sched_next(sm);
 }
 
 /* Run phases until one has to wait for the fabric (or the sweep is over). */
@@ -555,7 +475,7 @@ static void sweep_step(struct sweep *sw)
 	}
 }
 
-/* ---- the scheduler ------------------------------------------------------ */
+/* ---- starting one ------------------------------------------------------ */
 
 /* An incremental sweep is safe: only switch changes asked for, on top of a subnet that was up. */
 static bool sweep_may_be_incremental(const struct sm *sm)
@@ -571,7 +491,7 @@ static bool sweep_may_be_incremental(const struct sm *sm)
 	       sm->state == SM_MASTER && base_ok && !sm->last.standby && !sc->force_lft;
 }
 
-static int sweep_begin(struct sm *sm, const char *why)
+int sweep_begin(struct sm *sm, const char *why)
 {
 	struct sweep *sw;
 	bool incremental = sweep_may_be_incremental(sm);
@@ -585,7 +505,7 @@ static int sweep_begin(struct sm *sm, const char *why)
 		return -ENOMEM;
 	sw->sm = sm;
 	sw->phase = SWEEP_DISCOVER;
-	sw->t0 = now_ms();
+	sw->t0 = clock_mono_ms();
 	sm->sched.cur = sw;
 	smstate_sweep_started(sm);
 	r = -ENOENT;
@@ -616,124 +536,4 @@ static int sweep_begin(struct sm *sm, const char *why)
 		return r;
 	}
 	return 0;
-}
-
-static void sweep_holddown_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct sm *sm = arg;
-	char why[sizeof(sm->sched.pending_why)];
-	int r;
-
-	if (!sm->sched.pending || sm->sched.cur)
-		return;
-	snprintf(why, sizeof(why), "%s", sm->sched.pending_why);
-	if (sm->sched.pending_count > 1)
-		log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "%u sweep requests folded into one (first: %s)",
-			sm->sched.pending_count, why);
-	sm->sched.pending = false;
-	sm->sched.pending_count = 0;
-	r = sweep_begin(sm, why);
-	if (r < 0)
-		log_err("cannot start a sweep (%s): %s", why, strerror(-r));
-}
-
-/* Start the pending sweep once the hold-down since the last sweep's end is over. */
-static void sweep_arm_holddown(struct sm *sm)
-{
-	double wait = sm->conf.sweep_holddown_ms - (now_ms() - sm->sched.last_end_ms);
-	struct timeval tv = {0, 0};
-
-	if (!sm->sched.holddown)
-		sm->sched.holddown = evtimer_new(sm->base, sweep_holddown_cb, sm);
-	if (!sm->sched.holddown) {
-		log_err("cannot arm the sweep hold-down timer: sweeping now");
-		sweep_holddown_cb(-1, 0, sm);
-		return;
-	}
-	if (wait > 0) {
-		tv.tv_sec = (time_t)(wait / 1000);
-		tv.tv_usec = (suseconds_t)((wait - tv.tv_sec * 1000.0) * 1000);
-	}
-	evtimer_add(sm->sched.holddown, &tv);
-}
-
-static int sweep_request(struct sm *sm, const char *why);
-
-int sweep_start_why(struct sm *sm, const char *why)
-{
-	sm->sched.want_heavy = true;
-	return sweep_request(sm, why);
-}
-
-int sweep_start_around(struct sm *sm, uint64_t guid, const char *why)
-{
-	struct sweep_sched *sc = &sm->sched;
-	unsigned i;
-
-	for (i = 0; i < sc->n_dirty && sc->dirty[i] != guid; i++)
-		;
-	if (i == sc->n_dirty) {
-		if (sc->n_dirty < SWEEP_MAX_DIRTY)
-			sc->dirty[sc->n_dirty++] = guid;
-		else
-			sc->want_heavy = true; /* too many to bound */
-	}
-	/*
-	 * Both ends of a link report it: wait a moment for the other's trap
-	 * (a far end reached only across the link that broke cannot be asked).
-	 */
-	if (!sc->cur && !sc->pending) {
-		struct timeval tv = {0, SWEEP_TRAP_GATHER_MS * 1000};
-
-		if (!sc->holddown)
-			sc->holddown = evtimer_new(sm->base, sweep_holddown_cb, sm);
-		if (sc->holddown) {
-			snprintf(sc->pending_why, sizeof(sc->pending_why), "%s", why);
-			sc->pending = true;
-			sc->pending_count = 1;
-			if (!(sc->last_end_ms &&
-			      now_ms() - sc->last_end_ms < sm->conf.sweep_holddown_ms))
-				evtimer_add(sc->holddown, &tv);
-			else
-				sweep_arm_holddown(sm);
-			return 0;
-		}
-	}
-	return sweep_request(sm, why);
-}
-
-static int sweep_request(struct sm *sm, const char *why)
-{
-	struct sweep_sched *sc = &sm->sched;
-
-	if (sc->cur || sc->pending) {
-		if (!sc->pending)
-			snprintf(sc->pending_why, sizeof(sc->pending_why), "%s", why);
-		sc->pending = true;
-		sc->pending_count++;
-		return 0;
-	}
-	if (sc->last_end_ms && now_ms() - sc->last_end_ms < sm->conf.sweep_holddown_ms) {
-		snprintf(sc->pending_why, sizeof(sc->pending_why), "%s", why);
-		sc->pending = true;
-		sc->pending_count = 1;
-		sweep_arm_holddown(sm);
-		return 0;
-	}
-	return sweep_begin(sm, why);
-}
-
-int sweep_start(struct sm *sm)
-{
-	return sweep_start_why(sm, "requested");
-}
-
-void sweep_sched_fini(struct sm *sm)
-{
-	if (sm->sched.holddown)
-		event_free(sm->sched.holddown);
-	sm->sched.holddown = NULL;
-	if (sm->sched.retry)
-		event_free(sm->sched.retry);
-	sm->sched.retry = NULL;
 }

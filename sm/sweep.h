@@ -1,6 +1,6 @@
 /*
  * The heavy sweep (IBA 1.4 vol 1, 14.4 subnet management; 7.2 link states)
- * as a small state machine, and the scheduler in front of it.
+ * as a small state machine.
  *
  * Phases, in order; a failure goes straight to PUBLISH with the reason:
  *   DISCOVER  directed-route BFS into a new fabric (sm/discover.c)
@@ -18,11 +18,7 @@
  *   PUBLISH   the fabric, its routes and indexes become the published
  *             snapshot (fabric/snapshot.h); hooks run; routing dumps follow
  *
- * The scheduler folds requests: one that arrives while a sweep runs, or
- * within sweep_holddown_ms of the last one's end, waits for that hold-down
- * and joins every other request made meanwhile, so a burst of traps costs
- * one sweep after the running one (like an OSPF SPF hold timer).  The first
- * request after a quiet spell starts at once.
+ * Requests for a sweep go to the scheduler (sm/sweep_sched.h).
  */
 #ifndef IBSMD_SWEEP_H
 #define IBSMD_SWEEP_H
@@ -32,81 +28,18 @@
 #include <sys/types.h>
 #include <event2/event.h>
 
+#include "sm/sweep_sched.h"
+
 struct sm;
 struct sweep;
 
-/* What a heavy sweep did; sm->last holds the last one's. */
-struct sweep_summary {
-	int status;	  /* 0 when the subnet came up; -EAGAIN standing by */
-	bool standby;	  /* DECIDE: another SM is (or becomes) master, nothing programmed */
-	bool programmed;  /* PROGRAM ran: the snapshot's routes are what the switches got */
-	char reason[256]; /* why not, one line */
-	uint32_t nodes, switches, cas;
-	uint32_t links, ports_active, ports_linked;
-	uint32_t lids;
-	uint32_t timeouts;
-	uint32_t sets, set_errors;
-	uint32_t set_recovered; /* failed PortInfo Sets the port, read back, had taken */
-	bool incremental;	/* discovery re-probed only around changed switches */
-	uint32_t reprobed, links_down, links_up, removed; /* what it did (discover.h) */
-	uint32_t lft_blocks;
-	uint32_t pkey_blocks; /* P_KeyTable blocks among the sets (partitions) */
-	uint32_t rereg;	      /* PortInfo Sets with ClientReregister (a takeover, sm/sync.c) */
-	uint32_t lft_reads;   /* LFT blocks read back (a switch this SM knew nothing of) */
-	double ms, discover_ms, route_ms, readback_ms;
-	char engine[32];
-};
-
-/* The scheduler's state, inside struct sm. */
-/* A switch's change waits this long for the other end's report before sweeping. */
-#define SWEEP_TRAP_GATHER_MS 20
-
-/* Switches an incremental sweep re-probes at most; more and it is heavy. */
-#define SWEEP_MAX_DIRTY 64
-
-struct sweep_sched {
-	struct sweep *cur;	/* the sweep running, or NULL */
-	bool pending;		/* a sweep was asked for and waits */
-	char pending_why[160];	/* the first reason asked for */
-	unsigned pending_count; /* requests folded into the pending sweep */
-	struct event *holddown; /* fires when a pending sweep may start */
-	double last_end_ms;	/* CLOCK_MONOTONIC end of the last sweep, 0 = none yet */
-	bool force_lft;		/* the next sweep rewrites every LFT block (reroute) */
-	struct event *retry;	/* a failed sweep is tried again (backoff) */
-	/* the next sweep may be incremental: only around these switches */
-	uint64_t dirty[SWEEP_MAX_DIRTY];
-	unsigned n_dirty;
-	bool want_heavy;      /* some request since the last sweep began needs a heavy one */
-	bool cur_incremental; /* the sweep that began last began incremental */
-	unsigned failures;    /* failed sweeps in a row */
-	pid_t dump_pid;	      /* child writing the routing dumps, 0 if none */
-};
-
 /*
- * Ask for a heavy sweep, saying why (logged at debug, published by the
- * sweep_begin hooks when it starts): now, or after the hold-down (above).
+ * Start a sweep now (the scheduler's sm->sched.begin): incremental when
+ * only switch changes were asked for on a subnet that was up, else heavy.
  * 0 or -errno.
  */
-int sweep_start_why(struct sm *sm, const char *why);
-/*
- * Ask for a sweep because switch guid changed (its trap 128, its
- * PortStateChange): an incremental one that re-probes only the switches so
- * named (sm/discover.h, discover_start_around) when nothing else asked for a
- * heavy one meanwhile, the last sweep brought the subnet up and the key
- * incremental_sweep allows; else heavy.
- */
-int sweep_start_around(struct sm *sm, uint64_t guid, const char *why);
-/* sweep_start_why(sm, "requested"). */
-int sweep_start(struct sm *sm);
-/* Whether a heavy sweep runs now. */
-bool sweep_running(const struct sm *sm);
-/* Whether a requested heavy sweep waits (behind the running one or the hold-down). */
-bool sweep_pending(const struct sm *sm);
-/* The next sweep rewrites every LFT block and VL table (smctl reroute). */
-void sweep_force_lft(struct sm *sm);
+int sweep_begin(struct sm *sm, const char *why);
 /* Abandon the running sweep and any pending one (shutdown); safe before xact_free. */
 void sweep_abort(struct sm *sm);
-/* Free the scheduler's timers (sm_fini). */
-void sweep_sched_fini(struct sm *sm);
 
 #endif

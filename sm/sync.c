@@ -23,13 +23,14 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "sa/sa.h"
 #include "sa/syncdoc.h"
 #include "sm/lid.h"
 #include "sm/program.h"
 #include "sm/sm.h"
-#include "sm/sweep.h"
+#include "sm/sweep_sched.h"
 #include "sm/sync.h"
 
 struct sync_peer {
@@ -69,22 +70,6 @@ struct sync {
 	uint64_t carried, rereg_takeovers, rereg_ports;
 	char last_takeover[256];
 };
-
-static double now_mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static double now_wall(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 unsigned sync_max_age_ms(const struct sm *sm)
 {
@@ -321,7 +306,7 @@ static void sync_refuse(struct sync *sy, struct sync_peer *p, const char *fmt, .
 	sy->rejected++;
 	p->errors++;
 	snprintf(sy->last_error, sizeof(sy->last_error), "%s: %s", p->name, why);
-	sy->last_error_wall = now_wall();
+	sy->last_error_wall = clock_wall_s();
 	log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, "sync: document from %s refused: %s", p->name,
 			why);
 }
@@ -389,8 +374,8 @@ static void sync_got(struct evhttp_request *req, void *arg)
 			doc->n_informs, doc->n_lids);
 	syncdoc_free(sy->doc);
 	sy->doc = doc;
-	sy->doc_ms = now_mono_ms();
-	sy->doc_wall = now_wall();
+	sy->doc_ms = clock_mono_ms();
+	sy->doc_wall = clock_wall_s();
 	snprintf(sy->doc_peer, sizeof(sy->doc_peer), "%s", p->name);
 	sy->accepted++;
 	p->last_ok_wall = sy->doc_wall;
@@ -456,7 +441,7 @@ static void sync_takeover(struct sync *sy)
 {
 	struct sm *sm = sy->sm;
 	struct syncdoc_apply_stats st;
-	double age = sy->doc ? now_mono_ms() - sy->doc_ms : -1;
+	double age = sy->doc ? clock_mono_ms() - sy->doc_ms : -1;
 	size_t lids = 0;
 
 	free(sy->rereg_guids);
@@ -566,7 +551,7 @@ int sync_init(struct sm *sm, char *err, size_t err_len)
 	}
 	sm->sync = sy;
 	sy->sm = sm;
-	sy->gen = (uint64_t)(now_wall() * 1e6);
+	sy->gen = (uint64_t)(clock_wall_s() * 1e6);
 	while (*q) {
 		size_t n = strcspn(q, ",");
 		struct sync_peer *p = &sy->peers[sy->n_peers];
@@ -646,7 +631,7 @@ void sync_get_stats(const struct sm *sm, struct sync_stats *ret)
 	ret->served = sy->served;
 	ret->refused = sy->refused;
 	ret->generation = sy->doc ? sy->doc->generation : sy->gen;
-	ret->age_ms = sy->doc ? now_mono_ms() - sy->doc_ms : -1;
+	ret->age_ms = sy->doc ? clock_mono_ms() - sy->doc_ms : -1;
 	ret->carried = sy->carried;
 	ret->rereg_all = sy->rereg_takeovers;
 	ret->rereg_ports = sy->rereg_ports;
@@ -684,7 +669,7 @@ json_t *sync_status_json(const struct sm *sm)
 		json_object_set_new(o, "held",
 				    json_pack("{s:I,s:s,s:f,s:f,s:s,s:I,s:I,s:I}", "generation",
 					      (json_int_t)sy->doc->generation, "master", g, "time",
-					      sy->doc_wall, "age_ms", now_mono_ms() - sy->doc_ms,
+					      sy->doc_wall, "age_ms", clock_mono_ms() - sy->doc_ms,
 					      "peer", sy->doc_peer, "groups",
 					      (json_int_t)sy->doc->n_groups, "services",
 					      (json_int_t)sy->doc->n_services, "informs",

@@ -7,7 +7,7 @@
 
 #include "lib/log.h"
 #include "sm/sm.h"
-#include "sm/sweep.h"
+#include "sm/sweep_sched.h"
 #include "sm/trap.h"
 
 const char *trap_action_name(enum trap_action a)

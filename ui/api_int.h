@@ -67,8 +67,6 @@ struct api {
 
 json_t *api_guid(uint64_t g);
 double api_uptime(const struct api *api);
-/* CLOCK_MONOTONIC in milliseconds (the clock of the SM's timestamps). */
-double api_now_ms(void);
 /* Reject members of args other than the names given (NULL-terminated). */
 int api_check_args(json_t *args, const char *const *names, struct ctl_error *err);
 /* not_ready until the first sweep has published a snapshot. */

@@ -28,14 +28,6 @@ double api_uptime(const struct api *api)
 	return (ts.tv_sec - api->started.tv_sec) + (ts.tv_nsec - api->started.tv_nsec) / 1e9;
 }
 
-double api_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 int api_check_args(json_t *args, const char *const *names, struct ctl_error *err)
 {
 	const char *key;

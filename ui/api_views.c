@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "fabric/diff.h"
 #include "fabric/names.h"
 #include "fabric/topo.h"
@@ -159,7 +160,7 @@ static json_t *api_peers_json(const struct sm *sm)
 {
 	const struct smstate *ss = &sm->smstate;
 	json_t *a = json_array();
-	double now = api_now_ms();
+	double now = clock_mono_ms();
 
 	for (unsigned i = 0; a && i < ss->n_peers; i++) {
 		const struct smstate_peer *p = &ss->peers[i];

@@ -38,6 +38,7 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
 
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "ui/api_int.h"
 #include "ui/http.h"
@@ -78,14 +79,6 @@ struct http {
 	char root[CONF_PATH_MAX];
 	char listen[CONF_NAME_MAX];
 };
-
-static double http_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static void http_blob_unref(struct http_blob *b)
 {
@@ -182,7 +175,7 @@ static void http_error(struct http_conn *c, int status, const char *reason, cons
 static void http_metrics(struct http_conn *c)
 {
 	struct http *h = c->h;
-	double now = http_now_ms();
+	double now = clock_mono_ms();
 
 	if (!h->metrics || now - h->metrics_at >= HTTP_METRICS_CACHE_MS) {
 		struct http_blob *b = calloc(1, sizeof(*b));

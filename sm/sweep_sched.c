@@ -1,0 +1,214 @@
+/*
+ * The sweep scheduler (see sweep_sched.h): requests folded behind the
+ * running sweep and the hold-down, a switch's trap gathered with its
+ * neighbour's, failed sweeps retried with backoff.  It starts a sweep
+ * through sm->sched.begin (sweep.c's sweep_begin, set by sm.c), so every
+ * part that asks for a sweep calls down into this file and never into the
+ * sweep's phases.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "sm/sm.h"
+#include "sm/sweep_sched.h"
+
+static void sweep_arm_holddown(struct sm *sm);
+static void sweep_holddown_cb(evutil_socket_t fd, short what, void *arg);
+
+bool sweep_running(const struct sm *sm)
+{
+	return sm->sched.cur != NULL;
+}
+
+bool sweep_pending(const struct sm *sm)
+{
+	return sm->sched.pending;
+}
+
+void sweep_force_lft(struct sm *sm)
+{
+	sm->sched.force_lft = true;
+}
+
+static int sweep_request(struct sm *sm, const char *why);
+
+static void sweep_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+	char why[64];
+
+	(void)fd;
+	(void)what;
+	if (sm->state != SM_MASTER && sm->state != SM_DISCOVERING)
+		return;
+	snprintf(why, sizeof(why), "retry %u after a failed sweep", sm->sched.failures);
+	/* an incremental sweep that failed programming is retried around the same switches */
+	if (sm->sched.n_dirty && sm->sched.failures <= 2)
+		sweep_request(sm, why);
+	else
+		sweep_start_why(sm, why);
+}
+
+/*
+ * After a sweep: a failed one is tried again after the hold-down, then
+ * twice as long each time (at most 30 s, or the sweep interval if shorter);
+ * one that did not fail resets the count.
+ */
+void sweep_sched_retry(struct sm *sm, bool failed)
+{
+	struct sweep_sched *sc = &sm->sched;
+	double ms = sm->conf.sweep_holddown_ms > 100 ? sm->conf.sweep_holddown_ms : 100;
+	double cap = 30000;
+	struct timeval tv;
+
+	if (!failed) {
+		sc->failures = 0;
+		return;
+	}
+	sc->failures++;
+	if (sm->conf.sweep_interval > 0 && sm->conf.sweep_interval * 1000.0 < cap)
+		cap = sm->conf.sweep_interval * 1000.0;
+	for (unsigned i = 1; i < sc->failures && ms < cap; i++)
+		ms *= 2;
+	if (ms > cap)
+		ms = cap;
+	if (!sc->retry)
+		sc->retry = evtimer_new(sm->base, sweep_retry_cb, sm);
+	if (!sc->retry) {
+		log_err("cannot arm the sweep retry timer: the next sweep is the periodic one");
+		return;
+	}
+	tv.tv_sec = (time_t)(ms / 1000);
+	tv.tv_usec = (suseconds_t)((ms - tv.tv_sec * 1000.0) * 1000);
+	evtimer_add(sc->retry, &tv);
+	log_msg(LOG_CAT_SWEEP, LOG_INFO, "sweep failed %u time%s in a row: trying again in %.1f s",
+		sc->failures, sc->failures == 1 ? "" : "s", ms / 1000);
+}
+
+static void sweep_holddown_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+	char why[sizeof(sm->sched.pending_why)];
+	int r;
+
+	if (!sm->sched.pending || sm->sched.cur)
+		return;
+	snprintf(why, sizeof(why), "%s", sm->sched.pending_why);
+	if (sm->sched.pending_count > 1)
+		log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "%u sweep requests folded into one (first: %s)",
+			sm->sched.pending_count, why);
+	sm->sched.pending = false;
+	sm->sched.pending_count = 0;
+	r = sm->sched.begin ? sm->sched.begin(sm, why) : -ENOSYS;
+	if (r < 0)
+		log_err("cannot start a sweep (%s): %s", why, strerror(-r));
+}
+
+/* Start the pending sweep once the hold-down since the last sweep's end is over. */
+static void sweep_arm_holddown(struct sm *sm)
+{
+	double wait = sm->conf.sweep_holddown_ms - (clock_mono_ms() - sm->sched.last_end_ms);
+	struct timeval tv = {0, 0};
+
+	if (!sm->sched.holddown)
+		sm->sched.holddown = evtimer_new(sm->base, sweep_holddown_cb, sm);
+	if (!sm->sched.holddown) {
+		log_err("cannot arm the sweep hold-down timer: sweeping now");
+		sweep_holddown_cb(-1, 0, sm);
+		return;
+	}
+	if (wait > 0) {
+		tv.tv_sec = (time_t)(wait / 1000);
+		tv.tv_usec = (suseconds_t)((wait - tv.tv_sec * 1000.0) * 1000);
+	}
+	evtimer_add(sm->sched.holddown, &tv);
+}
+
+void sweep_sched_next(struct sm *sm)
+{
+	if (sm->sched.pending)
+		sweep_arm_holddown(sm);
+}
+
+int sweep_start_why(struct sm *sm, const char *why)
+{
+	sm->sched.want_heavy = true;
+	return sweep_request(sm, why);
+}
+
+int sweep_start_around(struct sm *sm, uint64_t guid, const char *why)
+{
+	struct sweep_sched *sc = &sm->sched;
+	unsigned i;
+
+	for (i = 0; i < sc->n_dirty && sc->dirty[i] != guid; i++)
+		;
+	if (i == sc->n_dirty) {
+		if (sc->n_dirty < SWEEP_MAX_DIRTY)
+			sc->dirty[sc->n_dirty++] = guid;
+		else
+			sc->want_heavy = true; /* too many to bound */
+	}
+	/*
+	 * Both ends of a link report it: wait a moment for the other's trap
+	 * (a far end reached only across the link that broke cannot be asked).
+	 */
+	if (!sc->cur && !sc->pending) {
+		struct timeval tv = {0, SWEEP_TRAP_GATHER_MS * 1000};
+
+		if (!sc->holddown)
+			sc->holddown = evtimer_new(sm->base, sweep_holddown_cb, sm);
+		if (sc->holddown) {
+			snprintf(sc->pending_why, sizeof(sc->pending_why), "%s", why);
+			sc->pending = true;
+			sc->pending_count = 1;
+			if (!(sc->last_end_ms &&
+			      clock_mono_ms() - sc->last_end_ms < sm->conf.sweep_holddown_ms))
+				evtimer_add(sc->holddown, &tv);
+			else
+				sweep_arm_holddown(sm);
+			return 0;
+		}
+	}
+	return sweep_request(sm, why);
+}
+
+static int sweep_request(struct sm *sm, const char *why)
+{
+	struct sweep_sched *sc = &sm->sched;
+
+	if (sc->cur || sc->pending) {
+		if (!sc->pending)
+			snprintf(sc->pending_why, sizeof(sc->pending_why), "%s", why);
+		sc->pending = true;
+		sc->pending_count++;
+		return 0;
+	}
+	if (sc->last_end_ms && clock_mono_ms() - sc->last_end_ms < sm->conf.sweep_holddown_ms) {
+		snprintf(sc->pending_why, sizeof(sc->pending_why), "%s", why);
+		sc->pending = true;
+		sc->pending_count = 1;
+		sweep_arm_holddown(sm);
+		return 0;
+	}
+	return sc->begin ? sc->begin(sm, why) : -ENOSYS;
+}
+
+int sweep_start(struct sm *sm)
+{
+	return sweep_start_why(sm, "requested");
+}
+
+void sweep_sched_fini(struct sm *sm)
+{
+	if (sm->sched.holddown)
+		event_free(sm->sched.holddown);
+	sm->sched.holddown = NULL;
+	if (sm->sched.retry)
+		event_free(sm->sched.retry);
+	sm->sched.retry = NULL;
+}

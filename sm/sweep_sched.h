@@ -1,0 +1,104 @@
+/*
+ * The sweep scheduler (sm/sweep_sched.c), in front of the heavy sweep
+ * (sm/sweep.h): what a sweep did, and how the parts of the SM ask for one.
+ *
+ * The scheduler folds requests: one that arrives while a sweep runs, or
+ * within sweep_holddown_ms of the last one's end, waits for that hold-down
+ * and joins every other request made meanwhile, so a burst of traps costs
+ * one sweep after the running one (like an OSPF SPF hold timer).  The first
+ * request after a quiet spell starts at once.
+ */
+#ifndef IBSMD_SWEEP_SCHED_H
+#define IBSMD_SWEEP_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <event2/event.h>
+
+struct sm;
+struct sweep;
+
+/* What a heavy sweep did; sm->last holds the last one's. */
+struct sweep_summary {
+	int status;	  /* 0 when the subnet came up; -EAGAIN standing by */
+	bool standby;	  /* DECIDE: another SM is (or becomes) master, nothing programmed */
+	bool programmed;  /* PROGRAM ran: the snapshot's routes are what the switches got */
+	char reason[256]; /* why not, one line */
+	uint32_t nodes, switches, cas;
+	uint32_t links, ports_active, ports_linked;
+	uint32_t lids;
+	uint32_t timeouts;
+	uint32_t sets, set_errors;
+	uint32_t set_recovered; /* failed PortInfo Sets the port, read back, had taken */
+	bool incremental;	/* discovery re-probed only around changed switches */
+	uint32_t reprobed, links_down, links_up, removed; /* what it did (discover.h) */
+	uint32_t lft_blocks;
+	uint32_t pkey_blocks; /* P_KeyTable blocks among the sets (partitions) */
+	uint32_t rereg;	      /* PortInfo Sets with ClientReregister (a takeover, sm/sync.c) */
+	uint32_t lft_reads;   /* LFT blocks read back (a switch this SM knew nothing of) */
+	double ms, discover_ms, route_ms, readback_ms;
+	char engine[32];
+};
+
+/* The scheduler's state, inside struct sm. */
+/* A switch's change waits this long for the other end's report before sweeping. */
+#define SWEEP_TRAP_GATHER_MS 20
+
+/* Switches an incremental sweep re-probes at most; more and it is heavy. */
+#define SWEEP_MAX_DIRTY 64
+
+struct sweep_sched {
+	/* starts a sweep now (sweep.c's sweep_begin, set by sm.c): 0 or -errno */
+	int (*begin)(struct sm *sm, const char *why);
+	struct sweep *cur;	/* the sweep running, or NULL */
+	bool pending;		/* a sweep was asked for and waits */
+	char pending_why[160];	/* the first reason asked for */
+	unsigned pending_count; /* requests folded into the pending sweep */
+	struct event *holddown; /* fires when a pending sweep may start */
+	double last_end_ms;	/* CLOCK_MONOTONIC end of the last sweep, 0 = none yet */
+	bool force_lft;		/* the next sweep rewrites every LFT block (reroute) */
+	struct event *retry;	/* a failed sweep is tried again (backoff) */
+	/* the next sweep may be incremental: only around these switches */
+	uint64_t dirty[SWEEP_MAX_DIRTY];
+	unsigned n_dirty;
+	bool want_heavy;      /* some request since the last sweep began needs a heavy one */
+	bool cur_incremental; /* the sweep that began last began incremental */
+	unsigned failures;    /* failed sweeps in a row */
+	pid_t dump_pid;	      /* child writing the routing dumps, 0 if none */
+};
+
+/*
+ * Ask for a heavy sweep, saying why (logged at debug, published by the
+ * sweep_begin hooks when it starts): now, or after the hold-down (above).
+ * 0 or -errno.
+ */
+int sweep_start_why(struct sm *sm, const char *why);
+/*
+ * Ask for a sweep because switch guid changed (its trap 128, its
+ * PortStateChange): an incremental one that re-probes only the switches so
+ * named (sm/discover.h, discover_start_around) when nothing else asked for a
+ * heavy one meanwhile, the last sweep brought the subnet up and the key
+ * incremental_sweep allows; else heavy.
+ */
+int sweep_start_around(struct sm *sm, uint64_t guid, const char *why);
+/* sweep_start_why(sm, "requested"). */
+int sweep_start(struct sm *sm);
+/* Whether a heavy sweep runs now. */
+bool sweep_running(const struct sm *sm);
+/* Whether a requested heavy sweep waits (behind the running one or the hold-down). */
+bool sweep_pending(const struct sm *sm);
+/* The next sweep rewrites every LFT block and VL table (smctl reroute). */
+void sweep_force_lft(struct sm *sm);
+/* Free the scheduler's timers (sm_fini). */
+void sweep_sched_fini(struct sm *sm);
+/*
+ * For sweep.c at the end of a sweep: a failed one is tried again after the
+ * hold-down, then twice as long each time (at most 30 s, or the sweep
+ * interval if shorter); one that did not fail resets the count.  Then
+ * sweep_sched_next starts what was asked for meanwhile (after the hold-down).
+ */
+void sweep_sched_retry(struct sm *sm, bool failed);
+void sweep_sched_next(struct sm *sm);
+
+#endif
