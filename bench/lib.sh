@@ -30,7 +30,7 @@ trap bench_cleanup EXIT
 # name of its own so that no client reaches the simulator before; limits
 # large enough for the largest subnet (ibsim parses 48k nodes in a minute).
 sim_up() {
-	[ -n "$SIM" ] && { kill "$SIM"; wait "$SIM" 2>/dev/null; }
+	[ -n "$SIM" ] && { kill "$SIM" 2>/dev/null; wait "$SIM" 2>/dev/null; }
 	SIMS=$((SIMS + 1))
 	export IBSIM_SOCKNAME="ibsmd-bench-$BENCH_NAME-$$-$SIMS"
 	rm -f "$W/cons" "$W/ibsim.log"
