@@ -352,6 +352,22 @@ char *metrics_text(struct api *api, size_t *ret_len)
 		metrics_one(b, "ibsmd_ports_quarantined", "gauge", "Ports quarantined now.",
 			    fs.quarantined);
 	}
+	{
+		struct sm_mem mem;
+
+		sm_mem_get(sm, NULL, &mem);
+		metrics_one(b, "process_resident_memory_bytes", "gauge", "Resident memory now.",
+			    (double)mem.rss);
+		fputs("# HELP ibsmd_memory_bytes Bytes held, by owner (peak_rss: the process's "
+		      "peak resident set).\n"
+		      "# TYPE ibsmd_memory_bytes gauge\n",
+		      b);
+		fprintf(b, "ibsmd_memory_bytes{owner=\"peak_rss\"} %zu\n", mem.peak_rss);
+		fprintf(b, "ibsmd_memory_bytes{owner=\"heap\"} %zu\n", mem.heap);
+		fprintf(b, "ibsmd_memory_bytes{owner=\"snapshot_fabric\"} %zu\n", mem.fabric);
+		fprintf(b, "ibsmd_memory_bytes{owner=\"snapshot_routes\"} %zu\n", mem.routes);
+		fprintf(b, "ibsmd_memory_bytes{owner=\"transaction_engine\"} %zu\n", mem.xact);
+	}
 	metrics_one(b, "ibsmd_ctl_requests_total", "counter", "Control socket requests.",
 		    (double)cs.requests);
 	metrics_one(b, "ibsmd_ctl_errors_total", "counter", "Control socket error replies.",
