@@ -11,6 +11,7 @@
 #include "mad/wire.h"
 #include "routing/mtree.h"
 #include "sm/mfts.h"
+#include "sm/mftread.h"
 #include "sm/program.h"
 #include "sm/sm.h"
 
@@ -161,6 +162,33 @@ static void mfts_done(void *arg, const struct program_stats *st)
 		mfts_request(sm);
 }
 
+/* What the switches were found to hold is what this SM knows of them now. */
+static void mfts_read_done(void *arg, struct mft_set *read, const struct mftread_stats *st)
+{
+	struct sm *sm = arg;
+	struct mfts *ms = &sm->mfts;
+	const struct mft *t;
+	uint64_t guid;
+	size_t pos = 0, n = 0;
+
+	ms->reading = NULL;
+	ms->read_blocks += st->blocks;
+	while (ms->known && mft_set_next(read, &pos, &guid, &t)) {
+		struct mft *d = mft_dup(t);
+
+		if (!d || mft_set_put(ms->known, guid, d) < 0) {
+			mft_free(d);
+			break;
+		}
+		n++;
+	}
+	mft_set_free(read);
+	log_msg(LOG_CAT_SWEEP, LOG_DEBUG,
+		"multicast: MFTs of %zu switch%s read back (%u blocks, %u failed)", n,
+		n == 1 ? "" : "es", st->blocks, st->errors);
+	mfts_request(sm);
+}
+
 /* Compute the tables for sm->snap and start the batch of what differs. */
 static void mfts_update(struct sm *sm)
 {
@@ -170,8 +198,8 @@ static void mfts_update(struct sm *sm)
 	bool full = ms->full;
 	int r;
 
-	if (ms->batch || sweep_running(sm)) {
-		ms->pending = true; /* after the batch, or when the sweep publishes */
+	if (ms->batch || ms->reading || sweep_running(sm)) {
+		ms->pending = true; /* after the batch or the read, or when the sweep publishes */
 		return;
 	}
 	ms->pending = false;
@@ -197,6 +225,18 @@ static void mfts_update(struct sm *sm)
 		log_msg(LOG_CAT_SWEEP, LOG_DEBUG,
 			"multicast: %u members not cabled to a multicast switch, %u out of reach",
 			cs.unattached, cs.unreachable);
+	/* switches whose tables this SM does not know: read them back first, once a snapshot */
+	if (sm->conf.lft_readback && ms->read_gen != sm->snap->generation) {
+		ms->read_gen = sm->snap->generation;
+		if (mftread_start(sm->xe, sm->snap->fabric, ms->want, ms->known, mfts_read_done, sm,
+				  &ms->reading) < 0)
+			log_warn(
+			    "multicast: out of memory reading the MFTs back: writing them whole");
+		if (ms->reading) {
+			ms->full = full; /* the update after the read is this one */
+			return;		 /* mfts_read_done asks again */
+		}
+	}
 	pg = program_new(sm->xe, sm->snap->fabric, mfts_done, sm);
 	if (!pg) {
 		log_err("multicast: out of memory programming the forwarding tables");
@@ -282,6 +322,12 @@ static void mfts_on_sweep_begin(void *ctx, const void *data)
 {
 	struct sm *sm = ctx;
 
+	if (sm->mfts.reading) {
+		mftread_free(sm->mfts.reading); /* read again after the sweep */
+		sm->mfts.reading = NULL;
+		sm->mfts.read_gen = 0;
+		sm->mfts.pending = true;
+	}
 	if (!sm->mfts.batch)
 		return;
 	program_abort(sm->mfts.batch); /* its switches are unknown again */
@@ -298,6 +344,8 @@ static void mfts_on_published(void *ctx, const void *data)
 	/* a batch on the old snapshot: its switches are unknown again (program_abort) */
 	program_abort(sm->mfts.batch);
 	sm->mfts.batch = NULL;
+	mftread_free(sm->mfts.reading);
+	sm->mfts.reading = NULL;
 	mfts_drop_want(&sm->mfts); /* computed over the old snapshot */
 	if (sm->state != SM_MASTER) {
 		/* another SM programs the switches: what we knew goes stale */
@@ -348,6 +396,8 @@ void mfts_stand_down(struct sm *sm)
 	/* a batch in flight is abandoned: its switches are unknown again */
 	program_abort(ms->batch);
 	ms->batch = NULL;
+	mftread_free(ms->reading);
+	ms->reading = NULL;
 	ms->pending = false;
 	mft_set_free(ms->known);
 	ms->known = NULL;
@@ -359,6 +409,8 @@ void mfts_fini(struct sm *sm)
 
 	program_abort(ms->batch);
 	ms->batch = NULL;
+	mftread_free(ms->reading);
+	ms->reading = NULL;
 	mfts_drop_want(ms);
 	hook_remove(&sm->hooks.published, mfts_on_published, sm);
 	hook_remove(&sm->hooks.sweep_begin, mfts_on_sweep_begin, sm);

@@ -20,6 +20,10 @@
  *    what it last gave them) are forgotten so they are rewritten whole,
  *    and every tree is computed again (a member moved to another switch, a
  *    link went down): on the bulk lane.
+ * Before the first batch over a snapshot, the switches of whose tables this
+ * SM knows nothing (it has just started or taken over) are read back
+ * (sm/mftread.h, with lft_readback), so that only the blocks that differ
+ * are written.
  * A heavy sweep owns the switches while it runs: an MFT batch running when
  * one begins is abandoned (its switches are rewritten whole), and updates
  * wait for the sweep to publish; so an MFT batch's SwitchInfo Set never
@@ -41,6 +45,7 @@ struct sm;
 struct program;
 struct event;
 struct mtree;
+struct mftread;
 
 #define MFTS_DIRTY_WORDS ((MCAST_N_MLIDS + 63) / 64)
 
@@ -53,6 +58,9 @@ struct mfts {
 	bool all_dirty;	       /* every MLID must be computed again */
 	uint64_t dirty[MFTS_DIRTY_WORDS]; /* MLIDs whose groups changed since */
 	struct program *batch;		  /* the MFT batch running, or NULL */
+	struct mftread *reading;	  /* the MFTs being read back first, or NULL */
+	uint64_t read_gen;		  /* the snapshot generation last read back for */
+	uint64_t read_blocks;		  /* MFT blocks read back */
 	struct event *kick;		  /* runs the requested update from the loop */
 	bool pending;			  /* an update was asked for while the batch ran */
 	bool full;		/* the pending update follows a new snapshot (bulk lane) */

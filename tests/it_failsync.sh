@@ -9,7 +9,8 @@
 #     sync_peers (tests/syncfake.py: garbage, truncated, another SM's GUID, 17
 #     MiB, version 2) is refused with a log line each, and B keeps A's state;
 #   - kill -9 of A: B is master and answers the same MCMemberRecord (MGID, MLID,
-#     members) and ServiceRecord queries; the MFTs (dump_fts -M) are the same;
+#     members) and ServiceRecord queries; the MFTs (dump_fts -M) are the same,
+#     B read them back and wrote no MFT block;
 #     no ClientReregister was set (the counter of PortInfo Sets with it: ibsim
 #     reads the bit back as 0 whatever was set);
 #   - C, an ibsmd without sync, stands by under B; kill -9 of B: C takes over
@@ -141,6 +142,8 @@ check "saclient sr-get from ca-3: the same record" grep -q "service id 0x0000000
 sleep 1
 sim_run 60 dump_fts -M >"$T/mft.after" 2>/dev/null
 check "the MFTs are the same (dump_fts -M before = after)" cmp -s "$T/mft.before" "$T/mft.after"
+check "B read the MFTs back and wrote none ($(smd_field B 'j["multicast"]["mft_read_blocks"]') read)" \
+	test "$(smd_field B 'j["multicast"]["mft_blocks"] == 0 and j["multicast"]["mft_read_blocks"] > 0')" = True
 check "no ClientReregister set (counter 0, 1 takeover carried)" \
 	test "$(smd_field B '(j["sync"]["rereg_ports"], j["sync"]["carried"])')" = "(0, 1)"
 # (ibsim answers a PortInfo Get with ClientReregister 0 whatever was set: the

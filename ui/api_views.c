@@ -339,13 +339,14 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 		if (sm->sa)
 			sa_get_stats(sm->sa, &sst);
 		json_object_set_new(*ret, "multicast",
-				    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+				    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 					      "groups", (json_int_t)mcast_group_count(sm->mcast),
 					      "members", (json_int_t)mcast_member_count(sm->mcast),
 					      "mlids", (json_int_t)mcast_mlid_count(sm->mcast),
 					      "mlid_top", (json_int_t)mcast_mlid_top(sm->mcast),
 					      "mft_updates", (json_int_t)sm->mfts.updates,
 					      "mft_blocks", (json_int_t)sm->mfts.blocks,
+					      "mft_read_blocks", (json_int_t)sm->mfts.read_blocks,
 					      "mft_errors", (json_int_t)sm->mfts.errors, "sa_joins",
 					      (json_int_t)sst.mcast_joins, "sa_leaves",
 					      (json_int_t)sst.mcast_leaves, "sa_refused",
