@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/partition.h"
 #include "lib/log.h"
 #include "mad/rmpp.h"
 #include "sa/inform.h"
@@ -136,6 +137,19 @@ void sa_get_stats(const struct sa *sa, struct sa_stats *ret)
 	ret->mcast_joins = sa->mcm.joins;
 	ret->mcast_leaves = sa->mcm.leaves;
 	ret->mcast_refused = sa->mcm.refused;
+	ret->pkey_joins = sa->mcm.pkey_refused;
+}
+
+void sa_count_pkey(struct sa *sa, enum sa_pkey_kind kind)
+{
+	if (!sa)
+		return;
+	if (kind == SA_PKEY_PATH)
+		sa->st.pkey_paths++;
+	else if (kind == SA_PKEY_SERVICE)
+		sa->st.pkey_services++;
+	else
+		sa->st.pkey_informs++;
 }
 
 int sa_set_mcast(struct sa *sa, struct mcast_db *db)
@@ -195,6 +209,33 @@ bool sa_query_trusted(const struct sa_query *q)
 
 	sa_sm_info(q->sa, &si);
 	return si.sa_key && q->mad->sm_key == si.sa_key;
+}
+
+void sa_port_pkeys(const struct fabric *f, uint32_t node, uint8_t port, const uint16_t **t,
+		   size_t *n)
+{
+	static const uint16_t dflt[1] = {0xffff};
+	const struct node *nd = &f->nodes[node];
+	const struct port *p = &nd->ports[node_is_switch(nd) ? 0 : port];
+
+	if (!p->pkey_known) {
+		*t = dflt;
+		*n = 1;
+		return;
+	}
+	*t = p->pkeys;
+	*n = FABRIC_PKEY_BLOCKS * 32;
+}
+
+bool sa_port_has_pkey(const struct fabric *f, uint32_t node, uint8_t port, uint16_t pkey)
+{
+	const uint16_t *t;
+	size_t n;
+
+	if (!(pkey & 0x7fff))
+		return false;
+	sa_port_pkeys(f, node, port, &t, &n);
+	return partition_table_find(t, n, pkey) != 0;
 }
 
 uint64_t sa_subnet_prefix(const struct snapshot *snap)

@@ -377,7 +377,7 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 		xact_set_mkey(sm->xe, sm->conf.m_key);
 	} else if (!strcmp(key, "updn_roots_file")) {
 		return sm_load_roots(sm, err, err_len);
-	} else if (!strcmp(key, "partition_config_file")) {
+	} else if (!strcmp(key, "partition_config_file") || !strcmp(key, "allow_both_pkeys")) {
 		return sm_load_partitions(sm, err, err_len);
 	} else if (!strcmp(key, "log_level")) {
 		log_set_level(-1, sm->conf.log_level);
@@ -397,7 +397,7 @@ static int sm_conf_appliers_init(struct sm *sm)
 	static const char *const keys[] = {
 	    "mad_window",      "mad_timeout_ms",	"mad_retries", "sweep_interval",
 	    "updn_roots_file", "partition_config_file", "log_level",   "sm_priority",
-	    "perfmgr",	       "perfmgr_sweep_time_s",	"m_key"};
+	    "perfmgr",	       "perfmgr_sweep_time_s",	"m_key",       "allow_both_pkeys"};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (sm_conf_applier_add(sm, keys[i], sm_apply, NULL) < 0)
@@ -541,6 +541,7 @@ int sm_load_partitions(struct sm *sm, char *err, size_t err_len)
 
 	if (r < 0)
 		return r;
+	c->allow_both = sm->conf.allow_both_pkeys;
 	for (size_t i = 0; sm->mcast && i < c->n; i++) {
 		const struct partition *p = &c->parts[i];
 
