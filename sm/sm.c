@@ -281,6 +281,9 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 			      sa_recv, sm->sa) < 0 ||
 	    dispatch_register(sm->disp, WIRE_CLASS_SA, SA_METHOD_REPORT_RESP, DISPATCH_ANY_ATTR,
 			      sa_recv, sm->sa) < 0 ||
+	    /* a client's ACK of our segmented answer, even with the R bit (mad/dispatch.h) */
+	    dispatch_register(sm->disp, WIRE_CLASS_SA, DISPATCH_RMPP_CTL, DISPATCH_ANY_ATTR,
+			      sa_recv, sm->sa) < 0 ||
 	    hook_add(&sm->hooks.published, sm_on_published, sm) < 0) {
 		snprintf(err, err_len, "out of memory setting up MAD dispatch");
 		r = -ENOMEM;
