@@ -303,8 +303,7 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 	/* the switch port it hangs off: its table, for partition enforcement */
 	if (!node_is_switch(n) && ni.local_port && req->hop_cnt > 0 &&
 	    node_is_switch(&d->f->nodes[p->parent]) &&
-	    !d->f->nodes[p->parent].ports[p->parent_port].pkey_known &&
-	    (!existed || d->incremental))
+	    !d->f->nodes[p->parent].ports[p->parent_port].pkey_known)
 		probe_switch_pkeys(d, p->parent, p->parent_port, req->initial_path,
 				   (uint8_t)(req->hop_cnt - 1), ni.partition_cap);
 	/* incremental: a known switch at the new link's other end: what its port is now */
