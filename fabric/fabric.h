@@ -55,8 +55,9 @@ struct port {
 	uint8_t pi[64]; /* PortInfo image as read; Set starts from it */
 	/*
 	 * P_KeyTable blocks as read by discovery, then as programmed: bit b of
-	 * pkey_known says pkeys[32b..32b+31] is known.  End ports only (CA and
-	 * router ports, switch port 0).
+	 * pkey_known says pkeys[32b..32b+31] is known.  End ports (CA and
+	 * router ports, switch port 0) and switch ports facing a CA (partition
+	 * enforcement, sm/program.c).
 	 */
 	uint8_t pkey_known;
 	uint16_t pkeys[FABRIC_PKEY_BLOCKS * 32];

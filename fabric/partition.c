@@ -682,7 +682,7 @@ static bool member_matches(const struct partition_member *m, const struct node *
 
 /* Table entries for partition p at the port: 0, 1 or 2 keys into k[]. */
 static unsigned part_entries(const struct partition *p, const struct node *n, uint64_t guid,
-			     uint64_t sm_guid, uint16_t k[2])
+			     uint64_t sm_guid, bool allow_both, uint16_t k[2])
 {
 	bool full = false, limited = false, both = false;
 
@@ -696,11 +696,12 @@ static unsigned part_entries(const struct partition *p, const struct node *n, ui
 	}
 	if (p->pkey == PARTITION_DEFAULT_PKEY && guid == sm_guid)
 		full = true; /* the SM's port is always a full member of the default */
-	if (both) {
+	if (both && allow_both) {
 		k[0] = p->pkey | PARTITION_FULL;
 		k[1] = p->pkey;
 		return 2;
 	}
+	full |= both;
 	if (full) {
 		k[0] = p->pkey | PARTITION_FULL;
 		return 1;
@@ -738,7 +739,7 @@ size_t partition_port_table(const struct partition_config *c, const struct fabri
 
 		if (i >= c->n || (j > 0 && i == first))
 			continue;
-		nk = part_entries(&c->parts[i], n, guid, sm_guid, k);
+		nk = part_entries(&c->parts[i], n, guid, sm_guid, c->allow_both, k);
 		for (unsigned e = 0; e < nk; e++, n_keys++)
 			if (n_keys < cap)
 				keys[n_keys] = k[e];

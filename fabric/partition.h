@@ -65,6 +65,11 @@ struct partition_config {
 	struct partition *parts; /* in file order; the default partition among them */
 	size_t n;
 	bool from_file; /* false: no file, the built-in Default=0x7fff,ipoib:ALL=full */
+	/*
+	 * OpenSM's allow_both_pkeys: a `both` member holds the key twice, full
+	 * and limited.  false (the default, parsers leave it so): full only.
+	 */
+	bool allow_both;
 };
 
 /*

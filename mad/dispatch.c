@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "mad/dispatch.h"
+#include "mad/rmpp.h"
 
 struct dispatch_entry {
 	uint8_t mgmt_class;
@@ -30,20 +31,35 @@ struct dispatch {
 	struct dispatch_stats st;
 };
 
-/* exact method 4, any response 2, any method 0; plus 1 for an exact attribute */
+/* RMPP control 6, exact method 4, any response 2, any method 0; plus 1 for an exact attribute */
 static unsigned dispatch_rank(unsigned method, unsigned attr_id)
 {
-	unsigned r = method == DISPATCH_ANY_METHOD ? 0 : method == DISPATCH_ANY_RESPONSE ? 2 : 4;
+	unsigned r = method == DISPATCH_RMPP_CTL       ? 6
+		     : method == DISPATCH_ANY_METHOD   ? 0
+		     : method == DISPATCH_ANY_RESPONSE ? 2
+						       : 4;
 
 	return r + (attr_id == DISPATCH_ANY_ATTR ? 0 : 1);
 }
 
-static bool dispatch_matches(const struct dispatch_entry *e, const struct wire_mad_hdr *h)
+/* An RMPP-active ACK, STOP or ABORT. */
+static bool dispatch_is_rmpp_ctl(const uint8_t *buf, size_t len)
+{
+	struct rmpp_hdr rh;
+
+	return rmpp_hdr_decode(buf, len, &rh) == 0 && (rh.flags & RMPP_FLAG_ACTIVE) &&
+	       rh.type >= RMPP_TYPE_ACK && rh.type <= RMPP_TYPE_ABORT;
+}
+
+static bool dispatch_matches(const struct dispatch_entry *e, const struct wire_mad_hdr *h,
+			     const uint8_t *buf, size_t len)
 {
 	if (e->mgmt_class != h->mgmt_class)
 		return false;
 	if (e->attr_id != DISPATCH_ANY_ATTR && e->attr_id != h->attr_id)
 		return false;
+	if (e->method == DISPATCH_RMPP_CTL)
+		return dispatch_is_rmpp_ctl(buf, len);
 	if (e->method == DISPATCH_ANY_METHOD)
 		return true;
 	if (e->method == DISPATCH_ANY_RESPONSE)
@@ -78,7 +94,8 @@ int dispatch_register(struct dispatch *d, uint8_t mgmt_class, unsigned method, u
 	size_t at;
 
 	if (!d || !fn ||
-	    (method > 0xff && method != DISPATCH_ANY_METHOD && method != DISPATCH_ANY_RESPONSE) ||
+	    (method > 0xff && method != DISPATCH_ANY_METHOD && method != DISPATCH_ANY_RESPONSE &&
+	     method != DISPATCH_RMPP_CTL) ||
 	    (attr_id > 0xffff && attr_id != DISPATCH_ANY_ATTR))
 		return -EINVAL;
 	for (size_t i = 0; i < d->n; i++)
@@ -113,7 +130,7 @@ int dispatch_input(struct dispatch *d, const struct madio_addr *from, const uint
 	}
 	for (size_t i = 0; i < d->n; i++) {
 		const struct dispatch_entry *e = &d->entries[i];
-		if (dispatch_matches(e, &h)) {
+		if (dispatch_matches(e, &h, buf, len)) {
 			d->st.dispatched++;
 			e->fn(e->ctx, from, &h, buf, len);
 			return 0;

@@ -22,6 +22,17 @@
 #define DISPATCH_ANY_METHOD 0x100
 #define DISPATCH_ANY_RESPONSE 0x180
 #define DISPATCH_ANY_ATTR 0x10000
+/*
+ * An RMPP control MAD (RMPP-active, type ACK, STOP or ABORT; IBA 13.6.2) of
+ * the class, whatever its method: the peer's side of a transfer we send.
+ * A receiver flips the R bit of the DATA it acknowledges (the kernel does),
+ * but nothing in 13.6 makes it, and an ACK of our GetTableResp that kept
+ * the R bit must not go where responses to our own requests go (the
+ * transaction engine, which drops it as unmatched: the transfer stalls
+ * until its retries run out).  Wins over every other key.  For classes
+ * with an RMPP header only (SA).
+ */
+#define DISPATCH_RMPP_CTL 0x200
 
 struct dispatch;
 
@@ -46,7 +57,7 @@ void dispatch_free(struct dispatch *d);
 
 /*
  * Register fn(ctx, ...) for MADs of mgmt_class with that method (0..0xff,
- * DISPATCH_ANY_METHOD, DISPATCH_ANY_RESPONSE) and attribute (0..0xffff,
+ * DISPATCH_ANY_METHOD, DISPATCH_ANY_RESPONSE, DISPATCH_RMPP_CTL) and attribute (0..0xffff,
  * DISPATCH_ANY_ATTR).  0, -EINVAL (a key out of range, fn NULL), -EEXIST
  * (the key is taken), -ENOMEM.  Not from inside a handler.
  */

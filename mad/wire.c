@@ -350,6 +350,8 @@ int wire_portinfo_decode(const uint8_t *d, size_t len, struct wire_portinfo *ret
 	pi.oper_vls = get(d, 0, IB_PORT_OPER_VLS_F);
 	pi.part_enf_in = get(d, 0, IB_PORT_PART_EN_INB_F);
 	pi.part_enf_out = get(d, 0, IB_PORT_PART_EN_OUTB_F);
+	pi.filter_raw_in = get(d, 0, IB_PORT_FILTER_RAW_INB_F);
+	pi.filter_raw_out = get(d, 0, IB_PORT_FILTER_RAW_OUTB_F);
 	pi.client_reregister = get(d, 0, IB_PORT_CLIENT_REREG_F);
 	pi.subnet_timeout = get(d, 0, IB_PORT_SUBN_TIMEOUT_F);
 	pi.resp_time = get(d, 0, IB_PORT_RESP_TIME_VAL_F);
@@ -393,6 +395,8 @@ int wire_portinfo_encode(const struct wire_portinfo *pi, uint8_t *d, size_t len)
 	mad_set_field(d, 0, IB_PORT_OPER_VLS_F, pi->oper_vls);
 	mad_set_field(d, 0, IB_PORT_PART_EN_INB_F, pi->part_enf_in);
 	mad_set_field(d, 0, IB_PORT_PART_EN_OUTB_F, pi->part_enf_out);
+	mad_set_field(d, 0, IB_PORT_FILTER_RAW_INB_F, pi->filter_raw_in);
+	mad_set_field(d, 0, IB_PORT_FILTER_RAW_OUTB_F, pi->filter_raw_out);
 	mad_set_field(d, 0, IB_PORT_CLIENT_REREG_F, pi->client_reregister);
 	mad_set_field(d, 0, IB_PORT_SUBN_TIMEOUT_F, pi->subnet_timeout);
 	mad_set_field(d, 0, IB_PORT_RESP_TIME_VAL_F, pi->resp_time);
@@ -418,6 +422,10 @@ int wire_switchinfo_decode(const uint8_t *d, size_t len, struct wire_switchinfo 
 	si.port_state_change = get(d, 0, IB_SW_STATE_CHANGE_F);
 	si.lids_per_port = get(d, 0, IB_SW_LIDS_PER_PORT_F);
 	si.partition_enf_cap = get(d, 0, IB_SW_PARTITION_ENFORCE_CAP_F);
+	si.enf_in_cap = get(d, 0, IB_SW_PARTITION_ENF_INB_F);
+	si.enf_out_cap = get(d, 0, IB_SW_PARTITION_ENF_OUTB_F);
+	si.filter_raw_in_cap = get(d, 0, IB_SW_FILTER_RAW_INB_F);
+	si.filter_raw_out_cap = get(d, 0, IB_SW_FILTER_RAW_OUTB_F);
 	si.enhanced_port0 = get(d, 0, IB_SW_ENHANCED_PORT0_F);
 	si.mft_top = get(d, 0, IB_SW_MCAST_FDB_TOP_F);
 	*ret = si;
@@ -439,6 +447,10 @@ int wire_switchinfo_encode(const struct wire_switchinfo *si, uint8_t *d, size_t 
 	mad_set_field(d, 0, IB_SW_STATE_CHANGE_F, si->port_state_change);
 	mad_set_field(d, 0, IB_SW_LIDS_PER_PORT_F, si->lids_per_port);
 	mad_set_field(d, 0, IB_SW_PARTITION_ENFORCE_CAP_F, si->partition_enf_cap);
+	mad_set_field(d, 0, IB_SW_PARTITION_ENF_INB_F, si->enf_in_cap);
+	mad_set_field(d, 0, IB_SW_PARTITION_ENF_OUTB_F, si->enf_out_cap);
+	mad_set_field(d, 0, IB_SW_FILTER_RAW_INB_F, si->filter_raw_in_cap);
+	mad_set_field(d, 0, IB_SW_FILTER_RAW_OUTB_F, si->filter_raw_out_cap);
 	mad_set_field(d, 0, IB_SW_ENHANCED_PORT0_F, si->enhanced_port0);
 	mad_set_field(d, 0, IB_SW_MCAST_FDB_TOP_F, si->mft_top);
 	return 0;

@@ -171,6 +171,7 @@ struct wire_portinfo {
 	uint8_t hoq_life;
 	uint8_t oper_vls;
 	uint8_t part_enf_in, part_enf_out;
+	uint8_t filter_raw_in, filter_raw_out;
 	uint8_t client_reregister;
 	uint8_t subnet_timeout;
 	uint8_t resp_time;
@@ -191,6 +192,8 @@ struct wire_switchinfo {
 	uint8_t port_state_change;
 	uint16_t lids_per_port;
 	uint16_t partition_enf_cap;
+	/* InboundEnforcementCap, OutboundEnforcementCap, FilterRaw{In,Out}boundCap */
+	bool enf_in_cap, enf_out_cap, filter_raw_in_cap, filter_raw_out_cap;
 	bool enhanced_port0;
 	uint16_t mft_top;
 };

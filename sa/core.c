@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/partition.h"
 #include "sa/inform.h"
 #include "sa/sa_int.h"
 #include "sa/service.h"
@@ -50,6 +51,45 @@ bool sa_query_trusted(const struct sa_query *q)
 
 	sa_sm_info(q->sa, &si);
 	return si.sa_key && q->mad->sm_key == si.sa_key;
+}
+
+void sa_count_pkey(struct sa *sa, enum sa_pkey_kind kind)
+{
+	if (!sa)
+		return;
+	if (kind == SA_PKEY_PATH)
+		sa->st.pkey_paths++;
+	else if (kind == SA_PKEY_SERVICE)
+		sa->st.pkey_services++;
+	else
+		sa->st.pkey_informs++;
+}
+
+void sa_port_pkeys(const struct fabric *f, uint32_t node, uint8_t port, const uint16_t **t,
+		   size_t *n)
+{
+	static const uint16_t dflt[1] = {0xffff};
+	const struct node *nd = &f->nodes[node];
+	const struct port *p = &nd->ports[node_is_switch(nd) ? 0 : port];
+
+	if (!p->pkey_known) {
+		*t = dflt;
+		*n = 1;
+		return;
+	}
+	*t = p->pkeys;
+	*n = FABRIC_PKEY_BLOCKS * 32;
+}
+
+bool sa_port_has_pkey(const struct fabric *f, uint32_t node, uint8_t port, uint16_t pkey)
+{
+	const uint16_t *t;
+	size_t n;
+
+	if (!(pkey & 0x7fff))
+		return false;
+	sa_port_pkeys(f, node, port, &t, &n);
+	return partition_table_find(t, n, pkey) != 0;
 }
 
 uint64_t sa_subnet_prefix(const struct snapshot *snap)

@@ -53,6 +53,7 @@
 #include <string.h>
 #include <event2/event.h>
 
+#include "fabric/partition.h"
 #include "sa/inform.h"
 #include "sa/sa_int.h"
 
@@ -422,6 +423,23 @@ static uint16_t inform_check(const struct sa_query *q, const uint8_t *ii)
 		if ((prefix != sa_subnet_prefix(q->snap) && prefix != 0xfe80000000000000ULL) ||
 		    !snapshot_find_port_guid(q->snap, sa_wire_bits_get(ii, 64, 64), &ni, &pn))
 			return SA_STATUS_INVALID_GID;
+		/*
+		 * Traps about a port the subscriber shares no partition with
+		 * are not its business (OpenSM's validate_ports_access_rights:
+		 * osm_physp_share_pkey).  Unsubscribing is always allowed.
+		 */
+		if (ii_get(ii, SA_II_SUBSCRIBE) == 1 && !sa_query_trusted(q)) {
+			const uint16_t *ta, *tb;
+			size_t ka, kb;
+			uint16_t unused;
+
+			sa_port_pkeys(q->snap->fabric, q->req_node, q->req_port, &ta, &ka);
+			sa_port_pkeys(q->snap->fabric, ni, pn, &tb, &kb);
+			if (!partition_common(ta, ka, tb, kb, 0, &unused)) {
+				sa_count_pkey(q->sa, SA_PKEY_INFORM);
+				return SA_STATUS_REQ_INVALID;
+			}
+		}
 		return SA_STATUS_OK;
 	}
 	begin = ii_get(ii, SA_II_LID_BEGIN);

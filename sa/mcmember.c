@@ -191,10 +191,6 @@ static uint16_t mcmember_check(const struct sa_query *q, const struct sa_wire_mc
 		res->why = "a port may join and leave only for itself (or a trusted requester)";
 		return SA_STATUS_DENIED;
 	}
-	if (join && (m & MCAST_C_PKEY) && (r->pkey & 0x7fff) && (r->pkey & 0x7fff) != 0x7fff) {
-		res->why = "the port is in the default partition only";
-		return SA_STATUS_REQ_INVALID;
-	}
 	*ret_proxy = !own;
 	if (ret_node) {
 		*ret_node = ni;
@@ -240,6 +236,39 @@ static void mcmember_join_req(const struct sa_query *q, const struct sa_wire_mcm
 	req->subnet_prefix = prefix;
 }
 
+/*
+ * The partition of a join: the group's P_Key (the request's for a group
+ * the join creates) must be in the joining port's P_Key table, full or
+ * limited (OpenSM's osm_physp_has_pkey, ERR_REQ_INVALID).  A P_Key whose
+ * low 15 bits are 0 is no P_Key (ERR_REQ_INVALID, OpenSM's
+ * ib_pkey_is_invalid).  A group without P_Key in the mask is mcast.c's to
+ * refuse (a create needs it).
+ */
+static uint16_t mcmember_partition(const struct sa_query *q, const struct mcast_db *db,
+				   const struct sa_wire_mcm_rec *r, uint32_t ni, uint8_t pn,
+				   struct sa_result *res)
+{
+	const struct mcast_group *g = mcast_find(db, r->mgid);
+	uint16_t pkey;
+
+	if ((q->mask & MCAST_C_PKEY) && !(r->pkey & 0x7fff)) {
+		res->why = "P_Key 0 is no partition";
+		return SA_STATUS_REQ_INVALID;
+	}
+	if (g)
+		pkey = g->p.pkey;
+	else if (q->mask & MCAST_C_PKEY)
+		pkey = r->pkey;
+	else
+		return SA_STATUS_OK;
+	if (!sa_port_has_pkey(q->snap->fabric, ni, pn, pkey)) {
+		res->why = g ? "the port is not a member of the group's partition"
+			     : "the port is not a member of the partition of the P_Key asked for";
+		return SA_STATUS_REQ_INVALID;
+	}
+	return SA_STATUS_OK;
+}
+
 static uint16_t mcmember_set(struct sa_query *q, struct sa_result *res)
 {
 	struct sa_mcmember *mm = sa_mcmember(q->sa);
@@ -262,6 +291,11 @@ static uint16_t mcmember_set(struct sa_query *q, struct sa_result *res)
 	st = mcmember_check(q, &r, true, res, &proxy, &ni, &pn);
 	if (st != SA_STATUS_OK)
 		goto refused;
+	st = mcmember_partition(q, mm->db, &r, ni, pn, res);
+	if (st != SA_STATUS_OK) {
+		mm->pkey_refused++;
+		goto refused;
+	}
 	mcmember_join_req(q, &r, ni, pn, proxy, &req);
 	if (mcast_join(mm->db, &req, &out) < 0) {
 		res->why = mcast_why_str(out.why);
@@ -393,6 +427,10 @@ static bool mcmember_offer_group(const struct sa_query *q, const struct sa_wire_
 
 	mcmember_image(g, NULL, 0, false, img);
 	if (!mcmember_group_matches(q, r, g, img))
+		return true;
+	/* a group of a partition the requester is not in is not there for it */
+	if (!trusted && (q->req_node == FABRIC_NO_NODE ||
+			 !sa_port_has_pkey(q->snap->fabric, q->req_node, q->req_port, g->p.pkey)))
 		return true;
 	if (q->mask & MCAST_C_PORT_GID) {
 		if (!mcmember_prefix_ok(q, r->port_gid))

@@ -166,27 +166,6 @@ static struct pathrec_pk pathrec_pk_of(bool has, uint16_t pkey, bool raw)
 	return (struct pathrec_pk){has && (pkey & 0x7fff), pkey, raw};
 }
 
-/*
- * The P_Key table a port was programmed with (a switch: port 0's); a port
- * whose table is not known (a fabric no SM programmed: the unit tests'
- * topologies) holds the default partition, full.
- */
-static void pathrec_table(const struct fabric *f, uint32_t node, uint8_t port, const uint16_t **t,
-			  size_t *n)
-{
-	static const uint16_t dflt[1] = {0xffff};
-	const struct node *nd = &f->nodes[node];
-	const struct port *p = &nd->ports[node_is_switch(nd) ? 0 : port];
-
-	if (!p->pkey_known) {
-		*t = dflt;
-		*n = 1;
-		return;
-	}
-	*t = p->pkeys;
-	*n = FABRIC_PKEY_BLOCKS * 32;
-}
-
 /* Whether two ports share a partition (any, or pk's) with a full member; its key. */
 static bool pathrec_share(const struct fabric *f, uint32_t na, uint8_t pa, uint32_t nb, uint8_t pb,
 			  uint16_t want, uint16_t *ret)
@@ -194,8 +173,8 @@ static bool pathrec_share(const struct fabric *f, uint32_t na, uint8_t pa, uint3
 	const uint16_t *ta, *tb;
 	size_t ka, kb;
 
-	pathrec_table(f, na, pa, &ta, &ka);
-	pathrec_table(f, nb, pb, &tb, &kb);
+	sa_port_pkeys(f, na, pa, &ta, &ka);
+	sa_port_pkeys(f, nb, pb, &tb, &kb);
 	return partition_common(ta, ka, tb, kb, want, ret);
 }
 
@@ -220,15 +199,19 @@ static bool pathrec_path_pkey(const struct sa_query *q, const struct pathrec_pk 
 	uint16_t k, unused;
 
 	if (!pathrec_share(f, p->src_node, p->src_port, p->dst_node, p->dst_port,
-			   pk->has ? pk->want : 0, &k))
+			   pk->has ? pk->want : 0, &k)) {
+		sa_count_pkey(q->sa, SA_PKEY_PATH);
 		return false;
+	}
 	/* the requester is one of the ends, mostly: it need not share with itself */
 	if (q->req_node != FABRIC_NO_NODE && q->req_node < f->n_nodes &&
 	    ((!pathrec_same(q, p->src_node, p->src_port) &&
 	      !pathrec_share(f, q->req_node, q->req_port, p->src_node, p->src_port, 0, &unused)) ||
 	     (!pathrec_same(q, p->dst_node, p->dst_port) &&
-	      !pathrec_share(f, q->req_node, q->req_port, p->dst_node, p->dst_port, 0, &unused))))
+	      !pathrec_share(f, q->req_node, q->req_port, p->dst_node, p->dst_port, 0, &unused)))) {
+		sa_count_pkey(q->sa, SA_PKEY_PATH);
 		return false;
+	}
 	*ret = pk->raw ? 0 : pk->has ? pk->want : k;
 	return true;
 }

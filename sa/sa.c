@@ -124,6 +124,7 @@ void sa_get_stats(const struct sa *sa, struct sa_stats *ret)
 	ret->mcast_joins = sa->mcm.joins;
 	ret->mcast_leaves = sa->mcm.leaves;
 	ret->mcast_refused = sa->mcm.refused;
+	ret->pkey_joins = sa->mcm.pkey_refused;
 }
 
 int sa_set_mcast(struct sa *sa, struct mcast_db *db)

@@ -33,6 +33,7 @@ struct rmpp;
 struct sa_mcmember {
 	struct mcast_db *db; /* NULL: none */
 	uint64_t joins, leaves, refused;
+	uint64_t pkey_refused; /* of refused: the port not in the group's partition */
 };
 
 /* The SA object: made and freed by sa.c, shared through core.c. */
@@ -144,5 +145,19 @@ const struct snapshot *sa_snapshot(const struct sa *sa);
 int sa_send_mad(struct sa *sa, const struct madio_dest *to, const uint8_t *mad, size_t len);
 bool sa_query_trusted(const struct sa_query *q);
 uint64_t sa_subnet_prefix(const struct snapshot *snap);
+
+/*
+ * The P_Key table end port (node, port) of f was programmed with (a switch:
+ * port 0's), *n entries; a port whose table is not known (a fabric no SM
+ * programmed: the unit tests' topologies) holds the default partition, full
+ * (core.c).
+ */
+void sa_port_pkeys(const struct fabric *f, uint32_t node, uint8_t port, const uint16_t **t,
+		   size_t *n);
+/* Count a refusal for partitions (SA_PKEY_*) (core.c). */
+enum sa_pkey_kind { SA_PKEY_PATH, SA_PKEY_SERVICE, SA_PKEY_INFORM };
+void sa_count_pkey(struct sa *sa, enum sa_pkey_kind kind);
+/* Whether that port is a member (full or limited) of pkey's partition (low 15 bits). */
+bool sa_port_has_pkey(const struct fabric *f, uint32_t node, uint8_t port, uint16_t pkey);
 
 #endif

@@ -55,6 +55,11 @@ struct sa_stats {
 	uint64_t mcast_joins;	  /* MCMemberRecord Sets answered with the record (sa/mcmember.c) */
 	uint64_t mcast_leaves;	  /* Deletes answered with the record */
 	uint64_t mcast_refused;	  /* Sets and Deletes answered with an error status */
+	/* partitions: what the SA withheld or refused because a port is not a member */
+	uint64_t pkey_paths;	/* PathRecords not answered: no shared partition */
+	uint64_t pkey_joins;	/* MCMemberRecord joins refused (of mcast_refused) */
+	uint64_t pkey_services; /* ServiceRecord Sets refused: ServiceP_Key not held */
+	uint64_t pkey_informs;	/* InformInfo Sets refused: no partition shared with the GID */
 };
 
 #endif

@@ -253,6 +253,13 @@ static uint16_t service_get(struct sa_query *q, struct sa_result *res)
 		 * as seen */
 		if (service_expired(s, now) || !sa_wire_match(q->rec, q->qrec, s->rec, q->mask))
 			continue;
+		/* a service of a partition the requester is not in is not there for it */
+		if (!sa_query_trusted(q) &&
+		    (q->req_node == FABRIC_NO_NODE ||
+		     !sa_port_has_pkey(
+			 q->snap->fabric, q->req_node, q->req_port,
+			 (uint16_t)mad_get_field((void *)s->rec, 0, IB_SA_SR_PKEY_F))))
+			continue;
 		service_image(q, s, now, img);
 		if (sa_result_add(res, img, SA_SR_SIZE) < 0)
 			return SA_STATUS_NO_RESOURCES;
@@ -268,10 +275,23 @@ static uint16_t service_set(struct sa_query *q, struct sa_result *res)
 	uint16_t st = service_check(q, rec, &guid);
 	struct service *s;
 	uint32_t lease;
+	uint32_t ni;
+	uint8_t pn;
 	int i;
 
 	if (st != SA_STATUS_OK)
 		return st;
+	/*
+	 * A ServiceP_Key asked for must be the ServiceGID port's (and so the
+	 * requester's, unless trusted), as OpenSM's validate_sr: a host may
+	 * not advertise a service in a partition it is not in.
+	 */
+	if ((q->mask & (1ULL << SA_SR_PKEY)) && snapshot_find_port_guid(q->snap, guid, &ni, &pn) &&
+	    !sa_port_has_pkey(q->snap->fabric, ni, pn,
+			      (uint16_t)mad_get_field(rec, 0, IB_SA_SR_PKEY_F))) {
+		sa_count_pkey(q->sa, SA_PKEY_SERVICE);
+		return SA_STATUS_REQ_INVALID;
+	}
 	i = service_find(db, rec, now);
 	if (i < 0) {
 		if (db->n >= SERVICE_MAX)

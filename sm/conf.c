@@ -35,6 +35,7 @@ enum conf_type {
 	CONF_INT,
 	CONF_U64,
 	CONF_LEVEL,
+	CONF_ENFORCE,	  /* off|in|out|both (OpenSM's part_enforce) -> int CONF_ENFORCE_* */
 	CONF_BOOL,	  /* true|false (also yes|no, on|off, 1|0) */
 	CONF_LISTEN,	  /* "" or HOST:PORT, [IPv6]:PORT */
 	CONF_LISTEN_LIST, /* "" or a comma list of CONF_LISTEN */
@@ -87,6 +88,9 @@ static const struct conf_key conf_keys[] = {
     STR_KEY(routing_chain, CONF_CHAIN, "ftree,dor,dfsp,updn,minhop", CONF_LIVE_READ),
     STR_KEY(updn_roots_file, CONF_OPT_PATH, "", CONF_LIVE_APPLY),
     STR_KEY(partition_config_file, CONF_OPT_PATH, "", CONF_LIVE_APPLY),
+    {"part_enforce", CONF_ENFORCE, offsetof(struct sm_conf, part_enforce), sizeof(int), 0, 0,
+     "both", CONF_LIVE_READ, false},
+    BOOL_KEY(allow_both_pkeys, "false", CONF_LIVE_APPLY),
     INT_KEY(sm_priority, 0, 15, "0", CONF_LIVE_APPLY),
     {"sm_key", CONF_U64, offsetof(struct sm_conf, sm_key), sizeof(uint64_t), 0, 0,
      "0x0000000000000001", CONF_LIVE_READ, true},
@@ -114,8 +118,8 @@ static const struct conf_key conf_keys[] = {
     INT_KEY(keep_routes_max_drift_pct, 0, 1000, "25", CONF_LIVE_READ),
     {"subnet_prefix", CONF_U64, offsetof(struct sm_conf, subnet_prefix), sizeof(uint64_t), 0, 0,
      "0xfe80000000000000", CONF_RESTART, false},
-    {"sa_key", CONF_U64, offsetof(struct sm_conf, sa_key), sizeof(uint64_t), 0, 0, "0",
-     CONF_LIVE_READ, true},
+    {"sa_key", CONF_U64, offsetof(struct sm_conf, sa_key), sizeof(uint64_t), 0, 0,
+     "0x0000000000000001", CONF_LIVE_READ, true},
     {"log_level", CONF_LEVEL, offsetof(struct sm_conf, log_level), sizeof(int), 0, 0, "info",
      CONF_LIVE_APPLY, false},
     BOOL_KEY(perfmgr, "false", CONF_LIVE_APPLY),
@@ -145,6 +149,26 @@ static const struct {
     {"info", LOG_INFO},
     {"debug", LOG_DEBUG},
 };
+
+static const char *const conf_enforce_names[] = {
+    [CONF_ENFORCE_OFF] = "off",
+    [CONF_ENFORCE_IN] = "in",
+    [CONF_ENFORCE_OUT] = "out",
+    [CONF_ENFORCE_BOTH] = "both",
+};
+
+int conf_enforce_from_str(const char *s)
+{
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, conf_enforce_names[i]))
+			return i;
+	return -1;
+}
+
+const char *conf_enforce_str(int v)
+{
+	return v >= 0 && v < 4 ? conf_enforce_names[v] : "?";
+}
 
 int conf_log_level_from_str(const char *s)
 {
@@ -426,6 +450,14 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 		memcpy(p, value, len + 1);
 		return 0;
 	}
+	case CONF_ENFORCE:
+		lvl = conf_enforce_from_str(value);
+		if (lvl < 0) {
+			snprintf(why, why_len, "'%s' is not one of both, in, out, off", value);
+			return -EINVAL;
+		}
+		*(int *)p = lvl;
+		return 0;
 	case CONF_LEVEL:
 		lvl = conf_log_level_from_str(value);
 		if (lvl < 0) {
@@ -682,6 +714,8 @@ static json_t *conf_key_json(const struct sm_conf *c, const struct conf_key *k)
 		return json_string(hex);
 	case CONF_LEVEL:
 		return json_string(conf_log_level_str(*(const int *)p) ?: "unknown");
+	case CONF_ENFORCE:
+		return json_string(conf_enforce_str(*(const int *)p));
 	case CONF_BOOL:
 		return json_boolean(*(const bool *)p);
 	}
@@ -777,6 +811,7 @@ size_t conf_diff(const struct sm_conf *a, const struct sm_conf *b, const char **
 		switch (k->type) {
 		case CONF_INT:
 		case CONF_LEVEL:
+		case CONF_ENFORCE:
 		case CONF_U64:
 		case CONF_BOOL:
 			same = !memcmp((const char *)a + k->off, (const char *)b + k->off, k->size);

@@ -31,6 +31,8 @@ struct sm_conf {
 	char routing_chain[CONF_CHAIN_MAX];	   /* comma list of fallbacks, in order */
 	char updn_roots_file[CONF_PATH_MAX];	   /* root switch GUIDs for updn, "" = automatic */
 	char partition_config_file[CONF_PATH_MAX]; /* OpenSM's partitions.conf, "" = built in */
+	int part_enforce;			   /* CONF_ENFORCE_*: switch ports facing CAs */
+	bool allow_both_pkeys;			   /* a port may be full and limited member */
 	int sm_priority;			   /* 0..15 */
 	uint64_t sm_key;	       /* SMInfo:SM_Key shared by the SMs of the subnet */
 	uint64_t m_key;		       /* PortInfo:M_Key of every port, 0 = none */
@@ -153,6 +155,10 @@ json_t *conf_to_json(const struct sm_conf *c);
 
 /* "error", "warning", "info", "debug" <-> LOG_* levels; -1 / NULL when unknown. */
 int conf_log_level_from_str(const char *s);
+/* part_enforce: OpenSM's names; -1 for another string.  The name of a value ("?" if none). */
+enum { CONF_ENFORCE_OFF, CONF_ENFORCE_IN, CONF_ENFORCE_OUT, CONF_ENFORCE_BOTH };
+int conf_enforce_from_str(const char *s);
+const char *conf_enforce_str(int v);
 const char *conf_log_level_str(int level);
 
 #endif

@@ -160,6 +160,32 @@ static void probe_pkeys(struct discover *d, uint32_t idx, uint8_t port, const ui
 		probe_send(d, PROBE_PKEY, path, hops, WIRE_ATTR_PKEY_TABLE, b, 0, 0, idx, port);
 }
 
+/*
+ * The P_KeyTable of switch port sp of switch si (reached by path, hops),
+ * which faces a CA: partition enforcement (program.c) gives it the CA
+ * port's table, so read as many blocks as the CA's PartitionCap and the
+ * switch's PartitionEnforcementCap hold.  The modifier's bits 31:16 are the
+ * port.  A switch whose SwitchInfo says it enforces nothing is not asked;
+ * one whose SwitchInfo has not come yet is (an error answer is no error).
+ */
+static void probe_switch_pkeys(struct discover *d, uint32_t si, uint8_t sp, const uint8_t *path,
+			       uint8_t hops, uint16_t ca_cap)
+{
+	const struct node *n = &d->f->nodes[si];
+	unsigned cap = ca_cap, blocks;
+	struct wire_switchinfo swi;
+
+	if (n->lft_cap && wire_switchinfo_decode(n->si, sizeof(n->si), &swi) == 0 &&
+	    swi.partition_enf_cap < cap) /* SwitchInfo known */
+		cap = swi.partition_enf_cap;
+	blocks = (cap + 31u) / 32u;
+	if (blocks > FABRIC_PKEY_BLOCKS)
+		blocks = FABRIC_PKEY_BLOCKS;
+	for (unsigned b = 0; b < blocks; b++)
+		probe_send(d, PROBE_PKEY, path, hops, WIRE_ATTR_PKEY_TABLE, (uint32_t)sp << 16 | b,
+			   0, 0, si, sp);
+}
+
 static void on_pkeys(struct discover *d, struct probe *p, const struct wire_smp *req,
 		     const struct wire_smp *resp)
 {
@@ -269,6 +295,17 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 		if (!n->ports[ni.local_port].pkey_known)
 			probe_pkeys(d, idx, ni.local_port, req->initial_path, req->hop_cnt);
 	}
+	/* a switch next to the SM's CA: its port facing that CA (the other way round below) */
+	if (node_is_switch(n) && !existed && req->hop_cnt == 1 &&
+	    !node_is_switch(&d->f->nodes[p->parent]))
+		probe_switch_pkeys(d, idx, ni.local_port, req->initial_path, req->hop_cnt,
+				   d->f->nodes[p->parent].partition_cap);
+	/* the switch port it hangs off: its table, for partition enforcement */
+	if (!node_is_switch(n) && ni.local_port && req->hop_cnt > 0 &&
+	    node_is_switch(&d->f->nodes[p->parent]) &&
+	    !d->f->nodes[p->parent].ports[p->parent_port].pkey_known)
+		probe_switch_pkeys(d, p->parent, p->parent_port, req->initial_path,
+				   (uint8_t)(req->hop_cnt - 1), ni.partition_cap);
 	/* incremental: a known switch at the new link's other end: what its port is now */
 	if (d->incremental && existed && node_is_switch(n) && req->hop_cnt > 0) {
 		d->res.links_up++;
@@ -486,6 +523,9 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 		    "carrying on without it",
 		    req->attr_id, req->attr_mod,
 		    wire_dr_path_format(req->initial_path, req->hop_cnt, path, sizeof(path)));
+	} else if (status < 0 && p->kind == PROBE_PKEY && p->port &&
+		   node_is_switch(&d->f->nodes[p->node])) {
+		/* a switch port that keeps no P_Key table: it does not enforce */
 	} else if (status < 0) {
 		d->res.errors++;
 		if (status == -EREMOTEIO)

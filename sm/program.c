@@ -111,6 +111,7 @@ static void program_free(struct program *pg)
 }
 
 static void program_port_states_node(struct program *pg, uint32_t i);
+static bool port_is_up(const struct port *p);
 
 /*
  * Queue LFT blocks of the pending jobs, then the port state Sets of the
@@ -289,6 +290,123 @@ static void program_pkeys(struct program *pg, const struct program_params *pp, u
 		if (program_send(pg, OP_PKEY, ni, pn, WIRE_ATTR_PKEY_TABLE, b, data) == 0)
 			pg->st.pkey_blocks++;
 	}
+}
+
+/* ---- partition enforcement (part_enforce) ---------------------------------- */
+
+size_t program_peer_pkeys(const uint16_t *ca, size_t n, uint16_t *out, size_t cap)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint16_t key = ca[i];
+
+		if (!(key & 0x7fff))
+			continue;
+		if (!(key & PARTITION_FULL) && (partition_table_find(ca, n, key) & PARTITION_FULL))
+			continue; /* the full key stands for both */
+		if (k < cap)
+			out[k] = key;
+		k++;
+	}
+	return k;
+}
+
+/* The switch's P_KeyTable entries per external port (SwitchInfo:PartitionEnforcementCap). */
+static unsigned program_enforce_cap(const struct node *n)
+{
+	struct wire_switchinfo si;
+
+	if (wire_switchinfo_decode(n->si, sizeof(n->si), &si) < 0)
+		return 0;
+	return si.partition_enf_cap;
+}
+
+/* Whether switch port (ni, pn) is linked to a CA (or router) port whose PortInfo was read. */
+static bool program_faces_ca(const struct fabric *f, uint32_t ni, uint8_t pn)
+{
+	const struct port *p = &f->nodes[ni].ports[pn];
+
+	return port_is_linked(p) && !node_is_switch(&f->nodes[p->remote_node]) &&
+	       f->nodes[p->remote_node].ports[p->remote_port].valid;
+}
+
+/*
+ * Switch port pn of node ni faces a CA port: its P_KeyTable becomes the CA
+ * port's (program_peer_pkeys), block by block against what discovery read,
+ * within PartitionEnforcementCap.  Returns whether the table fits (else
+ * enforcement stays off on the port: OpenSM's ERR 0507).
+ */
+static bool program_enforce_pkeys(struct program *pg, const struct program_params *pp, uint32_t ni,
+				  uint8_t pn)
+{
+	struct node *n = &pg->f->nodes[ni];
+	struct port *p = &n->ports[pn];
+	const struct node *cn = &pg->f->nodes[p->remote_node];
+	unsigned cap = program_enforce_cap(n), ca_cap = cn->partition_cap ? cn->partition_cap : 1;
+	uint16_t ca[FABRIC_PKEY_BLOCKS * 32] = {0}, want[FABRIC_PKEY_BLOCKS * 32] = {0};
+	size_t nk;
+
+	if (ca_cap > FABRIC_PKEY_BLOCKS * 32)
+		ca_cap = FABRIC_PKEY_BLOCKS * 32;
+	if (cap > FABRIC_PKEY_BLOCKS * 32)
+		cap = FABRIC_PKEY_BLOCKS * 32;
+	partition_port_table(pp->parts, pg->f, p->remote_node, p->remote_port, pp->sm_guid, ca,
+			     ca_cap);
+	nk = program_peer_pkeys(ca, ca_cap, want, cap);
+	for (unsigned b = 0; b * 32 < cap; b++) {
+		uint8_t data[64];
+
+		if ((p->pkey_known & (1u << b)) &&
+		    !memcmp(&p->pkeys[b * 32], &want[b * 32], 32 * sizeof(want[0])))
+			continue;
+		if (b * 32 >= nk && !(p->pkey_known & (1u << b)) && b > 0)
+			continue; /* an unread block past the keys: nothing to clear that we know of
+				   */
+		wire_pkey_encode(&want[b * 32], data, sizeof(data));
+		if (program_send(pg, OP_PKEY, ni, pn, WIRE_ATTR_PKEY_TABLE, (uint32_t)pn << 16 | b,
+				 data) == 0) {
+			pg->st.pkey_blocks++;
+			pg->st.enforce_blocks++;
+		}
+	}
+	if (nk <= cap)
+		return true;
+	pg->st.enforce_unfit++;
+	log_port_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, n->guid, pn,
+			     "switch 0x%016llx \"%s\" port %u: the CA port behind it holds %zu "
+			     "P_Keys, PartitionEnforcementCap %u: partition enforcement left off",
+			     (unsigned long long)n->guid, n->desc, pn, nk, cap);
+	return false;
+}
+
+/*
+ * The enforcement bits PortInfo of switch port (ni, pn) should carry: -1
+ * to leave them alone, else bit 1 Inbound, bit 0 Outbound.  Facing a CA:
+ * what part_enforce asks, where the switch says it can (SwitchInfo
+ * Inbound/OutboundEnforcementCap; OpenSM does not look), nothing when the
+ * table does not fit; facing a switch: nothing (OpenSM clears it there).
+ */
+static int program_enforce_bits(const struct program *pg, const struct program_params *pp,
+				uint32_t ni, uint8_t pn, bool fits)
+{
+	const struct node *n = &pg->f->nodes[ni];
+	const struct port *p = &n->ports[pn];
+	struct wire_switchinfo si;
+	int want = 0;
+
+	if (!pp->parts || !node_is_switch(n) || pn == 0 || !port_is_linked(p) ||
+	    wire_switchinfo_decode(n->si, sizeof(n->si), &si) < 0)
+		return -1;
+	if (program_faces_ca(pg->f, ni, pn) && si.partition_enf_cap && fits) {
+		if (pp->part_enforce == PROGRAM_ENFORCE_IN ||
+		    pp->part_enforce == PROGRAM_ENFORCE_BOTH)
+			want |= si.enf_in_cap ? 2 : 0;
+		if (pp->part_enforce == PROGRAM_ENFORCE_OUT ||
+		    pp->part_enforce == PROGRAM_ENFORCE_BOTH)
+			want |= si.enf_out_cap ? 1 : 0;
+	}
+	return want;
 }
 
 /*
@@ -503,12 +621,13 @@ static bool portinfo_differs(const struct wire_portinfo *a, const struct wire_po
 	return a->lid != b->lid || a->lmc != b->lmc || a->sm_lid != b->sm_lid ||
 	       a->gid_prefix != b->gid_prefix || mkey_differs(a, b) ||
 	       a->subnet_timeout != b->subnet_timeout || a->neighbor_mtu != b->neighbor_mtu ||
-	       a->oper_vls != b->oper_vls;
+	       a->oper_vls != b->oper_vls || a->part_enf_in != b->part_enf_in ||
+	       a->part_enf_out != b->part_enf_out;
 }
 
 /* Program one port's PortInfo when what it holds differs from what we want. */
 static void program_port(struct program *pg, const struct routes *r,
-			 const struct program_params *pp, uint32_t ni, uint8_t pn)
+			 const struct program_params *pp, uint32_t ni, uint8_t pn, int enforce)
 {
 	struct fabric *f = pg->f;
 	struct node *n = &f->nodes[ni];
@@ -543,6 +662,10 @@ static void program_port(struct program *pg, const struct routes *r,
 						(unsigned long long)n->guid, pn,
 						pp->engine ? pp->engine : "the", r->n_vls);
 		}
+	}
+	if (enforce >= 0) {
+		want.part_enf_in = (enforce & 2) != 0;
+		want.part_enf_out = (enforce & 1) != 0;
 	}
 	want.state = PORT_NOP;
 	want.phys_state = 0;
@@ -754,7 +877,14 @@ void program_configure(struct program *pg, const struct routes *r, const struct 
 			struct port *p = &n->ports[pn];
 			if (pn != 0 && !port_is_up(p))
 				continue;
-			program_port(pg, r, pp, i, pn);
+			bool fits = true;
+
+			/* a switch port facing a CA: its table first, the bits by its fit */
+			if (pp->parts && pn != 0 && node_is_switch(n) &&
+			    pp->part_enforce != PROGRAM_ENFORCE_OFF && program_enforce_cap(n) &&
+			    program_faces_ca(f, i, pn))
+				fits = program_enforce_pkeys(pg, pp, i, pn);
+			program_port(pg, r, pp, i, pn, program_enforce_bits(pg, pp, i, pn, fits));
 			if (pp->parts) {
 				if (pn == 0 || !node_is_switch(n))
 					program_pkeys(pg, pp, i, pn);

@@ -39,7 +39,26 @@ struct program_stats {
 	uint32_t pkey_dropped;	  /* P_Keys a port's PartitionCap had no room for */
 	uint32_t mkey_refused;	  /* PortInfo Sets not sent: the port holds another M_Key */
 	uint32_t mkey_unanswered; /* PortInfo Sets lost on a port whose M_Key may not be ours */
+	uint32_t enforce_blocks;  /* of pkey_blocks: switch ports facing a CA (part_enforce) */
+	uint32_t enforce_unfit;	  /* such ports whose table does not fit: enforcement off */
 };
+
+/* part_enforce (OpenSM's names and values): on switch external ports facing a CA. */
+enum program_enforce {
+	PROGRAM_ENFORCE_OFF,
+	PROGRAM_ENFORCE_IN,
+	PROGRAM_ENFORCE_OUT,
+	PROGRAM_ENFORCE_BOTH,
+};
+
+/*
+ * The P_Key table a switch port facing a CA port should hold, from the CA
+ * port's (ca, n entries, 0 = empty), as OpenSM's pkey_mgr_update_peer_port:
+ * the CA's keys in order, a limited key left out where the CA holds the
+ * same partition full too, packed.  At most cap keys are written to out;
+ * returns how many there are (more than cap: the table does not fit).
+ */
+size_t program_peer_pkeys(const uint16_t *ca, size_t n, uint16_t *out, size_t cap);
 
 /*
  * What the switches' LFTs hold, as read back (sm/readback.c), indexed like
@@ -75,6 +94,14 @@ struct program_params {
 	uint64_t sm_guid;		  /* the SM's port GUID (SELF) */
 	struct mkey_policy mkey;	  /* M_Key, protect bits, lease written into each port */
 	struct mkey_offenders *offenders; /* NULL, or where M_Key refusals are counted by port */
+	/*
+	 * With parts: switch external ports facing a CA get the CA port's
+	 * table (the blocks that differ, within the switch's
+	 * PartitionEnforcementCap) and PartitionEnforcementInbound/Outbound
+	 * as asked (where the switch's SwitchInfo says it can); ports between
+	 * switches have enforcement cleared, as OpenSM.  enum program_enforce.
+	 */
+	int part_enforce;
 };
 
 /*

@@ -283,6 +283,9 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 			      sa_recv, sm->sa) < 0 ||
 	    dispatch_register(sm->disp, WIRE_CLASS_SA, SA_METHOD_REPORT_RESP, DISPATCH_ANY_ATTR,
 			      sa_recv, sm->sa) < 0 ||
+	    /* a client's ACK of our segmented answer, even with the R bit (mad/dispatch.h) */
+	    dispatch_register(sm->disp, WIRE_CLASS_SA, DISPATCH_RMPP_CTL, DISPATCH_ANY_ATTR,
+			      sa_recv, sm->sa) < 0 ||
 	    hook_add(&sm->hooks.published, sm_on_published, sm) < 0) {
 		snprintf(err, err_len, "out of memory setting up MAD dispatch");
 		r = -ENOMEM;
@@ -352,7 +355,7 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 		xact_set_mkey(sm->xe, sm->conf.m_key);
 	} else if (!strcmp(key, "updn_roots_file")) {
 		return sm_load_roots(sm, err, err_len);
-	} else if (!strcmp(key, "partition_config_file")) {
+	} else if (!strcmp(key, "partition_config_file") || !strcmp(key, "allow_both_pkeys")) {
 		return sm_load_partitions(sm, err, err_len);
 	} else if (!strcmp(key, "log_level")) {
 		log_set_level(-1, sm->conf.log_level);
@@ -372,7 +375,7 @@ static int sm_conf_appliers_init(struct sm *sm)
 	static const char *const keys[] = {
 	    "mad_window",      "mad_timeout_ms",	"mad_retries", "sweep_interval",
 	    "updn_roots_file", "partition_config_file", "log_level",   "sm_priority",
-	    "perfmgr",	       "perfmgr_sweep_time_s",	"m_key"};
+	    "perfmgr",	       "perfmgr_sweep_time_s",	"m_key",       "allow_both_pkeys"};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (sm_conf_applier_add(sm, keys[i], sm_apply, NULL) < 0)
@@ -477,6 +480,7 @@ int sm_load_partitions(struct sm *sm, char *err, size_t err_len)
 
 	if (r < 0)
 		return r;
+	c->allow_both = sm->conf.allow_both_pkeys;
 	for (size_t i = 0; sm->mcast && i < c->n; i++) {
 		const struct partition *p = &c->parts[i];
 

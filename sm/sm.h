@@ -128,6 +128,10 @@ struct sm {
 		uint64_t traps;	     /* trap 256 (bad M_Key) received */
 		struct mkey_offenders offenders; /* by port, bounded (sm/mkey.h) */
 	} mkey;
+	struct {
+		uint64_t blocks; /* P_KeyTable blocks written to switch ports facing CAs */
+		uint64_t unfit;	 /* such ports whose CA's table did not fit: enforcement off */
+	} penf;			 /* part_enforce (sm/program.c) */
 	uint64_t trap_actions[TRAP_NACTIONS]; /* what was done with them (sm/trap.h) */
 };
 

@@ -26,6 +26,12 @@
 #include "sm/sweep.h"
 #include "sm/sweep_sched.h"
 
+_Static_assert((int)CONF_ENFORCE_OFF == (int)PROGRAM_ENFORCE_OFF &&
+		   (int)CONF_ENFORCE_IN == (int)PROGRAM_ENFORCE_IN &&
+		   (int)CONF_ENFORCE_OUT == (int)PROGRAM_ENFORCE_OUT &&
+		   (int)CONF_ENFORCE_BOTH == (int)PROGRAM_ENFORCE_BOTH,
+	       "part_enforce: the configuration's values are the programmer's");
+
 enum sweep_phase {
 	SWEEP_DISCOVER,
 	SWEEP_DECIDE,
@@ -281,6 +287,8 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 	sw->sum.rereg += st->rereg;		/* sm/sync.c */
 	sw->sm->mkey.refused += st->mkey_refused;
 	sw->sm->mkey.unanswered += st->mkey_unanswered;
+	sw->sm->penf.blocks += st->enforce_blocks;
+	sw->sm->penf.unfit += st->enforce_unfit;
 	sw->phase++;
 	sweep_step(sw);
 }
@@ -310,7 +318,8 @@ static void phase_batch(struct sweep *sw)
 					    sm->port_guid,
 					    {sm->conf.m_key, (uint8_t)sm->conf.m_key_protect_bits,
 					     (uint16_t)sm->conf.m_key_lease_period},
-					    &sm->mkey.offenders};
+					    &sm->mkey.offenders,
+					    sm->conf.part_enforce /* CONF_ENFORCE_* */};
 
 		sync_program_params(sm, &pp); /* ClientReregister after a takeover */
 		program_configure(sw->batch, sw->routes, old ? old->fabric : NULL,

@@ -52,8 +52,9 @@ check "daemon comes up with the partitions" wait_for 30 up
 check "status: 3 partitions" test "$(js partitions)" = 3
 FIRST_BLOCKS=$(js last_sweep_pkey_blocks)
 # ibsim's ports start with 0xFFFF at index 0 and a PartitionCap of 64 (2
-# blocks): block 0 of 7 CAs and 6 switches differs, block 1 of none
-check "the first sweep writes only the blocks that differ (13 of 28): $FIRST_BLOCKS" test "$FIRST_BLOCKS" = 13
+# blocks): block 0 of 7 CAs and 6 switches differs, block 1 of none; and
+# (part_enforce both, the default) block 0 of the 7 switch ports facing those CAs
+check "the first sweep writes only the blocks that differ (20 of 44): $FIRST_BLOCKS" test "$FIRST_BLOCKS" = 20
 declare -A L
 for i in 0 1 2 3 4 5; do L[$i]=$(lid_of "ca-$i"); done
 check "ca-0 (the SM): 0xffff" test "$(pkeys "${L[0]}")" = "0xffff "
@@ -70,10 +71,19 @@ check "PR ca-3 -> ca-4 (Blue, one full): one path" test "$(prs ca-3 "${L[4]}")" 
 check "PR ca-1 -> ca-3 (Red / Blue): none" test "$(prs ca-1 "${L[3]}")" = 0
 check "PR ca-4 -> ca-5 (both limited in the default): none" test "$(prs ca-4 "${L[5]}")" = 0
 check "PR ca-5 -> ca-0 (the SM, full in the default): one path" test "$(prs ca-5 "${L[0]}")" = 1
-sim_run 20 saquery MCMR >"$T/mcmr.out" 2>/dev/null
+# MCMemberRecords within the requester's partitions; the SA key sees all
+mcmr() { (export SIM_HOST=$1; shift; sim_run 20 saquery "$@" MCMR 2>/dev/null); }
+mcmr ca-0 >"$T/mcmr.out"
 check "MCMR: the default IPoIB group" grep -q "MGID\.*ff12:401b:ffff::ffff:ffff" "$T/mcmr.out"
-check "MCMR: Red's IPoIB group" grep -q "MGID\.*ff12:401b:8001::ffff:ffff" "$T/mcmr.out"
-check "MCMR: Blue's IPoIB group" grep -q "MGID\.*ff12:401b:8002::ffff:ffff" "$T/mcmr.out"
+check "MCMR from ca-0 (default only): not Red's group" bash -c "! grep -q 'MGID\.*ff12:401b:8001::' '$T/mcmr.out'"
+mcmr ca-1 >"$T/mcmr.out"
+check "MCMR from ca-1: Red's IPoIB group" grep -q "MGID\.*ff12:401b:8001::ffff:ffff" "$T/mcmr.out"
+check "... not Blue's" bash -c "! grep -q 'MGID\.*ff12:401b:8002::' '$T/mcmr.out'"
+mcmr ca-4 >"$T/mcmr.out"
+check "MCMR from ca-4 (Blue, limited): Blue's IPoIB group" grep -q "MGID\.*ff12:401b:8002::ffff:ffff" "$T/mcmr.out"
+mcmr ca-0 --smkey 1 >"$T/mcmr.out"
+check "MCMR with the SA key (OpenSM's default, 1): all three" \
+	test "$(grep -c 'MGID\.*ff12:401b:' "$T/mcmr.out")" = 3
 
 # a broken file: logged with FILE:LINE, the running partitions kept
 cp "$T/partitions.conf" "$T/good.conf"
@@ -92,7 +102,7 @@ SWEEPS=$(js sweeps)
 check "SIGHUP with a changed file: reloaded" hup
 check "... a sweep ran" wait_for 20 bash -c "[ \$(\"$SMCTL\" --socket '$SM_SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"sweeps\"])') -gt $SWEEPS ]"
 wait_for 10 up
-check "... one P_Key block written (ca-3's block 0)" test "$(js last_sweep_pkey_blocks)" = 1
+check "... two P_Key blocks written (block 0 of ca-3 and of its switch port)" test "$(js last_sweep_pkey_blocks)" = 2
 check "... ca-3: default limited, Red full" test "$(pkeys "${L[3]}")" = "0x7fff 0x8001 "
 check "... PR ca-1 -> ca-3 now one path" test "$(prs ca-1 "${L[3]}")" = 1
 check "... PR ca-3 -> ca-4 now none" test "$(prs ca-3 "${L[4]}")" = 0

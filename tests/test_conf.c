@@ -330,11 +330,17 @@ static void test_secret(void)
 	json_t *j;
 
 	conf_defaults(&c);
-	CU_ASSERT(c.sa_key == 0);
+	CU_ASSERT(c.sa_key == 1); /* OpenSM's OSM_DEFAULT_SA_KEY */
 	CU_ASSERT_EQUAL(conf_load_string(&c, "t.conf", "sa_key = 0x1234abcd\n", err, sizeof(err)),
 			0);
 	CU_ASSERT(c.sa_key == 0x1234abcdULL);
 	CU_ASSERT(conf_key_is_secret("sa_key"));
+	/* part_enforce takes OpenSM's four words and nothing else */
+	CU_ASSERT_EQUAL(conf_set(&c, "part_enforce", "in", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.part_enforce, CONF_ENFORCE_IN);
+	CU_ASSERT_EQUAL(conf_set(&c, "part_enforce", "inbound", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "both, in, out, off"));
+	CU_ASSERT_EQUAL(c.part_enforce, CONF_ENFORCE_IN);
 	CU_ASSERT(!conf_key_is_secret("subnet_prefix"));
 	CU_ASSERT(!conf_key_is_secret("nope"));
 	CU_ASSERT_EQUAL(conf_key_live("sa_key"), CONF_LIVE_READ);
@@ -346,7 +352,7 @@ static void test_secret(void)
 	CU_ASSERT_EQUAL(conf_set(&c, "sa_key", "s3cr3t", err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NULL(strstr(err, "s3cr3t"));
 	conf_defaults(&c);
-	CU_ASSERT_EQUAL(conf_set(&c, "sa_key", "1", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(conf_set(&c, "sa_key", "2", err, sizeof(err)), 0);
 	struct sm_conf d;
 	conf_defaults(&d);
 	CU_ASSERT_EQUAL(conf_diff(&c, &d, keys, 4), 1);
@@ -389,8 +395,11 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 48);
+	CU_ASSERT_EQUAL(json_object_size(j), 50);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "partition_config_file")), "");
+	/* OpenSM's defaults: part_enforce both, allow_both_pkeys false */
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "part_enforce")), "both");
+	CU_ASSERT(json_is_false(json_object_get(j, "allow_both_pkeys")));
 	/* m_key is a secret; its protect bits and lease are not */
 	CU_ASSERT_PTR_NULL(json_object_get(j, "m_key"));
 	CU_ASSERT_PTR_NOT_NULL(json_object_get(j, "m_key_protect_bits"));

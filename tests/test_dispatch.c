@@ -14,6 +14,7 @@
 #include <CUnit/CUnit.h>
 
 #include "mad/dispatch.h"
+#include "mad/rmpp.h"
 #include "mad/wire.h"
 #include "tests/testutil.h"
 
@@ -306,6 +307,52 @@ static void test_register_errors(void)
 	dispatch_free(d);
 }
 
+/* An SA MAD with an RMPP header of that type (flags: Active unless !active). */
+static const char *route_rmpp(struct dispatch *d, uint8_t method, uint8_t type, bool active)
+{
+	struct rmpp_hdr rh = {.version = 1, .type = type, .flags = active ? RMPP_FLAG_ACTIVE : 0};
+	uint8_t buf[WIRE_MAD_SIZE];
+
+	make_mad(buf, WIRE_CLASS_SA, method, 0x0038);
+	CU_ASSERT_EQUAL_FATAL(rmpp_hdr_encode(&rh, buf, sizeof(buf)), 0);
+	last.who = NULL;
+	dispatch_input(d, &from, buf, sizeof(buf));
+	return last.who ? last.who : "nobody";
+}
+
+/*
+ * The SM's SA keys (sm/sm.c): responses to its own requests to the
+ * transaction engine, everything else to the SA.  A client's ACK (or STOP,
+ * ABORT) of a GetTableResp we send in segments reaches the SA whichever way
+ * its R bit is: with the R bit kept (0x92) it used to go to the engine as a
+ * response, which drops it as unmatched, and the transfer stalled.  DATA
+ * responses still go to the engine.
+ */
+static void test_rmpp_ctl(void)
+{
+	struct dispatch *d = new_table();
+
+	CU_ASSERT_EQUAL(reg(d, WIRE_CLASS_SA, DISPATCH_ANY_RESPONSE, DISPATCH_ANY_ATTR, "xact"), 0);
+	CU_ASSERT_EQUAL(reg(d, WIRE_CLASS_SA, DISPATCH_ANY_METHOD, DISPATCH_ANY_ATTR, "sa"), 0);
+	/* before: an R-bit ACK is taken for a response */
+	CU_ASSERT_STRING_EQUAL(route_rmpp(d, 0x92, RMPP_TYPE_ACK, true), "xact");
+	CU_ASSERT_EQUAL(reg(d, WIRE_CLASS_SA, DISPATCH_RMPP_CTL, DISPATCH_ANY_ATTR, "sa-rmpp"), 0);
+	CU_ASSERT_EQUAL(reg(d, WIRE_CLASS_SA, DISPATCH_RMPP_CTL, DISPATCH_ANY_ATTR, "again"),
+			-EEXIST);
+	CU_ASSERT_STRING_EQUAL(route_rmpp(d, 0x92, RMPP_TYPE_ACK, true), "sa-rmpp");
+	CU_ASSERT_STRING_EQUAL(route_rmpp(d, 0x12, RMPP_TYPE_ACK, true), "sa-rmpp"); /* flipped */
+	CU_ASSERT_STRING_EQUAL(route_rmpp(d, 0x92, RMPP_TYPE_STOP, true), "sa-rmpp");
+	CU_ASSERT_STRING_EQUAL(route_rmpp(d, 0x92, RMPP_TYPE_ABORT, true), "sa-rmpp");
+	/* DATA, a type out of range, or not Active: by method as before */
+	CU_ASSERT_STRING_EQUAL(route_rmpp(d, 0x92, RMPP_TYPE_DATA, true), "xact");
+	CU_ASSERT_STRING_EQUAL(route_rmpp(d, 0x12, RMPP_TYPE_DATA, true), "sa");
+	CU_ASSERT_STRING_EQUAL(route_rmpp(d, 0x92, 5, true), "xact");
+	CU_ASSERT_STRING_EQUAL(route_rmpp(d, 0x92, RMPP_TYPE_ACK, false), "xact");
+	/* another class's bytes are not taken for an RMPP header */
+	CU_ASSERT_STRING_EQUAL(route(d, WIRE_CLASS_SMI, WIRE_GET_RESP, 0x11, -ENOENT), "default");
+	dispatch_free(d);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -317,6 +364,7 @@ int main(void)
 	    {"unmatched -> default", test_unmatched},
 	    {"malformed -> -EBADMSG, counted", test_malformed},
 	    {"registration errors", test_register_errors},
+	    {"RMPP ACK/STOP/ABORT to the SA whatever the R bit", test_rmpp_ctl},
 	    {NULL, NULL},
 	};
 

@@ -842,6 +842,114 @@ static void test_queries(void)
 }
 
 /* No database: Sets and Deletes refused, queries find nothing; the ClassPortInfo bit. */
+/* Give port desc of e's fabric a P_Key table (the SM programmed it). */
+static void set_pkeys(struct env *e, const char *desc, uint16_t a, uint16_t b)
+{
+	struct port *p = (struct port *)port_of(e, desc);
+
+	memset(p->pkeys, 0, sizeof(p->pkeys));
+	p->pkeys[0] = a;
+	p->pkeys[1] = b;
+	p->pkey_known = 1;
+}
+
+/* A join with P_Key pkey (create components). */
+static struct sa_wire_mad *join_pkey(struct env *e, const char *who, const uint8_t mgid[16],
+				     uint16_t pkey)
+{
+	struct sa_wire_mcm_rec r;
+
+	mcr_make(&r, mgid, guid_of(e, who), MCAST_FULL);
+	r.pkey = pkey;
+	return mcr_send(e, lid_of(e, who), SA_METHOD_SET, &r, CREATE_COMPS);
+}
+
+/* A join of an existing group: MGID, PortGID, JoinState full. */
+static struct sa_wire_mad *join_only(struct env *e, const char *who, const uint8_t mgid[16])
+{
+	struct sa_wire_mcm_rec r;
+
+	mcr_make(&r, mgid, guid_of(e, who), MCAST_FULL);
+	return mcr_send(e, lid_of(e, who), SA_METHOD_SET, &r, JOIN_COMPS);
+}
+
+/*
+ * Partitions (OpenSM's osm_physp_has_pkey): a join or create needs the
+ * group's P_Key in the joining port's table, full or limited; P_Key 0 is
+ * none; queries show the groups of the requester's partitions only.
+ */
+static void test_partitions(void)
+{
+	struct env e;
+	struct sa_wire_mcm_rec r, got[8];
+	uint8_t red[16], red2[16], blue[16], zero[16] = {0};
+	struct sa_stats st;
+
+	env_init(&e);
+	set_pkeys(&e, "ca-1", 0x7fff, 0x8001); /* Red full */
+	set_pkeys(&e, "ca-2", 0x7fff, 0x0001); /* Red limited */
+	set_pkeys(&e, "ca-3", 0x7fff, 0x8002); /* Blue full */
+	set_pkeys(&e, "ca-4", 0x8003, 0);      /* not even in the default */
+	mgid_of(1, red);
+	mgid_of(2, blue);
+	mgid_of(3, red2);
+	CU_ASSERT_EQUAL(status_of(join_pkey(&e, "ca-1", red, 0x8001)), 0);
+	/* a limited member joins as a full member, and creates, as OpenSM lets it */
+	CU_ASSERT_EQUAL(status_of(join_only(&e, "ca-2", red)), 0);
+	CU_ASSERT_EQUAL(status_of(join_pkey(&e, "ca-2", red2, 0x0001)), 0);
+	/* another tenant: not into Red's group, nor creating one in Red */
+	CU_ASSERT_EQUAL(status_of(join_only(&e, "ca-3", red)), SA_STATUS_REQ_INVALID);
+	mcr_make(&r, red, guid_of(&e, "ca-3"), MCAST_FULL);
+	CU_ASSERT_EQUAL(status_of(mcr_send(&e, lid_of(&e, "ca-3"), SA_METHOD_SET, &r, JOIN_COMPS)),
+			SA_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(status_of(join_pkey(&e, "ca-3", blue, 0x8001)), SA_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(status_of(join_pkey(&e, "ca-3", blue, 0x8002)), 0);
+	/* P_Key 0, and a P_Key of no partition */
+	CU_ASSERT_EQUAL(status_of(join_pkey(&e, "ca-1", zero, 0x0000)), SA_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(status_of(join_pkey(&e, "ca-1", zero, 0x8123)), SA_STATUS_REQ_INVALID);
+	/* the default partition's group: ca-4 holds no default key */
+	CU_ASSERT_EQUAL(status_of(join_only(&e, "ca-3", mcast_ipoib_broadcast_mgid)), 0);
+	CU_ASSERT_EQUAL(status_of(join_only(&e, "ca-4", mcast_ipoib_broadcast_mgid)),
+			SA_STATUS_REQ_INVALID);
+	/* a port whose table is not known counts as a full member of the default */
+	CU_ASSERT_EQUAL(status_of(join_only(&e, "ca-5", mcast_ipoib_broadcast_mgid)), 0);
+	sa_counts(&e, &st);
+	CU_ASSERT_EQUAL(st.pkey_joins, 6);
+	CU_ASSERT_EQUAL(st.mcast_refused, 6);
+
+	/* queries: ca-3 sees the broadcast group and Blue's, ca-2 Red's two and the broadcast */
+	mcr_make(&r, zero, 0, 0);
+	CU_ASSERT_EQUAL(
+	    table_recs(mcr_send(&e, lid_of(&e, "ca-3"), SA_METHOD_GET_TABLE, &r, 0), got, 8), 2);
+	CU_ASSERT(!memcmp(got[0].mgid, mcast_ipoib_broadcast_mgid, 16) ||
+		  !memcmp(got[1].mgid, mcast_ipoib_broadcast_mgid, 16));
+	CU_ASSERT(!memcmp(got[0].mgid, blue, 16) || !memcmp(got[1].mgid, blue, 16));
+	CU_ASSERT_EQUAL(
+	    table_recs(mcr_send(&e, lid_of(&e, "ca-2"), SA_METHOD_GET_TABLE, &r, 0), got, 8), 3);
+	CU_ASSERT_EQUAL(
+	    table_recs(mcr_send(&e, lid_of(&e, "ca-4"), SA_METHOD_GET_TABLE, &r, 0), got, 8), 0);
+	/* by MGID too */
+	CU_ASSERT_EQUAL(
+	    table_recs(mcr_send(&e, lid_of(&e, "ca-3"), SA_METHOD_GET_TABLE, &r, MCAST_C_MGID), got,
+		       8),
+	    0);
+	memcpy(r.mgid, red, 16);
+	CU_ASSERT_EQUAL(
+	    table_recs(mcr_send(&e, lid_of(&e, "ca-3"), SA_METHOD_GET_TABLE, &r, MCAST_C_MGID), got,
+		       8),
+	    0);
+	CU_ASSERT_EQUAL(
+	    table_recs(mcr_send(&e, lid_of(&e, "ca-1"), SA_METHOD_GET_TABLE, &r, MCAST_C_MGID), got,
+		       8),
+	    1);
+	/* a trusted requester sees every group */
+	e.sm_key = SA_KEY;
+	memcpy(r.mgid, zero, 16);
+	CU_ASSERT(
+	    table_recs(mcr_send(&e, lid_of(&e, "ca-4"), SA_METHOD_GET_TABLE, &r, 0), got, 8) >= 4);
+	env_fini(&e);
+}
+
 static void test_no_db(void)
 {
 	struct env e;
@@ -923,6 +1031,7 @@ int main(void)
 	    {"leave: the last full member deletes the group; Reports 66 and 67",
 	     test_leave_and_reports},
 	    {"Get and GetTable: trusted and other requesters", test_queries},
+	    {"partitions: joins and queries within the port's", test_partitions},
 	    {"no database; ClassPortInfo", test_no_db},
 	    {"10,000 join/leave cycles leave nothing behind", test_cycles},
 	    {NULL, NULL},

@@ -181,6 +181,12 @@ static void test_port_tables(void)
 	CU_ASSERT_EQUAL(table_of(c, f, 1, k), 2);
 	CU_ASSERT_EQUAL(k[0], 0x7fff);
 	CU_ASSERT_EQUAL(k[1], 0x8001);
+	/* allow_both_pkeys false (OpenSM's default): `both` is a full member */
+	CU_ASSERT_EQUAL(table_of(c, f, 2, k), 3);
+	CU_ASSERT_EQUAL(k[0], 0x8002);
+	CU_ASSERT_EQUAL(k[1], 0x7fff);
+	CU_ASSERT_EQUAL(k[2], 0x0001);
+	c->allow_both = true;
 	/* indx0: Blue first; both: two entries */
 	CU_ASSERT_EQUAL(table_of(c, f, 2, k), 4);
 	CU_ASSERT_EQUAL(k[0], 0x8002);

@@ -17,6 +17,7 @@
 #include "mad/xact.h"
 #include "routing/routing.h"
 #include "fabric/lft.h"
+#include "fabric/partition.h"
 #include "sm/program.h"
 #include "sm/readback.h"
 #include "tests/testutil.h"
@@ -529,6 +530,170 @@ static void test_lost_answers(void)
 	fabric_free(g);
 }
 
+/* The peer table: the CA's keys packed, a limited key dropped where the full one is there. */
+static void test_peer_pkeys(void)
+{
+	const uint16_t ca[] = {0xffff, 0, 0x0001, 0x8001, 0x0002, 0};
+	uint16_t out[8] = {0};
+
+	CU_ASSERT_EQUAL(program_peer_pkeys(ca, 6, out, 8), 3);
+	CU_ASSERT_EQUAL(out[0], 0xffff);
+	CU_ASSERT_EQUAL(out[1], 0x8001);
+	CU_ASSERT_EQUAL(out[2], 0x0002);
+	/* no room: counted, not written past cap */
+	memset(out, 0, sizeof(out));
+	CU_ASSERT_EQUAL(program_peer_pkeys(ca, 6, out, 2), 3);
+	CU_ASSERT_EQUAL(out[2], 0);
+	CU_ASSERT_EQUAL(program_peer_pkeys(ca, 0, out, 8), 0);
+}
+
+/* SwitchInfo of switch desc in f: PartitionEnforcementCap cap, Inbound/OutboundEnforcementCap. */
+static void set_enforce_caps(struct fabric *f, const char *desc, unsigned cap, bool in, bool out)
+{
+	struct node *n = &f->nodes[testutil_find_desc(f, desc)];
+	struct wire_switchinfo si;
+
+	CU_ASSERT_EQUAL_FATAL(wire_switchinfo_decode(n->si, sizeof(n->si), &si), 0);
+	si.partition_enf_cap = (uint16_t)cap;
+	si.enf_in_cap = in;
+	si.enf_out_cap = out;
+	CU_ASSERT_EQUAL_FATAL(wire_switchinfo_encode(&si, n->si, sizeof(n->si)), 0);
+}
+
+static struct wire_portinfo port_pi(const struct fabric *f, const char *desc, uint8_t pn)
+{
+	struct wire_portinfo pi;
+
+	CU_ASSERT_EQUAL(
+	    wire_portinfo_decode(f->nodes[testutil_find_desc(f, desc)].ports[pn].pi, 64, &pi), 0);
+	return pi;
+}
+
+static struct program_stats configure_parts(struct fake *fk, struct fabric *f,
+					    const struct routes *r,
+					    const struct partition_config *parts, int enforce)
+{
+	struct program_params pp = {.subnet_prefix = 0xfe80000000000000ULL,
+				    .engine = "minhop",
+				    .parts = parts,
+				    .part_enforce = enforce};
+	struct run run = {0};
+	struct timeval limit = {5, 0};
+	struct program *pg = program_new(fk->xe, f, on_done, &run);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
+	memset(fk->sets, 0, sizeof(fk->sets));
+	program_configure(pg, r, NULL, NULL, &pp);
+	program_start(pg);
+	event_base_loopexit(fk->base, &limit);
+	while (!run.done && event_base_loop(fk->base, EVLOOP_ONCE) == 0)
+		;
+	CU_ASSERT_TRUE_FATAL(run.done);
+	/* the fake echoes a Set, PortState NOP included: the ports are as they were */
+	for (uint32_t i = 0; i < f->n_nodes; i++)
+		for (unsigned pn = 1; pn <= f->nodes[i].nports; pn++) {
+			struct port *p = &f->nodes[i].ports[pn];
+
+			if (port_is_linked(p)) {
+				p->state = PORT_ACTIVE;
+				p->phys_state = PHYS_LINKUP;
+			}
+		}
+	return run.st;
+}
+
+/*
+ * part_enforce: switch ports facing CAs get the CA's table, block by block
+ * against what they hold, within PartitionEnforcementCap; the enforcement
+ * bits where the switch can; none between switches; off clears them.
+ */
+static void test_enforce(void)
+{
+	struct xact_opts xo = {8, 200, 1, false};
+	struct fake fk = {.fail_attr = 0xffff};
+	struct fabric *f = load();
+	struct routes *r = route(f);
+	struct partition_config *parts = NULL;
+	struct program_stats st;
+	char text[512], err[256];
+	uint32_t s1 = testutil_find_desc(f, "S1"), s2 = testutil_find_desc(f, "S2");
+	uint64_t h1 = f->nodes[testutil_find_desc(f, "H1")].ports[1].guid;
+	uint64_t h2 = f->nodes[testutil_find_desc(f, "H2")].ports[1].guid;
+	uint64_t h3 = f->nodes[testutil_find_desc(f, "H3")].ports[1].guid;
+
+	fk.base = event_base_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.base);
+	fk.xe = xact_new(fk.base, &xo, fake_send, &fk);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.xe);
+	snprintf(text, sizeof(text),
+		 "Default=0x7fff : ALL=limited;\nRed=0x0001 : 0x%llx=full, 0x%llx=both;\n"
+		 "Blue=0x0002 : 0x%llx;\n",
+		 (unsigned long long)h1, (unsigned long long)h2, (unsigned long long)h3);
+	CU_ASSERT_EQUAL_FATAL(partition_parse("t", text, strlen(text), &parts, err, sizeof(err)),
+			      0);
+	parts->allow_both = true;
+	for (uint32_t i = 0; i < f->n_nodes; i++)
+		f->nodes[i].partition_cap = 64;
+	/* S1 enforces inbound only; S2 holds a single key a port */
+	set_enforce_caps(f, "S1", 64, true, false);
+	set_enforce_caps(f, "S2", 1, true, true);
+
+	st = configure_parts(&fk, f, r, parts, PROGRAM_ENFORCE_BOTH);
+	CU_ASSERT_EQUAL(st.errors, 0);
+	/* block 0 of S1's ports 1, 2 and S2's 1, 2 (one entry); nothing of a port between switches
+	 */
+	CU_ASSERT_EQUAL(st.enforce_blocks, 4);
+	CU_ASSERT_FALSE(f->nodes[s1].ports[3].pkey_known);
+	CU_ASSERT_EQUAL(f->nodes[s1].ports[1].pkeys[0], 0x7fff);
+	CU_ASSERT_EQUAL(f->nodes[s1].ports[1].pkeys[1], 0x8001);
+	CU_ASSERT_EQUAL(f->nodes[s1].ports[1].pkeys[2], 0);
+	/* H2 holds Red twice (both): its switch port once, full */
+	CU_ASSERT_EQUAL(f->nodes[s1].ports[2].pkeys[0], 0x7fff);
+	CU_ASSERT_EQUAL(f->nodes[s1].ports[2].pkeys[1], 0x8001);
+	CU_ASSERT_EQUAL(f->nodes[s1].ports[2].pkeys[2], 0);
+	/* H3 holds 2 keys, its switch port room for 1: the first written, enforcement off */
+	CU_ASSERT_EQUAL(st.enforce_unfit, 1);
+	CU_ASSERT_EQUAL(f->nodes[s2].ports[1].pkeys[0], 0x7fff);
+	CU_ASSERT_EQUAL(port_pi(f, "S2", 1).part_enf_in, 0);
+	CU_ASSERT_EQUAL(port_pi(f, "S2", 2).part_enf_in, 1); /* H4: one key, it fits */
+	CU_ASSERT_EQUAL(port_pi(f, "S2", 2).part_enf_out, 1);
+	/* S1: inbound only, as its SwitchInfo says */
+	CU_ASSERT_EQUAL(port_pi(f, "S1", 1).part_enf_in, 1);
+	CU_ASSERT_EQUAL(port_pi(f, "S1", 1).part_enf_out, 0);
+	CU_ASSERT_EQUAL(port_pi(f, "S1", 3).part_enf_in, 0);
+
+	/* again on what the ports now hold: no block, no PortInfo for enforcement */
+	st = configure_parts(&fk, f, r, parts, PROGRAM_ENFORCE_BOTH);
+	CU_ASSERT_EQUAL(st.enforce_blocks, 0);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_PKEY_TABLE], 0);
+
+	/* in: Outbound cleared where it was set; out: Inbound cleared */
+	configure_parts(&fk, f, r, parts, PROGRAM_ENFORCE_OUT);
+	CU_ASSERT_EQUAL(port_pi(f, "S2", 2).part_enf_in, 0);
+	CU_ASSERT_EQUAL(port_pi(f, "S2", 2).part_enf_out, 1);
+	CU_ASSERT_EQUAL(port_pi(f, "S1", 1).part_enf_in, 0);
+
+	/* off: both bits cleared, no table written even where the CA's changed */
+	configure_parts(&fk, f, r, parts, PROGRAM_ENFORCE_BOTH);
+	CU_ASSERT_EQUAL(port_pi(f, "S1", 1).part_enf_in, 1);
+	f->nodes[s1].ports[1].pkeys[1] = 0x8005; /* as if the switch port held another key */
+	st = configure_parts(&fk, f, r, parts, PROGRAM_ENFORCE_OFF);
+	CU_ASSERT_EQUAL(st.enforce_blocks, 0);
+	CU_ASSERT_EQUAL(port_pi(f, "S1", 1).part_enf_in, 0);
+	CU_ASSERT_EQUAL(port_pi(f, "S2", 2).part_enf_out, 0);
+	CU_ASSERT_EQUAL(f->nodes[s1].ports[1].pkeys[1], 0x8005);
+	/* on again: that block rewritten, only it */
+	st = configure_parts(&fk, f, r, parts, PROGRAM_ENFORCE_BOTH);
+	CU_ASSERT_EQUAL(st.enforce_blocks, 1);
+	CU_ASSERT_EQUAL(f->nodes[s1].ports[1].pkeys[1], 0x8001);
+
+	partition_config_free(parts);
+	xact_free(fk.xe);
+	event_base_free(fk.base);
+	routes_free(r);
+	fabric_free(f);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -536,6 +701,8 @@ int main(void)
 	    {"empty batch, aborted batch", test_empty_and_abort},
 	    {"LFT readback: only what differs is written", test_readback},
 	    {"lost PortInfo answers are read back", test_lost_answers},
+	    {"part_enforce: the peer table", test_peer_pkeys},
+	    {"part_enforce: switch ports facing CAs", test_enforce},
 	    {NULL, NULL},
 	};
 

@@ -877,10 +877,84 @@ static void test_inform_mcast(void)
 	env_fini(&e);
 }
 
+/* Give port (desc, port) of the current snapshot a P_Key table (the SM programmed it). */
+static void set_pkeys(struct env *e, const char *desc, uint8_t port, uint16_t a, uint16_t b)
+{
+	uint32_t i = testutil_find_desc(e->cur->fabric, desc);
+	struct port *p = (struct port *)&e->cur->fabric->nodes[i].ports[port];
+
+	memset(p->pkeys, 0, sizeof(p->pkeys));
+	p->pkeys[0] = a;
+	p->pkeys[1] = b;
+	p->pkey_known = 1;
+}
+
+/*
+ * Partitions: a ServiceRecord naming a ServiceP_Key its port does not hold
+ * is refused, and is not shown to a requester that does not hold it; an
+ * InformInfo for the traps of a port that shares no partition with the
+ * subscriber is refused (OpenSM's validate_sr, osm_physp_share_pkey).
+ */
+static void test_partitions(void)
+{
+	struct env e;
+	uint16_t h1, h3;
+	uint64_t g1, g3;
+	uint8_t ii[SA_II_SIZE];
+	struct sa_stats st;
+
+	env_init(&e);
+	h1 = lid_of(&e, "H1", 1);
+	h3 = lid_of(&e, "H3", 1);
+	g1 = guid_of(&e, "H1", 1);
+	g3 = guid_of(&e, "H3", 1);
+	set_pkeys(&e, "H1", 1, 0x7fff, 0x8001); /* Red */
+	set_pkeys(&e, "H3", 1, 0x7fff, 0x8002); /* Blue */
+	{
+		uint8_t rec[SA_SR_SIZE];
+
+		sr_make(rec, 0x10, g1, "red");
+		mad_set_field(rec, 0, IB_SA_SR_PKEY_F, 0x8001);
+		CU_ASSERT_EQUAL(status_of(ask(&e, h1, SA_METHOD_SET, SA_ATTR_SERVICE_RECORD,
+					      SR_RID | 1u << SA_SR_PKEY, rec, sizeof(rec))),
+				0);
+		sr_make(rec, 0x11, g3, "blue-in-red");
+		mad_set_field(rec, 0, IB_SA_SR_PKEY_F, 0x8001);
+		CU_ASSERT_EQUAL(status_of(ask(&e, h3, SA_METHOD_SET, SA_ATTR_SERVICE_RECORD,
+					      SR_RID | 1u << SA_SR_PKEY, rec, sizeof(rec))),
+				SA_STATUS_REQ_INVALID);
+		/* a limited key of the partition will do */
+		mad_set_field(rec, 0, IB_SA_SR_PKEY_F, 0x0002);
+		CU_ASSERT_EQUAL(status_of(ask(&e, h3, SA_METHOD_SET, SA_ATTR_SERVICE_RECORD,
+					      SR_RID | 1u << SA_SR_PKEY, rec, sizeof(rec))),
+				0);
+	}
+	CU_ASSERT_EQUAL(status_of(sr_get_id(&e, h1, 0x10)), 0);
+	CU_ASSERT_EQUAL(status_of(sr_get_id(&e, h3, 0x10)), SA_STATUS_NO_RECORDS);
+	e.sm_key = SM_KEY; /* trusted: sees it */
+	CU_ASSERT_EQUAL(status_of(sr_get_id(&e, h3, 0x10)), 0);
+	e.sm_key = 0;
+	/* traps about H3 (Blue) for H1 (Red): they share the default, limited both: no */
+	CU_ASSERT_EQUAL(subscribe(&e, h1, 1, 64, 0, 0, g3), SA_STATUS_REQ_INVALID);
+	/* about itself: yes */
+	CU_ASSERT_EQUAL(subscribe(&e, h1, 1, 64, 0, 0, g1), 0);
+	/* H2 (table unknown: full in the default) shares the default with H3 */
+	CU_ASSERT_EQUAL(subscribe(&e, lid_of(&e, "H2", 1), 1, 64, 0, 0, g3), 0);
+	/* H2 moved out of the default: it may still unsubscribe */
+	set_pkeys(&e, "H2", 1, 0x8001, 0);
+	ii_make(ii, 64, 0, 0, g3, false);
+	CU_ASSERT_EQUAL(status_of(inform(&e, lid_of(&e, "H2", 1), 1, ii)), 0);
+	sa_get_stats(e.sa, &st);
+	CU_ASSERT_EQUAL(st.pkey_services, 1);
+	CU_ASSERT_EQUAL(st.pkey_informs, 1);
+	env_fini(&e);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
 	    {"codecs: ServiceRecord, InformInfo(Record), Notice", test_codecs},
+	    {"partitions: ServiceP_Key and the InformInfo GID", test_partitions},
 	    {"services: register, refresh, Get, GetTable, Delete", test_service_register},
 	    {"services: only the port itself (or a trusted requester)", test_service_who_may},
 	    {"services: leases expire, refreshed ones later", test_service_lease},

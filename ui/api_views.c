@@ -293,6 +293,12 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 		json_object_set_new(*ret, "last_sweep_pkey_blocks", json_integer(s->pkey_blocks));
 		json_object_set_new(*ret, "partitions",
 				    json_integer(sm->parts ? (json_int_t)sm->parts->n : 0));
+		json_object_set_new(*ret, "partition_enforcement",
+				    json_pack("{s:s, s:b, s:I, s:I}", "mode",
+					      conf_enforce_str(sm->conf.part_enforce),
+					      "allow_both_pkeys", sm->conf.allow_both_pkeys,
+					      "blocks", (json_int_t)sm->penf.blocks, "unfit",
+					      (json_int_t)sm->penf.unfit));
 		json_object_set_new(*ret, "last_sweep_lft_reads", json_integer(s->lft_reads));
 		json_object_set_new(*ret, "state_reason", json_string(sm->smstate.why));
 		json_object_set_new(*ret, "state_since", json_real(sm->smstate.since_wall));
@@ -338,19 +344,29 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 
 		if (sm->sa)
 			sa_get_stats(sm->sa, &sst);
-		json_object_set_new(*ret, "multicast",
-				    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-					      "groups", (json_int_t)mcast_group_count(sm->mcast),
-					      "members", (json_int_t)mcast_member_count(sm->mcast),
-					      "mlids", (json_int_t)mcast_mlid_count(sm->mcast),
-					      "mlid_top", (json_int_t)mcast_mlid_top(sm->mcast),
-					      "mft_updates", (json_int_t)sm->mfts.updates,
-					      "mft_blocks", (json_int_t)sm->mfts.blocks,
-					      "mft_read_blocks", (json_int_t)sm->mfts.read_blocks,
-					      "mft_errors", (json_int_t)sm->mfts.errors, "sa_joins",
-					      (json_int_t)sst.mcast_joins, "sa_leaves",
-					      (json_int_t)sst.mcast_leaves, "sa_refused",
-					      (json_int_t)sst.mcast_refused));
+		json_object_set_new(
+		    *ret, "multicast",
+		    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "groups",
+			      (json_int_t)mcast_group_count(sm->mcast), "members",
+			      (json_int_t)mcast_member_count(sm->mcast), "mlids",
+			      (json_int_t)mcast_mlid_count(sm->mcast), "mlid_top",
+			      (json_int_t)mcast_mlid_top(sm->mcast), "mft_updates",
+			      (json_int_t)sm->mfts.updates, "mft_blocks",
+			      (json_int_t)sm->mfts.blocks, "mft_read_blocks",
+			      (json_int_t)sm->mfts.read_blocks, "mft_errors",
+			      (json_int_t)sm->mfts.errors, "sa_joins", (json_int_t)sst.mcast_joins,
+			      "sa_leaves", (json_int_t)sst.mcast_leaves, "sa_refused",
+			      (json_int_t)sst.mcast_refused));
+	}
+	if (*ret && sm->sa) {
+		struct sa_stats sst = {0};
+
+		sa_get_stats(sm->sa, &sst);
+		json_object_set_new(
+		    *ret, "sa_partition_refused",
+		    json_pack("{s:I, s:I, s:I, s:I}", "paths", (json_int_t)sst.pkey_paths, "joins",
+			      (json_int_t)sst.pkey_joins, "services", (json_int_t)sst.pkey_services,
+			      "informs", (json_int_t)sst.pkey_informs));
 	}
 	return *ret ? 0 : -ENOMEM;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fabric/names.h"
+#include "sa/sa.h"
 #include "sm/health.h"
 #include "sm/perfmgr.h"
 #include "sm/sync.h"
@@ -330,6 +331,38 @@ char *metrics_text(struct api *api, size_t *ret_len)
 	metrics_one(b, "ibsmd_umad_dropped_total", "counter",
 		    "MADs dropped between the receiver thread and the loop.", (double)ms.dropped);
 	metrics_one(b, "ibsmd_traps_total", "counter", "Traps received.", (double)sm->traps);
+	metrics_one(b, "ibsmd_mad_unsolicited_total", "counter",
+		    "Requests of a class we do not serve, and unmatched responses, dropped.",
+		    (double)sm->mad_unexpected);
+	/* security (issue 12): M_Key, partitions */
+	metrics_one(b, "ibsmd_mkey_refused_total", "counter",
+		    "PortInfo Sets not sent: the port holds another M_Key.",
+		    (double)sm->mkey.refused);
+	metrics_one(b, "ibsmd_mkey_unanswered_total", "counter",
+		    "PortInfo Sets lost on ports whose M_Key may not be ours.",
+		    (double)sm->mkey.unanswered);
+	metrics_one(b, "ibsmd_mkey_traps_total", "counter", "Traps 256 (bad M_Key) received.",
+		    (double)sm->mkey.traps);
+	metrics_one(b, "ibsmd_partition_enforcement_blocks_total", "counter",
+		    "P_KeyTable blocks written to switch ports facing CAs (part_enforce).",
+		    (double)sm->penf.blocks);
+	metrics_one(b, "ibsmd_partition_enforcement_unfit_total", "counter",
+		    "Switch ports whose CA's P_Keys did not fit: enforcement left off.",
+		    (double)sm->penf.unfit);
+	if (sm->sa) {
+		struct sa_stats sst = {0};
+
+		sa_get_stats(sm->sa, &sst);
+		fprintf(b,
+			"# HELP ibsmd_sa_partition_refused_total SA answers withheld or requests "
+			"refused: a port not in the partition.\n"
+			"# TYPE ibsmd_sa_partition_refused_total counter\n"
+			"ibsmd_sa_partition_refused_total{what=\"path\"} %" PRIu64 "\n"
+			"ibsmd_sa_partition_refused_total{what=\"join\"} %" PRIu64 "\n"
+			"ibsmd_sa_partition_refused_total{what=\"service\"} %" PRIu64 "\n"
+			"ibsmd_sa_partition_refused_total{what=\"inform\"} %" PRIu64 "\n",
+			sst.pkey_paths, sst.pkey_joins, sst.pkey_services, sst.pkey_informs);
+	}
 	fputs("# HELP ibsmd_trap_actions_total Traps received, by what was done with them.\n"
 	      "# TYPE ibsmd_trap_actions_total counter\n",
 	      b);
