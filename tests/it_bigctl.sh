@@ -94,12 +94,15 @@ s.connect(sys.argv[1])
 s.sendall(b'{"cmd":"ports"}\n')
 time.sleep(float(sys.argv[2]))
 EOF
-python3 "$T/stall.py" "$SOCK" 20 &
+python3 "$T/stall.py" "$SOCK" 90 &
 STALL=$!
 PIDS+=("$STALL")
 sleep 2
+# (the reply is built first, on the loop: under a sanitizer on a loaded machine
+# that takes a while, so the first answer may come late, the reader still sitting)
 check "while it sits on its reply the daemon answers others" \
-	bash -c "'$SMCTL' --socket '$SOCK' --timeout 10 status >/dev/null"
+	wait_for 60 bash -c "'$SMCTL' --socket '$SOCK' --timeout 10 status >/dev/null"
+check "  (the reader still sits on it)" kill -0 "$STALL"
 check "and sweeps" bash -c "'$SMCTL' --socket '$SOCK' --timeout 60 sweep >/dev/null"
 kill "$STALL" 2>/dev/null
 wait "$STALL" 2>/dev/null
