@@ -19,6 +19,7 @@
  * SMInfo answer's GUID, SM_Key, priority and state).
  */
 #include <errno.h>
+#include <time.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,9 +200,43 @@ int main(int argc, char **argv)
 		if (interval > 0)
 			usleep((useconds_t)interval * 1000);
 	}
-	/* give the simulator time to deliver before we detach */
+	/*
+	 * Give the simulator time to deliver before we detach.  With --recv:
+	 * the answer is the first response whose TID (its low 32 bits: the
+	 * high ones may carry the agent) is the last one sent; a request that
+	 * reaches this port meanwhile (the SM asking it something) is skipped.
+	 */
+	uint8_t tid[4];
 	int rlen = 256;
-	r = umad_recv(portid, umad, &rlen, recv ? 2000 : 300);
+
+	memcpy(tid, mad + 12, sizeof(tid));
+	if (!recv) {
+		r = umad_recv(portid, umad, &rlen, 300);
+	} else {
+		struct timespec t0, t;
+		int left = 2000;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (;;) {
+			rlen = 256;
+			r = umad_recv(portid, umad, &rlen, left);
+			if (r < 0)
+				break;
+			mad = umad_get_mad(umad);
+			if ((mad[3] & 0x80) && !memcmp(mad + 12, tid, sizeof(tid)))
+				break;
+			fprintf(stderr,
+				"madinject: skipped method 0x%02x attr 0x%04x (not the answer)\n",
+				mad[3], mad[16] << 8 | mad[17]);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			left = 2000 - (int)((t.tv_sec - t0.tv_sec) * 1000 +
+					    (t.tv_nsec - t0.tv_nsec) / 1000000);
+			if (left <= 0) {
+				r = -ETIMEDOUT;
+				break;
+			}
+		}
+	}
 	if (recv) {
 		if (r < 0) {
 			printf("madinject: no answer\n");
