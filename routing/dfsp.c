@@ -90,8 +90,15 @@
 
 #define DFSP_NONE UINT32_MAX
 #define DFSP_MAX_LAYERS 15 /* data VLs an IBA port can have */
-#define DFSP_ROUNDS 1	   /* passes that route each CA LID again */
-#define DFSP_PASSES 4	   /* layering passes at most */
+#define DFSP_ROUNDS 1	   /* passes that route each CA LID again over shortest paths */
+/* then rounds over near-shortest paths, while they lower the busiest link */
+#define DFSP_DETOUR_ROUNDS 4
+#define DFSP_DETOUR_WORK 60000000ULL /* CA LIDs x switch links a detour round may cost */
+#define DFSP_SLACK 1		     /* hops a path may take beyond the shortest */
+#define DFSP_HOP 0.1		     /* cost of a hop: a tenth of a busiest link's */
+#define DFSP_EXP 4.0		     /* a link's cost: (routes / busiest)^4 */
+#include <math.h>
+#define DFSP_PASSES 4 /* layering passes at most */
 /* links the layering's cycle searches may visit: a few seconds */
 #define DFSP_MAX_STEPS 50000000ULL
 /* trees x links past which routing would take more than seconds */
@@ -124,6 +131,11 @@ struct dfsp {
 	uint8_t **lft;	     /* per switch index */
 	/* per destination switch */
 	uint32_t *dist, *order, n_order;
+	uint32_t *tord, n_tord; /* the last tree's switches, each after its next hop */
+	uint32_t *dorder, *heap, *hpos, *depth;
+	double lnorm, lexp, hop; /* link cost (w / lnorm)^lexp, hop cost in Dijkstra rounds */
+	bool detour;
+	uint32_t slack;
 	uint32_t *cand_start, *cand;
 	/* per LID */
 	uint64_t *w, *sub;
@@ -170,6 +182,10 @@ static void dfsp_clear(struct dfsp *d)
 	free(d->lft);
 	free(d->dist);
 	free(d->order);
+	free(d->dorder);
+	free(d->heap);
+	free(d->hpos);
+	free(d->depth);
 	free(d->cand_start);
 	free(d->cand);
 	free(d->w);
@@ -348,6 +364,12 @@ static int dfsp_setup(struct dfsp *d, const struct fabric *f, char *why, size_t 
 
 	d->dist = malloc(nn * sizeof(*d->dist));
 	d->order = malloc(nn * sizeof(*d->order));
+	d->dorder = malloc(nn * sizeof(*d->dorder));
+	d->heap = malloc(nn * sizeof(*d->heap));
+	d->hpos = malloc(nn * sizeof(*d->hpos));
+	d->depth = malloc(nn * sizeof(*d->depth));
+	if (!d->dorder || !d->heap || !d->hpos || !d->depth)
+		return -ENOMEM;
 	d->cand_start = malloc((nn + 1) * sizeof(*d->cand_start));
 	d->cand = malloc(((size_t)d->n_ch + 1) * sizeof(*d->cand));
 	d->cost = malloc(nn * sizeof(*d->cost));
@@ -433,18 +455,153 @@ static void dfsp_tree(struct dfsp *d, uint32_t t, uint16_t l)
 		next[x] = best;
 		d->lft[x][l] = adj[best].port;
 	}
+	d->tord = d->order;
+	d->n_tord = d->n_order;
 }
 
-/* next[] of LID l's tree as the tables have it. */
-static void dfsp_tree_of(struct dfsp *d, uint16_t l)
+static void dfsp_hswap(struct dfsp *d, uint32_t a, uint32_t b)
 {
-	uint32_t i;
+	uint32_t x = d->heap[a];
 
-	for (i = 1; i < d->n_order; i++) {
-		uint32_t x = d->order[i];
+	d->heap[a] = d->heap[b];
+	d->heap[b] = x;
+	d->hpos[d->heap[a]] = a;
+	d->hpos[d->heap[b]] = b;
+}
 
-		d->next[x] = d->pch[d->pbase[x] + d->lft[x][l]];
+static bool dfsp_hless(const struct dfsp *d, uint32_t a, uint32_t b)
+{
+	uint32_t x = d->heap[a], y = d->heap[b];
+
+	return d->cost[x] < d->cost[y] || (d->cost[x] == d->cost[y] && x < y);
+}
+
+static void dfsp_hup(struct dfsp *d, uint32_t i)
+{
+	while (i && dfsp_hless(d, i, (i - 1) / 2)) {
+		dfsp_hswap(d, i, (i - 1) / 2);
+		i = (i - 1) / 2;
 	}
+}
+
+static void dfsp_hdown(struct dfsp *d, uint32_t i, uint32_t n)
+{
+	for (;;) {
+		uint32_t m = i, c = 2 * i + 1;
+
+		if (c < n && dfsp_hless(d, c, m))
+			m = c;
+		if (c + 1 < n && dfsp_hless(d, c + 1, m))
+			m = c + 1;
+		if (m == i)
+			return;
+		dfsp_hswap(d, i, m);
+		i = m;
+	}
+}
+
+/*
+ * The lightest tree towards LID l on t over any paths: Dijkstra from t with
+ * a hop cost plus each link's cost.
+ */
+static void dfsp_dijkstra(struct dfsp *d, uint32_t t, uint16_t l)
+{
+	double *const cost = d->cost;
+	uint32_t *const next = d->next;
+	uint32_t n = 0, n_set = 0, i, e;
+
+	for (i = 0; i < d->n_sw; i++) {
+		cost[i] = HUGE_VAL;
+		d->hpos[i] = DFSP_NONE;
+	}
+	cost[t] = 0;
+	next[t] = DFSP_NONE;
+	d->depth[t] = 0;
+	d->heap[n] = t;
+	d->hpos[t] = n++;
+	while (n) {
+		uint32_t y = d->heap[0];
+
+		dfsp_hswap(d, 0, n - 1);
+		n--;
+		dfsp_hdown(d, 0, n);
+		d->hpos[y] = DFSP_NONE - 1; /* settled */
+		d->dorder[n_set++] = y;
+		for (e = d->adj_start[y]; e < d->adj_start[y + 1]; e++) {
+			uint32_t x = d->adj[e].nbr, c = d->rev[e];
+			double nc;
+
+			if (c == DFSP_NONE || d->hpos[x] == DFSP_NONE - 1 ||
+			    d->depth[y] + 1 > d->dist[x] + d->slack)
+				continue;
+			nc = cost[y] + d->hop + d->lcost[c];
+			if (nc >= cost[x])
+				continue;
+			cost[x] = nc;
+			next[x] = c;
+			d->depth[x] = d->depth[y] + 1;
+			if (d->hpos[x] == DFSP_NONE) {
+				d->heap[n] = x;
+				d->hpos[x] = n++;
+			}
+			dfsp_hup(d, d->hpos[x]);
+		}
+	}
+	d->lft[t][l] = d->tgt_port[l];
+	for (i = 1; i < n_set; i++)
+		d->lft[d->dorder[i]][l] = d->adj[next[d->dorder[i]]].port;
+	d->tord = d->dorder;
+	d->n_tord = n_set;
+}
+
+/* next[] of LID l's tree as the tables have it, and its order (dfsp_dest(t) done). */
+static void dfsp_tree_of(struct dfsp *d, uint32_t t, uint16_t l)
+{
+	uint32_t i, n, *const depth = d->depth, max_depth = 0;
+
+	if (!d->detour) {
+		for (i = 1; i < d->n_order; i++) {
+			uint32_t x = d->order[i];
+
+			d->next[x] = d->pch[d->pbase[x] + d->lft[x][l]];
+		}
+		d->tord = d->order;
+		d->n_tord = d->n_order;
+		return;
+	}
+	for (i = 0; i < d->n_order; i++)
+		depth[d->order[i]] = DFSP_NONE;
+	depth[t] = 0;
+	d->next[t] = DFSP_NONE;
+	for (i = 1; i < d->n_order; i++) {
+		uint32_t x = d->order[i], y, sp = 0;
+
+		/* walk up to a switch of known depth, then number the walk back */
+		for (y = x; depth[y] == DFSP_NONE; y = d->adj[d->next[y]].nbr) {
+			d->next[y] = d->pch[d->pbase[y] + d->lft[y][l]];
+			d->heap[sp++] = y;
+		}
+		while (sp) {
+			uint32_t z = d->heap[--sp];
+
+			depth[z] = depth[d->adj[d->next[z]].nbr] + 1;
+			if (depth[z] > max_depth)
+				max_depth = depth[z];
+		}
+	}
+	/* counting sort by depth into dorder */
+	for (i = 0; i <= max_depth + 1; i++)
+		d->hpos[i] = 0;
+	for (i = 0; i < d->n_order; i++)
+		d->hpos[depth[d->order[i]] + 1]++;
+	for (i = 1; i <= max_depth + 1; i++)
+		d->hpos[i] += d->hpos[i - 1];
+	for (i = 0; i < d->n_order; i++) {
+		n = d->hpos[depth[d->order[i]]]++;
+		d->dorder[n] = d->order[i];
+	}
+	d->tord = d->dorder;
+	d->n_tord = d->n_order;
 }
 
 /* Add (sign 1) or take out (-1) the CA ports' routes over next[]'s links. */
@@ -452,10 +609,10 @@ static void dfsp_weigh(struct dfsp *d, int sign)
 {
 	uint32_t i;
 
-	for (i = 0; i < d->n_order; i++)
-		d->sub[d->order[i]] = d->src[d->order[i]];
-	for (i = d->n_order; i-- > 1;) {
-		uint32_t x = d->order[i], e = d->next[x];
+	for (i = 0; i < d->n_tord; i++)
+		d->sub[d->tord[i]] = d->src[d->tord[i]];
+	for (i = d->n_tord; i-- > 1;) {
+		uint32_t x = d->tord[i], e = d->next[x];
 
 		if (!d->sub[x])
 			continue;
@@ -463,7 +620,7 @@ static void dfsp_weigh(struct dfsp *d, int sign)
 			d->w[e] += d->sub[x];
 		else
 			d->w[e] -= d->sub[x];
-		d->lcost[e] = (double)d->w[e] * (double)d->w[e] * (double)d->w[e];
+		d->lcost[e] = pow((double)d->w[e] / d->lnorm, d->lexp);
 		d->sub[d->adj[e].nbr] += d->sub[x];
 	}
 }
@@ -473,59 +630,152 @@ static void dfsp_share(struct dfsp *d, int sign)
 {
 	uint32_t i;
 
-	for (i = 1; i < d->n_order; i++)
-		d->shared[d->next[d->order[i]]] += (uint16_t)sign;
+	for (i = 1; i < d->n_tord; i++)
+		d->shared[d->next[d->tord[i]]] += (uint16_t)sign;
+}
+
+/* Every link's cost again (after lnorm or lexp changed). */
+static void dfsp_lcost_all(struct dfsp *d)
+{
+	uint32_t e;
+
+	for (e = 0; e < d->n_ch; e++)
+		d->lcost[e] = pow((double)d->w[e] / d->lnorm, d->lexp);
+}
+
+/* The busiest link's routes. */
+static uint64_t dfsp_busiest(const struct dfsp *d)
+{
+	uint64_t m = 0;
+	uint32_t e;
+
+	for (e = 0; e < d->n_ch; e++)
+		if (d->w[e] > m)
+			m = d->w[e];
+	return m;
+}
+
+/* The weights of the CA LIDs' trees as the tables have them. */
+static void dfsp_reweigh(struct dfsp *d)
+{
+	uint32_t t, i;
+
+	memset(d->w, 0, (size_t)d->n_ch * sizeof(*d->w));
+	for (t = 0; t < d->n_sw; t++) {
+		if (!d->n_ca_lids[t])
+			continue;
+		dfsp_dest(d, t);
+		for (i = d->lid_start[t]; i < d->lid_start[t] + d->n_ca_lids[t]; i++) {
+			dfsp_tree_of(d, t, d->lid_list[i]);
+			dfsp_weigh(d, 1);
+		}
+	}
+}
+
+/*
+ * One round over the CA LIDs: each routed (round 0) or routed again with its
+ * own routes taken out of the weights; detour: over any paths (Dijkstra)
+ * for ports with one LID.
+ */
+static void dfsp_round(struct dfsp *d, bool again, bool detour)
+{
+	uint32_t t, i, j, k;
+	bool multi;
+
+	for (t = 0; t < d->n_sw; t++) {
+		uint32_t i1 = d->lid_start[t] + d->n_ca_lids[t];
+
+		if (!d->n_ca_lids[t])
+			continue;
+		dfsp_dest(d, t);
+		for (i = d->lid_start[t]; i < i1; i = j) {
+			uint16_t l = d->lid_list[i];
+
+			/* one port's LIDs: i .. j - 1 */
+			for (j = i + 1; j < i1 && d->map.node[d->lid_list[j]] == d->map.node[l] &&
+					d->map.port[d->lid_list[j]] == d->map.port[l];
+			     j++)
+				;
+			multi = j - i > 1;
+			for (k = i; multi && again && k < j; k++) {
+				dfsp_tree_of(d, t, d->lid_list[k]);
+				dfsp_share(d, 1);
+			}
+			for (k = i; k < j; k++) {
+				if (again) {
+					dfsp_tree_of(d, t, d->lid_list[k]);
+					dfsp_weigh(d, -1);
+					if (multi)
+						dfsp_share(d, -1);
+				}
+				if (detour && !multi)
+					dfsp_dijkstra(d, t, d->lid_list[k]);
+				else
+					dfsp_tree(d, t, d->lid_list[k]);
+				dfsp_weigh(d, 1);
+				if (multi)
+					dfsp_share(d, 1);
+			}
+			for (k = i; multi && k < j; k++) {
+				dfsp_tree_of(d, t, d->lid_list[k]);
+				dfsp_share(d, -1);
+			}
+		}
+	}
 }
 
 /*
  * Route every LID: CA LIDs destination by destination, a port's LIDs one
  * after another, then (DFSP_ROUNDS times) each CA LID again with its own
- * routes taken out of the weights; switch LIDs last.
+ * routes taken out of the weights, then rounds over near-shortest paths
+ * (as many as DFSP_DETOUR_WORK allows, at most DFSP_DETOUR_ROUNDS) while
+ * they lower the busiest link; the best tables stay.  Switch LIDs last.
+ * 0 or -ENOMEM.
  */
-static void dfsp_route(struct dfsp *d)
+static int dfsp_route(struct dfsp *d)
 {
-	uint32_t t, i, j, k, round;
-	bool multi;
+	size_t row = (size_t)d->map.max_lid + 1;
+	uint64_t best_max, m, work = (uint64_t)d->map.max_lid * d->n_ch;
+	unsigned int round, n_det = 0;
+	uint8_t *best = NULL;
+	uint32_t t, i;
 
-	for (round = 0; round <= DFSP_ROUNDS; round++) {
-		for (t = 0; t < d->n_sw; t++) {
-			uint32_t i1 = d->lid_start[t] + d->n_ca_lids[t];
-
-			if (!d->n_ca_lids[t])
-				continue;
-			dfsp_dest(d, t);
-			for (i = d->lid_start[t]; i < i1; i = j) {
-				uint16_t l = d->lid_list[i];
-
-				/* one port's LIDs: i .. j - 1 */
-				for (j = i + 1;
-				     j < i1 && d->map.node[d->lid_list[j]] == d->map.node[l] &&
-				     d->map.port[d->lid_list[j]] == d->map.port[l];
-				     j++)
-					;
-				multi = j - i > 1;
-				for (k = i; multi && round && k < j; k++) {
-					dfsp_tree_of(d, d->lid_list[k]);
-					dfsp_share(d, 1);
-				}
-				for (k = i; k < j; k++) {
-					if (round) {
-						dfsp_tree_of(d, d->lid_list[k]);
-						dfsp_weigh(d, -1);
-						if (multi)
-							dfsp_share(d, -1);
-					}
-					dfsp_tree(d, t, d->lid_list[k]);
-					dfsp_weigh(d, 1);
-					if (multi)
-						dfsp_share(d, 1);
-				}
-				for (k = i; multi && k < j; k++) {
-					dfsp_tree_of(d, d->lid_list[k]);
-					dfsp_share(d, -1);
-				}
-			}
+	d->lnorm = 1;
+	d->lexp = 3;
+	for (round = 0; round <= DFSP_ROUNDS; round++)
+		dfsp_round(d, round > 0, false);
+	best_max = dfsp_busiest(d);
+	if (work)
+		n_det = DFSP_DETOUR_WORK / work < DFSP_DETOUR_ROUNDS
+			    ? (unsigned int)(DFSP_DETOUR_WORK / work)
+			    : DFSP_DETOUR_ROUNDS;
+	if (n_det && best_max) {
+		best = malloc((size_t)d->n_sw * row);
+		if (!best)
+			return -ENOMEM;
+		for (t = 0; t < d->n_sw; t++)
+			memcpy(best + t * row, d->lft[t], row);
+		d->detour = true;
+		d->lexp = DFSP_EXP;
+		d->hop = DFSP_HOP;
+		d->slack = DFSP_SLACK;
+		for (round = 0; round < n_det; round++) {
+			d->lnorm = (double)best_max;
+			dfsp_lcost_all(d);
+			dfsp_round(d, true, true);
+			m = dfsp_busiest(d);
+			if (m >= best_max)
+				break;
+			best_max = m;
+			for (t = 0; t < d->n_sw; t++)
+				memcpy(best + t * row, d->lft[t], row);
 		}
+		if (round < n_det) { /* the last round did not help: back to the best */
+			for (t = 0; t < d->n_sw; t++)
+				memcpy(d->lft[t], best + t * row, row);
+			dfsp_reweigh(d);
+		}
+		free(best);
 	}
 	for (t = 0; t < d->n_sw; t++) {
 		uint32_t i0 = d->lid_start[t] + d->n_ca_lids[t];
@@ -536,6 +786,7 @@ static void dfsp_route(struct dfsp *d)
 		for (i = i0; i < d->lid_start[t + 1]; i++)
 			dfsp_tree(d, t, d->lid_list[i]);
 	}
+	return 0;
 }
 
 /* ---- layers ------------------------------------------------------------ */
@@ -1014,8 +1265,9 @@ int dfsp_compute(const struct fabric *f, const struct routing_opts *o, struct ro
 		goto out;
 	for (s = 0; s < d.n_sw; s++)
 		d.lft[s] = r->lft[d.sw_node[s]];
-	dfsp_route(&d);
-	err = dfsp_layer_all(&d);
+	err = dfsp_route(&d);
+	if (!err)
+		err = dfsp_layer_all(&d);
 	if (err == -ETIME) {
 		routing_why(why, why_len,
 			    "laying %" PRIu32

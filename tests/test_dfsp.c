@@ -95,7 +95,7 @@ static struct routes *route_check(const struct fabric *f, const struct routing_o
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	snprintf(label, sizeof(label), "dfsp on %s", what);
-	checker_assert_sound(f, r, CHECKER_MINIMAL, label);
+	checker_assert_sound(f, r, CHECKER_NEAR_MINIMAL, label);
 	v = checker_cdg_acyclic(f, r, &cs, msg, sizeof(msg));
 	if (v)
 		fprintf(stderr, "\ndfsp on %s (%u VLs): %s\n", what, r->n_vls, msg);
@@ -458,7 +458,7 @@ static void timing(char *text, double limit_ms, const char *what)
 	if (rc)
 		fprintf(stderr, "\ndfsp on %s: %d %s\n", what, rc, why);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_EQUAL(checker_run(f, r, CHECKER_MINIMAL, NULL, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(checker_run(f, r, CHECKER_NEAR_MINIMAL, NULL, why, sizeof(why)), 0);
 	fprintf(stderr, "\n  dfsp %s (%u switches, %u LIDs): %.0f ms, %u VLs", what, r->n_sw,
 		r->max_lid, ms, r->n_vls);
 	CU_ASSERT(ms < limit_ms * TESTUTIL_SLOW);
