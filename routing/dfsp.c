@@ -147,9 +147,18 @@ struct dfsp {
 	uint64_t n_dep;
 	struct dfsp_layer layer[DFSP_MAX_LAYERS];
 	unsigned int n_layers;
-	unsigned int limit;	  /* layers the VLs allow */
-	uint64_t steps;		  /* links the layering's searches visited */
-	bool overflow;		  /* a unit fit in no layer */
+	unsigned int limit; /* layers the VLs allow */
+	uint64_t steps;	    /* links the layering's searches visited */
+	bool overflow;	    /* a unit fit in no layer */
+	/* the up*-down* layer of a fallback pass (DFSP_NONE: none) */
+	unsigned int ud_layer;
+	bool capped;		  /* past DFSP_MAX_STEPS a dependency out of order is refused */
+	uint8_t *ud;		  /* per LID: routed up*-down* on ud_layer */
+	uint32_t *rank;		  /* per switch: BFS distance from its component's root */
+	uint32_t *ud_a;		  /* per switch: the up*-down* path's hops to the destination */
+	uint32_t *ud_dn;	  /* per switch: the shortest all-down path's hops */
+	uint32_t n_ud;		  /* LIDs routed up*-down* */
+	uint32_t *ud_order;	  /* switches by (rank, index) */
 	uint8_t *unit_layer;	  /* [s * (max_lid + 1) + LID]: the layer of the path from s */
 	uint64_t *added, *marked; /* a path's new dependencies (u << 32 | v), done marks */
 	uint32_t n_added, cap_added, n_marked, cap_marked;
@@ -202,6 +211,11 @@ static void dfsp_clear(struct dfsp *d)
 		free(d->layer[i].at);
 	}
 	free(d->unit_layer);
+	free(d->ud);
+	free(d->rank);
+	free(d->ud_a);
+	free(d->ud_dn);
+	free(d->ud_order);
 	free(d->added);
 	free(d->marked);
 	free(d->done);
@@ -887,6 +901,8 @@ static bool dfsp_dep_add(struct dfsp *d, struct dfsp_layer *ly, uint32_t u, uint
 	d->steps++;
 	if (lb > ub)
 		goto add;
+	if (d->capped && d->steps > DFSP_MAX_STEPS)
+		return false;
 	ep = ++d->epoch;
 	if (!ep) { /* wrapped: clear the stamps */
 		memset(stamp, 0, ((size_t)d->n_ch + 1) * sizeof(*stamp));
@@ -902,7 +918,8 @@ static bool dfsp_dep_add(struct dfsp *d, struct dfsp_layer *ly, uint32_t u, uint
 			 deg = d->adj_start[h + 1] - d->adj_start[h];
 
 		d->fwd[n_f++] = x;
-		d->steps++;
+		if (++d->steps > DFSP_MAX_STEPS && d->capped)
+			return false;
 		for (j = 0; j < deg; j++) {
 			uint32_t y = d->adj_start[h] + j;
 
@@ -926,7 +943,8 @@ static bool dfsp_dep_add(struct dfsp *d, struct dfsp_layer *ly, uint32_t u, uint
 
 		d->in_b[x] = ep;
 		d->bwd[n_b++] = x;
-		d->steps++;
+		if (++d->steps > DFSP_MAX_STEPS && d->capped)
+			return false;
 		for (e = d->adj_start[t]; e < d->adj_start[t + 1]; e++) {
 			uint32_t y = d->rev[e];
 
@@ -1096,6 +1114,10 @@ static int dfsp_place(struct dfsp *d, uint32_t s, uint32_t t, uint32_t i)
 		if (rc)
 			break;
 	}
+	if (k == d->limit && d->ud_layer != DFSP_NONE) {
+		d->ud[d->lid_list[i]] = 1; /* the whole LID goes up*-down* */
+		return 0;
+	}
 	if (k == d->limit)
 		d->overflow = true;
 	d->unit_layer[(size_t)s * (d->map.max_lid + 1u) + d->lid_list[i]] = (uint8_t)k;
@@ -1144,10 +1166,12 @@ static int dfsp_layer_pass(struct dfsp *d, const uint8_t *prev, unsigned int pre
 				for (i = i0; i < i1 && !rc; i++) {
 					if (prev && prev[s * row + d->lid_list[i]] != k)
 						continue;
+					if (d->ud && d->ud[d->lid_list[i]])
+						continue;
 					rc = dfsp_place(d, s, t, i);
 					if (!rc && d->overflow)
 						return 0;
-					if (!rc && d->steps > DFSP_MAX_STEPS)
+					if (!rc && d->steps > DFSP_MAX_STEPS && !d->capped)
 						rc = -ETIME;
 				}
 			}
@@ -1194,6 +1218,249 @@ static int dfsp_layer_all(struct dfsp *d)
 	}
 	free(prev);
 	return rc;
+}
+
+/* ---- the up*-down* layer ---------------------------------------------- */
+
+/* BFS hops from x over switch links into dist (DFSP_NONE: not reached); the farthest. */
+static uint32_t dfsp_bfs(struct dfsp *d, uint32_t x, uint32_t *dist, uint32_t *queue,
+			 uint32_t *ret_n)
+{
+	uint32_t head = 0, tail = 0, e, far = 0;
+
+	dist[x] = 0;
+	queue[tail++] = x;
+	while (head < tail) {
+		uint32_t y = queue[head++];
+
+		if (dist[y] > far)
+			far = dist[y];
+		for (e = d->adj_start[y]; e < d->adj_start[y + 1]; e++)
+			if (dist[d->adj[e].nbr] == DFSP_NONE) {
+				dist[d->adj[e].nbr] = dist[y] + 1;
+				queue[tail++] = d->adj[e].nbr;
+			}
+	}
+	*ret_n = tail;
+	return far;
+}
+
+/*
+ * Up*-down* ranks: per connected component, BFS hops from its root, the
+ * switch nearest to all others (smallest eccentricity, then lowest index).
+ * Switches are ordered by (rank, index); a hop to a higher one is down.
+ * 0 or -ENOMEM.
+ */
+static int dfsp_ranks(struct dfsp *d)
+{
+	uint32_t n = d->n_sw, x, i, n_comp, far, best_far, root, *tmp, *queue, *members;
+	int err = -ENOMEM;
+
+	d->rank = malloc(((size_t)n + 1) * sizeof(*d->rank));
+	tmp = malloc(((size_t)n + 1) * sizeof(*tmp));
+	queue = malloc(((size_t)n + 1) * sizeof(*queue));
+	members = malloc(((size_t)n + 1) * sizeof(*members));
+	if (!d->rank || !tmp || !queue || !members)
+		goto out;
+	for (x = 0; x < n; x++)
+		d->rank[x] = tmp[x] = DFSP_NONE;
+	for (x = 0; x < n; x++) {
+		if (d->rank[x] != DFSP_NONE)
+			continue;
+		dfsp_bfs(d, x, tmp, queue, &n_comp);
+		memcpy(members, queue, (size_t)n_comp * sizeof(*members));
+		root = x;
+		best_far = DFSP_NONE;
+		for (i = 0; i < n_comp; i++) {
+			uint32_t j, c;
+
+			for (j = 0; j < n_comp; j++)
+				tmp[members[j]] = DFSP_NONE;
+			far = dfsp_bfs(d, members[i], tmp, queue, &c);
+			if (far < best_far || (far == best_far && members[i] < root)) {
+				best_far = far;
+				root = members[i];
+			}
+		}
+		for (i = 0; i < n_comp; i++)
+			tmp[members[i]] = DFSP_NONE;
+		dfsp_bfs(d, root, tmp, queue, &n_comp);
+		for (i = 0; i < n_comp; i++)
+			d->rank[members[i]] = tmp[members[i]];
+	}
+	/* (rank, index) order: counting sort by rank, stable in index */
+	d->ud_order = malloc(((size_t)n + 1) * sizeof(*d->ud_order));
+	if (!d->ud_order)
+		goto out;
+	memset(tmp, 0, ((size_t)n + 1) * sizeof(*tmp));
+	for (x = 0; x < n; x++)
+		tmp[d->rank[x] + 1]++;
+	for (x = 1; x <= n; x++)
+		tmp[x] += tmp[x - 1];
+	for (x = 0; x < n; x++)
+		d->ud_order[tmp[d->rank[x]]++] = x;
+	err = 0;
+out:
+	free(tmp);
+	free(queue);
+	free(members);
+	return err;
+}
+
+static bool dfsp_down(const struct dfsp *d, uint32_t from, uint32_t to)
+{
+	return d->rank[to] > d->rank[from] || (d->rank[to] == d->rank[from] && to > from);
+}
+
+/*
+ * The lightest up*-down* tree towards LID l on t (dfsp_dest(t) done), as
+ * updn.c routes (a switch with an all-down path takes its shortest, any
+ * other goes up towards the switches that have one), choosing among the
+ * ports that achieve it by the links' costs as dfsp_tree does.
+ */
+static void dfsp_ud_tree(struct dfsp *d, uint32_t t, uint16_t l)
+{
+	uint32_t *const dn = d->ud_dn, *const a = d->ud_a, *const q = d->dorder;
+	uint32_t head = 0, tail = 0, i, e, max_a = 0, n = 0;
+
+	for (i = 0; i < d->n_sw; i++)
+		dn[i] = a[i] = DFSP_NONE;
+	/* all-down hops to t: backwards from t over links taken downwards */
+	dn[t] = 0;
+	q[tail++] = t;
+	while (head < tail) {
+		uint32_t z = q[head++];
+
+		for (e = d->adj_start[z]; e < d->adj_start[z + 1]; e++) {
+			uint32_t y = d->adj[e].nbr;
+
+			if (dn[y] == DFSP_NONE && dfsp_down(d, y, z)) {
+				dn[y] = dn[z] + 1;
+				q[tail++] = y;
+			}
+		}
+	}
+	/* the rest go up: in (rank, index) order, their up neighbours come first */
+	for (i = 0; i < d->n_sw; i++) {
+		uint32_t y = d->ud_order[i];
+
+		if (d->dist[y] == DFSP_NONE || dn[y] != DFSP_NONE) {
+			a[y] = dn[y];
+			continue;
+		}
+		for (e = d->adj_start[y]; e < d->adj_start[y + 1]; e++) {
+			uint32_t u = d->adj[e].nbr;
+
+			if (!dfsp_down(d, y, u) && a[u] != DFSP_NONE && a[u] + 1 < a[y])
+				a[y] = a[u] + 1;
+		}
+	}
+	for (i = 0; i < d->n_order; i++)
+		if (a[d->order[i]] != DFSP_NONE && a[d->order[i]] > max_a)
+			max_a = a[d->order[i]];
+	/* order by hops (counting sort), then the lightest port that achieves them */
+	for (i = 0; i <= max_a + 1; i++)
+		d->hpos[i] = 0;
+	for (i = 0; i < d->n_order; i++)
+		if (a[d->order[i]] != DFSP_NONE)
+			d->hpos[a[d->order[i]] + 1]++;
+	for (i = 1; i <= max_a + 1; i++)
+		d->hpos[i] += d->hpos[i - 1];
+	for (i = 0; i < d->n_order; i++)
+		if (a[d->order[i]] != DFSP_NONE)
+			q[d->hpos[a[d->order[i]]]++] = d->order[i];
+	n = d->hpos[max_a];
+	d->cost[t] = 0;
+	d->next[t] = DFSP_NONE;
+	d->lft[t][l] = d->tgt_port[l];
+	for (i = 1; i < n; i++) {
+		uint32_t y = q[i], best = DFSP_NONE;
+		double best_c = 0;
+
+		for (e = d->adj_start[y]; e < d->adj_start[y + 1]; e++) {
+			uint32_t z = d->adj[e].nbr;
+			bool ok = dn[y] != DFSP_NONE ? dfsp_down(d, y, z) && dn[z] + 1 == dn[y]
+						     : !dfsp_down(d, y, z) && a[z] + 1 == a[y];
+			double c;
+
+			if (!ok)
+				continue;
+			c = d->lcost[e] + d->cost[z];
+			if (best == DFSP_NONE || c < best_c) {
+				best = e;
+				best_c = c;
+			}
+		}
+		d->cost[y] = best_c;
+		d->next[y] = best;
+		d->lft[y][l] = d->adj[best].port;
+	}
+	d->tord = q;
+	d->n_tord = n;
+}
+
+/*
+ * The fallback when the paths need more layers than the VLs allow (or the
+ * first-fit layering takes more than DFSP_MAX_STEPS): paths first-fit on
+ * layers 0 .. allowed - 2 with the cycle searches capped at DFSP_MAX_STEPS
+ * (past it a dependency against a layer's order is refused, which is always
+ * safe), and every LID one of whose paths fits none is routed again,
+ * whole, over an up*-down* tree on the last layer: up*-down* paths have no
+ * cycle among themselves (Autonet), so that layer needs no search.
+ * 0 or -ENOMEM.
+ */
+static int dfsp_layer_fallback(struct dfsp *d, unsigned int allowed)
+{
+	size_t row = (size_t)d->map.max_lid + 1;
+	uint32_t t, i, s;
+	int rc;
+
+	d->ud = calloc(row, sizeof(*d->ud));
+	d->ud_a = malloc(((size_t)d->n_sw + 1) * sizeof(*d->ud_a));
+	d->ud_dn = malloc(((size_t)d->n_sw + 1) * sizeof(*d->ud_dn));
+	if (!d->ud || !d->ud_a || !d->ud_dn)
+		return -ENOMEM;
+	rc = dfsp_ranks(d);
+	if (rc)
+		return rc;
+	d->limit = allowed - 1;
+	d->ud_layer = allowed - 1;
+	d->capped = true;
+	d->steps = 0;
+	memset(d->unit_layer, 0, dfsp_units(d));
+	rc = dfsp_layer_pass(d, NULL, 0);
+	if (rc)
+		return rc;
+	d->n_ud = 0;
+	for (t = 0; t < d->n_sw; t++) {
+		bool any = false;
+
+		for (i = d->lid_start[t]; i < d->lid_start[t + 1]; i++)
+			any |= d->ud[d->lid_list[i]];
+		if (!any)
+			continue;
+		dfsp_dest(d, t);
+		for (i = d->lid_start[t]; i < d->lid_start[t + 1]; i++) {
+			uint16_t l = d->lid_list[i];
+			bool ca = i < d->lid_start[t] + d->n_ca_lids[t];
+
+			if (!d->ud[l])
+				continue;
+			d->n_ud++;
+			if (ca) {
+				dfsp_tree_of(d, t, l);
+				dfsp_weigh(d, -1);
+			}
+			dfsp_ud_tree(d, t, l);
+			if (ca)
+				dfsp_weigh(d, 1);
+			for (s = 0; s < d->n_sw; s++)
+				d->unit_layer[s * row + l] = (uint8_t)d->ud_layer;
+		}
+	}
+	if (d->n_ud)
+		d->n_layers = allowed;
+	return 0;
 }
 
 /* Path SLs by destination LID and SL2VL tables (only when more than one layer is used). */
@@ -1265,9 +1532,12 @@ int dfsp_compute(const struct fabric *f, const struct routing_opts *o, struct ro
 		goto out;
 	for (s = 0; s < d.n_sw; s++)
 		d.lft[s] = r->lft[d.sw_node[s]];
+	d.ud_layer = DFSP_NONE;
 	err = dfsp_route(&d);
 	if (!err)
 		err = dfsp_layer_all(&d);
+	if ((err == -ETIME || (!err && (d.overflow || d.n_layers > allowed))) && allowed >= 2)
+		err = dfsp_layer_fallback(&d, allowed);
 	if (err == -ETIME) {
 		routing_why(why, why_len,
 			    "laying %" PRIu32
@@ -1280,24 +1550,28 @@ int dfsp_compute(const struct fabric *f, const struct routing_opts *o, struct ro
 		goto out;
 	if (d.overflow) {
 		routing_why(why, why_len,
-			    "the shortest paths need more than %u VLs to be free of credit loops",
+			    "the paths need more than %u VLs to be free of credit loops",
 			    DFSP_MAX_LAYERS);
 		err = -ENOTSUP;
 		goto out;
 	}
 	if (d.n_layers > allowed && by_opts) {
-		routing_why(why, why_len,
-			    "the shortest paths need %u VLs to be free of credit loops, max_vls "
-			    "allows %u",
-			    d.n_layers, allowed);
+		routing_why(
+		    why, why_len,
+		    "the paths need %u VLs to be free of credit loops (2 with the up*-down* "
+		    "fallback), max_vls "
+		    "allows %u",
+		    d.n_layers, allowed);
 		err = -ENOTSUP;
 		goto out;
 	}
 	if (d.n_layers > allowed) {
-		routing_why(why, why_len,
-			    "the shortest paths need %u VLs to be free of credit loops, switch "
-			    "0x%016" PRIx64 " port %u offers %u",
-			    d.n_layers, f->nodes[lim_node].guid, lim_port, allowed);
+		routing_why(
+		    why, why_len,
+		    "the paths need %u VLs to be free of credit loops (2 with the up*-down* "
+		    "fallback), switch "
+		    "0x%016" PRIx64 " port %u offers %u",
+		    d.n_layers, f->nodes[lim_node].guid, lim_port, allowed);
 		err = -ENOTSUP;
 		goto out;
 	}
