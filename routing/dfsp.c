@@ -1639,8 +1639,7 @@ int dfsp_compute(const struct fabric *f, const struct routing_opts *o, struct ro
 		routing_why(
 		    why, why_len,
 		    "the paths need %u VLs to be free of credit loops (2 with the up*-down* "
-		    "fallback), max_vls "
-		    "allows %u",
+		    "fallback), max_vls allows %u",
 		    d.n_layers, allowed);
 		err = -ENOTSUP;
 		goto out;
@@ -1649,8 +1648,7 @@ int dfsp_compute(const struct fabric *f, const struct routing_opts *o, struct ro
 		routing_why(
 		    why, why_len,
 		    "the paths need %u VLs to be free of credit loops (2 with the up*-down* "
-		    "fallback), switch "
-		    "0x%016" PRIx64 " port %u offers %u",
+		    "fallback), switch 0x%016" PRIx64 " port %u offers %u",
 		    d.n_layers, f->nodes[lim_node].guid, lim_port, allowed);
 		err = -ENOTSUP;
 		goto out;
