@@ -94,13 +94,13 @@
  * O(switches x LIDs) paths a pass, most of one step, plus the searches.
  * Memory: the tables, a byte per (switch, LID) for the layers (twice while
  * a pass runs), a bit per (link, next link) pair and O(links) per layer.
- * Measured on the shared 2-core VM (ibsmd --offline, route time): 3-level
- * fat tree k=34 (1,445 switches, 11,271 LIDs) 2.1 s, one layer, the same
- * busiest link as ftree (0.4 s); random 320 switches / 9,920 LIDs 2.5 s, 8
- * layers, busiest link at the lower bound (updn: 10x it); random 320 / 10,560
- * LIDs refused after 2.3 s (9 layers, 8 VLs offered); random 640 switches /
- * 10,880 LIDs refused after 2.2 s (DFSP_MAX_STEPS).  Pure: no I/O, no
- * globals.
+ * Measured on the shared 2-core VM at load 13-15 (ibsmd --offline, route
+ * time, README's table): 3-level fat tree k=34 (1,445 switches, 11,271
+ * LIDs) 5-11 s, one layer, the same busiest link as ftree (0.7-1.0 s);
+ * random 320 switches / 9,920 LIDs 14 s, 8 layers, busiest link at the
+ * lower bound (updn: 10x it); random 320 / 10,560 LIDs 10-21 s, 8 VLs of
+ * which 4 up*-down*, 1.6x the bound (updn 9.7x); random 640 switches /
+ * 10,880 LIDs 17-18 s, 4.3x (updn 30x).  Pure: no I/O, no globals.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -116,7 +116,7 @@
 #define DFSP_ROUNDS 1	   /* passes that route each CA LID again over shortest paths */
 /* then rounds over near-shortest paths, while they lower the busiest link */
 #define DFSP_DETOUR_ROUNDS 4
-#define DFSP_DETOUR_WORK 60000000ULL /* CA LIDs x switch links a detour round may cost */
+#define DFSP_DETOUR_WORK 30000000ULL /* CA LIDs x switch links a detour round may cost */
 #define DFSP_SLACK 1		     /* hops a path may take beyond the shortest */
 #define DFSP_HOP 0.1		     /* cost of a hop: a tenth of a busiest link's */
 #define DFSP_EXP 4.0		     /* a link's cost: (routes / busiest)^4 */
