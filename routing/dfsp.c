@@ -25,6 +25,16 @@
  *    other LIDs use, so that among the shortest paths the alternatives are
  *    as link-disjoint as the topology allows; DFSSSP separates them only
  *    through the weights;
+ *  - then near-shortest rounds (as many as DFSP_DETOUR_WORK allows for
+ *    the fabric's size, at most DFSP_DETOUR_ROUNDS, while each lowers the
+ *    busiest link; the best tables stay): every single-LID CA port is
+ *    routed again by Dijkstra from its switch over paths at most
+ *    DFSP_SLACK hop longer than the shortest, a link costing
+ *    (routes / busiest link's routes)^DFSP_EXP and every hop DFSP_HOP more,
+ *    so a path leaves the shortest ones only around the busiest links.
+ *    DFSSSP's P^2 keeps it on shortest paths, and on a random 64-switch
+ *    fabric its busiest link is then 1.9x the lower bound where ours is
+ *    1.5x (bench/deadlockfree.sh);
  *  - switch LIDs (management traffic) are routed last and add no weight,
  *    as in DFSSSP; CA LIDs go destination switch by destination switch
  *    (GUID order), ports by port number.
@@ -40,6 +50,20 @@
  * graphs", 2006) keeps the cycle check local; a dependency that closes a
  * cycle with a layer's own is blocked there for the pass, and a walk stops
  * at the first switch whose path to the LID is already in the layer.
+ * When that needs more layers than the VLs allow (or takes more than
+ * DFSP_MAX_STEPS search steps) and at least 2 VLs are offered, one more
+ * pass lays the paths first-fit onto the first VLs with the searches capped
+ * (past DFSP_MAX_STEPS a dependency against a layer's order is refused,
+ * which is always safe), and every LID one of whose paths fits none is
+ * routed again, whole, over an up*-down* tree (Schroeder et al.,
+ * "Autonet", 1991, as updn.c: the lightest among the legal paths of
+ * fewest hops) on the last VLs, one root and orientation per such VL
+ * (root 0 the most central switch, the next ones central and far from the
+ * roots before), each LID on the VL whose tree is lightest: up*-down*
+ * paths of one orientation have no cycle among themselves, so those layers
+ * need no search.  Half the VLs, rounded up, go to such layers (measured:
+ * one of 8 left a random 640-switch fabric at 19.6x the lower bound, 4 of
+ * 8 at 4.3x; updn 30x).  So dfsp refuses only when a switch link offers VL 0 alone.
  * DFSSSP puts every (source LID, destination LID) path on VL 0, breaks
  * each cycle at its weakest dependency by moving that dependency's paths
  * one layer up, and spreads the paths over the VLs left unused (the SL
@@ -60,24 +84,23 @@
  * elsewhere (the SM sets OperationalVLs from it, sm/program.c), and
  * routing_opts' max_vls when set.  The paths are layered as if every
  * port had 15 data VLs and the layers then compared with that, so the
- * tables and the SLs do not depend on the limit: a fabric that fits in n
- * VLs fits any limit of n or more.  -ENOTSUP with the numbers when the
- * layers need more, when the fabric is larger than DFSP_MAX_WORK (LIDs x
- * switch links) or when the first layering pass takes more than
- * DFSP_MAX_STEPS: both counts depend on the fabric alone, so a fabric
- * always gets the same answer.
+ * tables and the SLs do not depend on the limit as long as they fit: a
+ * fabric that fits in n VLs fits any limit of n or more.  -ENOTSUP with
+ * the numbers when they do not fit and only VL 0 is offered, or when the
+ * fabric is larger than DFSP_MAX_WORK (LIDs x switch links).  Every count
+ * depends on the fabric alone, so a fabric always gets the same answer.
  *
  * Cost: O(rounds x LIDs x switch links) for the trees; the layers walk
  * O(switches x LIDs) paths a pass, most of one step, plus the searches.
  * Memory: the tables, a byte per (switch, LID) for the layers (twice while
  * a pass runs), a bit per (link, next link) pair and O(links) per layer.
- * Measured on the shared 2-core VM (ibsmd --offline, route time): 3-level
- * fat tree k=34 (1,445 switches, 11,271 LIDs) 2.1 s, one layer, the same
- * busiest link as ftree (0.4 s); random 320 switches / 9,920 LIDs 2.5 s, 8
- * layers, busiest link at the lower bound (updn: 10x it); random 320 / 10,560
- * LIDs refused after 2.3 s (9 layers, 8 VLs offered); random 640 switches /
- * 10,880 LIDs refused after 2.2 s (DFSP_MAX_STEPS).  Pure: no I/O, no
- * globals.
+ * Measured on the shared 2-core VM at load 13-15 (ibsmd --offline, route
+ * time, README's table): 3-level fat tree k=34 (1,445 switches, 11,271
+ * LIDs) 5-11 s, one layer, the same busiest link as ftree (0.7-1.0 s);
+ * random 320 switches / 9,920 LIDs 14 s, 8 layers, busiest link at the
+ * lower bound (updn: 10x it); random 320 / 10,560 LIDs 10-21 s, 8 VLs of
+ * which 4 up*-down*, 1.6x the bound (updn 9.7x); random 640 switches /
+ * 10,880 LIDs 17-18 s, 4.3x (updn 30x).  Pure: no I/O, no globals.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -90,8 +113,15 @@
 
 #define DFSP_NONE UINT32_MAX
 #define DFSP_MAX_LAYERS 15 /* data VLs an IBA port can have */
-#define DFSP_ROUNDS 1	   /* passes that route each CA LID again */
-#define DFSP_PASSES 4	   /* layering passes at most */
+#define DFSP_ROUNDS 1	   /* passes that route each CA LID again over shortest paths */
+/* then rounds over near-shortest paths, while they lower the busiest link */
+#define DFSP_DETOUR_ROUNDS 4
+#define DFSP_DETOUR_WORK 30000000ULL /* CA LIDs x switch links a detour round may cost */
+#define DFSP_SLACK 1		     /* hops a path may take beyond the shortest */
+#define DFSP_HOP 0.1		     /* cost of a hop: a tenth of a busiest link's */
+#define DFSP_EXP 4.0		     /* a link's cost: (routes / busiest)^4 */
+#include <math.h>
+#define DFSP_PASSES 4 /* layering passes at most */
 /* links the layering's cycle searches may visit: a few seconds */
 #define DFSP_MAX_STEPS 50000000ULL
 /* trees x links past which routing would take more than seconds */
@@ -124,6 +154,11 @@ struct dfsp {
 	uint8_t **lft;	     /* per switch index */
 	/* per destination switch */
 	uint32_t *dist, *order, n_order;
+	uint32_t *tord, n_tord; /* the last tree's switches, each after its next hop */
+	uint32_t *dorder, *heap, *hpos, *depth;
+	double lnorm, lexp, hop; /* link cost (w / lnorm)^lexp, hop cost in Dijkstra rounds */
+	bool detour;
+	uint32_t slack;
 	uint32_t *cand_start, *cand;
 	/* per LID */
 	uint64_t *w, *sub;
@@ -135,9 +170,20 @@ struct dfsp {
 	uint64_t n_dep;
 	struct dfsp_layer layer[DFSP_MAX_LAYERS];
 	unsigned int n_layers;
-	unsigned int limit;	  /* layers the VLs allow */
-	uint64_t steps;		  /* links the layering's searches visited */
-	bool overflow;		  /* a unit fit in no layer */
+	unsigned int limit; /* layers the VLs allow */
+	uint64_t steps;	    /* links the layering's searches visited */
+	bool overflow;	    /* a unit fit in no layer */
+	/* the up*-down* layer of a fallback pass (DFSP_NONE: none) */
+	unsigned int ud_layer;
+	bool capped;	/* past DFSP_MAX_STEPS a dependency out of order is refused */
+	uint8_t *ud;	/* per LID: routed up*-down* on ud_layer */
+	uint32_t *rank; /* the up*-down* layer in use: BFS hops from its root */
+	uint32_t *ranks[DFSP_MAX_LAYERS], *ud_orders[DFSP_MAX_LAYERS]; /* per up*-down* layer */
+	unsigned int n_udl;					       /* up*-down* layers */
+	uint32_t *ud_a;		  /* per switch: the up*-down* path's hops to the destination */
+	uint32_t *ud_dn;	  /* per switch: the shortest all-down path's hops */
+	uint32_t n_ud;		  /* LIDs routed up*-down* */
+	uint32_t *ud_order;	  /* the layer in use: switches by (rank, index) */
 	uint8_t *unit_layer;	  /* [s * (max_lid + 1) + LID]: the layer of the path from s */
 	uint64_t *added, *marked; /* a path's new dependencies (u << 32 | v), done marks */
 	uint32_t n_added, cap_added, n_marked, cap_marked;
@@ -170,6 +216,10 @@ static void dfsp_clear(struct dfsp *d)
 	free(d->lft);
 	free(d->dist);
 	free(d->order);
+	free(d->dorder);
+	free(d->heap);
+	free(d->hpos);
+	free(d->depth);
 	free(d->cand_start);
 	free(d->cand);
 	free(d->w);
@@ -186,6 +236,14 @@ static void dfsp_clear(struct dfsp *d)
 		free(d->layer[i].at);
 	}
 	free(d->unit_layer);
+	free(d->ud);
+	for (i = 0; i < DFSP_MAX_LAYERS; i++) {
+		free(d->ranks[i]);
+		free(d->ud_orders[i]);
+	}
+	free(d->ud_a);
+	free(d->ud_dn);
+
 	free(d->added);
 	free(d->marked);
 	free(d->done);
@@ -348,6 +406,12 @@ static int dfsp_setup(struct dfsp *d, const struct fabric *f, char *why, size_t 
 
 	d->dist = malloc(nn * sizeof(*d->dist));
 	d->order = malloc(nn * sizeof(*d->order));
+	d->dorder = malloc(nn * sizeof(*d->dorder));
+	d->heap = malloc(nn * sizeof(*d->heap));
+	d->hpos = malloc(nn * sizeof(*d->hpos));
+	d->depth = malloc(nn * sizeof(*d->depth));
+	if (!d->dorder || !d->heap || !d->hpos || !d->depth)
+		return -ENOMEM;
 	d->cand_start = malloc((nn + 1) * sizeof(*d->cand_start));
 	d->cand = malloc(((size_t)d->n_ch + 1) * sizeof(*d->cand));
 	d->cost = malloc(nn * sizeof(*d->cost));
@@ -433,18 +497,153 @@ static void dfsp_tree(struct dfsp *d, uint32_t t, uint16_t l)
 		next[x] = best;
 		d->lft[x][l] = adj[best].port;
 	}
+	d->tord = d->order;
+	d->n_tord = d->n_order;
 }
 
-/* next[] of LID l's tree as the tables have it. */
-static void dfsp_tree_of(struct dfsp *d, uint16_t l)
+static void dfsp_hswap(struct dfsp *d, uint32_t a, uint32_t b)
 {
-	uint32_t i;
+	uint32_t x = d->heap[a];
 
-	for (i = 1; i < d->n_order; i++) {
-		uint32_t x = d->order[i];
+	d->heap[a] = d->heap[b];
+	d->heap[b] = x;
+	d->hpos[d->heap[a]] = a;
+	d->hpos[d->heap[b]] = b;
+}
 
-		d->next[x] = d->pch[d->pbase[x] + d->lft[x][l]];
+static bool dfsp_hless(const struct dfsp *d, uint32_t a, uint32_t b)
+{
+	uint32_t x = d->heap[a], y = d->heap[b];
+
+	return d->cost[x] < d->cost[y] || (d->cost[x] == d->cost[y] && x < y);
+}
+
+static void dfsp_hup(struct dfsp *d, uint32_t i)
+{
+	while (i && dfsp_hless(d, i, (i - 1) / 2)) {
+		dfsp_hswap(d, i, (i - 1) / 2);
+		i = (i - 1) / 2;
 	}
+}
+
+static void dfsp_hdown(struct dfsp *d, uint32_t i, uint32_t n)
+{
+	for (;;) {
+		uint32_t m = i, c = 2 * i + 1;
+
+		if (c < n && dfsp_hless(d, c, m))
+			m = c;
+		if (c + 1 < n && dfsp_hless(d, c + 1, m))
+			m = c + 1;
+		if (m == i)
+			return;
+		dfsp_hswap(d, i, m);
+		i = m;
+	}
+}
+
+/*
+ * The lightest tree towards LID l on t over any paths: Dijkstra from t with
+ * a hop cost plus each link's cost.
+ */
+static void dfsp_dijkstra(struct dfsp *d, uint32_t t, uint16_t l)
+{
+	double *const cost = d->cost;
+	uint32_t *const next = d->next;
+	uint32_t n = 0, n_set = 0, i, e;
+
+	for (i = 0; i < d->n_sw; i++) {
+		cost[i] = HUGE_VAL;
+		d->hpos[i] = DFSP_NONE;
+	}
+	cost[t] = 0;
+	next[t] = DFSP_NONE;
+	d->depth[t] = 0;
+	d->heap[n] = t;
+	d->hpos[t] = n++;
+	while (n) {
+		uint32_t y = d->heap[0];
+
+		dfsp_hswap(d, 0, n - 1);
+		n--;
+		dfsp_hdown(d, 0, n);
+		d->hpos[y] = DFSP_NONE - 1; /* settled */
+		d->dorder[n_set++] = y;
+		for (e = d->adj_start[y]; e < d->adj_start[y + 1]; e++) {
+			uint32_t x = d->adj[e].nbr, c = d->rev[e];
+			double nc;
+
+			if (c == DFSP_NONE || d->hpos[x] == DFSP_NONE - 1 ||
+			    d->depth[y] + 1 > d->dist[x] + d->slack)
+				continue;
+			nc = cost[y] + d->hop + d->lcost[c];
+			if (nc >= cost[x])
+				continue;
+			cost[x] = nc;
+			next[x] = c;
+			d->depth[x] = d->depth[y] + 1;
+			if (d->hpos[x] == DFSP_NONE) {
+				d->heap[n] = x;
+				d->hpos[x] = n++;
+			}
+			dfsp_hup(d, d->hpos[x]);
+		}
+	}
+	d->lft[t][l] = d->tgt_port[l];
+	for (i = 1; i < n_set; i++)
+		d->lft[d->dorder[i]][l] = d->adj[next[d->dorder[i]]].port;
+	d->tord = d->dorder;
+	d->n_tord = n_set;
+}
+
+/* next[] of LID l's tree as the tables have it, and its order (dfsp_dest(t) done). */
+static void dfsp_tree_of(struct dfsp *d, uint32_t t, uint16_t l)
+{
+	uint32_t i, n, *const depth = d->depth, max_depth = 0;
+
+	if (!d->detour) {
+		for (i = 1; i < d->n_order; i++) {
+			uint32_t x = d->order[i];
+
+			d->next[x] = d->pch[d->pbase[x] + d->lft[x][l]];
+		}
+		d->tord = d->order;
+		d->n_tord = d->n_order;
+		return;
+	}
+	for (i = 0; i < d->n_order; i++)
+		depth[d->order[i]] = DFSP_NONE;
+	depth[t] = 0;
+	d->next[t] = DFSP_NONE;
+	for (i = 1; i < d->n_order; i++) {
+		uint32_t x = d->order[i], y, sp = 0;
+
+		/* walk up to a switch of known depth, then number the walk back */
+		for (y = x; depth[y] == DFSP_NONE; y = d->adj[d->next[y]].nbr) {
+			d->next[y] = d->pch[d->pbase[y] + d->lft[y][l]];
+			d->heap[sp++] = y;
+		}
+		while (sp) {
+			uint32_t z = d->heap[--sp];
+
+			depth[z] = depth[d->adj[d->next[z]].nbr] + 1;
+			if (depth[z] > max_depth)
+				max_depth = depth[z];
+		}
+	}
+	/* counting sort by depth into dorder */
+	for (i = 0; i <= max_depth + 1; i++)
+		d->hpos[i] = 0;
+	for (i = 0; i < d->n_order; i++)
+		d->hpos[depth[d->order[i]] + 1]++;
+	for (i = 1; i <= max_depth + 1; i++)
+		d->hpos[i] += d->hpos[i - 1];
+	for (i = 0; i < d->n_order; i++) {
+		n = d->hpos[depth[d->order[i]]]++;
+		d->dorder[n] = d->order[i];
+	}
+	d->tord = d->dorder;
+	d->n_tord = d->n_order;
 }
 
 /* Add (sign 1) or take out (-1) the CA ports' routes over next[]'s links. */
@@ -452,10 +651,10 @@ static void dfsp_weigh(struct dfsp *d, int sign)
 {
 	uint32_t i;
 
-	for (i = 0; i < d->n_order; i++)
-		d->sub[d->order[i]] = d->src[d->order[i]];
-	for (i = d->n_order; i-- > 1;) {
-		uint32_t x = d->order[i], e = d->next[x];
+	for (i = 0; i < d->n_tord; i++)
+		d->sub[d->tord[i]] = d->src[d->tord[i]];
+	for (i = d->n_tord; i-- > 1;) {
+		uint32_t x = d->tord[i], e = d->next[x];
 
 		if (!d->sub[x])
 			continue;
@@ -463,7 +662,7 @@ static void dfsp_weigh(struct dfsp *d, int sign)
 			d->w[e] += d->sub[x];
 		else
 			d->w[e] -= d->sub[x];
-		d->lcost[e] = (double)d->w[e] * (double)d->w[e] * (double)d->w[e];
+		d->lcost[e] = pow((double)d->w[e] / d->lnorm, d->lexp);
 		d->sub[d->adj[e].nbr] += d->sub[x];
 	}
 }
@@ -473,59 +672,152 @@ static void dfsp_share(struct dfsp *d, int sign)
 {
 	uint32_t i;
 
-	for (i = 1; i < d->n_order; i++)
-		d->shared[d->next[d->order[i]]] += (uint16_t)sign;
+	for (i = 1; i < d->n_tord; i++)
+		d->shared[d->next[d->tord[i]]] += (uint16_t)sign;
+}
+
+/* Every link's cost again (after lnorm or lexp changed). */
+static void dfsp_lcost_all(struct dfsp *d)
+{
+	uint32_t e;
+
+	for (e = 0; e < d->n_ch; e++)
+		d->lcost[e] = pow((double)d->w[e] / d->lnorm, d->lexp);
+}
+
+/* The busiest link's routes. */
+static uint64_t dfsp_busiest(const struct dfsp *d)
+{
+	uint64_t m = 0;
+	uint32_t e;
+
+	for (e = 0; e < d->n_ch; e++)
+		if (d->w[e] > m)
+			m = d->w[e];
+	return m;
+}
+
+/* The weights of the CA LIDs' trees as the tables have them. */
+static void dfsp_reweigh(struct dfsp *d)
+{
+	uint32_t t, i;
+
+	memset(d->w, 0, (size_t)d->n_ch * sizeof(*d->w));
+	for (t = 0; t < d->n_sw; t++) {
+		if (!d->n_ca_lids[t])
+			continue;
+		dfsp_dest(d, t);
+		for (i = d->lid_start[t]; i < d->lid_start[t] + d->n_ca_lids[t]; i++) {
+			dfsp_tree_of(d, t, d->lid_list[i]);
+			dfsp_weigh(d, 1);
+		}
+	}
+}
+
+/*
+ * One round over the CA LIDs: each routed (round 0) or routed again with its
+ * own routes taken out of the weights; detour: over any paths (Dijkstra)
+ * for ports with one LID.
+ */
+static void dfsp_round(struct dfsp *d, bool again, bool detour)
+{
+	uint32_t t, i, j, k;
+	bool multi;
+
+	for (t = 0; t < d->n_sw; t++) {
+		uint32_t i1 = d->lid_start[t] + d->n_ca_lids[t];
+
+		if (!d->n_ca_lids[t])
+			continue;
+		dfsp_dest(d, t);
+		for (i = d->lid_start[t]; i < i1; i = j) {
+			uint16_t l = d->lid_list[i];
+
+			/* one port's LIDs: i .. j - 1 */
+			for (j = i + 1; j < i1 && d->map.node[d->lid_list[j]] == d->map.node[l] &&
+					d->map.port[d->lid_list[j]] == d->map.port[l];
+			     j++)
+				;
+			multi = j - i > 1;
+			for (k = i; multi && again && k < j; k++) {
+				dfsp_tree_of(d, t, d->lid_list[k]);
+				dfsp_share(d, 1);
+			}
+			for (k = i; k < j; k++) {
+				if (again) {
+					dfsp_tree_of(d, t, d->lid_list[k]);
+					dfsp_weigh(d, -1);
+					if (multi)
+						dfsp_share(d, -1);
+				}
+				if (detour && !multi)
+					dfsp_dijkstra(d, t, d->lid_list[k]);
+				else
+					dfsp_tree(d, t, d->lid_list[k]);
+				dfsp_weigh(d, 1);
+				if (multi)
+					dfsp_share(d, 1);
+			}
+			for (k = i; multi && k < j; k++) {
+				dfsp_tree_of(d, t, d->lid_list[k]);
+				dfsp_share(d, -1);
+			}
+		}
+	}
 }
 
 /*
  * Route every LID: CA LIDs destination by destination, a port's LIDs one
  * after another, then (DFSP_ROUNDS times) each CA LID again with its own
- * routes taken out of the weights; switch LIDs last.
+ * routes taken out of the weights, then rounds over near-shortest paths
+ * (as many as DFSP_DETOUR_WORK allows, at most DFSP_DETOUR_ROUNDS) while
+ * they lower the busiest link; the best tables stay.  Switch LIDs last.
+ * 0 or -ENOMEM.
  */
-static void dfsp_route(struct dfsp *d)
+static int dfsp_route(struct dfsp *d)
 {
-	uint32_t t, i, j, k, round;
-	bool multi;
+	size_t row = (size_t)d->map.max_lid + 1;
+	uint64_t best_max, m, work = (uint64_t)d->map.max_lid * d->n_ch;
+	unsigned int round, n_det = 0;
+	uint8_t *best = NULL;
+	uint32_t t, i;
 
-	for (round = 0; round <= DFSP_ROUNDS; round++) {
-		for (t = 0; t < d->n_sw; t++) {
-			uint32_t i1 = d->lid_start[t] + d->n_ca_lids[t];
-
-			if (!d->n_ca_lids[t])
-				continue;
-			dfsp_dest(d, t);
-			for (i = d->lid_start[t]; i < i1; i = j) {
-				uint16_t l = d->lid_list[i];
-
-				/* one port's LIDs: i .. j - 1 */
-				for (j = i + 1;
-				     j < i1 && d->map.node[d->lid_list[j]] == d->map.node[l] &&
-				     d->map.port[d->lid_list[j]] == d->map.port[l];
-				     j++)
-					;
-				multi = j - i > 1;
-				for (k = i; multi && round && k < j; k++) {
-					dfsp_tree_of(d, d->lid_list[k]);
-					dfsp_share(d, 1);
-				}
-				for (k = i; k < j; k++) {
-					if (round) {
-						dfsp_tree_of(d, d->lid_list[k]);
-						dfsp_weigh(d, -1);
-						if (multi)
-							dfsp_share(d, -1);
-					}
-					dfsp_tree(d, t, d->lid_list[k]);
-					dfsp_weigh(d, 1);
-					if (multi)
-						dfsp_share(d, 1);
-				}
-				for (k = i; multi && k < j; k++) {
-					dfsp_tree_of(d, d->lid_list[k]);
-					dfsp_share(d, -1);
-				}
-			}
+	d->lnorm = 1;
+	d->lexp = 3;
+	for (round = 0; round <= DFSP_ROUNDS; round++)
+		dfsp_round(d, round > 0, false);
+	best_max = dfsp_busiest(d);
+	if (work)
+		n_det = DFSP_DETOUR_WORK / work < DFSP_DETOUR_ROUNDS
+			    ? (unsigned int)(DFSP_DETOUR_WORK / work)
+			    : DFSP_DETOUR_ROUNDS;
+	if (n_det && best_max) {
+		best = malloc((size_t)d->n_sw * row);
+		if (!best)
+			return -ENOMEM;
+		for (t = 0; t < d->n_sw; t++)
+			memcpy(best + t * row, d->lft[t], row);
+		d->detour = true;
+		d->lexp = DFSP_EXP;
+		d->hop = DFSP_HOP;
+		d->slack = DFSP_SLACK;
+		for (round = 0; round < n_det; round++) {
+			d->lnorm = (double)best_max;
+			dfsp_lcost_all(d);
+			dfsp_round(d, true, true);
+			m = dfsp_busiest(d);
+			if (m >= best_max)
+				break;
+			best_max = m;
+			for (t = 0; t < d->n_sw; t++)
+				memcpy(best + t * row, d->lft[t], row);
 		}
+		if (round < n_det) { /* the last round did not help: back to the best */
+			for (t = 0; t < d->n_sw; t++)
+				memcpy(d->lft[t], best + t * row, row);
+			dfsp_reweigh(d);
+		}
+		free(best);
 	}
 	for (t = 0; t < d->n_sw; t++) {
 		uint32_t i0 = d->lid_start[t] + d->n_ca_lids[t];
@@ -536,6 +828,7 @@ static void dfsp_route(struct dfsp *d)
 		for (i = i0; i < d->lid_start[t + 1]; i++)
 			dfsp_tree(d, t, d->lid_list[i]);
 	}
+	return 0;
 }
 
 /* ---- layers ------------------------------------------------------------ */
@@ -636,6 +929,8 @@ static bool dfsp_dep_add(struct dfsp *d, struct dfsp_layer *ly, uint32_t u, uint
 	d->steps++;
 	if (lb > ub)
 		goto add;
+	if (d->capped && d->steps > DFSP_MAX_STEPS)
+		return false;
 	ep = ++d->epoch;
 	if (!ep) { /* wrapped: clear the stamps */
 		memset(stamp, 0, ((size_t)d->n_ch + 1) * sizeof(*stamp));
@@ -651,7 +946,8 @@ static bool dfsp_dep_add(struct dfsp *d, struct dfsp_layer *ly, uint32_t u, uint
 			 deg = d->adj_start[h + 1] - d->adj_start[h];
 
 		d->fwd[n_f++] = x;
-		d->steps++;
+		if (++d->steps > DFSP_MAX_STEPS && d->capped)
+			return false;
 		for (j = 0; j < deg; j++) {
 			uint32_t y = d->adj_start[h] + j;
 
@@ -675,7 +971,8 @@ static bool dfsp_dep_add(struct dfsp *d, struct dfsp_layer *ly, uint32_t u, uint
 
 		d->in_b[x] = ep;
 		d->bwd[n_b++] = x;
-		d->steps++;
+		if (++d->steps > DFSP_MAX_STEPS && d->capped)
+			return false;
 		for (e = d->adj_start[t]; e < d->adj_start[t + 1]; e++) {
 			uint32_t y = d->rev[e];
 
@@ -845,6 +1142,10 @@ static int dfsp_place(struct dfsp *d, uint32_t s, uint32_t t, uint32_t i)
 		if (rc)
 			break;
 	}
+	if (k == d->limit && d->ud_layer != DFSP_NONE) {
+		d->ud[d->lid_list[i]] = 1; /* the whole LID goes up*-down* */
+		return 0;
+	}
 	if (k == d->limit)
 		d->overflow = true;
 	d->unit_layer[(size_t)s * (d->map.max_lid + 1u) + d->lid_list[i]] = (uint8_t)k;
@@ -893,10 +1194,12 @@ static int dfsp_layer_pass(struct dfsp *d, const uint8_t *prev, unsigned int pre
 				for (i = i0; i < i1 && !rc; i++) {
 					if (prev && prev[s * row + d->lid_list[i]] != k)
 						continue;
+					if (d->ud && d->ud[d->lid_list[i]])
+						continue;
 					rc = dfsp_place(d, s, t, i);
 					if (!rc && d->overflow)
 						return 0;
-					if (!rc && d->steps > DFSP_MAX_STEPS)
+					if (!rc && d->steps > DFSP_MAX_STEPS && !d->capped)
 						rc = -ETIME;
 				}
 			}
@@ -943,6 +1246,301 @@ static int dfsp_layer_all(struct dfsp *d)
 	}
 	free(prev);
 	return rc;
+}
+
+/* ---- the up*-down* layer ---------------------------------------------- */
+
+/* BFS hops from x over switch links into dist (DFSP_NONE: not reached); the farthest. */
+static uint32_t dfsp_bfs(struct dfsp *d, uint32_t x, uint32_t *dist, uint32_t *queue,
+			 uint32_t *ret_n)
+{
+	uint32_t head = 0, tail = 0, e, far = 0;
+
+	dist[x] = 0;
+	queue[tail++] = x;
+	while (head < tail) {
+		uint32_t y = queue[head++];
+
+		if (dist[y] > far)
+			far = dist[y];
+		for (e = d->adj_start[y]; e < d->adj_start[y + 1]; e++)
+			if (dist[d->adj[e].nbr] == DFSP_NONE) {
+				dist[d->adj[e].nbr] = dist[y] + 1;
+				queue[tail++] = d->adj[e].nbr;
+			}
+	}
+	*ret_n = tail;
+	return far;
+}
+
+/*
+ * Up*-down* ranks of layer j: per connected component, BFS hops from its
+ * root j.  Root 0 is the switch nearest to all others (smallest
+ * eccentricity, then lowest index); root j > 0, among the switches at most
+ * one hop less central, the farthest from the roots before it, so that the
+ * up*-down* layers do not all crowd the same switches.  Switches are
+ * ordered by (rank, index); a hop to a higher one is down.  0 or -ENOMEM.
+ */
+static int dfsp_ranks(struct dfsp *d, unsigned int n_ud)
+{
+	uint32_t n = d->n_sw, x, i, n_comp, c, *tmp, *queue, *members, *ecc, *mind;
+	unsigned int j;
+	int err = -ENOMEM;
+
+	tmp = malloc(((size_t)n + 1) * sizeof(*tmp));
+	queue = malloc(((size_t)n + 1) * sizeof(*queue));
+	members = malloc(((size_t)n + 1) * sizeof(*members));
+	ecc = malloc(((size_t)n + 1) * sizeof(*ecc));
+	mind = malloc(((size_t)n + 1) * sizeof(*mind));
+	if (!tmp || !queue || !members || !ecc || !mind)
+		goto out;
+	for (j = 0; j < n_ud; j++) {
+		d->ranks[j] = malloc(((size_t)n + 1) * sizeof(*d->ranks[j]));
+		d->ud_orders[j] = malloc(((size_t)n + 1) * sizeof(*d->ud_orders[j]));
+		if (!d->ranks[j] || !d->ud_orders[j])
+			goto out;
+		for (x = 0; x < n; x++)
+			d->ranks[j][x] = DFSP_NONE;
+	}
+	for (x = 0; x < n; x++)
+		tmp[x] = DFSP_NONE;
+	for (x = 0; x < n; x++) {
+		uint32_t best_ecc = DFSP_NONE;
+
+		if (d->ranks[0][x] != DFSP_NONE)
+			continue;
+		dfsp_bfs(d, x, tmp, queue, &n_comp);
+		memcpy(members, queue, (size_t)n_comp * sizeof(*members));
+		for (i = 0; i < n_comp; i++) {
+			uint32_t k;
+
+			for (k = 0; k < n_comp; k++)
+				tmp[members[k]] = DFSP_NONE;
+			ecc[members[i]] = dfsp_bfs(d, members[i], tmp, queue, &c);
+			if (ecc[members[i]] < best_ecc)
+				best_ecc = ecc[members[i]];
+			mind[members[i]] = DFSP_NONE;
+		}
+		for (j = 0; j < n_ud; j++) {
+			uint32_t root = DFSP_NONE;
+
+			for (i = 0; i < n_comp; i++) {
+				uint32_t y = members[i];
+
+				if (ecc[y] > best_ecc + (j ? 1 : 0))
+					continue;
+				if (root == DFSP_NONE || mind[y] > mind[root] ||
+				    (mind[y] == mind[root] && ecc[y] < ecc[root]) ||
+				    (mind[y] == mind[root] && ecc[y] == ecc[root] && y < root))
+					root = y;
+			}
+			for (i = 0; i < n_comp; i++)
+				tmp[members[i]] = DFSP_NONE;
+			dfsp_bfs(d, root, tmp, queue, &c);
+			for (i = 0; i < n_comp; i++) {
+				d->ranks[j][members[i]] = tmp[members[i]];
+				if (tmp[members[i]] < mind[members[i]])
+					mind[members[i]] = tmp[members[i]];
+			}
+		}
+		for (i = 0; i < n_comp; i++)
+			tmp[members[i]] = DFSP_NONE;
+	}
+	/* (rank, index) orders: counting sort by rank, stable in index */
+	for (j = 0; j < n_ud; j++) {
+		memset(tmp, 0, ((size_t)n + 1) * sizeof(*tmp));
+		for (x = 0; x < n; x++)
+			tmp[d->ranks[j][x] + 1]++;
+		for (x = 1; x <= n; x++)
+			tmp[x] += tmp[x - 1];
+		for (x = 0; x < n; x++)
+			d->ud_orders[j][tmp[d->ranks[j][x]]++] = x;
+	}
+	err = 0;
+out:
+	free(tmp);
+	free(queue);
+	free(members);
+	free(ecc);
+	free(mind);
+	return err;
+}
+
+static bool dfsp_down(const struct dfsp *d, uint32_t from, uint32_t to)
+{
+	return d->rank[to] > d->rank[from] || (d->rank[to] == d->rank[from] && to > from);
+}
+
+/*
+ * The lightest up*-down* tree towards LID l on t (dfsp_dest(t) done), as
+ * updn.c routes (a switch with an all-down path takes its shortest, any
+ * other goes up towards the switches that have one), choosing among the
+ * ports that achieve it by the links' costs as dfsp_tree does.
+ */
+static void dfsp_ud_tree(struct dfsp *d, uint32_t t, uint16_t l)
+{
+	uint32_t *const dn = d->ud_dn, *const a = d->ud_a, *const q = d->dorder;
+	uint32_t head = 0, tail = 0, i, e, max_a = 0, n = 0;
+
+	for (i = 0; i < d->n_sw; i++)
+		dn[i] = a[i] = DFSP_NONE;
+	/* all-down hops to t: backwards from t over links taken downwards */
+	dn[t] = 0;
+	q[tail++] = t;
+	while (head < tail) {
+		uint32_t z = q[head++];
+
+		for (e = d->adj_start[z]; e < d->adj_start[z + 1]; e++) {
+			uint32_t y = d->adj[e].nbr;
+
+			if (dn[y] == DFSP_NONE && dfsp_down(d, y, z)) {
+				dn[y] = dn[z] + 1;
+				q[tail++] = y;
+			}
+		}
+	}
+	/* the rest go up: in (rank, index) order, their up neighbours come first */
+	for (i = 0; i < d->n_sw; i++) {
+		uint32_t y = d->ud_order[i];
+
+		if (d->dist[y] == DFSP_NONE || dn[y] != DFSP_NONE) {
+			a[y] = dn[y];
+			continue;
+		}
+		for (e = d->adj_start[y]; e < d->adj_start[y + 1]; e++) {
+			uint32_t u = d->adj[e].nbr;
+
+			if (!dfsp_down(d, y, u) && a[u] != DFSP_NONE && a[u] + 1 < a[y])
+				a[y] = a[u] + 1;
+		}
+	}
+	for (i = 0; i < d->n_order; i++)
+		if (a[d->order[i]] != DFSP_NONE && a[d->order[i]] > max_a)
+			max_a = a[d->order[i]];
+	/* order by hops (counting sort), then the lightest port that achieves them */
+	for (i = 0; i <= max_a + 1; i++)
+		d->hpos[i] = 0;
+	for (i = 0; i < d->n_order; i++)
+		if (a[d->order[i]] != DFSP_NONE)
+			d->hpos[a[d->order[i]] + 1]++;
+	for (i = 1; i <= max_a + 1; i++)
+		d->hpos[i] += d->hpos[i - 1];
+	for (i = 0; i < d->n_order; i++)
+		if (a[d->order[i]] != DFSP_NONE)
+			q[d->hpos[a[d->order[i]]]++] = d->order[i];
+	n = d->hpos[max_a];
+	d->cost[t] = 0;
+	d->next[t] = DFSP_NONE;
+	d->lft[t][l] = d->tgt_port[l];
+	for (i = 1; i < n; i++) {
+		uint32_t y = q[i], best = DFSP_NONE;
+		double best_c = 0;
+
+		for (e = d->adj_start[y]; e < d->adj_start[y + 1]; e++) {
+			uint32_t z = d->adj[e].nbr;
+			bool ok = dn[y] != DFSP_NONE ? dfsp_down(d, y, z) && dn[z] + 1 == dn[y]
+						     : !dfsp_down(d, y, z) && a[z] + 1 == a[y];
+			double c;
+
+			if (!ok)
+				continue;
+			c = d->lcost[e] + d->cost[z];
+			if (best == DFSP_NONE || c < best_c) {
+				best = e;
+				best_c = c;
+			}
+		}
+		d->cost[y] = best_c;
+		d->next[y] = best;
+		d->lft[y][l] = d->adj[best].port;
+	}
+	d->tord = q;
+	d->n_tord = n;
+}
+
+/*
+ * The fallback when the paths need more layers than the VLs allow (or the
+ * first-fit layering takes more than DFSP_MAX_STEPS): paths first-fit on
+ * layers 0 .. allowed - 2 with the cycle searches capped at DFSP_MAX_STEPS
+ * (past it a dependency against a layer's order is refused, which is always
+ * safe), and every LID one of whose paths fits none is routed again,
+ * whole, over an up*-down* tree on the last layer: up*-down* paths have no
+ * cycle among themselves (Autonet), so that layer needs no search.
+ * 0 or -ENOMEM.
+ */
+static int dfsp_layer_fallback(struct dfsp *d, unsigned int allowed)
+{
+	size_t row = (size_t)d->map.max_lid + 1;
+	unsigned int j, best_j = 0;
+	double best_c = 0;
+	uint32_t t, i, s, k;
+	int rc;
+
+	d->ud = calloc(row, sizeof(*d->ud));
+	d->ud_a = malloc(((size_t)d->n_sw + 1) * sizeof(*d->ud_a));
+	d->ud_dn = malloc(((size_t)d->n_sw + 1) * sizeof(*d->ud_dn));
+	if (!d->ud || !d->ud_a || !d->ud_dn)
+		return -ENOMEM;
+	d->n_udl = (allowed + 1) / 2;
+	rc = dfsp_ranks(d, d->n_udl);
+	if (rc)
+		return rc;
+	d->limit = allowed - d->n_udl;
+	d->ud_layer = d->limit;
+	d->capped = true;
+	d->steps = 0;
+	memset(d->unit_layer, 0, dfsp_units(d));
+	rc = dfsp_layer_pass(d, NULL, 0);
+	if (rc)
+		return rc;
+	d->n_ud = 0;
+	for (t = 0; t < d->n_sw; t++) {
+		bool any = false;
+
+		for (i = d->lid_start[t]; i < d->lid_start[t + 1]; i++)
+			any |= d->ud[d->lid_list[i]];
+		if (!any)
+			continue;
+		dfsp_dest(d, t);
+		for (i = d->lid_start[t]; i < d->lid_start[t + 1]; i++) {
+			uint16_t l = d->lid_list[i];
+			bool ca = i < d->lid_start[t] + d->n_ca_lids[t];
+
+			if (!d->ud[l])
+				continue;
+			d->n_ud++;
+			if (ca) {
+				dfsp_tree_of(d, t, l);
+				dfsp_weigh(d, -1);
+			}
+			/* the up*-down* layer whose lightest tree is lightest */
+			for (j = 0; j < d->n_udl; j++) {
+				double c = 0;
+
+				d->rank = d->ranks[j];
+				d->ud_order = d->ud_orders[j];
+				dfsp_ud_tree(d, t, l);
+				for (k = 1; k < d->n_tord; k++)
+					c += (double)(d->src[d->tord[k]] + 1) * d->cost[d->tord[k]];
+				if (!j || c < best_c) {
+					best_c = c;
+					best_j = j;
+				}
+			}
+			if (best_j != d->n_udl - 1) {
+				d->rank = d->ranks[best_j];
+				d->ud_order = d->ud_orders[best_j];
+				dfsp_ud_tree(d, t, l);
+			}
+			if (ca)
+				dfsp_weigh(d, 1);
+			for (s = 0; s < d->n_sw; s++)
+				d->unit_layer[s * row + l] = (uint8_t)(d->ud_layer + best_j);
+		}
+	}
+	if (d->n_ud)
+		d->n_layers = allowed;
+	return 0;
 }
 
 /* Path SLs by destination LID and SL2VL tables (only when more than one layer is used). */
@@ -1014,8 +1612,12 @@ int dfsp_compute(const struct fabric *f, const struct routing_opts *o, struct ro
 		goto out;
 	for (s = 0; s < d.n_sw; s++)
 		d.lft[s] = r->lft[d.sw_node[s]];
-	dfsp_route(&d);
-	err = dfsp_layer_all(&d);
+	d.ud_layer = DFSP_NONE;
+	err = dfsp_route(&d);
+	if (!err)
+		err = dfsp_layer_all(&d);
+	if ((err == -ETIME || (!err && (d.overflow || d.n_layers > allowed))) && allowed >= 2)
+		err = dfsp_layer_fallback(&d, allowed);
 	if (err == -ETIME) {
 		routing_why(why, why_len,
 			    "laying %" PRIu32
@@ -1028,24 +1630,26 @@ int dfsp_compute(const struct fabric *f, const struct routing_opts *o, struct ro
 		goto out;
 	if (d.overflow) {
 		routing_why(why, why_len,
-			    "the shortest paths need more than %u VLs to be free of credit loops",
+			    "the paths need more than %u VLs to be free of credit loops",
 			    DFSP_MAX_LAYERS);
 		err = -ENOTSUP;
 		goto out;
 	}
 	if (d.n_layers > allowed && by_opts) {
-		routing_why(why, why_len,
-			    "the shortest paths need %u VLs to be free of credit loops, max_vls "
-			    "allows %u",
-			    d.n_layers, allowed);
+		routing_why(
+		    why, why_len,
+		    "the paths need %u VLs to be free of credit loops (2 with the up*-down* "
+		    "fallback), max_vls allows %u",
+		    d.n_layers, allowed);
 		err = -ENOTSUP;
 		goto out;
 	}
 	if (d.n_layers > allowed) {
-		routing_why(why, why_len,
-			    "the shortest paths need %u VLs to be free of credit loops, switch "
-			    "0x%016" PRIx64 " port %u offers %u",
-			    d.n_layers, f->nodes[lim_node].guid, lim_port, allowed);
+		routing_why(
+		    why, why_len,
+		    "the paths need %u VLs to be free of credit loops (2 with the up*-down* "
+		    "fallback), switch 0x%016" PRIx64 " port %u offers %u",
+		    d.n_layers, f->nodes[lim_node].guid, lim_port, allowed);
 		err = -ENOTSUP;
 		goto out;
 	}

@@ -147,7 +147,10 @@ int checker_run(const struct fabric *f, const struct routes *r, unsigned int fla
 							     "delivers to itself, LID is on \"%s\"",
 							     sn->desc, l, cn->desc,
 							     f->nodes[owner].desc);
-					else if ((flags & CHECKER_MINIMAL) && (int32_t)hops != want)
+					else if (((flags & CHECKER_MINIMAL) &&
+						  (int32_t)hops != want) ||
+						 ((flags & CHECKER_NEAR_MINIMAL) &&
+						  (int32_t)hops > want + 1))
 						checker_fail(&c,
 							     "switch \"%s\" -> LID %u: %u hops, "
 							     "minimum %d",
@@ -172,7 +175,10 @@ int checker_run(const struct fabric *f, const struct routes *r, unsigned int fla
 							     sn->desc, l, f->nodes[next].desc,
 							     pt->remote_port, f->nodes[owner].desc,
 							     oport);
-					else if ((flags & CHECKER_MINIMAL) && (int32_t)hops != want)
+					else if (((flags & CHECKER_MINIMAL) &&
+						  (int32_t)hops != want) ||
+						 ((flags & CHECKER_NEAR_MINIMAL) &&
+						  (int32_t)hops > want + 1))
 						checker_fail(&c,
 							     "switch \"%s\" -> LID %u: %u hops, "
 							     "minimum %d",

@@ -13,7 +13,8 @@
 
 #include "routing/routing.h"
 
-#define CHECKER_MINIMAL (1u << 0) /* path length must equal the minimal hop count */
+#define CHECKER_MINIMAL (1u << 0)      /* path length must equal the minimal hop count */
+#define CHECKER_NEAR_MINIMAL (1u << 1) /* at most one hop more than the minimal */
 
 struct checker_stats {
 	uint64_t checked;     /* (switch, LID) pairs walked */
