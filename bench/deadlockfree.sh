@@ -21,20 +21,9 @@
 # "asked" is the engine named, "used" the one that routed (after fallbacks
 # along the default chain).
 set -u
-cd "$(dirname "$0")/.."
-B=$(cd "${BUILD:-build}" && pwd)
-UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 ENGINES=${ENGINES:-dfsp updn minhop dor}
 OSM_ENGINES=${OSM_ENGINES:-dfsssp nue}
-W=$(mktemp -d /tmp/ibsmd-bench-dlf.XXXXXX)
-export IBSIM_SOCKNAME="ibsmd-bench-dlf-$$"
-SIM=
-cleanup() {
-	[ -n "$SIM" ] && kill "$SIM" 2>/dev/null
-	exec 7>&- 2>/dev/null
-	[ -z "${KEEP:-}" ] && rm -rf "$W"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh" dlf
 
 # name: topogen arguments
 declare -A FABRICS=(
@@ -48,18 +37,6 @@ declare -A FABRICS=(
 	[mesh44]="mesh -x 4 -y 4 -p 2"
 )
 ORDER="rnd24 rnd24b rnd40 rnd64 rnd64e torus553 torus66 mesh44"
-
-sim_up() {
-	[ -n "$SIM" ] && { kill "$SIM"; wait "$SIM" 2>/dev/null; }
-	rm -f "$W/cons" "$W/ibsim.log"
-	mkfifo "$W/cons"
-	exec 7<>"$W/cons"
-	(cd "$W" && exec ibsim -s "$1" <"$W/cons" >"$W/ibsim.log" 2>&1) &
-	SIM=$!
-	for _ in $(seq 600); do grep -qs "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
-	echo "ibsim did not start" >&2
-	exit 1
-}
 
 diag() { (cd "$W" && LD_PRELOAD=$UMAD2SIM timeout 120 "$@" 2>/dev/null); }
 
