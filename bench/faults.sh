@@ -12,6 +12,7 @@
 # RUNS.  Not a test.
 #
 #   bench/faults.sh [-k K] [-n RUNS] [--no-opensm]
+# ibsmd's time is also broken down by sweep phase (status last_sweep_phases_ms).
 set -u
 cd "$(dirname "$0")/.."
 B=$(cd "${BUILD:-build}" && pwd)
@@ -97,7 +98,7 @@ fault_cmds() {
 }
 repair_cmds() { fault_cmds "$1" | sed 's/^Unlink/ReLink/'; }
 
-declare -A RES
+declare -A RES PH
 run_sm() {
 	SMNAME=$1
 	sim_up
@@ -116,6 +117,12 @@ run_sm() {
 	SMPID=$!
 	wait_up 0 >/dev/null || { echo "$SMNAME: subnet never up"; return 1; }
 	[ "$SMNAME" = ibsmd ] && FULL_BLOCKS=$(js last_sweep_lft_blocks)
+	PERFPID=
+	# PERF=FILE: a CPU profile of ibsmd over the faults (perf report -i FILE)
+	if [ "$SMNAME" = ibsmd ] && [ -n "${PERF:-}" ]; then
+		perf record -F 2000 -g -o "$PERF" -p "$SMPID" >/dev/null 2>&1 &
+		PERFPID=$!
+	fi
 	sleep 2
 	for f in isl host spine; do
 		for r in $(seq "$RUNS"); do
@@ -133,6 +140,8 @@ run_sm() {
 				RES[$SMNAME,$f,mads]+="$((sent1 - sent0)) "
 				RES[$SMNAME,$f,blocks]+="$(js last_sweep_lft_blocks) "
 				RES[$SMNAME,$f,inc]+="$(js "last_sweep_incremental['incremental']") "
+				PH[$f]+="$(js "' '.join('%s=%.0f' % kv for kv in last_sweep_phases_ms.items())")
+"
 			fi
 			# repair, and let the SM settle
 			c0=$(up_count)
@@ -141,6 +150,7 @@ run_sm() {
 			sleep 1.5
 		done
 	done
+	[ -n "$PERFPID" ] && { kill -INT "$PERFPID"; wait "$PERFPID" 2>/dev/null; }
 	kill "$SMPID"
 	wait "$SMPID" 2>/dev/null
 	SMPID=
@@ -161,3 +171,13 @@ print('%.1fx' % (float(o) / float(a)) if a not in ('-', '0', '') and o not in ('
 		"$(echo ${RES[ibsmd,$f,inc]:-} | tr ' ' '\n' | sort | uniq -c | tr '\n' ' ')"
 done
 echo "(ibsmd's own sweep ms: isl $(med "${RES[ibsmd,isl,ms]:-}"), host $(med "${RES[ibsmd,host,ms]:-}"), spine $(med "${RES[ibsmd,spine,ms]:-}"))"
+# where ibsmd's time went, by sweep phase (ms, medians; route_* and publish_* are parts of route/publish)
+for f in isl host spine; do
+	[ -n "${PH[$f]:-}" ] || continue
+	printf '%s phases:' "$f"
+	for k in $(echo "${PH[$f]}" | head -1 | tr ' ' '\n' | cut -d= -f1); do
+		v=$(echo "${PH[$f]}" | tr ' ' '\n' | grep "^$k=" | cut -d= -f2 | tr '\n' ' ')
+		printf ' %s %s' "$k" "$(med "$v")"
+	done
+	echo
+done

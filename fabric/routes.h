@@ -44,7 +44,23 @@ struct routes {
 	 * (max_lid + 1) + dst_lid], path_sl then NULL.
 	 */
 	uint8_t *lid_sl;
+	/*
+	 * Optional (routes_load_count, then kept up to date by whoever changes
+	 * entries, routing/repair.c): per switch, how many LIDs 1..max_lid
+	 * each port carries: load[load_at[node] + port], ports 0..nports;
+	 * load_at[node] UINT32_MAX for non-switches.  unreachable: (switch, LID
+	 * with an owner) entries that are LFT_NO_PORT.  NULL when not counted.
+	 */
+	uint32_t *load;
+	uint32_t *load_at;
+	uint64_t unreachable;
 };
+
+/*
+ * Count r->load and r->unreachable over the whole tables (O(switches x
+ * LIDs)); m is f's LID map (owners).  0 or -ENOMEM (load left NULL).
+ */
+int routes_load_count(struct routes *r, const struct fabric *f, const struct lid_map *m);
 
 /* Allocate sw_index/path_sl/sl2vl for f (all SL 0 / VL 0).  0 or -ENOMEM. */
 int routes_alloc_vls(struct routes *r, const struct fabric *f, uint8_t n_vls);
@@ -61,6 +77,8 @@ uint8_t routes_path_sl(const struct routes *r, const struct fabric *f, const str
 
 /* Tables for every switch of f, all entries LFT_NO_PORT; NULL on ENOMEM. */
 struct routes *routes_new(const struct fabric *f, uint16_t max_lid);
+/* The same with the entries left as the kernel gives them (zero): the caller writes every one. */
+struct routes *routes_new_unfilled(const struct fabric *f, uint16_t max_lid);
 void routes_free(struct routes *r);
 /* Bytes the tables hold on the heap (LFT matrix, path SLs, SL2VL); 0 for NULL. */
 size_t routes_mem(const struct routes *r);

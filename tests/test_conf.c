@@ -389,7 +389,7 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 47);
+	CU_ASSERT_EQUAL(json_object_size(j), 48);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "partition_config_file")), "");
 	/* m_key is a secret; its protect bits and lease are not */
 	CU_ASSERT_PTR_NULL(json_object_get(j, "m_key"));
