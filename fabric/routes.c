@@ -10,19 +10,45 @@
 
 #include "fabric/routes.h"
 
-static struct routes *routes_alloc(const struct fabric *f, uint16_t max_lid, bool fill);
+static struct routes *routes_alloc(const struct fabric *f, uint16_t max_lid, bool fill,
+				   struct routes_spare *sp);
 
 struct routes *routes_new(const struct fabric *f, uint16_t max_lid)
 {
-	return routes_alloc(f, max_lid, true);
+	return routes_alloc(f, max_lid, true, NULL);
 }
 
-struct routes *routes_new_unfilled(const struct fabric *f, uint16_t max_lid)
+struct routes *routes_new_unfilled(const struct fabric *f, uint16_t max_lid,
+				   struct routes_spare *sp)
 {
-	return routes_alloc(f, max_lid, false);
+	return routes_alloc(f, max_lid, false, sp);
 }
 
-static struct routes *routes_alloc(const struct fabric *f, uint16_t max_lid, bool fill)
+void routes_spare_take(struct routes_spare *sp, struct routes *r)
+{
+	if (!sp || !r || !r->lft_block)
+		return;
+	routes_spare_clear(sp);
+	/* kept for the next table of this size; the kernel may take the pages back meanwhile */
+	madvise(r->lft_block, r->lft_block_size, MADV_FREE);
+	sp->block = r->lft_block;
+	sp->size = r->lft_block_size;
+	r->lft_block = NULL;
+	r->lft_block_size = 0;
+}
+
+void routes_spare_clear(struct routes_spare *sp)
+{
+	if (sp && sp->block)
+		munmap(sp->block, sp->size);
+	if (sp) {
+		sp->block = NULL;
+		sp->size = 0;
+	}
+}
+
+static struct routes *routes_alloc(const struct fabric *f, uint16_t max_lid, bool fill,
+				   struct routes_spare *sp)
 {
 	struct routes *r = calloc(1, sizeof(*r));
 	size_t row = (size_t)max_lid + 1, n_sw = 0, size;
@@ -45,7 +71,16 @@ static struct routes *routes_alloc(const struct fabric *f, uint16_t max_lid, boo
 	 * on 4 KiB pages cost more than the routing itself on some VMs.
 	 */
 	size = n_sw * row;
-	if (size) {
+	if (size && sp && sp->block && sp->size == size) {
+		/* the last table's pages: no page faults, no zeroing by the kernel */
+		block = sp->block;
+		sp->block = NULL;
+		sp->size = 0;
+		if (fill)
+			memset(block, LFT_NO_PORT, size);
+		r->lft_block = block;
+		r->lft_block_size = size;
+	} else if (size) {
 		block =
 		    mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (block == MAP_FAILED)

@@ -77,8 +77,24 @@ uint8_t routes_path_sl(const struct routes *r, const struct fabric *f, const str
 
 /* Tables for every switch of f, all entries LFT_NO_PORT; NULL on ENOMEM. */
 struct routes *routes_new(const struct fabric *f, uint16_t max_lid);
-/* The same with the entries left as the kernel gives them (zero): the caller writes every one. */
-struct routes *routes_new_unfilled(const struct fabric *f, uint16_t max_lid);
+/*
+ * A table block kept from routes freed before (routes_spare_take), so the
+ * next table of that size costs no page faults and no zeroing.  At most
+ * one; its pages are MADV_FREE meanwhile (the kernel may reclaim them).
+ */
+struct routes_spare {
+	void *block;
+	size_t size;
+};
+/* Take r's block into sp (r's tables are gone; routes_free(r) after). */
+void routes_spare_take(struct routes_spare *sp, struct routes *r);
+void routes_spare_clear(struct routes_spare *sp);
+/*
+ * routes_new with the entries left as they come (zero, or the spare's old
+ * bytes: the caller writes every one); sp may be NULL.
+ */
+struct routes *routes_new_unfilled(const struct fabric *f, uint16_t max_lid,
+				   struct routes_spare *sp);
 void routes_free(struct routes *r);
 /* Bytes the tables hold on the heap (LFT matrix, path SLs, SL2VL); 0 for NULL. */
 size_t routes_mem(const struct routes *r);

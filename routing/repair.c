@@ -40,6 +40,9 @@ struct repair {
 	uint32_t *olevel; /* node of old_f -> the same in old_f */
 	uint32_t *poff;	  /* dense -> first (switch, port) index in chg */
 	uint8_t *chg;	  /* (switch, port): the link is not what it was */
+	uint32_t *adj;	  /* (switch, port): the dense switch it leads to, RP_NONE */
+	uint8_t *rport;	  /* (switch, port): the port it leads to */
+	uint8_t *np;	  /* dense: ports */
 	/* per LID: stamped with a round number */
 	uint32_t round;
 	uint32_t *stamp;
@@ -52,6 +55,13 @@ struct repair {
 	uint16_t *dd, *ud, *bd; /* down-only, up*down* and plain distances to the target */
 	uint32_t *by_level;	/* switches by level, highest first */
 	uint8_t *touched;	/* dense: some entry of it changed */
+	uint32_t *ustamp;	/* dense: in the set rp_distance_around works on (round) */
+	uint32_t *chsw;		/* dense switches with a changed port */
+	uint32_t n_chsw;
+	/* the LID of the column being repaired: what rp_set counts */
+	bool same_owner;   /* owned by the same port before and now: rp_set keeps unreachable */
+	uint64_t moved;	   /* entries that differ from the old tables */
+	int64_t unr_delta; /* change of the unreachable count */
 };
 
 static uint8_t *rp_row(const struct repair *rp, uint32_t s)
@@ -69,10 +79,19 @@ static void rp_set(struct repair *rp, uint32_t s, uint16_t d, uint8_t e)
 {
 	uint8_t *row = rp_row(rp, s);
 	uint32_t at = rp->r->load_at[rp->sw[s]];
-	unsigned np = rp_node(rp, s)->nports;
+	unsigned np = rp->np[s];
 
-	if (row[d] == e)
+	uint8_t was = row[d], o;
+
+	if (was == e)
 		return;
+	o = d <= rp->or->max_lid ? rp->or->lft[rp->old[s]][d] : LFT_NO_PORT;
+	if (was == o)
+		rp->moved++; /* e differs from the old entry now */
+	else if (e == o)
+		rp->moved--;
+	if (rp->same_owner && rp->map.node[d] != FABRIC_NO_NODE)
+		rp->unr_delta += (e == LFT_NO_PORT) - (was == LFT_NO_PORT);
 	if (row[d] <= np)
 		rp->r->load[at + row[d]]--;
 	if (e <= np)
@@ -84,11 +103,7 @@ static void rp_set(struct repair *rp, uint32_t s, uint16_t d, uint8_t e)
 /* The dense switch behind port p of s, or RP_NONE. */
 static uint32_t rp_peer(const struct repair *rp, uint32_t s, unsigned p)
 {
-	const struct node *n = rp_node(rp, s);
-
-	if (p == 0 || p > n->nports || !port_is_linked(&n->ports[p]))
-		return RP_NONE;
-	return rp->dense[n->ports[p].remote_node];
+	return p && p <= rp->np[s] ? rp->adj[rp->poff[s] + p] : RP_NONE;
 }
 
 /* The next switch of s's route to d, RP_TERM, or RP_NONE (broken). */
@@ -98,7 +113,7 @@ static uint32_t rp_next(const struct repair *rp, uint32_t s, uint16_t d, const s
 
 	if (s == tg->t)
 		return p == tg->fp ? RP_TERM : RP_NONE;
-	if (p == 0 || p > rp_node(rp, s)->nports || rp->chg[rp->poff[s] + p])
+	if (p == 0 || p > rp->np[s] || rp->chg[rp->poff[s] + p])
 		return RP_NONE;
 	return rp_peer(rp, s, p);
 }
@@ -293,6 +308,8 @@ static bool rp_local(struct repair *rp, uint16_t d, const struct rp_target *tg, 
 			v = cur && cur != LFT_NO_PORT && !rp->chg[rp->poff[s] + cur]
 				? rp_peer(rp, s, cur)
 				: RP_NONE;
+			if (v != RP_NONE && rp->stamp[v] != rp->round)
+				rp_walk(rp, v, d, tg, false); /* an intact neighbour, not yet met */
 			if (v != RP_NONE && rp_fits(rp, s, v) && rp->len[v] + 1u <= rp->queue[i]) {
 				rp_take(rp, s, d, cur, tg, false);
 				done++;
@@ -304,6 +321,8 @@ static bool rp_local(struct repair *rp, uint16_t d, const struct rp_target *tg, 
 			for (unsigned p = 1; p <= n->nports; p++) {
 				uint32_t w = rp_peer(rp, s, p), l;
 
+				if (w != RP_NONE && rp->stamp[w] != rp->round)
+					rp_walk(rp, w, d, tg, false);
 				if (w == RP_NONE || !rp_fits(rp, s, w) ||
 				    rp->len[w] + 1u > rp->queue[i])
 					continue;
@@ -339,10 +358,10 @@ static void rp_distances(struct repair *rp, const struct rp_target *tg)
 	rp->queue[tail++] = tg->t;
 	while (head < tail) {
 		uint32_t s = rp->queue[head++];
-		const struct node *n = rp_node(rp, s);
+		const uint32_t *adj = rp->adj + rp->poff[s];
 
-		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t v = rp_peer(rp, s, p);
+		for (unsigned p = 1; p <= rp->np[s]; p++) {
+			uint32_t v = adj[p];
 
 			if (v != RP_NONE && rp->bd[v] == RP_INF) {
 				rp->bd[v] = rp->bd[s] + 1;
@@ -358,10 +377,10 @@ static void rp_distances(struct repair *rp, const struct rp_target *tg)
 	rp->queue[tail++] = tg->t;
 	while (head < tail) {
 		uint32_t s = rp->queue[head++];
-		const struct node *n = rp_node(rp, s);
+		const uint32_t *adj = rp->adj + rp->poff[s];
 
-		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t v = rp_peer(rp, s, p);
+		for (unsigned p = 1; p <= rp->np[s]; p++) {
+			uint32_t v = adj[p];
 
 			if (v != RP_NONE && rp->level[v] > rp->level[s] && rp->dd[v] == RP_INF) {
 				rp->dd[v] = rp->dd[s] + 1;
@@ -372,11 +391,11 @@ static void rp_distances(struct repair *rp, const struct rp_target *tg)
 	/* up*down*: up to some switch, then down; highest level first */
 	for (uint32_t i = 0; i < rp->n_sw; i++) {
 		uint32_t s = rp->by_level[i];
-		const struct node *n = rp_node(rp, s);
+		const uint32_t *adj = rp->adj + rp->poff[s];
 		uint16_t best = rp->dd[s];
 
-		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t u = rp_peer(rp, s, p);
+		for (unsigned p = 1; p <= rp->np[s]; p++) {
+			uint32_t u = adj[p];
 
 			if (u != RP_NONE && rp->level[u] > rp->level[s] && rp->ud[u] != RP_INF &&
 			    rp->ud[u] + 1 < best)
@@ -466,6 +485,181 @@ static int rp_distance(struct repair *rp, uint16_t d, const struct rp_target *tg
 	return 0;
 }
 
+/*
+ * What a route from a neighbour v offers in rp_distance_around: v's
+ * distance when v is in the set, else v's final route's length when its
+ * shape fits (need: RP_VALID, RP_DOWN or 0 for any), else RP_INF.
+ */
+static uint16_t rp_offer(struct repair *rp, uint32_t v, const uint16_t *dist, uint8_t need,
+			 uint16_t d, const struct rp_target *tg)
+{
+	if (rp->ustamp[v] == rp->round)
+		return dist[v];
+	if (rp->stamp[v] != rp->round)
+		rp_walk(rp, v, d, tg, false);
+	if (!(rp->st[v] & RP_FINAL) || (rp->st[v] & need) != need)
+		return RP_INF;
+	return rp->len[v];
+}
+
+/*
+ * By distances, around the broken switches only (rp->todo, the ones not
+ * final yet): their distances to the target over each other and into the
+ * final switches around them (whose routes, intact or chosen to fit, are
+ * as short as they can be), then each towards a neighbour one hop nearer,
+ * nearest first.  O(broken x ports); 0 or -EAGAIN as rp_distance.
+ */
+static int rp_distance_around(struct repair *rp, uint16_t d, const struct rp_target *tg)
+{
+	uint32_t n = 0, nkeys = 2 * rp->n_sw + 2, top = 0;
+	uint32_t *u = rp->order; /* the set, by level */
+	bool changed = true;
+
+	for (uint32_t i = 0; i < rp->n_todo; i++) {
+		uint32_t s = rp->todo[i];
+
+		if (rp->st[s] & RP_FINAL)
+			continue;
+		rp->ustamp[s] = rp->round;
+		rp->todo[n++] = s;
+		if (rp->updown && rp->level[s] > top)
+			top = rp->level[s];
+	}
+	rp->n_todo = n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = rp->todo[i];
+
+		rp->dd[s] = rp->ud[s] = rp->bd[s] = s == tg->t ? 0 : RP_INF;
+	}
+	if (rp->updown) {
+		uint32_t k = 0;
+
+		/* by level, lowest first: down-only distances */
+		for (uint32_t l = 0; l <= top; l++)
+			for (uint32_t i = 0; i < n; i++)
+				if (rp->level[rp->todo[i]] == l)
+					u[k++] = rp->todo[i];
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t s = u[i];
+
+			for (unsigned p = 1; p <= rp->np[s] && s != tg->t; p++) {
+				uint32_t v = rp->adj[rp->poff[s] + p];
+				uint16_t o;
+
+				if (v == RP_NONE || rp->level[v] >= rp->level[s])
+					continue;
+				o = rp_offer(rp, v, rp->dd, RP_DOWN, d, tg);
+				if (o != RP_INF && o + 1 < rp->dd[s])
+					rp->dd[s] = o + 1;
+			}
+		}
+		/* highest first: up*down* */
+		for (uint32_t i = n; i-- > 0;) {
+			uint32_t s = u[i];
+			uint16_t best = rp->dd[s];
+
+			for (unsigned p = 1; p <= rp->np[s] && s != tg->t; p++) {
+				uint32_t v = rp->adj[rp->poff[s] + p];
+				uint16_t o;
+
+				if (v == RP_NONE || rp->level[v] <= rp->level[s])
+					continue;
+				o = rp_offer(rp, v, rp->ud, RP_VALID, d, tg);
+				if (o != RP_INF && o + 1 < best)
+					best = o + 1;
+			}
+			rp->ud[s] = best;
+		}
+	}
+	/* plain distances: relaxed until nothing changes (the set is small, its depth smaller) */
+	while (changed) {
+		changed = false;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t s = rp->todo[i];
+
+			for (unsigned p = 1; p <= rp->np[s] && s != tg->t; p++) {
+				uint32_t v = rp->adj[rp->poff[s] + p];
+				uint16_t o;
+
+				if (v == RP_NONE)
+					continue;
+				o = rp_offer(rp, v, rp->bd, 0, d, tg);
+				if (o != RP_INF && o + 1 < rp->bd[s]) {
+					rp->bd[s] = o + 1;
+					changed = true;
+				}
+			}
+		}
+	}
+	memset(rp->bucket, 0, (nkeys + 1) * sizeof(*rp->bucket));
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = rp->todo[i], key;
+
+		if (rp->bd[s] == RP_INF) {
+			rp_set(rp, s, d, LFT_NO_PORT); /* cut off from it */
+			rp->queue[s] = RP_NONE;
+			continue;
+		}
+		if (rp->updown && tg->ca && rp->level[s] == 0 && rp->ud[s] == RP_INF)
+			return -EAGAIN;
+		key = rp->updown && rp->ud[s] != RP_INF ? rp->ud[s] : rp->n_sw + 1 + rp->bd[s];
+		rp->queue[s] = key;
+		rp->bucket[key + 1]++;
+	}
+	for (uint32_t k = 1; k <= nkeys; k++)
+		rp->bucket[k] += rp->bucket[k - 1];
+	for (uint32_t i = 0; i < n; i++)
+		if (rp->queue[rp->todo[i]] != RP_NONE)
+			u[rp->bucket[rp->queue[rp->todo[i]]]++] = rp->todo[i];
+	n = rp->bucket[nkeys];
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = u[i], best = RP_NONE, best_load = 0;
+		uint8_t cur = rp_row(rp, s)[d];
+		bool ud = rp->updown && rp->ud[s] != RP_INF, down = ud && rp->dd[s] == rp->ud[s];
+
+		if (s == tg->t) {
+			rp_set(rp, s, d, tg->fp);
+			rp->st[s] = RP_FINAL | RP_VALID | RP_DOWN;
+			rp->len[s] = 0;
+			continue;
+		}
+		for (unsigned p = 1; p <= rp->np[s]; p++) {
+			uint32_t v = rp->adj[rp->poff[s] + p], l;
+			uint16_t o;
+
+			if (v == RP_NONE)
+				continue;
+			if (down && rp->level[v] < rp->level[s])
+				o = rp_offer(rp, v, rp->dd, RP_DOWN, d, tg),
+				o = o == rp->dd[s] - 1 ? o : RP_INF;
+			else if (ud && !down && rp->level[v] > rp->level[s])
+				o = rp_offer(rp, v, rp->ud, RP_VALID, d, tg),
+				o = o == rp->ud[s] - 1 ? o : RP_INF;
+			else if (!ud)
+				o = rp_offer(rp, v, rp->bd, 0, d, tg),
+				o = o == rp->bd[s] - 1 ? o : RP_INF;
+			else
+				continue;
+			/* a neighbour of the set is final already; one in it was taken before s */
+			if (o == RP_INF || !(rp->st[v] & RP_FINAL))
+				continue;
+			if (p == cur) {
+				best = p;
+				break;
+			}
+			l = rp_load(rp, s, p);
+			if (best == RP_NONE || l < best_load) {
+				best = p;
+				best_load = l;
+			}
+		}
+		if (best == RP_NONE)
+			return -EDOM; /* no neighbour nearer: the caller takes the whole way */
+		rp_take(rp, s, d, (uint8_t)best, tg, false);
+	}
+	return 0;
+}
+
 /* LID d's target in f; false when no switch leads to its port. */
 static bool rp_target(const struct repair *rp, uint16_t d, struct rp_target *tg)
 {
@@ -510,27 +704,74 @@ static uint32_t rp_unreachable(const struct repair *rp, uint16_t d, const struct
 	return n;
 }
 
+static void rp_mark(struct repair *rp, uint32_t x)
+{
+	rp->stamp[x] = rp->round;
+	rp->st[x] = 0;
+	rp->len[x] = RP_INF;
+	rp->todo[rp->n_todo++] = x;
+}
+
+/*
+ * The switches whose route to d (owned by the same port as before) is
+ * broken: where it crosses a changed port, then back along the switches
+ * that forward d to a broken one.  Everything else is intact: a route that
+ * crosses no changed port ends where it did.  Into rp->todo, not final.
+ */
+static void rp_broken(struct repair *rp, uint16_t d, const struct rp_target *tg)
+{
+	rp->round++;
+	rp->n_todo = 0;
+	for (uint32_t i = 0; i < rp->n_chsw; i++) {
+		uint32_t c = rp->chsw[i];
+		uint8_t e = rp_row(rp, c)[d];
+
+		if (c == tg->t ? e != tg->fp
+			       : e && e <= rp_node(rp, c)->nports && rp->chg[rp->poff[c] + e])
+			rp_mark(rp, c);
+	}
+	if (rp->stamp[tg->t] != rp->round && rp_row(rp, tg->t)[d] != tg->fp)
+		rp_mark(rp, tg->t);
+	for (uint32_t i = 0; i < rp->n_todo; i++) {
+		uint32_t x = rp->todo[i];
+
+		for (unsigned q = 1; q <= rp->np[x]; q++) {
+			uint32_t y = rp->adj[rp->poff[x] + q];
+
+			if (y != RP_NONE && rp->stamp[y] != rp->round &&
+			    rp_row(rp, y)[d] == rp->rport[rp->poff[x] + q])
+				rp_mark(rp, y);
+		}
+	}
+}
+
 /* One LID's column. */
 static int rp_lid(struct repair *rp, uint16_t d, struct repair_stats *st)
 {
 	struct rp_target tg;
 	bool same = rp_same_owner(rp, d);
-	uint32_t before = rp_unreachable(rp, d, &rp->omap);
+	uint32_t before = same ? 0 : rp_unreachable(rp, d, &rp->omap);
 	int r = 0;
 
 	st->lids++;
+	rp->same_owner = same;
+	rp->unr_delta = 0;
 	if (!rp_target(rp, d, &tg)) {
 		for (uint32_t s = 0; s < rp->n_sw; s++)
 			rp_set(rp, s, d, LFT_NO_PORT);
 		st->lids_gone++;
 		goto out;
 	}
-	rp->round++;
-	rp->n_todo = 0;
-	for (uint32_t s = 0; s < rp->n_sw; s++) {
-		rp_walk(rp, s, d, &tg, false);
-		if (!(rp->st[s] & RP_FINAL))
-			rp->todo[rp->n_todo++] = s;
+	if (same) {
+		rp_broken(rp, d, &tg);
+	} else {
+		rp->round++;
+		rp->n_todo = 0;
+		for (uint32_t s = 0; s < rp->n_sw; s++) {
+			rp_walk(rp, s, d, &tg, false);
+			if (!(rp->st[s] & RP_FINAL))
+				rp->todo[rp->n_todo++] = s;
+		}
 	}
 	if (!rp->n_todo)
 		goto out;
@@ -538,11 +779,21 @@ static int rp_lid(struct repair *rp, uint16_t d, struct repair_stats *st)
 		st->lids_local++;
 		goto out;
 	}
-	r = rp_distance(rp, d, &tg);
+	r = same ? rp_distance_around(rp, d, &tg) : -EDOM;
+	if (r == -EDOM) {
+		st->lids_whole++;
+		r = rp_distance(rp, d, &tg);
+	}
 	st->lids_distance++;
 out:
-	rp->r->unreachable += rp_unreachable(rp, d, &rp->map);
-	rp->r->unreachable -= before < rp->r->unreachable ? before : rp->r->unreachable;
+	if (same) {
+		rp->r->unreachable += (uint64_t)rp->unr_delta;
+	} else {
+		uint64_t after = rp_unreachable(rp, d, &rp->map);
+
+		rp->r->unreachable =
+		    rp->r->unreachable + after >= before ? rp->r->unreachable + after - before : 0;
+	}
 	return r;
 }
 
@@ -637,6 +888,9 @@ static void rp_free(struct repair *rp)
 	free(rp->olevel);
 	free(rp->poff);
 	free(rp->chg);
+	free(rp->adj);
+	free(rp->rport);
+	free(rp->np);
 	free(rp->stamp);
 	free(rp->st);
 	free(rp->len);
@@ -652,6 +906,8 @@ static void rp_free(struct repair *rp)
 	free(rp->bd);
 	free(rp->by_level);
 	free(rp->touched);
+	free(rp->chsw);
+	free(rp->ustamp);
 }
 
 static int rp_refuse(struct repair_stats *st, const char *why)
@@ -738,13 +994,15 @@ static int rp_setup(struct repair *rp, struct repair_stats *st)
 	rp->bd = malloc(n * sizeof(*rp->bd));
 	rp->by_level = malloc(n * sizeof(*rp->by_level));
 	rp->touched = calloc(n, 1);
+	rp->chsw = malloc(n * sizeof(*rp->chsw));
+	rp->ustamp = calloc(n, sizeof(*rp->ustamp));
 	rp->ostamp = calloc(of->n_nodes + 1, sizeof(*rp->ostamp));
 	rp->olen = calloc(of->n_nodes + 1, sizeof(*rp->olen));
 	rp->olevel = malloc((of->n_nodes + 1) * sizeof(*rp->olevel));
 	if (!rp->old || !rp->level || !rp->poff || !rp->stamp || !rp->st || !rp->len ||
 	    !rp->stack || !rp->todo || !rp->queue || !rp->order || !rp->bucket || !rp->dd ||
-	    !rp->ud || !rp->bd || !rp->by_level || !rp->touched || !rp->ostamp || !rp->olen ||
-	    !rp->olevel)
+	    !rp->ud || !rp->bd || !rp->by_level || !rp->touched || !rp->chsw || !rp->ustamp ||
+	    !rp->ostamp || !rp->olen || !rp->olevel)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < rp->n_sw; s++) {
 		const struct node *nd = rp_node(rp, s);
@@ -758,19 +1016,29 @@ static int rp_setup(struct repair *rp, struct repair_stats *st)
 		n_ports += (size_t)nd->nports + 1;
 	}
 	rp->chg = calloc(n_ports + 1, 1);
-	if (!rp->chg)
+	rp->adj = malloc((n_ports + 1) * sizeof(*rp->adj));
+	rp->rport = calloc(n_ports + 1, 1);
+	rp->np = malloc(rp->n_sw + 1);
+	if (!rp->chg || !rp->adj || !rp->rport || !rp->np)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < rp->n_sw; s++) {
 		const struct node *nd = rp_node(rp, s), *on = &of->nodes[rp->old[s]];
 
+		rp->np[s] = nd->nports;
+		rp->adj[rp->poff[s]] = RP_NONE;
 		for (unsigned p = 1; p <= nd->nports; p++) {
 			const struct port *np = &nd->ports[p], *op = &on->ports[p];
 			bool nl = port_is_linked(np), ol = port_is_linked(op);
+
+			rp->adj[rp->poff[s] + p] = nl ? rp->dense[np->remote_node] : RP_NONE;
+			rp->rport[rp->poff[s] + p] = nl ? np->remote_port : 0;
 
 			if (nl == ol && (!nl || (of->nodes[op->remote_node].guid ==
 						     f->nodes[np->remote_node].guid &&
 						 op->remote_port == np->remote_port)))
 				continue;
+			if (!rp->n_chsw || rp->chsw[rp->n_chsw - 1] != s)
+				rp->chsw[rp->n_chsw++] = s;
 			rp->chg[rp->poff[s] + p] = 1;
 			if (nl && node_is_switch(&f->nodes[np->remote_node]))
 				return rp_refuse(st, "a switch link is new (the engine re-balances "
@@ -807,8 +1075,8 @@ static int rp_setup(struct repair *rp, struct repair_stats *st)
 }
 
 int routes_repair(const struct fabric *old_f, const struct routes *old_r, const struct fabric *f,
-		  bool updown, double max_drift, double max_lids_pct, struct routes **ret,
-		  struct repair_stats *st)
+		  bool updown, double max_drift, double max_lids_pct, struct routes_spare *spare,
+		  struct routes **ret, struct repair_stats *st)
 {
 	struct repair rp = {.of = old_f, .f = f, .or = old_r, .updown = updown};
 	uint8_t *aff = NULL;
@@ -866,7 +1134,7 @@ int routes_repair(const struct fabric *old_f, const struct routes *old_r, const 
 		goto out;
 	}
 	/* the tables the switches hold, and their port counts */
-	rp.r = routes_new_unfilled(f, max_lid);
+	rp.r = routes_new_unfilled(f, max_lid, spare);
 	if (!rp.r) {
 		r = -ENOMEM;
 		goto out;
@@ -919,12 +1187,8 @@ int routes_repair(const struct fabric *old_f, const struct routes *old_r, const 
 				 "LID %u: a switch with a CA has no up*down* route to it", d);
 			goto out;
 		}
-		for (uint32_t s = 0; s < rp.n_sw; s++) {
-			uint8_t o = d <= old_r->max_lid ? old_r->lft[rp.old[s]][d] : LFT_NO_PORT;
-
-			st->moved += rp_row(&rp, s)[d] != o;
-		}
 	}
+	st->moved = rp.moved;
 	st->max_port = rp_max_port(f, rp.r);
 	bound = rp_even_share(&rp);
 	if (bound < st->max_port_before)

@@ -57,6 +57,7 @@ struct repair_stats {
 	uint32_t lids_local;	/* of those, repaired hop by hop */
 	uint32_t lids_distance; /* repaired with distances */
 	uint32_t lids_gone;	/* whose port is gone: LFT_NO_PORT everywhere */
+	uint32_t lids_whole;	/* of lids_distance, with distances over the whole fabric */
 	uint64_t moved;		/* (switch, LID) entries that differ from the old tables */
 	uint32_t max_port_before, max_port;
 	char why[128]; /* when -EAGAIN: why */
@@ -65,11 +66,12 @@ struct repair_stats {
 /*
  * old_f/old_r: the published fabric and the routes its switches hold; f the
  * new fabric (LIDs assigned).  On 0, *ret gets new routes for f with load
- * counted.  -EAGAIN when the change is not one it bounds (st->why),
+ * counted; the tables go into spare's block when it has one of the size
+ * (may be NULL).  -EAGAIN when the change is not one it bounds (st->why),
  * -ENOMEM.
  */
 int routes_repair(const struct fabric *old_f, const struct routes *old_r, const struct fabric *f,
-		  bool updown, double max_drift, double max_lids_pct, struct routes **ret,
-		  struct repair_stats *st);
+		  bool updown, double max_drift, double max_lids_pct, struct routes_spare *spare,
+		  struct routes **ret, struct repair_stats *st);
 
 #endif

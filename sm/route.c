@@ -79,7 +79,7 @@ static bool route_repair(struct sm *sm, const struct fabric *f, struct routes **
 		return false;
 	r = routes_repair(old->fabric, old->routes, f, ftree,
 			  sm->conf.keep_routes_max_drift_pct / 100.0, ROUTE_REPAIR_MAX_LIDS_PCT,
-			  ret, &rs->last_repair);
+			  &rs->spare, ret, &rs->last_repair);
 	rs->repair_ms = route_now_ms() - t0;
 	if (r < 0) {
 		log_msg(LOG_CAT_ROUTE, LOG_INFO,

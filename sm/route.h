@@ -30,6 +30,7 @@ struct route_state {
 	double engine_ms, repair_ms, keep_ms, stats_ms;
 	bool last_repaired;		 /* the last pass repaired (routing/repair.h) */
 	struct repair_stats last_repair; /* what the last attempt did, or why it refused */
+	struct routes_spare spare; /* the tables of the snapshot before, for the next repair */
 };
 
 /*

@@ -650,6 +650,7 @@ void sm_log_io(struct sm *sm, const struct snapshot *prev)
 void sm_fini(struct sm *sm)
 {
 	sweep_abort(sm);
+	routes_spare_clear(&sm->route.spare);
 	sync_fini(sm);
 	if (sm->sa)
 		sa_set_mcast(sm->sa, NULL); /* the database goes first */

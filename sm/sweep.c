@@ -490,6 +490,9 @@ static void phase_publish(struct sweep *sw)
 	if (s->status == 0 && (s->sets || sm->sweeps == 1))
 		dump_spawn(snap, sm->conf.state_dir, (uint64_t)sm->conf.dump_max_lft_entries,
 			   &sm->sched.dump_pid);
+	/* the old tables' block serves the next incremental routing (sm/route.c) */
+	if (old && sm->conf.incremental_routing)
+		routes_spare_take(&sm->route.spare, old->routes);
 	snapshot_free(old);
 	s->publish_hooks_ms = t_dump - t_hooks;
 	s->publish_dump_ms = now_ms() - t_dump;

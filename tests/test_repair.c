@@ -193,7 +193,7 @@ static struct routes *repair_and_check(const struct fabric *of, const struct rou
 	struct routing_stats rs_fresh, rs;
 	uint64_t total, blocks, fresh_moved, moved;
 	char msg[256];
-	int rc = routes_repair(of, or, f, updown, 0.25, 100, &r, &st);
+	int rc = routes_repair(of, or, f, updown, 0.25, 100, NULL, &r, &st);
 
 	if (rc)
 		fprintf(stderr, "\n%s: %s\n", what, st.why);
@@ -289,7 +289,8 @@ static void test_fat_tree_8(void)
 		struct routes *none = NULL;
 
 		r = route(f1, "ftree");
-		CU_ASSERT_EQUAL(routes_repair(f1, r, f0, true, 0.25, 100, &none, &st), -EAGAIN);
+		CU_ASSERT_EQUAL(routes_repair(f1, r, f0, true, 0.25, 100, NULL, &none, &st),
+				-EAGAIN);
 		CU_ASSERT_PTR_NULL(none);
 		CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "new"));
 		routes_free(r);
@@ -339,16 +340,16 @@ static void test_bounds(void)
 
 	cut(f1, "sw-L1-0", 5);
 	/* a drift bound that cannot be met */
-	CU_ASSERT_EQUAL(routes_repair(f0, r0, f1, true, -0.5, 100, &r, &st), -EAGAIN);
+	CU_ASSERT_EQUAL(routes_repair(f0, r0, f1, true, -0.5, 100, NULL, &r, &st), -EAGAIN);
 	CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "re-balanced"));
 	CU_ASSERT_PTR_NULL(r);
 	/* too many LIDs touched */
-	CU_ASSERT_EQUAL(routes_repair(f0, r0, f1, true, 0.25, 10, &r, &st), -EAGAIN);
+	CU_ASSERT_EQUAL(routes_repair(f0, r0, f1, true, 0.25, 10, NULL, &r, &st), -EAGAIN);
 	CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "LIDs touched"));
 	/* nothing to repair from */
-	CU_ASSERT_EQUAL(routes_repair(NULL, NULL, f1, true, 0.25, 25, &r, &st), -EAGAIN);
+	CU_ASSERT_EQUAL(routes_repair(NULL, NULL, f1, true, 0.25, 25, NULL, &r, &st), -EAGAIN);
 	/* nothing changed: the same tables */
-	CU_ASSERT_EQUAL(routes_repair(f0, r0, f0, true, 0.25, 25, &r, &st), 0);
+	CU_ASSERT_EQUAL(routes_repair(f0, r0, f0, true, 0.25, 25, NULL, &r, &st), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st.moved, 0);
 	CU_ASSERT_EQUAL(st.lids, 0);
@@ -363,13 +364,31 @@ static void test_bounds(void)
 		free(c->load);
 		free(c->load_at);
 		c->load = c->load_at = NULL;
-		CU_ASSERT_EQUAL(routes_repair(f0, c, f1, true, 0.25, 100, &a, &st), 0);
-		CU_ASSERT_EQUAL(routes_repair(f0, r0, f1, true, 0.25, 100, &b, &st), 0);
+		CU_ASSERT_EQUAL(routes_repair(f0, c, f1, true, 0.25, 100, NULL, &a, &st), 0);
+		CU_ASSERT_EQUAL(routes_repair(f0, r0, f1, true, 0.25, 100, NULL, &b, &st), 0);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 		for (uint32_t i = 0; i < f1->n_nodes; i++)
 			if (a->lft[i])
 				CU_ASSERT_EQUAL(memcmp(a->lft[i], b->lft[i], a->max_lid + 1), 0);
+		/* into a spare block (the last tables' bytes in it): the same result */
+		{
+			struct routes_spare sp = {0};
+			struct routes *e = NULL;
+
+			routes_spare_take(&sp, a);
+			CU_ASSERT_PTR_NOT_NULL(sp.block);
+			CU_ASSERT_EQUAL(routes_repair(f0, r0, f1, true, 0.25, 100, &sp, &e, &st),
+					0);
+			CU_ASSERT_PTR_NULL(sp.block); /* taken */
+			CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+			for (uint32_t i = 0; i < f1->n_nodes; i++)
+				if (e->lft[i])
+					CU_ASSERT_EQUAL(
+					    memcmp(e->lft[i], b->lft[i], e->max_lid + 1), 0);
+			routes_free(e);
+			routes_spare_clear(&sp);
+		}
 		routes_free(a);
 		routes_free(b);
 		routes_free(c);
