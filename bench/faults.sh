@@ -51,7 +51,7 @@ sim_up() {
 	(cd "$W" && exec ibsim -s -N 60000 -S 8000 -P 400000 -L 49152 "$W/ft.net" <"$W/cons" \
 		>"$W/ibsim.log" 2>&1) &
 	SIM=$!
-	for _ in $(seq 1200); do grep -q "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
+	for _ in $(seq 6000); do grep -q "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
 	echo "ibsim did not start"
 	exit 1
 }

@@ -98,7 +98,7 @@ static void sm_on_published(void *ctx, const void *old)
 {
 	struct sm *sm = ctx;
 
-	changes_log(old, sm->snap);
+	changes_log(sm, old);
 	sa_publish(sm->sa, sm->snap);
 }
 
@@ -645,6 +645,16 @@ void sm_log_io(struct sm *sm, const struct snapshot *prev)
 		mb(snapshot_mem(sm->snap)), mb(sm->snap ? fabric_mem(sm->snap->fabric) : 0),
 		mb(sm->snap ? routes_mem(sm->snap->routes) : 0), mb(snapshot_mem(prev)),
 		mb(xact_mem(sm->xe)));
+}
+
+void sm_publish_diff(const struct sm *sm, const struct snapshot *old, diff_fn *fn, void *arg)
+{
+	if (!old || !sm->snap)
+		return;
+	if (sm->publish_diff)
+		diff_list_run(sm->publish_diff, fn, arg);
+	else
+		diff_fabrics(old->fabric, sm->snap->fabric, fn, arg);
 }
 
 void sm_fini(struct sm *sm)

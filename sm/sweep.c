@@ -484,7 +484,16 @@ static void phase_publish(struct sweep *sw)
 	smstate_sweep_done(sm, s);
 	sm->subnet_up = s->status == 0 && sm->state == SM_MASTER;
 	t_hooks = now_ms();
-	hook_run(&sm->hooks.published, old);
+	{
+		/* what changed, once for every hook that says or acts on it */
+		struct diff_list dl = {0};
+
+		if (old && diff_collect(old->fabric, snap->fabric, &dl) == 0)
+			sm->publish_diff = &dl;
+		hook_run(&sm->hooks.published, old);
+		sm->publish_diff = NULL;
+		diff_list_clear(&dl);
+	}
 	sm_log_io(sm, old); /* issue 15: memory by owner at its peak, MAD counters */
 	t_dump = now_ms();
 	if (s->status == 0 && (s->sets || sm->sweeps == 1))
