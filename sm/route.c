@@ -53,8 +53,8 @@ static void route_keep(struct sm *sm, const struct fabric *f, struct routes *r, 
 			ks->why);
 }
 
-/* Only LIDs up to this share of all are repaired; beyond, the engine is as cheap. */
-#define ROUTE_REPAIR_MAX_LIDS_PCT 50
+/* Repairs touching more than this share of the LIDs are left to the engine (none: the cost is per broken entry). */
+#define ROUTE_REPAIR_MAX_LIDS_PCT 100
 
 /*
  * After an incremental sweep: repair the published routes (see
