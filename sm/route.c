@@ -53,7 +53,8 @@ static void route_keep(struct sm *sm, const struct fabric *f, struct routes *r, 
 			ks->why);
 }
 
-/* Repairs touching more than this share of the LIDs are left to the engine (none: the cost is per broken entry). */
+/* Repairs touching more than this share of the LIDs are left to the engine (none: the cost is per
+ * broken entry). */
 #define ROUTE_REPAIR_MAX_LIDS_PCT 100
 
 /*
@@ -88,6 +89,8 @@ static bool route_repair(struct sm *sm, const struct fabric *f, struct routes **
 		return false;
 	}
 	rs->last_repaired = true;
+	memset(&rs->last_keep, 0, sizeof(rs->last_keep));
+	snprintf(rs->last_keep.why, sizeof(rs->last_keep.why), "repaired incrementally instead");
 	snprintf(engine, engine_len, "%s", last);
 	*ret_ms = rs->repair_ms;
 	log_msg(LOG_CAT_ROUTE, rs->last_repair.lids ? LOG_INFO : LOG_DEBUG,
