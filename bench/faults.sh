@@ -11,7 +11,7 @@
 # and the LFT blocks it wrote (next to a full programming's).  Medians over
 # RUNS.  Not a test.
 #
-#   bench/faults.sh [-k K] [-n RUNS] [--no-opensm]
+#   bench/faults.sh [-k K] [-n RUNS] [-f isl,host,spine] [--no-opensm]
 # ibsmd's time is also broken down by sweep phase (status last_sweep_phases_ms).
 set -u
 cd "$(dirname "$0")/.."
@@ -20,12 +20,14 @@ UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 K=16
 RUNS=3
 OSM=1
+FAULTS="isl host spine"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-k) K=$2; shift 2 ;;
 	-n) RUNS=$2; shift 2 ;;
+	-f) FAULTS=$(echo "$2" | tr ',' ' '); shift 2 ;;
 	--no-opensm) OSM=0; shift ;;
-	*) echo "usage: $0 [-k K] [-n RUNS] [--no-opensm]"; exit 2 ;;
+	*) echo "usage: $0 [-k K] [-n RUNS] [-f isl,host,spine] [--no-opensm]"; exit 2 ;;
 	esac
 done
 W=$(mktemp -d /tmp/ibsmd-bench-faults.XXXXXX)
@@ -124,7 +126,7 @@ run_sm() {
 		PERFPID=$!
 	fi
 	sleep 2
-	for f in isl host spine; do
+	for f in $FAULTS; do
 		for r in $(seq "$RUNS"); do
 			local c0 t0 t1 sent0 sent1
 			c0=$(up_count)
