@@ -37,6 +37,26 @@ void routes_spare_take(struct routes_spare *sp, struct routes *r)
 	r->lft_block_size = 0;
 }
 
+int routes_spare_prepare(struct routes_spare *sp, const struct routes *r)
+{
+	void *block;
+
+	if (!r || !r->lft_block_size || (sp->block && sp->size == r->lft_block_size))
+		return 0;
+	routes_spare_clear(sp);
+	block = mmap(NULL, r->lft_block_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		     -1, 0);
+	if (block == MAP_FAILED)
+		return -ENOMEM;
+	if (r->lft_block_size >= (2u << 20))
+		madvise(block, r->lft_block_size, MADV_HUGEPAGE);
+	memset(block, LFT_NO_PORT, r->lft_block_size); /* the page faults, paid now */
+	madvise(block, r->lft_block_size, MADV_FREE);
+	sp->block = block;
+	sp->size = r->lft_block_size;
+	return 0;
+}
+
 void routes_spare_clear(struct routes_spare *sp)
 {
 	if (sp && sp->block)

@@ -89,6 +89,8 @@ struct routes_spare {
 /* Take r's block into sp (r's tables are gone; routes_free(r) after). */
 void routes_spare_take(struct routes_spare *sp, struct routes *r);
 void routes_spare_clear(struct routes_spare *sp);
+/* A spare of r's block size, its pages faulted in now (none kept yet): 0 or -ENOMEM. */
+int routes_spare_prepare(struct routes_spare *sp, const struct routes *r);
 /*
  * routes_new with the entries left as they come (zero, or the spare's old
  * bytes: the caller writes every one); sp may be NULL.

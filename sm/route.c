@@ -166,6 +166,9 @@ int route_fabric(struct sm *sm, const struct fabric *f, bool incremental, struct
 	routing_stats(f, *ret, &st);
 	rs->stats_ms = route_now_ms() - t0;
 	*ret_ms += rs->keep_ms + rs->stats_ms;
+	/* the first repair after a full routing then copies into faulted-in pages too */
+	if (sm->conf.incremental_routing)
+		routes_spare_prepare(&rs->spare, *ret);
 stats:
 	/* info when the outcome changes, debug on the periodic re-route */
 	changed = strcmp(rs->last_engine, engine) ||
