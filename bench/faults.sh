@@ -38,6 +38,8 @@ cleanup() {
 	[ -n "$SMPID" ] && kill -9 "$SMPID" 2>/dev/null
 	[ -n "$SIM" ] && kill "$SIM" 2>/dev/null
 	exec 7>&- 2>/dev/null
+	# the scratch directory (logs of both SMs) stays with KEEP=1
+	[ -n "${KEEP:-}" ] && echo "scratch kept in $W" >&2 || rm -rf "$W"
 }
 trap cleanup EXIT
 "$B/ibsmd-topogen" fattree3 -k "$K" -o "$W/ft.net" || exit 1
