@@ -11,7 +11,8 @@
 # and the LFT blocks it wrote (next to a full programming's).  Medians over
 # RUNS.  Not a test.
 #
-#   bench/faults.sh [-k K] [-n RUNS] [--no-opensm]
+#   bench/faults.sh [-k K] [-n RUNS] [-f isl,host,spine] [--no-opensm]
+# ibsmd's time is also broken down by sweep phase (status last_sweep_phases_ms).
 set -u
 cd "$(dirname "$0")/.."
 B=$(cd "${BUILD:-build}" && pwd)
@@ -19,12 +20,14 @@ UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 K=16
 RUNS=3
 OSM=1
+FAULTS="isl host spine"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-k) K=$2; shift 2 ;;
 	-n) RUNS=$2; shift 2 ;;
+	-f) FAULTS=$(echo "$2" | tr ',' ' '); shift 2 ;;
 	--no-opensm) OSM=0; shift ;;
-	*) echo "usage: $0 [-k K] [-n RUNS] [--no-opensm]"; exit 2 ;;
+	*) echo "usage: $0 [-k K] [-n RUNS] [-f isl,host,spine] [--no-opensm]"; exit 2 ;;
 	esac
 done
 W=$(mktemp -d /tmp/ibsmd-bench-faults.XXXXXX)
@@ -35,6 +38,8 @@ cleanup() {
 	[ -n "$SMPID" ] && kill -9 "$SMPID" 2>/dev/null
 	[ -n "$SIM" ] && kill "$SIM" 2>/dev/null
 	exec 7>&- 2>/dev/null
+	# the scratch directory (logs of both SMs) stays with KEEP=1
+	[ -n "${KEEP:-}" ] && echo "scratch kept in $W" >&2 || rm -rf "$W"
 }
 trap cleanup EXIT
 "$B/ibsmd-topogen" fattree3 -k "$K" -o "$W/ft.net" || exit 1
@@ -50,7 +55,7 @@ sim_up() {
 	(cd "$W" && exec ibsim -s -N 60000 -S 8000 -P 400000 -L 49152 "$W/ft.net" <"$W/cons" \
 		>"$W/ibsim.log" 2>&1) &
 	SIM=$!
-	for _ in $(seq 1200); do grep -q "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
+	for _ in $(seq 6000); do grep -q "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
 	echo "ibsim did not start"
 	exit 1
 }
@@ -97,7 +102,7 @@ fault_cmds() {
 }
 repair_cmds() { fault_cmds "$1" | sed 's/^Unlink/ReLink/'; }
 
-declare -A RES
+declare -A RES PH
 run_sm() {
 	SMNAME=$1
 	sim_up
@@ -116,8 +121,14 @@ run_sm() {
 	SMPID=$!
 	wait_up 0 >/dev/null || { echo "$SMNAME: subnet never up"; return 1; }
 	[ "$SMNAME" = ibsmd ] && FULL_BLOCKS=$(js last_sweep_lft_blocks)
+	PERFPID=
+	# PERF=FILE: a CPU profile of ibsmd over the faults (perf report -i FILE)
+	if [ "$SMNAME" = ibsmd ] && [ -n "${PERF:-}" ]; then
+		perf record -F 2000 -g -o "$PERF" -p "$SMPID" >/dev/null 2>&1 &
+		PERFPID=$!
+	fi
 	sleep 2
-	for f in isl host spine; do
+	for f in $FAULTS; do
 		for r in $(seq "$RUNS"); do
 			local c0 t0 t1 sent0 sent1
 			c0=$(up_count)
@@ -133,6 +144,8 @@ run_sm() {
 				RES[$SMNAME,$f,mads]+="$((sent1 - sent0)) "
 				RES[$SMNAME,$f,blocks]+="$(js last_sweep_lft_blocks) "
 				RES[$SMNAME,$f,inc]+="$(js "last_sweep_incremental['incremental']") "
+				PH[$f]+="$(js "' '.join('%s=%.0f' % kv for kv in last_sweep_phases_ms.items())")
+"
 			fi
 			# repair, and let the SM settle
 			c0=$(up_count)
@@ -141,6 +154,7 @@ run_sm() {
 			sleep 1.5
 		done
 	done
+	[ -n "$PERFPID" ] && { kill -INT "$PERFPID"; wait "$PERFPID" 2>/dev/null; }
 	kill "$SMPID"
 	wait "$SMPID" 2>/dev/null
 	SMPID=
@@ -161,3 +175,13 @@ print('%.1fx' % (float(o) / float(a)) if a not in ('-', '0', '') and o not in ('
 		"$(echo ${RES[ibsmd,$f,inc]:-} | tr ' ' '\n' | sort | uniq -c | tr '\n' ' ')"
 done
 echo "(ibsmd's own sweep ms: isl $(med "${RES[ibsmd,isl,ms]:-}"), host $(med "${RES[ibsmd,host,ms]:-}"), spine $(med "${RES[ibsmd,spine,ms]:-}"))"
+# where ibsmd's time went, by sweep phase (ms, medians; route_* and publish_* are parts of route/publish)
+for f in isl host spine; do
+	[ -n "${PH[$f]:-}" ] || continue
+	printf '%s phases:' "$f"
+	for k in $(echo "${PH[$f]}" | head -1 | tr ' ' '\n' | cut -d= -f1); do
+		v=$(echo "${PH[$f]}" | tr ' ' '\n' | grep "^$k=" | cut -d= -f2 | tr '\n' ' ')
+		printf ' %s %s' "$k" "$(med "$v")"
+	done
+	echo
+done

@@ -1,6 +1,9 @@
 /*
  * Snapshot diff (see diff.h).  O(nodes x ports) with the GUID index.
  */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "fabric/diff.h"
 
 bool diff_link_first_end(const struct fabric *f, uint32_t a, uint8_t pa)
@@ -90,4 +93,54 @@ void diff_fabrics(const struct fabric *old, const struct fabric *new, diff_fn *f
 			}
 		}
 	}
+}
+
+struct diff_collector {
+	struct diff_list *l;
+	int err;
+};
+
+static void diff_collect_one(void *arg, const struct diff_change *c)
+{
+	struct diff_collector *dc = arg;
+	struct diff_list *l = dc->l;
+
+	if (dc->err)
+		return;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct diff_change *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			dc->err = -ENOMEM;
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *c;
+}
+
+int diff_collect(const struct fabric *old, const struct fabric *new, struct diff_list *ret)
+{
+	struct diff_collector dc = {ret, 0};
+
+	ret->n = 0;
+	diff_fabrics(old, new, diff_collect_one, &dc);
+	if (dc.err)
+		diff_list_clear(ret);
+	return dc.err;
+}
+
+void diff_list_run(const struct diff_list *l, diff_fn *fn, void *arg)
+{
+	for (size_t i = 0; i < l->n; i++)
+		fn(arg, &l->v[i]);
+}
+
+void diff_list_clear(struct diff_list *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
 }

@@ -39,6 +39,20 @@ typedef void diff_fn(void *arg, const struct diff_change *c);
 /* Report every change from old to new through fn. */
 void diff_fabrics(const struct fabric *old, const struct fabric *new, diff_fn *fn, void *arg);
 
+/*
+ * The same changes collected once, for several readers (the publish hooks:
+ * sm/changes.c, sm/health.c, ui/events.c).  Each change's f points into old
+ * or new: valid while both are.  0 or -ENOMEM (the list then empty).
+ */
+struct diff_list {
+	struct diff_change *v;
+	size_t n, cap;
+};
+int diff_collect(const struct fabric *old, const struct fabric *new, struct diff_list *ret);
+/* fn for every change of l, in diff_fabrics' order. */
+void diff_list_run(const struct diff_list *l, diff_fn *fn, void *arg);
+void diff_list_clear(struct diff_list *l);
+
 /* Whether (a, pa) is the end a link is reported from: each link once, from its lower end. */
 bool diff_link_first_end(const struct fabric *f, uint32_t a, uint8_t pa);
 

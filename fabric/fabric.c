@@ -435,3 +435,110 @@ fail:
 	fabric_free(out);
 	return NULL;
 }
+
+int fabric_prune_in_place(struct fabric *f, uint32_t *ret_removed)
+{
+	uint32_t n = f->n_nodes, *q, *map, *parent, head = 0, tail = 0, k = 0;
+	uint8_t *pport, *inport;
+	bool *seen;
+	int err = -ENOMEM;
+
+	if (ret_removed)
+		*ret_removed = 0;
+	q = malloc((n + 1) * sizeof(*q));
+	map = malloc((n + 1) * sizeof(*map));
+	parent = malloc((n + 1) * sizeof(*parent));
+	pport = calloc(n + 1, 1);
+	inport = calloc(n + 1, 1);
+	seen = calloc(n + 1, sizeof(*seen));
+	if (!q || !map || !parent || !pport || !inport || !seen)
+		goto out;
+	if (n) {
+		seen[f->sm_node] = true;
+		parent[f->sm_node] = FABRIC_NO_NODE;
+		q[tail++] = f->sm_node;
+	}
+	/* as fabric_prune: breadth first, lowest port first */
+	while (head < tail) {
+		uint32_t x = q[head++];
+		const struct node *xn = &f->nodes[x];
+
+		if (x != f->sm_node && !node_is_switch(xn))
+			continue;
+		for (unsigned p = 1; p <= xn->nports; p++) {
+			const struct port *pp = &xn->ports[p];
+
+			if (x == f->sm_node && !node_is_switch(xn) && p != f->sm_port)
+				continue;
+			if (!port_is_linked(pp) || seen[pp->remote_node])
+				continue;
+			seen[pp->remote_node] = true;
+			parent[pp->remote_node] = x;
+			pport[pp->remote_node] = (uint8_t)p;
+			inport[pp->remote_node] = pp->remote_port;
+			q[tail++] = pp->remote_node;
+		}
+	}
+	/* routes first, over f as it is: each node's own route is rewritten only */
+	for (uint32_t i = 0; i < n; i++) {
+		struct node *dn = &f->nodes[i];
+		uint32_t hops = 0, x = i;
+
+		if (!seen[i] || i == f->sm_node || fabric_path_intact(f, i))
+			continue;
+		while (x != f->sm_node && hops < FABRIC_DR_MAX_HOPS) {
+			x = parent[x];
+			hops++;
+		}
+		dn->dr_hops = (uint8_t)hops;
+		memset(dn->dr_path, 0, sizeof(dn->dr_path));
+		x = i;
+		for (uint32_t h = hops; h >= 1; h--) {
+			dn->dr_path[h] = pport[x];
+			x = parent[x];
+		}
+		dn->entry_port = inport[i];
+	}
+	/* the reachable nodes move down, in order; the links follow */
+	for (uint32_t i = 0; i < n; i++) {
+		map[i] = FABRIC_NO_NODE;
+		if (!seen[i]) {
+			free(f->nodes[i].ports);
+			continue;
+		}
+		if (k != i)
+			f->nodes[k] = f->nodes[i];
+		map[i] = k++;
+	}
+	for (uint32_t i = 0; i < k; i++) {
+		struct node *dn = &f->nodes[i];
+
+		for (unsigned p = 0; p <= dn->nports; p++) {
+			struct port *pp = &dn->ports[p];
+
+			if (!port_is_linked(pp))
+				continue;
+			pp->remote_node = map[pp->remote_node];
+			if (pp->remote_node == FABRIC_NO_NODE)
+				pp->remote_port = 0;
+		}
+	}
+	if (k != n) {
+		memset(f->guid_index, 0, (size_t)f->guid_index_cap * sizeof(*f->guid_index));
+		for (uint32_t i = 0; i < k; i++)
+			fabric_index_insert(f->guid_index, f->guid_index_cap, f->nodes[i].guid, i);
+	}
+	f->sm_node = n ? map[f->sm_node] : 0;
+	f->n_nodes = k;
+	if (ret_removed)
+		*ret_removed = n - k;
+	err = 0;
+out:
+	free(q);
+	free(map);
+	free(parent);
+	free(pport);
+	free(inport);
+	free(seen);
+	return err;
+}

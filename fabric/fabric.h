@@ -134,6 +134,11 @@ void fabric_unlink(struct fabric *f, uint32_t a, uint8_t pa);
  * out.  NULL on ENOMEM; f is left alone.
  */
 struct fabric *fabric_prune(const struct fabric *f, uint32_t *ret_removed);
+/*
+ * The same on f itself (no copy: the nodes kept move down in order, their
+ * links and the GUID index follow).  0, or -ENOMEM with f untouched.
+ */
+int fabric_prune_in_place(struct fabric *f, uint32_t *ret_removed);
 
 static inline bool node_is_switch(const struct node *n)
 {

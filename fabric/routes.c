@@ -10,7 +10,65 @@
 
 #include "fabric/routes.h"
 
+static struct routes *routes_alloc(const struct fabric *f, uint16_t max_lid, bool fill,
+				   struct routes_spare *sp);
+
 struct routes *routes_new(const struct fabric *f, uint16_t max_lid)
+{
+	return routes_alloc(f, max_lid, true, NULL);
+}
+
+struct routes *routes_new_unfilled(const struct fabric *f, uint16_t max_lid,
+				   struct routes_spare *sp)
+{
+	return routes_alloc(f, max_lid, false, sp);
+}
+
+void routes_spare_take(struct routes_spare *sp, struct routes *r)
+{
+	if (!sp || !r || !r->lft_block)
+		return;
+	routes_spare_clear(sp);
+	/* kept for the next table of this size; the kernel may take the pages back meanwhile */
+	madvise(r->lft_block, r->lft_block_size, MADV_FREE);
+	sp->block = r->lft_block;
+	sp->size = r->lft_block_size;
+	r->lft_block = NULL;
+	r->lft_block_size = 0;
+}
+
+int routes_spare_prepare(struct routes_spare *sp, const struct routes *r)
+{
+	void *block;
+
+	if (!r || !r->lft_block_size || (sp->block && sp->size == r->lft_block_size))
+		return 0;
+	routes_spare_clear(sp);
+	block = mmap(NULL, r->lft_block_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		     -1, 0);
+	if (block == MAP_FAILED)
+		return -ENOMEM;
+	if (r->lft_block_size >= (2u << 20))
+		madvise(block, r->lft_block_size, MADV_HUGEPAGE);
+	memset(block, LFT_NO_PORT, r->lft_block_size); /* the page faults, paid now */
+	madvise(block, r->lft_block_size, MADV_FREE);
+	sp->block = block;
+	sp->size = r->lft_block_size;
+	return 0;
+}
+
+void routes_spare_clear(struct routes_spare *sp)
+{
+	if (sp && sp->block)
+		munmap(sp->block, sp->size);
+	if (sp) {
+		sp->block = NULL;
+		sp->size = 0;
+	}
+}
+
+static struct routes *routes_alloc(const struct fabric *f, uint16_t max_lid, bool fill,
+				   struct routes_spare *sp)
 {
 	struct routes *r = calloc(1, sizeof(*r));
 	size_t row = (size_t)max_lid + 1, n_sw = 0, size;
@@ -33,14 +91,24 @@ struct routes *routes_new(const struct fabric *f, uint16_t max_lid)
 	 * on 4 KiB pages cost more than the routing itself on some VMs.
 	 */
 	size = n_sw * row;
-	if (size) {
+	if (size && sp && sp->block && sp->size == size) {
+		/* the last table's pages: no page faults, no zeroing by the kernel */
+		block = sp->block;
+		sp->block = NULL;
+		sp->size = 0;
+		if (fill)
+			memset(block, LFT_NO_PORT, size);
+		r->lft_block = block;
+		r->lft_block_size = size;
+	} else if (size) {
 		block =
 		    mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (block == MAP_FAILED)
 			goto out_free;
 		if (size >= (2u << 20))
 			madvise(block, size, MADV_HUGEPAGE);
-		memset(block, LFT_NO_PORT, size);
+		if (fill)
+			memset(block, LFT_NO_PORT, size);
 		r->lft_block = block;
 		r->lft_block_size = size;
 	}
@@ -73,6 +141,8 @@ size_t routes_mem(const struct routes *r)
 		n += (size_t)r->n_sw * lids;
 	if (r->sl2vl)
 		n += (size_t)r->n_nodes * sizeof(*r->sl2vl); /* the rows are small */
+	if (r->load_at)
+		n += (size_t)r->n_nodes * sizeof(*r->load_at);
 	return n;
 }
 
@@ -92,7 +162,53 @@ void routes_free(struct routes *r)
 	free(r->path_sl);
 	free(r->lid_sl);
 	free(r->sw_index);
+	free(r->load);
+	free(r->load_at);
 	free(r);
+}
+
+int routes_load_count(struct routes *r, const struct fabric *f, const struct lid_map *m)
+{
+	size_t n = 0;
+	uint32_t *at, *load;
+
+	free(r->load);
+	free(r->load_at);
+	r->load = r->load_at = NULL;
+	at = malloc((r->n_nodes ? r->n_nodes : 1) * sizeof(*at));
+	if (!at)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < r->n_nodes; i++) {
+		at[i] = UINT32_MAX;
+		if (i < f->n_nodes && r->lft[i]) {
+			at[i] = (uint32_t)n;
+			n += (size_t)f->nodes[i].nports + 1;
+		}
+	}
+	load = calloc(n ? n : 1, sizeof(*load));
+	if (!load) {
+		free(at);
+		return -ENOMEM;
+	}
+	r->unreachable = 0;
+	for (uint32_t i = 0; i < r->n_nodes; i++) {
+		uint32_t counts[256] = {0};
+		const uint8_t *lft = r->lft[i];
+
+		if (at[i] == UINT32_MAX)
+			continue;
+		for (uint32_t l = 1; l <= r->max_lid; l++)
+			counts[lft[l]]++;
+		for (unsigned p = 0; p <= f->nodes[i].nports; p++)
+			load[at[i] + p] = counts[p];
+		if (!counts[LFT_NO_PORT])
+			continue;
+		for (uint32_t l = 1; l <= r->max_lid && l <= m->max_lid; l++)
+			r->unreachable += lft[l] == LFT_NO_PORT && m->node[l] != FABRIC_NO_NODE;
+	}
+	r->load = load;
+	r->load_at = at;
+	return 0;
 }
 
 int routes_alloc_vls(struct routes *r, const struct fabric *f, uint8_t n_vls)

@@ -44,7 +44,23 @@ struct routes {
 	 * (max_lid + 1) + dst_lid], path_sl then NULL.
 	 */
 	uint8_t *lid_sl;
+	/*
+	 * Optional (routes_load_count, then kept up to date by whoever changes
+	 * entries, routing/repair.c): per switch, how many LIDs 1..max_lid
+	 * each port carries: load[load_at[node] + port], ports 0..nports;
+	 * load_at[node] UINT32_MAX for non-switches.  unreachable: (switch, LID
+	 * with an owner) entries that are LFT_NO_PORT.  NULL when not counted.
+	 */
+	uint32_t *load;
+	uint32_t *load_at;
+	uint64_t unreachable;
 };
+
+/*
+ * Count r->load and r->unreachable over the whole tables (O(switches x
+ * LIDs)); m is f's LID map (owners).  0 or -ENOMEM (load left NULL).
+ */
+int routes_load_count(struct routes *r, const struct fabric *f, const struct lid_map *m);
 
 /* Allocate sw_index/path_sl/sl2vl for f (all SL 0 / VL 0).  0 or -ENOMEM. */
 int routes_alloc_vls(struct routes *r, const struct fabric *f, uint8_t n_vls);
@@ -61,6 +77,26 @@ uint8_t routes_path_sl(const struct routes *r, const struct fabric *f, const str
 
 /* Tables for every switch of f, all entries LFT_NO_PORT; NULL on ENOMEM. */
 struct routes *routes_new(const struct fabric *f, uint16_t max_lid);
+/*
+ * A table block kept from routes freed before (routes_spare_take), so the
+ * next table of that size costs no page faults and no zeroing.  At most
+ * one; its pages are MADV_FREE meanwhile (the kernel may reclaim them).
+ */
+struct routes_spare {
+	void *block;
+	size_t size;
+};
+/* Take r's block into sp (r's tables are gone; routes_free(r) after). */
+void routes_spare_take(struct routes_spare *sp, struct routes *r);
+void routes_spare_clear(struct routes_spare *sp);
+/* A spare of r's block size, its pages faulted in now (none kept yet): 0 or -ENOMEM. */
+int routes_spare_prepare(struct routes_spare *sp, const struct routes *r);
+/*
+ * routes_new with the entries left as they come (zero, or the spare's old
+ * bytes: the caller writes every one); sp may be NULL.
+ */
+struct routes *routes_new_unfilled(const struct fabric *f, uint16_t max_lid,
+				   struct routes_spare *sp);
 void routes_free(struct routes *r);
 /* Bytes the tables hold on the heap (LFT matrix, path SLs, SL2VL); 0 for NULL. */
 size_t routes_mem(const struct routes *r);

@@ -206,6 +206,30 @@ void routing_stats(const struct fabric *f, const struct routes *r, struct routin
 	unsigned int p;
 	int err;
 
+	if (r->load && r->load_at) {
+		/* counted already (routes_load_count, kept by routing/repair.c) */
+		for (i = 0; i < f->n_nodes && i < r->n_nodes; i++) {
+			const struct node *n = &f->nodes[i];
+
+			if (r->load_at[i] == UINT32_MAX)
+				continue;
+			for (p = 1; p <= n->nports; p++) {
+				uint32_t c = r->load[r->load_at[i] + p];
+
+				if (!port_is_linked(&n->ports[p]))
+					continue;
+				n_ports++;
+				total += c;
+				if (c > st.max_routes_per_port)
+					st.max_routes_per_port = c;
+			}
+		}
+		st.unreachable = (uint32_t)r->unreachable;
+		if (n_ports)
+			st.mean_routes_per_port = (double)total / (double)n_ports;
+		*ret = st;
+		return;
+	}
 	err = fabric_lid_map(f, &map);
 	have_map = !err || err == -EEXIST;
 	for (i = 0; i < f->n_nodes && i < r->n_nodes; i++) {

@@ -5,6 +5,7 @@
 #include "fabric/names.h"
 #include "lib/log.h"
 #include "sm/changes.h"
+#include "sm/sm.h"
 
 struct changes {
 	unsigned n, logged, more;
@@ -62,13 +63,13 @@ static void changes_one(void *arg, const struct diff_change *c)
 	}
 }
 
-unsigned changes_log(const struct snapshot *old, const struct snapshot *new)
+unsigned changes_log(const struct sm *sm, const struct snapshot *old)
 {
 	struct changes ch = {0};
 
-	if (!old || !new)
+	if (!old || !sm->snap)
 		return 0;
-	diff_fabrics(old->fabric, new->fabric, changes_one, &ch);
+	sm_publish_diff(sm, old, changes_one, &ch);
 	if (ch.more)
 		log_msg(LOG_CAT_SWEEP, LOG_INFO,
 			"... and %u more changes (smctl eventlog lists every one)", ch.more);

@@ -51,6 +51,7 @@ struct sm_conf {
 	int dump_max_lft_entries;      /* routing dumps up to switches x LIDs; 0 = never */
 	bool keep_routes;	       /* a re-route keeps the entries whose path is intact */
 	bool incremental_sweep;	       /* a switch's change re-probes only around it */
+	bool incremental_routing;      /* ... and re-routes only what it broke (routing/repair.h) */
 	int flap_threshold;	       /* link downs that quarantine a port; 0 = never */
 	int flap_window_s;	       /* ... within this many seconds */
 	int quarantine_s;	       /* a quarantined port is enabled again after; 0 = never */

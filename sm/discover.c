@@ -403,16 +403,12 @@ static void discover_finish(struct discover *d)
 
 	if (d->incremental && d->f && d->stage == 1) {
 		uint32_t gone = 0;
-		struct fabric *pruned = fabric_prune(d->f, &gone);
+		bool pruned = fabric_prune_in_place(d->f, &gone) == 0;
 
 		d->stage = 2;
 		d->res.removed += gone;
-		if (pruned) {
-			fabric_free(d->f);
-			d->f = pruned;
-		} else {
+		if (!pruned)
 			d->res.errors++;
-		}
 		for (size_t i = 0; pruned && i < d->n_later; i++) {
 			const struct later *l = &d->later[i];
 			uint32_t ni = fabric_find_guid(d->f, l->guid);
@@ -445,8 +441,6 @@ static void discover_finish(struct discover *d)
 		res = d->res;
 	}
 	if (d->incremental && d->f) {
-		struct fabric *pruned;
-
 		/* anything unexpected: the caller discovers the whole fabric */
 		if (res.timeouts || res.errors || res.link_conflicts) {
 			res.fabric = NULL;
@@ -457,12 +451,8 @@ static void discover_finish(struct discover *d)
 		}
 		uint32_t gone = 0;
 
-		pruned = fabric_prune(d->f, &gone);
-		res.removed += gone;
-		if (pruned) {
-			fabric_free(d->f);
-			d->f = pruned;
-		}
+		if (fabric_prune_in_place(d->f, &gone) == 0)
+			res.removed += gone;
 		res.incremental = true;
 	}
 	res.fabric = d->f;

@@ -280,7 +280,7 @@ static void health_on_published(void *arg, const void *data)
 	struct health_diff hd = {sm, clock_mono_s()};
 
 	if (old && sm->snap && sm->state == SM_MASTER)
-		diff_fabrics(old->fabric, sm->snap->fabric, health_diff_one, &hd);
+		sm_publish_diff(sm, old, health_diff_one, &hd);
 }
 
 static void health_tick(evutil_socket_t fd, short what, void *arg)

@@ -1,6 +1,7 @@
 /*
  * The routing pass of a sweep (see route.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -45,8 +46,57 @@ static void route_keep(struct sm *sm, const struct fabric *f, struct routes *r, 
 			ks->why);
 }
 
-int route_fabric(struct sm *sm, const struct fabric *f, struct routes **ret, char *engine,
-		 size_t engine_len, double *ret_ms)
+/* Repairs touching more than this share of the LIDs are left to the engine (none: the cost is per
+ * broken entry). */
+#define ROUTE_REPAIR_MAX_LIDS_PCT 100
+
+/*
+ * After an incremental sweep: repair the published routes (see
+ * routing/repair.h).  true when *ret holds them.
+ */
+static bool route_repair(struct sm *sm, const struct fabric *f, struct routes **ret, char *engine,
+			 size_t engine_len, double *ret_ms)
+{
+	struct route_state *rs = &sm->route;
+	const struct snapshot *old = sm->snap;
+	const char *last = rs->last_engine;
+	bool ftree = !strcmp(last, "ftree");
+	double t0 = clock_mono_ms();
+	int r;
+
+	rs->last_repaired = false;
+	memset(&rs->last_repair, 0, sizeof(rs->last_repair));
+	snprintf(rs->last_repair.why, sizeof(rs->last_repair.why), "not tried");
+	if (!sm->conf.incremental_routing || sm->sched.force_lft || !old || !old->routes ||
+	    !sm->last.programmed || (!ftree && strcmp(last, "minhop")) ||
+	    strcmp(sm->conf.routing_engine, last))
+		return false;
+	r = routes_repair(old->fabric, old->routes, f, ftree,
+			  sm->conf.keep_routes_max_drift_pct / 100.0, ROUTE_REPAIR_MAX_LIDS_PCT,
+			  &rs->spare, ret, &rs->last_repair);
+	rs->repair_ms = clock_mono_ms() - t0;
+	if (r < 0) {
+		log_msg(LOG_CAT_ROUTE, LOG_INFO,
+			"incremental re-route not taken (%s): %s routes the whole fabric",
+			r == -EAGAIN ? rs->last_repair.why : strerror(-r), sm->conf.routing_engine);
+		return false;
+	}
+	rs->last_repaired = true;
+	memset(&rs->last_keep, 0, sizeof(rs->last_keep));
+	snprintf(rs->last_keep.why, sizeof(rs->last_keep.why), "repaired incrementally instead");
+	snprintf(engine, engine_len, "%s", last);
+	*ret_ms = rs->repair_ms;
+	log_msg(LOG_CAT_ROUTE, rs->last_repair.lids ? LOG_INFO : LOG_DEBUG,
+		"re-routed incrementally: %u LIDs looked at (%u hop by hop, %u by distances, %u "
+		"gone), %llu forwarding entries moved, busiest port %u LIDs (%u before), %.1f ms",
+		rs->last_repair.lids, rs->last_repair.lids_local, rs->last_repair.lids_distance,
+		rs->last_repair.lids_gone, (unsigned long long)rs->last_repair.moved,
+		rs->last_repair.max_port, rs->last_repair.max_port_before, rs->repair_ms);
+	return true;
+}
+
+int route_fabric(struct sm *sm, const struct fabric *f, bool incremental, struct routes **ret,
+		 char *engine, size_t engine_len, double *ret_ms)
 {
 	struct route_state *rs = &sm->route;
 	struct routing_opts ro = {.roots = sm->roots,
@@ -59,6 +109,15 @@ int route_fabric(struct sm *sm, const struct fabric *f, struct routes **ret, cha
 	bool changed;
 	int r;
 
+	rs->engine_ms = rs->repair_ms = rs->keep_ms = rs->stats_ms = 0;
+	if (incremental && route_repair(sm, f, ret, engine, engine_len, ret_ms)) {
+		t0 = clock_mono_ms();
+		routing_stats(f, *ret, &st); /* from the port counts: O(ports) */
+		rs->stats_ms = clock_mono_ms() - t0;
+		*ret_ms += rs->stats_ms;
+		goto stats;
+	}
+	t0 = clock_mono_ms();
 	r = chain_run(f, &ro, sm->conf.routing_engine, sm->conf.routing_chain, &res);
 	for (unsigned int i = 0; i < res.n_refusals; i++) {
 		const struct chain_refusal *x = &res.refusals[i];
@@ -83,8 +142,27 @@ int route_fabric(struct sm *sm, const struct fabric *f, struct routes **ret, cha
 	res.routes = NULL;
 	chain_result_clear(&res);
 
+	rs->engine_ms = *ret_ms;
+	t0 = clock_mono_ms();
 	route_keep(sm, f, *ret, engine, &rs->last_keep);
+	rs->keep_ms = clock_mono_ms() - t0;
+	t0 = clock_mono_ms();
+	{
+		struct lid_map m = {0};
+		int e = fabric_lid_map(f, &m);
+
+		/* the port counts the next repair starts from, and the statistics */
+		if (!e || e == -EEXIST)
+			routes_load_count(*ret, f, &m);
+		fabric_lid_map_clear(&m);
+	}
 	routing_stats(f, *ret, &st);
+	rs->stats_ms = clock_mono_ms() - t0;
+	*ret_ms += rs->keep_ms + rs->stats_ms;
+	/* the first repair after a full routing then copies into faulted-in pages too */
+	if (sm->conf.incremental_routing)
+		routes_spare_prepare(&rs->spare, *ret);
+stats:
 	/* info when the outcome changes, debug on the periodic re-route */
 	changed = strcmp(rs->last_engine, engine) ||
 		  st.max_routes_per_port != rs->last_stats.max_routes_per_port ||

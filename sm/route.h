@@ -14,6 +14,7 @@
 #include "fabric/routes.h"
 #include "routing/chain.h"
 #include "routing/keep.h"
+#include "routing/repair.h"
 #include "routing/routing.h"
 
 struct sm;
@@ -25,6 +26,11 @@ struct route_state {
 	unsigned int n_last_refusals;
 	struct routing_stats last_stats;
 	struct keep_stats last_keep; /* what the last re-route kept (routing/keep.h) */
+	/* the last routing pass's time, ms: the engine, the repair, keeping, the statistics */
+	double engine_ms, repair_ms, keep_ms, stats_ms;
+	bool last_repaired;		 /* the last pass repaired (routing/repair.h) */
+	struct repair_stats last_repair; /* what the last attempt did, or why it refused */
+	struct routes_spare spare; /* the tables of the snapshot before, for the next repair */
 };
 
 /*
@@ -32,7 +38,14 @@ struct route_state {
  * roots.  0 with *ret (the caller's), the engine's name in engine and the
  * time taken in *ret_ms; else the chain's error (no engine could route).
  */
-int route_fabric(struct sm *sm, const struct fabric *f, struct routes **ret, char *engine,
-		 size_t engine_len, double *ret_ms);
+/*
+ * Route f: after an incremental sweep (incremental true) by repairing the
+ * published routes where the change allows it (routing/repair.h, key
+ * incremental_routing), else by the engine and its chain, then keeping
+ * what is intact (routing/keep.h).  The routes get their port counts
+ * (routes_load_count).  0 or -errno (no engine could route).
+ */
+int route_fabric(struct sm *sm, const struct fabric *f, bool incremental, struct routes **ret,
+		 char *engine, size_t engine_len, double *ret_ms);
 
 #endif

@@ -99,7 +99,7 @@ static void sm_on_published(void *ctx, const void *old)
 {
 	struct sm *sm = ctx;
 
-	changes_log(old, sm->snap);
+	changes_log(sm, old);
 	sa_publish(sm->sa, sm->snap);
 }
 
@@ -538,6 +538,7 @@ int sm_load_roots(struct sm *sm, char *err, size_t err_len)
 void sm_fini(struct sm *sm)
 {
 	sweep_abort(sm);
+	routes_spare_clear(&sm->route.spare);
 	sync_fini(sm);
 	if (sm->sa)
 		sa_set_mcast(sm->sa, NULL); /* the database goes first */

@@ -27,6 +27,7 @@
 #include "sm/smstate.h"
 #include "sm/sweep_sched.h"
 #include "fabric/fabric.h"
+#include "fabric/diff.h"
 #include "fabric/snapshot.h"
 #include "lib/hook.h"
 #include "sm/lid.h"
@@ -106,7 +107,9 @@ struct sm {
 	bool subnet_up;
 	uint64_t sweeps;
 	struct sweep_summary last;
-	struct snapshot *snap;	  /* the published snapshot; replaced whole after a sweep */
+	struct snapshot *snap; /* the published snapshot; replaced whole after a sweep */
+	/* while the published hooks run: what changed from the snapshot before (computed once) */
+	const struct diff_list *publish_diff;
 	struct sweep_sched sched; /* sm/sweep.c */
 	struct route_state route; /* sm/route.c */
 	struct light_state light; /* sm/light.c */
@@ -155,6 +158,11 @@ void sm_mem_get(const struct sm *sm, const struct snapshot *prev, struct sm_mem 
  * replaces, still held, or NULL; the transaction engine).
  */
 void sm_log_io(struct sm *sm, const struct snapshot *prev);
+/*
+ * For a published hook: fn for every change from old to the published
+ * snapshot: the list the publish computed once, else diff_fabrics.
+ */
+void sm_publish_diff(const struct sm *sm, const struct snapshot *old, diff_fn *fn, void *arg);
 
 /* (Re)load conf.updn_roots_file into sm->roots.  0 or -errno with err; old roots kept on error. */
 int sm_load_roots(struct sm *sm, char *err, size_t err_len);

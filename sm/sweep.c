@@ -44,6 +44,10 @@ enum sweep_phase {
 	SWEEP_PUBLISH,
 };
 
+const char *const sweep_phase_names[SWEEP_N_PHASES] = {
+    "discover", "decide", "assign", "route", "readback", "program", "arm", "activate", "publish",
+};
+
 struct sweep {
 	struct sm *sm;
 	enum sweep_phase phase;
@@ -56,6 +60,8 @@ struct sweep {
 	uint16_t max_lid;	   /* from ASSIGN */
 	struct sweep_summary sum;
 	double t0;
+	double t_phase;		      /* when timed_phase began */
+	enum sweep_phase timed_phase; /* the phase charged for the time since t_phase */
 	/* incremental: the switches it was asked around (asked again if it fails) */
 	uint64_t dirty[SWEEP_MAX_DIRTY];
 	unsigned n_dirty;
@@ -214,8 +220,8 @@ static void phase_assign(struct sweep *sw)
 
 static void phase_route(struct sweep *sw)
 {
-	int r = route_fabric(sw->sm, sw->f, &sw->routes, sw->sum.engine, sizeof(sw->sum.engine),
-			     &sw->sum.route_ms);
+	int r = route_fabric(sw->sm, sw->f, sw->sum.incremental, &sw->routes, sw->sum.engine,
+			     sizeof(sw->sum.engine), &sw->sum.route_ms);
 
 	if (r < 0)
 		sweep_fail(sw, "no routing engine could route: %s", strerror(-r));
@@ -382,6 +388,7 @@ static void phase_publish(struct sweep *sw)
 	struct sweep_summary *s = &sw->sum;
 	struct snapshot *old = sm->snap, *snap;
 	char readback[160] = "";
+	double t_pub = clock_mono_ms(), t_hooks, t_dump;
 
 	if (s->lft_reads)
 		snprintf(readback, sizeof(readback), " (%u LFT blocks read back in %.1f ms)",
@@ -406,12 +413,48 @@ static void phase_publish(struct sweep *sw)
 	sm->last = *s;
 	smstate_sweep_done(sm, s);
 	sm->subnet_up = s->status == 0 && sm->state == SM_MASTER;
-	hook_run(&sm->hooks.published, old);
+	t_hooks = clock_mono_ms();
+	{
+		/* what changed, once for every hook that says or acts on it */
+		struct diff_list dl = {0};
+
+		if (old && diff_collect(old->fabric, snap->fabric, &dl) == 0)
+			sm->publish_diff = &dl;
+		hook_run(&sm->hooks.published, old);
+		sm->publish_diff = NULL;
+		diff_list_clear(&dl);
+	}
 	sm_log_io(sm, old); /* issue 15: memory by owner at its peak, MAD counters */
+	t_dump = clock_mono_ms();
 	if (s->status == 0 && (s->sets || sm->sweeps == 1))
 		dump_spawn(snap, sm->conf.state_dir, (uint64_t)sm->conf.dump_max_lft_entries,
 			   &sm->sched.dump_pid);
+	/* the old tables' block serves the next incremental routing (sm/route.c) */
+	if (old && sm->conf.incremental_routing)
+		routes_spare_take(&sm->route.spare, old->routes);
 	snapshot_free(old);
+	s->publish_hooks_ms = t_dump - t_hooks;
+	s->publish_dump_ms = clock_mono_ms() - t_dump;
+	s->phase_ms[SWEEP_PUBLISH] = clock_mono_ms() - t_pub;
+	sm->last.publish_hooks_ms = s->publish_hooks_ms;
+	sm->last.publish_dump_ms = s->publish_dump_ms;
+	sm->last.phase_ms[SWEEP_PUBLISH] = s->phase_ms[SWEEP_PUBLISH];
+	if (log_enabled(LOG_CAT_SWEEP, LOG_DEBUG)) {
+		const struct route_state *rs = &sm->route;
+
+		log_msg(
+		    LOG_CAT_SWEEP, LOG_DEBUG,
+		    "sweep %llu timing, ms: discover %.1f, decide %.1f, assign %.1f, route %.1f "
+		    "(engine %.1f, repair %.1f, keep %.1f, stats %.1f), readback %.1f, program "
+		    "%.1f, arm %.1f, activate %.1f, publish %.1f (snapshot %.1f, hooks %.1f, "
+		    "dumps %.1f)",
+		    (unsigned long long)sm->sweeps, s->phase_ms[SWEEP_DISCOVER],
+		    s->phase_ms[SWEEP_DECIDE], s->phase_ms[SWEEP_ASSIGN], s->phase_ms[SWEEP_ROUTE],
+		    rs->engine_ms, rs->repair_ms, rs->keep_ms, rs->stats_ms,
+		    s->phase_ms[SWEEP_READBACK], s->phase_ms[SWEEP_PROGRAM], s->phase_ms[SWEEP_ARM],
+		    s->phase_ms[SWEEP_ACTIVATE], s->phase_ms[SWEEP_PUBLISH], t_hooks - t_pub,
+		    s->publish_hooks_ms, s->publish_dump_ms);
+	}
 	if (s->incremental)
 		snprintf(readback + strlen(readback), sizeof(readback) - strlen(readback),
 			 " (incremental: %u switch%s asked again)", s->reprobed,
@@ -456,6 +499,13 @@ static void phase_publish(struct sweep *sw)
 static void sweep_step(struct sweep *sw)
 {
 	for (;;) {
+		if (sw->phase != sw->timed_phase) {
+			double t = clock_mono_ms();
+
+			sw->sum.phase_ms[sw->timed_phase] += t - sw->t_phase;
+			sw->timed_phase = sw->phase;
+			sw->t_phase = t;
+		}
 		switch (sw->phase) {
 		case SWEEP_DISCOVER:
 			return; /* on_discovered moves on */
@@ -515,6 +565,7 @@ int sweep_begin(struct sm *sm, const char *why)
 	sw->sm = sm;
 	sw->phase = SWEEP_DISCOVER;
 	sw->t0 = clock_mono_ms();
+	sw->t_phase = sw->t0;
 	sm->sched.cur = sw;
 	smstate_sweep_started(sm);
 	r = -ENOENT;

@@ -33,6 +33,9 @@
 struct sm;
 struct sweep;
 
+/* The phases' names, in SWEEP_N_PHASES order ("discover", ...). */
+extern const char *const sweep_phase_names[SWEEP_N_PHASES];
+
 /*
  * Start a sweep now (the scheduler's sm->sched.begin): incremental when
  * only switch changes were asked for on a subnet that was up, else heavy.

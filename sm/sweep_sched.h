@@ -19,6 +19,10 @@
 struct sm;
 struct sweep;
 
+/* The phases (sweep.c's order): DISCOVER DECIDE ASSIGN ROUTE READBACK PROGRAM ARM ACTIVATE PUBLISH.
+ */
+#define SWEEP_N_PHASES 9
+
 /* What a heavy sweep did; sm->last holds the last one's. */
 struct sweep_summary {
 	int status;	  /* 0 when the subnet came up; -EAGAIN standing by */
@@ -39,6 +43,9 @@ struct sweep_summary {
 	uint32_t lft_reads;   /* LFT blocks read back (a switch this SM knew nothing of) */
 	double ms, discover_ms, route_ms, readback_ms;
 	char engine[32];
+	/* where the time went, ms by phase (enum order of sweep.c), and inside PUBLISH */
+	double phase_ms[SWEEP_N_PHASES];
+	double publish_hooks_ms, publish_dump_ms;
 };
 
 /* The scheduler's state, inside struct sm. */

@@ -338,6 +338,33 @@ static void test_minhop_random(void)
 	}
 }
 
+/* fabric_prune_in_place on a clone of c gives what fabric_prune(c) gives. */
+static void assert_prune_in_place(const struct fabric *c, const struct fabric *p)
+{
+	struct fabric *q = fabric_clone(c);
+	uint32_t removed = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+	CU_ASSERT_EQUAL_FATAL(fabric_prune_in_place(q, &removed), 0);
+	CU_ASSERT_EQUAL(removed, c->n_nodes - p->n_nodes);
+	CU_ASSERT_EQUAL_FATAL(q->n_nodes, p->n_nodes);
+	CU_ASSERT_EQUAL(q->sm_node, p->sm_node);
+	for (uint32_t i = 0; i < p->n_nodes; i++) {
+		const struct node *a = &q->nodes[i], *b = &p->nodes[i];
+
+		CU_ASSERT_EQUAL(a->guid, b->guid);
+		CU_ASSERT_EQUAL(fabric_find_guid(q, a->guid), i);
+		CU_ASSERT_EQUAL(a->dr_hops, b->dr_hops);
+		CU_ASSERT_EQUAL(memcmp(a->dr_path, b->dr_path, sizeof(a->dr_path)), 0);
+		CU_ASSERT_EQUAL(a->entry_port, b->entry_port);
+		for (unsigned port = 0; port <= a->nports; port++) {
+			CU_ASSERT_EQUAL(a->ports[port].remote_node, b->ports[port].remote_node);
+			CU_ASSERT_EQUAL(a->ports[port].remote_port, b->ports[port].remote_port);
+		}
+	}
+	fabric_free(q);
+}
+
 /* fabric_clone and fabric_prune, which the incremental sweep stands on. */
 static void test_clone_prune(void)
 {
@@ -368,6 +395,7 @@ static void test_clone_prune(void)
 	p = fabric_prune(c, &removed);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	CU_ASSERT_EQUAL(removed, 1);
+	assert_prune_in_place(c, p);
 	CU_ASSERT_EQUAL(p->n_nodes + 1, f->n_nodes);
 	CU_ASSERT_EQUAL(fabric_find_guid(p, f->nodes[spine].guid), FABRIC_NO_NODE);
 	/* every node's directed route walks over links of the pruned fabric to it */
@@ -398,6 +426,7 @@ static void test_clone_prune(void)
 	p = fabric_prune(c, &removed);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	CU_ASSERT_EQUAL(removed, 2 + 2); /* the spine, the leaf and its two hosts */
+	assert_prune_in_place(c, p);
 	fabric_free(p);
 	fabric_free(c);
 	fabric_free(f);

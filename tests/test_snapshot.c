@@ -168,6 +168,22 @@ static void test_diff(void)
 	CU_ASSERT_TRUE_FATAL(rec.n >= 2);
 	CU_ASSERT_STRING_EQUAL(rec.lines[0], "node_added H1");
 	CU_ASSERT_STRING_EQUAL(rec.lines[1], "link_up S1/1 H1/1");
+	/* collected once, replayed: the same changes in the same order */
+	{
+		struct diff_list dl = {0};
+		struct recorded again = {0};
+
+		CU_ASSERT_EQUAL(diff_collect(b, a, &dl), 0);
+		CU_ASSERT_EQUAL(dl.n, rec.n);
+		diff_list_run(&dl, record, &again);
+		CU_ASSERT_EQUAL_FATAL(again.n, rec.n);
+		for (unsigned i = 0; i < rec.n; i++)
+			CU_ASSERT_STRING_EQUAL(again.lines[i], rec.lines[i]);
+		CU_ASSERT_EQUAL(diff_collect(a, a, &dl), 0);
+		CU_ASSERT_EQUAL(dl.n, 0);
+		diff_list_clear(&dl);
+		CU_ASSERT_PTR_NULL(dl.v);
+	}
 	fabric_free(a);
 	fabric_free(b);
 }

@@ -17,6 +17,7 @@
 #include "sa/sa.h"
 #include "fabric/partition.h"
 #include "sm/health.h"
+#include "sm/sweep.h"
 #include "sm/perfmgr.h"
 #include "sm/sync.h"
 #include "ui/api_int.h"
@@ -326,6 +327,25 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 			      "switches_asked", (int)sm->last.reprobed, "links_down",
 			      (int)sm->last.links_down, "links_up", (int)sm->last.links_up,
 			      "nodes_removed", (int)sm->last.removed));
+		{
+			json_t *ph = json_object();
+
+			for (unsigned i = 0; ph && i < SWEEP_N_PHASES; i++)
+				json_object_set_new(ph, sweep_phase_names[i],
+						    json_real(s->phase_ms[i]));
+			if (ph) {
+				json_object_set_new(ph, "route_engine",
+						    json_real(sm->route.engine_ms));
+				json_object_set_new(ph, "route_repair",
+						    json_real(sm->route.repair_ms));
+				json_object_set_new(ph, "route_keep", json_real(sm->route.keep_ms));
+				json_object_set_new(ph, "publish_hooks",
+						    json_real(s->publish_hooks_ms));
+				json_object_set_new(ph, "publish_dumps",
+						    json_real(s->publish_dump_ms));
+			}
+			json_object_set_new(*ret, "last_sweep_phases_ms", ph);
+		}
 		json_object_set_new(*ret, "mkey", api_mkey_json(sm));
 		json_object_set_new(*ret, "ctl", api_ctl_json(api));
 		json_object_set_new(
@@ -337,6 +357,17 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 			(json_int_t)sm->route.last_keep.fresh_moved, "max_port",
 			(int)sm->route.last_keep.max_port_kept, "max_port_fresh",
 			(int)sm->route.last_keep.max_port_fresh, "why", sm->route.last_keep.why));
+		json_object_set_new(
+		    *ret, "last_route_repair",
+		    json_pack("{s:b, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:s}", "repaired",
+			      sm->route.last_repaired, "lids", (int)sm->route.last_repair.lids,
+			      "lids_local", (int)sm->route.last_repair.lids_local, "lids_distance",
+			      (int)sm->route.last_repair.lids_distance, "lids_gone",
+			      (int)sm->route.last_repair.lids_gone, "moved",
+			      (json_int_t)sm->route.last_repair.moved, "max_port",
+			      (int)sm->route.last_repair.max_port, "max_port_before",
+			      (int)sm->route.last_repair.max_port_before, "why",
+			      sm->route.last_repaired ? "" : sm->route.last_repair.why));
 		json_object_set_new(*ret, "perfmgr", api_perfmgr_json(sm));
 	}
 	if (*ret && sm->mcast) {

@@ -126,7 +126,7 @@ void events_published(struct api *api, const struct snapshot *old)
 	if (old && snap) {
 		struct events_diff d = {api, gen};
 
-		diff_fabrics(old->fabric, snap->fabric, events_diff_one, &d);
+		sm_publish_diff(sm, old, events_diff_one, &d);
 	}
 	if (sm->subnet_up && !api->last_subnet_up)
 		events_emit(api,

@@ -1,0 +1,458 @@
+/*
+ * Unit tests of routing/repair.c: after a leaf uplink, a middle uplink, a
+ * spine switch or a host is lost from a 3-level fat tree routed by ftree,
+ * the repaired tables are complete and loop-free (the checker), what CAs
+ * send is free of credit loops (the channel dependency graph of CA
+ * traffic), no entry leads over a lost link, only the broken entries moved
+ * (far fewer than ftree's fresh routes move, few LFT blocks), the busiest
+ * port is no busier than ftree's fresh routes make it (plus the drift) and
+ * the leaf's surviving uplinks share what the lost one carried evenly; the
+ * port counts kept along equal a full count; a host back gets routes to its
+ * LID; a link back, a drift bound that cannot be met and too much changed
+ * are refused (-EAGAIN: the engine's); minhop on random fabrics stays
+ * minimal.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "fabric/lft.h"
+#include "routing/repair.h"
+#include "routing/routing.h"
+#include "tests/checker.h"
+#include "tests/testutil.h"
+#include "tests/topogen.h"
+
+static struct fabric *load(const char *text)
+{
+	struct fabric *f = testutil_load_text(text);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_FATAL(testutil_assign_lids(f, 0) > 0);
+	return f;
+}
+
+/* The LIDs src gave the same ports (matched by node GUID). */
+static void copy_lids(struct fabric *dst, const struct fabric *src)
+{
+	for (uint32_t i = 0; i < dst->n_nodes; i++) {
+		struct node *n = &dst->nodes[i];
+		uint32_t o = fabric_find_guid(src, n->guid);
+
+		CU_ASSERT_FATAL(o != FABRIC_NO_NODE);
+		for (uint8_t p = 0; p <= n->nports; p++) {
+			n->ports[p].lid = src->nodes[o].ports[p].lid;
+			n->ports[p].lmc = src->nodes[o].ports[p].lmc;
+		}
+	}
+}
+
+static struct routes *route(const struct fabric *f, const char *engine)
+{
+	struct routes *r = NULL;
+	char why[256] = "";
+	int rc = routing_find(engine)->compute(f, NULL, &r, why, sizeof(why));
+	struct lid_map m;
+
+	if (rc)
+		fprintf(stderr, "\n%s: %s\n", engine, why);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(fabric_lid_map(f, &m), 0);
+	CU_ASSERT_EQUAL_FATAL(routes_load_count(r, f, &m), 0);
+	fabric_lid_map_clear(&m);
+	return r;
+}
+
+/* Cut the link on port p of the node described desc (both ends). */
+static void cut(struct fabric *f, const char *desc, uint8_t p)
+{
+	uint32_t n = testutil_find_desc(f, desc);
+
+	CU_ASSERT_FATAL(n != FABRIC_NO_NODE);
+	CU_ASSERT_FATAL(port_is_linked(&f->nodes[n].ports[p]));
+	fabric_unlink(f, n, p);
+}
+
+/* f without the node described desc and its links (pruned: a new fabric). */
+static struct fabric *without(const struct fabric *f, const char *desc)
+{
+	struct fabric *c = fabric_clone(f), *p;
+	uint32_t n = testutil_find_desc(c, desc), removed = 0;
+
+	CU_ASSERT_FATAL(n != FABRIC_NO_NODE);
+	for (uint8_t port = 1; port <= c->nodes[n].nports; port++)
+		fabric_unlink(c, n, port);
+	p = fabric_prune(c, &removed);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL(removed, 1);
+	fabric_free(c);
+	return p;
+}
+
+/* LFT blocks of f's switches whose content differs between old (of) and r. */
+static uint64_t blocks_changed(const struct fabric *of, const struct routes * or,
+			       const struct fabric *f, const struct routes *r, uint64_t *ret_total)
+{
+	uint64_t n = 0, total = 0;
+
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		uint32_t o;
+
+		if (!node_is_switch(&f->nodes[i]) || !r->lft[i])
+			continue;
+		o = fabric_find_guid(of, f->nodes[i].guid);
+		for (uint32_t b = 0; b <= r->max_lid / LFT_BLOCK; b++) {
+			uint32_t lo = b * LFT_BLOCK, hi = lo + LFT_BLOCK;
+
+			total++;
+			for (uint32_t l = lo; l < hi && l <= r->max_lid; l++) {
+				uint8_t was = l <= or->max_lid ? or->lft[o][l] : LFT_NO_PORT;
+
+				if (was != r->lft[i][l]) {
+					n++;
+					break;
+				}
+			}
+		}
+	}
+	*ret_total = total;
+	return n;
+}
+
+static uint64_t entries_moved(const struct fabric *of, const struct routes * or,
+			      const struct fabric *f, const struct routes *r)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		uint32_t o;
+
+		if (!node_is_switch(&f->nodes[i]) || !r->lft[i])
+			continue;
+		o = fabric_find_guid(of, f->nodes[i].guid);
+		for (uint32_t l = 1; l <= r->max_lid; l++)
+			n += (l <= or->max_lid ? or->lft[o][l] : LFT_NO_PORT) != r->lft[i][l];
+	}
+	return n;
+}
+
+/* The port counts the repair kept equal a full count of its tables. */
+static void assert_load(const struct fabric *f, struct routes *r)
+{
+	uint32_t *load = r->load, *at = r->load_at;
+	uint64_t unr = r->unreachable;
+	struct lid_map m;
+	size_t bad = 0;
+
+	r->load = r->load_at = NULL;
+	CU_ASSERT_EQUAL_FATAL(fabric_lid_map(f, &m), 0);
+	CU_ASSERT_EQUAL_FATAL(routes_load_count(r, f, &m), 0);
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		if (r->load_at[i] == UINT32_MAX)
+			continue;
+		for (unsigned p = 0; p <= f->nodes[i].nports; p++)
+			bad += r->load[r->load_at[i] + p] != load[at[i] + p];
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(unr, r->unreachable);
+	fabric_lid_map_clear(&m);
+	free(load);
+	free(at);
+}
+
+/* No entry of r leads over a port that is not linked in f (LFT_NO_PORT and 0 aside). */
+static void assert_no_dead_port(const struct fabric *f, const struct routes *r)
+{
+	size_t bad = 0;
+
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		const struct node *n = &f->nodes[i];
+
+		if (!node_is_switch(n) || !r->lft[i])
+			continue;
+		for (uint32_t l = 1; l <= r->max_lid; l++) {
+			uint8_t e = r->lft[i][l];
+
+			bad += e && e != LFT_NO_PORT &&
+			       (e > n->nports || !port_is_linked(&n->ports[e]));
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* old routes on of, then f changed: repair, and check what came out. */
+static struct routes *repair_and_check(const struct fabric *of, const struct routes * or,
+				       const struct fabric *f, const char *engine, bool updown,
+				       const char *what, double min_ratio, double max_blocks)
+{
+	struct routes *fresh = route(f, engine), *r = NULL;
+	struct repair_stats st;
+	struct routing_stats rs_fresh, rs;
+	uint64_t total, blocks, fresh_moved, moved;
+	char msg[256];
+	int rc = routes_repair(of, or, f, updown, 0.25, 100, NULL, &r, &st);
+
+	if (rc)
+		fprintf(stderr, "\n%s: %s\n", what, st.why);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	checker_assert_sound(f, r, updown ? 0 : CHECKER_MINIMAL, what);
+	if (updown) {
+		int c = checker_cdg_acyclic_cas(f, r, NULL, msg, sizeof(msg));
+
+		if (c)
+			fprintf(stderr, "\n%s: %s\n", what, msg);
+		CU_ASSERT_EQUAL(c, 0);
+	}
+	assert_no_dead_port(f, r);
+	assert_load(f, r);
+	blocks = blocks_changed(of, or, f, r, &total);
+	moved = entries_moved(of, or, f, r);
+	fresh_moved = entries_moved(of, or, f, fresh);
+	CU_ASSERT_EQUAL(moved, st.moved);
+	routing_stats(f, fresh, &rs_fresh);
+	routing_stats(f, r, &rs);
+	printf("\n    %s: %u LIDs (%u hop by hop, %u by distances, %u gone), entries moved "
+	       "%llu (fresh %llu), blocks %llu of %llu, busiest port %u (fresh %u, before %u) ",
+	       what, st.lids, st.lids_local, st.lids_distance, st.lids_gone,
+	       (unsigned long long)moved, (unsigned long long)fresh_moved,
+	       (unsigned long long)blocks, (unsigned long long)total, st.max_port,
+	       rs_fresh.max_routes_per_port, st.max_port_before);
+	CU_ASSERT(moved * min_ratio <= fresh_moved);
+	CU_ASSERT(blocks <= max_blocks * total);
+	CU_ASSERT(rs.max_routes_per_port <= rs_fresh.max_routes_per_port * 1.25);
+	CU_ASSERT_EQUAL(rs.unreachable, 0);
+	routes_free(fresh);
+	return r;
+}
+
+/* The LIDs routed out of the up ports of leaf desc differ by at most spread. */
+static void assert_uplinks_even(const struct fabric *f, const struct routes *r, const char *desc,
+				uint32_t spread)
+{
+	uint32_t n = testutil_find_desc(f, desc), lo = UINT32_MAX, hi = 0;
+	const struct node *nd = &f->nodes[n];
+
+	for (unsigned p = 1; p <= nd->nports; p++) {
+		uint32_t c;
+
+		if (!port_is_linked(&nd->ports[p]) ||
+		    !node_is_switch(&f->nodes[nd->ports[p].remote_node]))
+			continue;
+		c = r->load[r->load_at[n] + p];
+		lo = c < lo ? c : lo;
+		hi = c > hi ? c : hi;
+	}
+	printf("(%s uplinks carry %u..%u LIDs) ", desc, lo, hi);
+	CU_ASSERT(hi - lo <= spread);
+}
+
+static void test_fat_tree_8(void)
+{
+	char *text = topogen_fat_tree(3, 8, 0, 0);
+	struct fabric *f0 = load(text), *f1 = load(text), *f3 = load(text), *f2, *f4;
+	struct routes *r0 = route(f0, "ftree"), *r;
+	uint32_t ca;
+
+	/* one leaf uplink */
+	cut(f1, "sw-L1-0", 5);
+	r = repair_and_check(f0, r0, f1, "ftree", true, "k=8, leaf uplink lost", 10, 0.3);
+	assert_uplinks_even(f1, r, "sw-L1-0", 2);
+	routes_free(r);
+	/* a spine switch with all its links */
+	f2 = without(f0, "sw-L3-0");
+	r = repair_and_check(f0, r0, f2, "ftree", true, "k=8, spine lost", 3, 0.35);
+	routes_free(r);
+	/* a middle switch's uplink */
+	cut(f3, "sw-L2-0", 5);
+	r = repair_and_check(f0, r0, f3, "ftree", true, "k=8, middle uplink lost", 5, 0.3);
+	routes_free(r);
+	/* a host: its LID is routed nowhere; back: routed everywhere again */
+	ca = testutil_find_desc(f0, "ca-5");
+	f4 = without(f0, "ca-5");
+	r = repair_and_check(f0, r0, f4, "ftree", true, "k=8, host lost", 20, 0.26);
+	for (uint32_t i = 0; i < f4->n_nodes; i++)
+		if (r->lft[i])
+			CU_ASSERT_EQUAL(r->lft[i][f0->nodes[ca].ports[1].lid], LFT_NO_PORT);
+	{
+		struct routes *back =
+		    repair_and_check(f4, r, f0, "ftree", true, "k=8, host back", 1, 0.26);
+
+		routes_free(back);
+	}
+	routes_free(r);
+	/* a switch link back: the engine's (it re-balances onto the link) */
+	{
+		struct repair_stats st;
+		struct routes *none = NULL;
+
+		r = route(f1, "ftree");
+		CU_ASSERT_EQUAL(routes_repair(f1, r, f0, true, 0.25, 100, NULL, &none, &st),
+				-EAGAIN);
+		CU_ASSERT_PTR_NULL(none);
+		CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "new"));
+		routes_free(r);
+	}
+	routes_free(r0);
+	fabric_free(f0);
+	fabric_free(f1);
+	fabric_free(f2);
+	fabric_free(f3);
+	fabric_free(f4);
+	free(text);
+}
+
+/* At k=16 (1,024 hosts, 320 switches) one link is a small part of the tables. */
+static void test_fat_tree_16(void)
+{
+	char *text = topogen_fat_tree(3, 16, 0, 0);
+	struct fabric *f0 = load(text), *f1 = load(text), *f2;
+	struct routes *r0 = route(f0, "ftree"), *r;
+
+	cut(f1, "sw-L1-0", 9);
+	r = repair_and_check(f0, r0, f1, "ftree", true, "k=16, leaf uplink lost", 20, 0.05);
+	assert_uplinks_even(f1, r, "sw-L1-0", 2);
+	routes_free(r);
+	f2 = without(f0, "sw-L3-0");
+	copy_lids(f2, f0);
+	r = repair_and_check(f0, r0, f2, "ftree", true, "k=16, spine lost", 3, 0.1);
+	routes_free(r);
+	/* two changes at once: the spine and a leaf uplink */
+	cut(f2, "sw-L1-5", 10);
+	r = repair_and_check(f0, r0, f2, "ftree", true, "k=16, spine and a leaf uplink lost", 3,
+			     0.15);
+	routes_free(r);
+	routes_free(r0);
+	fabric_free(f0);
+	fabric_free(f1);
+	fabric_free(f2);
+	free(text);
+}
+
+static void test_bounds(void)
+{
+	char *text = topogen_fat_tree(3, 8, 0, 0);
+	struct fabric *f0 = load(text), *f1 = load(text);
+	struct routes *r0 = route(f0, "ftree"), *r = NULL;
+	struct repair_stats st;
+
+	cut(f1, "sw-L1-0", 5);
+	/* a drift bound that cannot be met */
+	CU_ASSERT_EQUAL(routes_repair(f0, r0, f1, true, -0.5, 100, NULL, &r, &st), -EAGAIN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "re-balanced"));
+	CU_ASSERT_PTR_NULL(r);
+	/* too many LIDs touched */
+	CU_ASSERT_EQUAL(routes_repair(f0, r0, f1, true, 0.25, 10, NULL, &r, &st), -EAGAIN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "LIDs touched"));
+	/* nothing to repair from */
+	CU_ASSERT_EQUAL(routes_repair(NULL, NULL, f1, true, 0.25, 25, NULL, &r, &st), -EAGAIN);
+	/* nothing changed: the same tables */
+	CU_ASSERT_EQUAL(routes_repair(f0, r0, f0, true, 0.25, 25, NULL, &r, &st), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st.moved, 0);
+	CU_ASSERT_EQUAL(st.lids, 0);
+	for (uint32_t i = 0; i < f0->n_nodes; i++)
+		if (r->lft[i])
+			CU_ASSERT_EQUAL(memcmp(r->lft[i], r0->lft[i], r->max_lid + 1), 0);
+	routes_free(r);
+	/* old routes without port counts: counted first, the same result */
+	{
+		struct routes *c = route(f0, "ftree"), *a = NULL, *b = NULL;
+
+		free(c->load);
+		free(c->load_at);
+		c->load = c->load_at = NULL;
+		CU_ASSERT_EQUAL(routes_repair(f0, c, f1, true, 0.25, 100, NULL, &a, &st), 0);
+		CU_ASSERT_EQUAL(routes_repair(f0, r0, f1, true, 0.25, 100, NULL, &b, &st), 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+		for (uint32_t i = 0; i < f1->n_nodes; i++)
+			if (a->lft[i])
+				CU_ASSERT_EQUAL(memcmp(a->lft[i], b->lft[i], a->max_lid + 1), 0);
+		/* into a spare block (the last tables' bytes in it): the same result */
+		{
+			struct routes_spare sp = {0};
+			struct routes *e = NULL;
+
+			routes_spare_take(&sp, a);
+			CU_ASSERT_PTR_NOT_NULL(sp.block);
+			CU_ASSERT_EQUAL(routes_repair(f0, r0, f1, true, 0.25, 100, &sp, &e, &st),
+					0);
+			CU_ASSERT_PTR_NULL(sp.block); /* taken */
+			CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+			for (uint32_t i = 0; i < f1->n_nodes; i++)
+				if (e->lft[i])
+					CU_ASSERT_EQUAL(
+					    memcmp(e->lft[i], b->lft[i], e->max_lid + 1), 0);
+			routes_free(e);
+			routes_spare_clear(&sp);
+		}
+		routes_free(a);
+		routes_free(b);
+		routes_free(c);
+	}
+	routes_free(r0);
+	fabric_free(f0);
+	fabric_free(f1);
+	free(text);
+}
+
+static void test_minhop_random(void)
+{
+	for (unsigned seed = 1; seed <= 4; seed++) {
+		char *text = topogen_random(12, 10, 2, seed);
+		struct fabric *f0 = load(text), *f1 = NULL;
+		struct routes *r0 = route(f0, "minhop"), *r;
+		char what[64];
+		bool done = false;
+
+		/* cut the first switch-to-switch link whose loss keeps the fabric connected */
+		for (uint32_t i = 0; i < f0->n_nodes && !done; i++) {
+			const struct node *n = &f0->nodes[i];
+
+			if (!node_is_switch(n))
+				continue;
+			for (uint8_t p = 1; p <= n->nports && !done; p++) {
+				const struct port *pp = &n->ports[p];
+				struct checker_stats cs;
+				char msg[128];
+				struct routes *t;
+
+				if (!port_is_linked(pp) ||
+				    !node_is_switch(&f0->nodes[pp->remote_node]))
+					continue;
+				fabric_free(f1);
+				f1 = fabric_clone(f0);
+				CU_ASSERT_PTR_NOT_NULL_FATAL(f1);
+				fabric_unlink(f1, i, p);
+				t = route(f1, "minhop");
+				done = checker_run(f1, t, 0, &cs, msg, sizeof(msg)) == 0 &&
+				       !cs.unreachable;
+				routes_free(t);
+			}
+		}
+		CU_ASSERT_FATAL(done);
+		snprintf(what, sizeof(what), "minhop, random seed %u", seed);
+		r = repair_and_check(f0, r0, f1, "minhop", false, what, 1, 0.7);
+		routes_free(r);
+		routes_free(r0);
+		fabric_free(f0);
+		fabric_free(f1);
+		free(text);
+	}
+}
+
+int main(void)
+{
+	static const struct testutil_case cases[] = {
+	    {"fat tree k=8: uplinks, a spine, a host lost and back", test_fat_tree_8},
+	    {"fat tree k=16: a small part of the tables, balanced", test_fat_tree_16},
+	    {"bounds: drift, LIDs touched, nothing to repair, no counts", test_bounds},
+	    {"minhop on random fabrics: minimal", test_minhop_random},
+	    {NULL, NULL},
+	};
+
+	return testutil_run("repair", cases);
+}
