@@ -38,7 +38,9 @@ struct sa {
 	struct sa_service_db *services; /* service.c */
 	struct sa_inform_db *informs;	/* inform.c */
 	struct mft_set *const *mfts;	/* where sm/mfts.c keeps what the switches' MFTs hold */
-	struct sa_mcmember mcm;		/* mcmember.c */
+	struct qos_policy *const *qos;	/* sa_set_policies */
+	struct partition_config *const *parts;
+	struct sa_mcmember mcm; /* mcmember.c */
 };
 
 static int sa_rmpp_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len)
@@ -162,6 +164,23 @@ struct sa_mcmember *sa_mcmember(struct sa *sa)
 void sa_set_mfts(struct sa *sa, struct mft_set *const *mfts)
 {
 	sa->mfts = mfts;
+}
+
+void sa_set_policies(struct sa *sa, struct qos_policy *const *qos,
+		     struct partition_config *const *parts)
+{
+	sa->qos = qos;
+	sa->parts = parts;
+}
+
+const struct qos_policy *sa_qos(const struct sa *sa)
+{
+	return sa && sa->qos ? *sa->qos : NULL;
+}
+
+const struct partition_config *sa_parts(const struct sa *sa)
+{
+	return sa && sa->parts ? *sa->parts : NULL;
 }
 
 const struct mft_set *sa_mfts(const struct sa *sa)

@@ -92,6 +92,9 @@ extern const unsigned sa_service_n_attrs;
 extern const struct sa_attr sa_inform_attrs[];
 extern const unsigned sa_inform_n_attrs;
 
+/* The QoS policy and partitions handed to sa_set_policies, or NULL. */
+const struct qos_policy *sa_qos(const struct sa *sa);
+const struct partition_config *sa_parts(const struct sa *sa);
 /* The MFTs handed to sa_set_mfts, or NULL. */
 const struct mft_set *sa_mfts(const struct sa *sa);
 /* mcmember.c */
