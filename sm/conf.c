@@ -416,11 +416,11 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 		*(uint64_t *)p = u;
 		return 0;
 	case CONF_BOOL:
-		if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "on") ||
-		    !strcmp(value, "1")) {
+		if (!strcasecmp(value, "true") || !strcasecmp(value, "yes") ||
+		    !strcasecmp(value, "on") || !strcasecmp(value, "1")) {
 			*(bool *)p = true;
-		} else if (!strcmp(value, "false") || !strcmp(value, "no") ||
-			   !strcmp(value, "off") || !strcmp(value, "0")) {
+		} else if (!strcasecmp(value, "false") || !strcasecmp(value, "no") ||
+			   !strcasecmp(value, "off") || !strcasecmp(value, "0")) {
 			*(bool *)p = false;
 		} else {
 			snprintf(why, why_len, "'%s' is not true or false", value);
