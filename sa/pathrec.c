@@ -31,9 +31,10 @@
  * paths is ERR_TOO_MANY_RECORDS, C15-0.1.30; OpenSM answers a Get with the
  * first path whatever NumbPath says, per an IBA 1.2 erratum).  The
  * ServiceID must be named whole or not at all (ERR_REQ_INSUFFICIENT_
- * COMPONENTS, as OpenSM) and is otherwise ignored, as are FlowLabel, TClass,
- * HopLimit, QoSClass and Preference (OpenSM reads them only for its QoS
- * policy, which ibsmd does not have).  P_Key (pathrec_path_pkey): a pair
+ * COMPONENTS, as OpenSM); it, the P_Key and the ends' GUIDs pick the SL by
+ * the QoS policy's qos-ulps rules (pathrec_path_sl).  FlowLabel, TClass,
+ * HopLimit, QoSClass and Preference are ignored (OpenSM's full QoS policy
+ * reads TClass and QoSClass; ibsmd has only the qos-ulps rules).  P_Key (pathrec_path_pkey): a pair
  * gets a record only when both ports' programmed P_Key tables share a
  * partition with a full member on one side, and the requester shares one
  * with each end (OpenSM); the key is the one asked for (as it was asked),
@@ -43,7 +44,8 @@
  * SLID, HopLimit 0 (OpenSM sets 255 only for a DGID behind a router), TClass
  * and FlowLabel 0, Reversible, NumbPath 0 (OpenSM: "always return num_path
  * = 0 so this is only the reversible component"), P_Key, QoSClass 0, SL (the
- * routing engine's path SL: dor's dateline SLs reach the hosts), MTU, Rate
+ * routing engine's path SL: dor's dateline SLs reach the hosts; else the QoS
+ * policy's, the partition's sl=, see pathrec_path_sl), MTU, Rate
  * and PacketLifeTime each with selector 2 (exactly), Preference (0 for the
  * LMC pairs of the first round, 2 for the rest), ServiceID 0.
  *

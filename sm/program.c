@@ -366,6 +366,8 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 				     "failed: %s",
 				     (unsigned long long)n->guid, n->desc, op->port, req->attr_id,
 				     req->attr_mod, strerror(-status));
+		if (op->kind == OP_SL2VL || op->kind == OP_VLARB)
+			pg->st.vl_errors++; /* the next batch rewrites every VL table */
 		if (op->kind == OP_MFT && pg->mft_known)
 			mft_set_remove(pg->mft_known, n->guid); /* rewrite it whole next time */
 		if (op->kind == OP_LFT) {

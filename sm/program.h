@@ -42,6 +42,7 @@ struct program_stats {
 	uint32_t mkey_unanswered;    /* PortInfo Sets lost on a port whose M_Key may not be ours */
 	uint32_t sl2vl_blocks;	     /* SLtoVLMappingTable Sets */
 	uint32_t vlarb_blocks;	     /* VLArbitrationTable Sets */
+	uint32_t vl_errors;	     /* of those two, failed */
 	uint16_t qos_conflict_sls;   /* SLs where the engine's VL overrode the QoS policy's */
 	uint32_t qos_conflict_ports; /* output ports where it did */
 };

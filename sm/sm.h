@@ -124,9 +124,10 @@ struct sm {
 		struct qos_policy *policy; /* never NULL after sm_init */
 		uint64_t loads;		   /* policy->generation of the last load */
 		struct qos_policy *last;   /* the one the last configure batch wrote, or NULL */
-		uint16_t conflict_sls;	   /* SLs where the engine's VL overrode the policy's */
-		uint32_t conflict_ports;   /* ports where it did, at the last configure batch */
-		uint16_t reported_sls;	   /* what was last logged (once per change) */
+		bool rewrite;	       /* that batch failed or did not finish: write every table */
+		uint16_t conflict_sls; /* SLs where the engine's VL overrode the policy's */
+		uint32_t conflict_ports; /* ports where it did, at the last configure batch */
+		uint16_t reported_sls;	 /* what was last logged (once per change) */
 	} qos;
 	uint64_t *roots; /* from conf.updn_roots_file */
 	size_t n_roots;

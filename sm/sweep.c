@@ -333,8 +333,10 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 	sw->sm->mkey.unanswered += st->mkey_unanswered;
 	sw->sum.sl2vl_blocks += st->sl2vl_blocks;
 	sw->sum.vlarb_blocks += st->vlarb_blocks;
-	if (sw->phase == SWEEP_PROGRAM)
+	if (sw->phase == SWEEP_PROGRAM) {
 		sweep_qos_conflicts(sw->sm, st);
+		sw->sm->qos.rewrite = st->vl_errors != 0;
+	}
 	sw->phase++;
 	sweep_step(sw);
 }
@@ -370,7 +372,9 @@ static void phase_batch(struct sweep *sw)
 
 		sync_program_params(sm, &pp); /* ClientReregister after a takeover */
 		pp.qos = sm->qos.policy;      /* fabric/qos.h */
-		pp.qos_old = sm->qos.last;    /* what old's tables were written with */
+		/* what old's tables were written with; unknown after a batch that failed */
+		pp.qos_old = sm->qos.rewrite ? NULL : sm->qos.last;
+		sm->qos.rewrite = true; /* until this batch completes without a VL error */
 		program_configure(sw->batch, sw->routes, old ? old->fabric : NULL,
 				  old ? old->routes : NULL, &pp);
 		if (sm->qos.last != sm->qos.policy)
