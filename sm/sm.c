@@ -646,15 +646,21 @@ int sm_load_qos(struct sm *sm, char *err, size_t err_len)
 		}
 	q->enabled = c->qos;
 	q->generation = ++sm->qos.loads;
+	/* at info when it is turned on or off or its rules change, else debug (a SIGHUP) */
+	bool news = !sm->qos.policy || sm->qos.policy->enabled != q->enabled ||
+		    sm->qos.policy->n_rules != q->n_rules ||
+		    sm->qos.policy->has_default != q->has_default;
 	if (sm->qos.policy != sm->qos.last)
 		qos_policy_free(sm->qos.policy); /* the last one written stays for the diff */
 	sm->qos.policy = q;
 	if (q->enabled)
-		log_info("QoS: on, %zu qos-ulps rule%s%s from %s", q->n_rules,
-			 q->n_rules == 1 ? "" : "s", q->has_default ? " and a default" : "",
-			 q->from_file ? c->qos_policy_file : "no policy file");
+		log_msg(LOG_CAT_SWEEP, news ? LOG_INFO : LOG_DEBUG,
+			"QoS: on, %zu qos-ulps rule%s%s from %s", q->n_rules,
+			q->n_rules == 1 ? "" : "s", q->has_default ? " and a default" : "",
+			q->from_file ? c->qos_policy_file : "no policy file");
 	else
-		log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "QoS: off");
+		log_msg(LOG_CAT_SWEEP, news && sm->qos.loads > 1 ? LOG_INFO : LOG_DEBUG,
+			"QoS: off");
 	return 0;
 }
 
