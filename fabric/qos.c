@@ -799,6 +799,10 @@ bool qos_want_sl2vl(const struct qos_policy *q, const struct fabric *f, const st
 	}
 	t = &q->cls[qos_port_class(n, out)];
 	vls = qos_vls_of_code(qos_want_oper_vls(q, f, r, ni, out));
+	/* an armed or active port keeps the OperationalVLs it runs (they change only in INIT) */
+	if (n->ports[out].state > PORT_INIT && qos_vls_of_code(n->ports[out].oper_vls) &&
+	    qos_vls_of_code(n->ports[out].oper_vls) < vls)
+		vls = qos_vls_of_code(n->ports[out].oper_vls);
 	if (!vls)
 		vls = 1;
 	for (unsigned sl = 0; sl < 16; sl++) {

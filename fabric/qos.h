@@ -172,11 +172,11 @@ uint8_t qos_want_oper_vls(const struct qos_policy *q, const struct fabric *f,
  * The SL-to-VL map the SM programs for output port out of node ni (a CA
  * or router: its port out; a switch: the same for every input port): the
  * policy's row of the port's class (a VL the port does not run wrapped
- * modulo its data VLs, as OpenSM) with the engine's VLs for the SLs in
- * engine_sls (qos_engine_sls) where r has a table: the engine wins.
- * *ret_conflicts (may be NULL) gets the SLs where the two disagreed.
- * Returns false when the SM leaves the port's table alone (QoS off and a
- * single-VL engine, or the port is not linked).
+ * modulo its data VLs, as OpenSM: the OperationalVLs it should run, or the
+ * fewer it runs when armed or active, when they can no longer change) with the engine's VLs for the
+ * SLs in engine_sls (qos_engine_sls) where r has a table: the engine wins. *ret_conflicts (may be
+ * NULL) gets the SLs where the two disagreed. Returns false when the SM leaves the port's table
+ * alone (QoS off and a single-VL engine, or the port is not linked).
  */
 bool qos_want_sl2vl(const struct qos_policy *q, const struct fabric *f, const struct routes *r,
 		    uint16_t engine_sls, uint32_t ni, uint8_t out, uint8_t ret_vl[16],

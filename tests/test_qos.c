@@ -391,6 +391,16 @@ static void test_sl2vl_merge(void)
 	CU_ASSERT_EQUAL(vl[8], 0);
 	CU_ASSERT_EQUAL(vl[14], 6);
 	CU_ASSERT_EQUAL(vl[15], 15);
+	/* active with OperationalVLs VL0-1: that many, whatever it could run */
+	f->nodes[c0].ports[1].state = PORT_ACTIVE;
+	f->nodes[c0].ports[1].oper_vls = 2;
+	CU_ASSERT(qos_want_sl2vl(q, f, r, 0, c0, 1, vl, NULL));
+	CU_ASSERT_EQUAL(vl[2], 1);
+	CU_ASSERT_EQUAL(vl[8], 0);
+	CU_ASSERT_EQUAL(vl[15], 15);
+	f->nodes[c0].ports[1].state = PORT_INIT; /* in INIT it is still to be set */
+	CU_ASSERT(qos_want_sl2vl(q, f, r, 0, c0, 1, vl, NULL));
+	CU_ASSERT_EQUAL(vl[2], 3);
 	/* ca-1 runs 4: VL 7 -> 3 (OpenSM's rule) */
 	CU_ASSERT(qos_want_sl2vl(q, f, r, 0, c1, 1, vl, NULL));
 	CU_ASSERT_EQUAL(vl[7], 3);
