@@ -125,6 +125,7 @@ static const struct conf_key conf_keys[] = {
     INT_KEY(flap_threshold, 0, 1000, "10", CONF_LIVE_READ),
     INT_KEY(flap_window_s, 1, 86400, "60", CONF_LIVE_READ),
     INT_KEY(quarantine_s, 0, 604800, "300", CONF_LIVE_READ),
+    INT_KEY(trap_flood_threshold, 0, 100000, "250", CONF_LIVE_READ),
     INT_KEY(keep_routes_max_drift_pct, 0, 1000, "25", CONF_LIVE_READ),
     {"subnet_prefix", CONF_U64, offsetof(struct sm_conf, subnet_prefix), sizeof(uint64_t), 0, 0,
      "0xfe80000000000000", CONF_RESTART, false},

@@ -54,6 +54,7 @@ struct sm_conf {
 	int flap_threshold;	       /* link downs that quarantine a port; 0 = never */
 	int flap_window_s;	       /* ... within this many seconds */
 	int quarantine_s;	       /* a quarantined port is enabled again after; 0 = never */
+	int trap_flood_threshold;      /* port-error traps about a port in flap_window_s; 0 = off */
 	int keep_routes_max_drift_pct; /* ... unless the busiest port gets this much worse */
 	uint64_t subnet_prefix;	       /* host order */
 	uint64_t sa_key;	       /* SA queries with this SM_Key are trusted; 0: none */

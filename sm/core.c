@@ -107,11 +107,28 @@ static size_t rss_now(void)
 	return n == 2 ? resident * (size_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
+void sm_mem_get(const struct sm *sm, const struct snapshot *prev, struct sm_mem *ret)
+{
+	struct mallinfo2 mi = mallinfo2();
+	struct rusage ru;
+
+	memset(ret, 0, sizeof(*ret));
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		ret->peak_rss = (size_t)ru.ru_maxrss * 1024;
+	ret->rss = rss_now();
+	ret->heap = mi.uordblks + mi.hblkhd;
+	ret->snapshot = snapshot_mem(sm->snap);
+	ret->fabric = sm->snap ? fabric_mem(sm->snap->fabric) : 0;
+	ret->routes = sm->snap ? routes_mem(sm->snap->routes) : 0;
+	ret->prev_snapshot = snapshot_mem(prev);
+	ret->xact = xact_mem(sm->xe);
+}
+
 void sm_log_io(struct sm *sm, const struct snapshot *prev)
 {
 	struct madio_stats ms = {0};
 	struct xact_stats xs = {0};
-	struct mallinfo2 mi = mallinfo2();
+	struct sm_mem m;
 	struct rusage ru;
 
 	if (!log_enabled(LOG_CAT_MAD, LOG_DEBUG))
@@ -122,6 +139,7 @@ void sm_log_io(struct sm *sm, const struct snapshot *prev)
 		xact_get_stats(sm->xe, &xs);
 	if (getrusage(RUSAGE_SELF, &ru) < 0)
 		memset(&ru, 0, sizeof(ru));
+	sm_mem_get(sm, prev, &m);
 	log_msg(LOG_CAT_MAD, LOG_DEBUG,
 		"mad: %llu sent (%llu retries, %llu timeouts), %llu received in %llu hand-offs "
 		"(%llu wake-ups), %llu dropped; cpu %.2f s user %.2f s system",
@@ -134,8 +152,6 @@ void sm_log_io(struct sm *sm, const struct snapshot *prev)
 		"memory: peak RSS %.1f MB, now %.1f MB, heap in use %.1f MB; published snapshot "
 		"%.1f MB (fabric %.1f, routes %.1f), previous snapshot %.1f MB, transaction "
 		"engine %.1f MB",
-		ru.ru_maxrss / 1024.0, mb(rss_now()), mb(mi.uordblks + mi.hblkhd),
-		mb(snapshot_mem(sm->snap)), mb(sm->snap ? fabric_mem(sm->snap->fabric) : 0),
-		mb(sm->snap ? routes_mem(sm->snap->routes) : 0), mb(snapshot_mem(prev)),
-		mb(xact_mem(sm->xe)));
+		mb(m.peak_rss), mb(m.rss), mb(m.heap), mb(m.snapshot), mb(m.fabric), mb(m.routes),
+		mb(m.prev_snapshot), mb(m.xact));
 }

@@ -1,4 +1,4 @@
-/* Flapping links (see health.h). */
+/* Flapping links and babbling ports (see health.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +98,7 @@ void health_forget(struct sm *sm, uint64_t guid, uint8_t port)
 		hook_run(&sm->hooks.quarantine, &c);
 	}
 	p->n_downs = 0;
+	p->n_traps = 0;
 }
 
 /* "switch "desc" 0x... port N" of (guid, port) in the published fabric. */
@@ -120,19 +121,18 @@ static void health_order_done(void *arg, int status)
 	(void)status; /* port.c logs the outcome */
 }
 
-static void health_quarantine(struct sm *sm, struct health_port *p, const char *peer)
+/* Disable p (marked quarantined by the caller) and say why ("N link downs in T s ..."). */
+static void health_quarantine(struct sm *sm, struct health_port *p, const char *why)
 {
-	char who[160], why[256];
+	char who[160];
 	struct health_change c = {p, true, why};
 	int r;
 
 	health_port_str(sm, p->guid, p->port, who, sizeof(who));
-	snprintf(why, sizeof(why), "%u link downs in %d s (link to %s)", p->n_downs,
-		 sm->conf.flap_window_s, peer);
 	r = port_set_enabled(sm, p->guid, p->port, false, health_order_done, NULL);
 	if (r < 0) {
 		log_port(LOG_CAT_SWEEP, LOG_WARNING, p->guid, p->port,
-			 "%s flaps (%s) but cannot be disabled: %s", who, why, strerror(-r));
+			 "%s is unhealthy (%s) but cannot be disabled: %s", who, why, strerror(-r));
 		p->quarantined = false;
 		sm->health->st.quarantined--;
 		return;
@@ -205,8 +205,72 @@ static void health_diff_one(void *arg, const struct diff_change *c)
 			    (unsigned long long)guid, port);
 		return;
 	}
-	if (health_link_down(sm, guid, port, hd->now) == 1)
-		health_quarantine(sm, health_get(sm->health, guid, port, false), peer);
+	if (health_link_down(sm, guid, port, hd->now) == 1) {
+		struct health_port *p = health_get(sm->health, guid, port, false);
+		char why[256];
+
+		snprintf(why, sizeof(why), "%u link downs in %d s (link to %s)", p->n_downs,
+			 sm->conf.flap_window_s, peer);
+		health_quarantine(sm, p, why);
+	}
+}
+
+int health_port_error(struct sm *sm, uint16_t slid, uint16_t lid, uint8_t port, double now)
+{
+	const struct fabric *f = sm->snap ? sm->snap->fabric : NULL;
+	struct health *h = sm->health;
+	struct health_port *p;
+	const struct node *n, *sw;
+	uint32_t ni, si, swi;
+	uint8_t pn, spn, swp;
+	char why[256];
+
+	if (!h || !f || sm->state != SM_MASTER || !snapshot_find_lid(sm->snap, lid, &ni, &pn))
+		return 0;
+	/* a node speaks for its own ports only: no host can get another's port disabled */
+	if (!snapshot_find_lid(sm->snap, slid, &si, &spn) || si != ni)
+		return 0;
+	n = &f->nodes[ni];
+	if (!node_is_switch(n))
+		port = pn; /* a CA's LID names its port */
+	if (port == 0 || port > n->nports || !port_is_linked(&n->ports[port]))
+		return 0;
+	/* the switch end of the port's link, as for a flap; never the SM's own link */
+	if (node_is_switch(n)) {
+		swi = ni;
+		swp = port;
+	} else {
+		swi = n->ports[port].remote_node;
+		swp = n->ports[port].remote_port;
+	}
+	sw = &f->nodes[swi];
+	if (!node_is_switch(sw) || (ni == f->sm_node && port == f->sm_port) ||
+	    (n->ports[port].remote_node == f->sm_node && n->ports[port].remote_port == f->sm_port))
+		return 0;
+	p = health_get(h, sw->guid, swp, true);
+	if (!p)
+		return 0;
+	h->st.port_traps++;
+	p->traps_total++;
+	if (!p->n_traps || now - p->traps_since > sm->conf.flap_window_s) {
+		p->traps_since = now;
+		p->n_traps = 0;
+	}
+	p->n_traps++;
+	if (p->quarantined || !sm->conf.trap_flood_threshold ||
+	    p->n_traps < (unsigned)sm->conf.trap_flood_threshold)
+		return 0;
+	p->quarantined = true;
+	p->since = clock_wall_s();
+	p->release_at = sm->conf.quarantine_s ? now + sm->conf.quarantine_s : 0;
+	h->st.quarantines++;
+	h->st.quarantined++;
+	snprintf(why, sizeof(why), "%u port-error traps in %d s about %s \"%s\" port %u",
+		 p->n_traps, sm->conf.flap_window_s, node_is_switch(n) ? "switch" : "CA", n->desc,
+		 port);
+	p->n_traps = 0;
+	health_quarantine(sm, p, why);
+	return 1;
 }
 
 static void health_on_published(void *arg, const void *data)

@@ -1,5 +1,5 @@
 /*
- * The unhealthy-port policy for links that flap: every link that goes down
+ * The unhealthy-port policy for links that flap or ports that babble: every link that goes down
  * (seen in the published snapshot's diff) is counted against its switch end
  * (the lower GUID's when both ends are switches; never the SM's own link).
  * A port whose link went down flap_threshold times within flap_window_s is
@@ -7,6 +7,8 @@
  * stops dragging sweeps and routes around, logged with both ends and sent as
  * an event.  After quarantine_s it is enabled again (0: only by the
  * operator, `smctl port enable NODE PORT`, which also clears its history).
+ * A port that floods the SM with port-error traps (129-131) is quarantined
+ * the same way (health_port_error).
  * `smctl ports --unhealthy` lists quarantined ports beside those the
  * performance manager marks unhealthy.
  */
@@ -26,6 +28,9 @@ struct health_port {
 	unsigned n_downs;
 	double downs[HEALTH_MAX_DOWNS]; /* CLOCK_MONOTONIC seconds, oldest first */
 	uint64_t downs_total;
+	double traps_since; /* CLOCK_MONOTONIC seconds: the trap window's start */
+	unsigned n_traps;   /* port-error traps (129-131) about it in that window */
+	uint64_t traps_total;
 	bool quarantined;
 	double since;	   /* CLOCK_REALTIME seconds, when quarantined */
 	double release_at; /* CLOCK_MONOTONIC seconds; 0 = by the operator only */
@@ -40,6 +45,7 @@ struct health_change {
 
 struct health_stats {
 	uint64_t link_downs;  /* counted */
+	uint64_t port_traps;  /* port-error traps (129-131) counted */
 	uint64_t quarantines; /* ports quarantined so far */
 	uint64_t releases;    /* and enabled again (timer or operator) */
 	unsigned quarantined; /* now */
@@ -55,6 +61,18 @@ void health_fini(struct sm *sm);
  * Pure but for the table: exposed for the tests.
  */
 int health_link_down(struct sm *sm, uint64_t guid, uint8_t port, double now);
+
+/*
+ * A port-error trap (129-131) from slid about the port (lid, port) of the
+ * published fabric, at now (monotonic seconds); only a node's trap about
+ * its own port counts (a CA's LID names its port).  Counted
+ * against the switch end of that port's link (as a flap is), and once
+ * trap_flood_threshold of them came within flap_window_s the port is
+ * quarantined like a flapping one (a babbling port: OpenSM's
+ * babbling_port_policy disables one after 250).  Master only.  1 when it
+ * was quarantined now, else 0.
+ */
+int health_port_error(struct sm *sm, uint16_t slid, uint16_t lid, uint8_t port, double now);
 
 /* The port was enabled by an order: it is no longer quarantined and its history is cleared. */
 void health_forget(struct sm *sm, uint64_t guid, uint8_t port);

@@ -146,6 +146,16 @@ struct sm {
 int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, char *err,
 	    size_t err_len);
 void sm_fini(struct sm *sm);
+/* Bytes by owner (core.c): the process, the heap, the published snapshot and its parts. */
+struct sm_mem {
+	size_t peak_rss, rss, heap;	 /* the process: peak and now resident, heap in use */
+	size_t snapshot, fabric, routes; /* the published snapshot, its fabric and routes */
+	size_t prev_snapshot;		 /* the one it replaces while still held (publish) */
+	size_t xact;			 /* the transaction engine */
+};
+/* Fill ret; prev: the snapshot being replaced, or NULL. */
+void sm_mem_get(const struct sm *sm, const struct snapshot *prev, struct sm_mem *ret);
+
 /*
  * core.c: debug lines (category mad): MADs sent and received, CPU time; peak RSS and
  * the bytes each owner holds (the published snapshot, prev: the one it

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "lib/log.h"
+#include "sm/health.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
 #include "sm/trap.h"
@@ -202,6 +204,8 @@ void trap_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_h
 	if (a == TRAP_KEY_VIOLATION && n.trap_num == 256)
 		trap_count_mkey(sm, &n);
 	trap_log(sm, &n, from->slid, a, why);
+	if (a == TRAP_PORT_ERROR)
+		health_port_error(sm, from->slid, n.lid, n.port, clock_mono_s());
 	rep = req;
 	rep.method = WIRE_TRAP_REPRESS;
 	rep.status = 0;

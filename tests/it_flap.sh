@@ -7,14 +7,16 @@
 # enables it again after quarantine_s, and the subnet converges with every
 # node and its LID back (ibsim leaves an enabled port Polling: an
 # Unlink and ReLink stand for the link training).  A second round is ended early by the
-# operator's `smctl port enable NODE PORT`.
+# operator's `smctl port enable NODE PORT`.  Last, a babbling port: 20
+# port-error traps from a host about its own port quarantine its link
+# (below the threshold nothing; traps about another node's port never count).
 . "$(dirname "$0")/lib.sh"
 
 "$TOPOGEN" fattree2 -k 4 -o "$T/ft.net" || fail "topogen"
 N=$(grep -cE '^(Switch|Hca)[[:space:]]' "$T/ft.net")
 sim_start "$T/ft.net" || { fail "ibsim starts"; finish; }
 export SIM_HOST=ca-0
-printf 'flap_threshold = 5\nflap_window_s = 60\nquarantine_s = 10\nsweep_holddown_ms = 200\n' >"$T/ibsmd.conf"
+printf 'flap_threshold = 5\nflap_window_s = 60\nquarantine_s = 25\nsweep_holddown_ms = 200\ntrap_flood_threshold = 20\n' >"$T/ibsmd.conf"
 sm_start "$T/state" -F "$T/ibsmd.conf" --sweep-interval 2
 js() { "$SMCTL" --socket "$SM_SOCK" --json status 2>/dev/null | python3 -c "import json,sys; o=json.load(sys.stdin); print(eval(sys.argv[1], {}, o))" "$1" 2>/dev/null; }
 up_with() { [ "$(js "nodes if subnet_up and last_sweep_status == 'ok' else 0")" = "$1" ]; }
@@ -49,8 +51,9 @@ check "a port_quarantined event" wait_for 5 grep -q "type=port_quarantined .*por
 check "while quarantined the subnet is up without ca-3 ($((N - 1)) nodes)" wait_for 20 up_with $((N - 1))
 check "--unhealthy is refused for lids" bash -c "! '$SMCTL' --socket '$SM_SOCK' call lids '{\"unhealthy\": true}' >/dev/null 2>&1"
 
-# the quarantine ends by itself: enabled, ca-3 back with its LID
-check "quarantine over: enabled again" wait_for 30 grep -q "quarantine over after 10 s: enabled" "$T/smd.err"
+# the quarantine ends by itself (25 s: longer than the flapping and the checks
+# above take on a loaded machine): enabled, ca-3 back with its LID
+check "quarantine over: enabled again" wait_for 60 grep -q "quarantine over after 25 s: enabled" "$T/smd.err"
 sim_cmd 'Unlink "ca-3"[1]'
 sim_cmd 'ReLink "ca-3"[1]'
 check "and the subnet converges: $N nodes" wait_for 30 up_with "$N"
@@ -68,5 +71,33 @@ check "released: none quarantined ($(js flapping))" wait_for 10 bash -c "[ \"\$(
 sim_cmd 'Unlink "ca-3"[1]'
 sim_cmd 'ReLink "ca-3"[1]'
 check "and the subnet converges again: $N nodes" wait_for 30 up_with "$N"
+# a babbling port: ca-2's node sends port-error traps (129) about its own port; at
+# trap_flood_threshold (20) in flap_window_s the switch end of its link is quarantined
+INJECT="$top_builddir/tests/madinject"
+SMLID=$(js sm_lid)
+LID2=$("$SMCTL" --socket "$SM_SOCK" --json node ca-2 | python3 -c "import json,sys; print(json.load(sys.stdin)['lid'])")
+read -r SW2GUID SW2PORT <<<"$("$SMCTL" --socket "$SM_SOCK" --json node ca-2 | python3 -c "import json,sys; p=json.load(sys.stdin)['ports'][0]; print(p['peer_guid'], p['peer_port'])")"
+traps() { # traps HOST COUNT LID: trap 129s from HOST about port 1 of LID
+	(export SIM_HOST=$1; sim_run 30 "$INJECT" --dlid "$SMLID" --class 0x01 --method 0x05 \
+		--attr 0x02 --trap 129 --notice-port "$3,1" --count "$2" --interval 5 >/dev/null 2>&1)
+}
+q0=$(js "flapping['quarantines']")
+traps ca-2 19 "$LID2" || fail "madinject 19 trap 129s"
+check "19 port-error traps are counted" wait_for 10 bash -c "[ \"\$('$SMCTL' --socket '$SM_SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"flapping\"][\"port_traps\"])')\" -ge 19 ]"
+check "19 are below the threshold: nothing quarantined" test "$(js "flapping['quarantines']")" = "$q0"
+p0=$(js "flapping['port_traps']")
+traps ca-2 10 "$LID" || fail "madinject trap 129s about ca-3"
+sleep 1
+check "traps from ca-2 about ca-3's port are not counted" test "$(js "flapping['port_traps']")" = "$p0"
+traps ca-2 5 "$LID2" || fail "madinject 5 more trap 129s"
+check "the 20th quarantines ca-2's switch port" wait_for 10 grep -q "0x$(printf %016x $((SW2GUID))) .*port $SW2PORT quarantined: 20 port-error traps in 60 s about CA \"ca-2\" port 1" "$T/smd.err"
+check "a port_quarantined event for it" wait_for 5 grep -q "type=port_quarantined .*port=$SW2PORT .*port-error traps" "$T/events.log"
+check "the metrics count it" bash -c "'$SMCTL' --socket '$SM_SOCK' metrics | grep -q '^ibsmd_port_error_traps_total [0-9]'"
+check "while quarantined the subnet is up without ca-2 ($((N - 1)) nodes)" wait_for 20 up_with $((N - 1))
+check "smctl port enable releases it" "$SMCTL" --socket "$SM_SOCK" port enable "$SW2GUID" "$SW2PORT"
+sim_cmd 'Unlink "ca-2"[1]'
+sim_cmd 'ReLink "ca-2"[1]'
+check "and the subnet converges: $N nodes" wait_for 30 up_with "$N"
+check "the daemon survived it all" kill -0 "$SM_PID"
 check "SIGTERM stops it cleanly" sm_stop
 finish

@@ -156,7 +156,10 @@ curl -s -m 10 "$URL/metrics" >"$T/metrics.txt"
 check "GET /metrics: the SM's own series and per-port series (promcheck.py)" \
 	python3 "$PROMCHECK" --require ibsmd_build_info process_start_time_seconds ibsmd_port_xmit_bytes_total \
 	ibsmd_port_rcv_packets_total ibsmd_port_errors_total ibsmd_port_state ibsmd_port_width_lanes \
-	ibsmd_port_lane_speed_gbps ibsmd_sweeps_total <"$T/metrics.txt"
+	ibsmd_port_lane_speed_gbps ibsmd_sweeps_total ibsmd_memory_bytes process_resident_memory_bytes \
+	ibsmd_ports_quarantined ibsmd_port_error_traps_total <"$T/metrics.txt"
+check "GET /metrics: the memory by owner, the routes' share nonzero" \
+	bash -c "grep -q '^ibsmd_memory_bytes{owner=\"snapshot_routes\"} [1-9]' \"$T/metrics.txt\""
 check "GET /metrics: a series per port and counter" \
 	bash -c "[ \$(grep -c '^ibsmd_port_xmit_bytes_total{' \"$T/metrics.txt\") -eq 32 ]"
 check "smctl metrics is the same text" bash -c "\"$SMCTL\" --socket \"$SM_SOCK\" metrics | grep -q '^ibsmd_build_info{version=\"'"

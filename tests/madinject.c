@@ -5,7 +5,7 @@
  *   madinject --dlid LID [--class C] [--method M] [--attr A] [--mod N] [--len N]
  *             [--base-version V] [--qp Q] [--garbage] [--trap NUM] [--count N]
  *             [--interval MS] [--class-version V] [--mask HEX] [--recv]
- *             [--sminfo KEY,STATE[,GUID[,PRIORITY]]]
+ *             [--sminfo KEY,STATE[,GUID[,PRIORITY]]] [--notice-port LID,PORT]
  *
  * --mod sets the attribute modifier (SMInfo Set: 1 HANDOVER .. 5 DISCOVER);
  * --sminfo makes the data an SMInfo with that SM_Key, SMState, GUID and
@@ -13,7 +13,8 @@
  *
  * --trap NUM makes the data a generic Notice with that trap number; --count
  * sends N copies, each with its own TID, MS milliseconds apart (0:
- * back to back): a trap burst.  --mask sets an SA ComponentMask; --recv
+ * back to back): a trap burst.  --notice-port fills a 129-131 Notice's
+ * DataDetails: the LID and port number the trap is about.  --mask sets an SA ComponentMask; --recv
  * waits (2 s) for the answer and prints its method and status (and an
  * SMInfo answer's GUID, SM_Key, priority and state).
  */
@@ -46,6 +47,7 @@ int main(int argc, char **argv)
 	    {"recv", no_argument, NULL, 'R'},
 	    {"mod", required_argument, NULL, 'o'},
 	    {"sminfo", required_argument, NULL, 's'},
+	    {"notice-port", required_argument, NULL, 'P'},
 	    {0},
 	};
 	unsigned long long si_key = 0, si_guid = 0;
@@ -53,7 +55,7 @@ int main(int argc, char **argv)
 	int si_state = -1, si_prio = 0;
 	int dlid = 0, cls = 0x01, method = 0x01, attr = 0x20, len = 256, bv = 1, qp = -1;
 	int garbage = 0, c, portid, agent, r, trap = -1, count = 1, interval = 0;
-	int cv = -1, recv = 0;
+	int cv = -1, recv = 0, notice_lid = -1, notice_port = 0;
 	unsigned long long mask = 0;
 	int have_mask = 0;
 	uint8_t umad[1024];
@@ -88,6 +90,12 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			trap = v;
+			break;
+		case 'P':
+			if (sscanf(optarg, "%i,%i", &notice_lid, &notice_port) != 2) {
+				fprintf(stderr, "madinject: --notice-port LID,PORT\n");
+				return 2;
+			}
 			break;
 		case 'n':
 			count = v;
@@ -173,6 +181,11 @@ int main(int argc, char **argv)
 		mad[67] = 2;
 		mad[68] = trap >> 8;
 		mad[69] = trap & 0xff;
+		if (notice_lid >= 0) { /* 129-131 DataDetails: LIDADDR, PortNum */
+			mad[76] = (uint8_t)(notice_lid >> 8);
+			mad[77] = (uint8_t)notice_lid;
+			mad[78] = (uint8_t)notice_port;
+		}
 	}
 	umad_set_addr(umad, dlid, qp, 0, qp ? 0x80010000 : 0);
 	for (int i = 0; i < count; i++) {

@@ -423,7 +423,7 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 74); /* 47 + QoS: qos, qos_policy_file, 5 x 5 */
+	CU_ASSERT_EQUAL(json_object_size(j), 75); /* 48 + QoS: qos, qos_policy_file, 5 x 5 */
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "partition_config_file")), "");
 	/* QoS: OpenSM's defaults on the qos_ keys, the class keys unset */
 	CU_ASSERT(json_is_false(json_object_get(j, "qos")));

@@ -326,8 +326,9 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 
 			health_get_stats(sm, &hs);
 			json_object_set_new(*ret, "flapping",
-					    json_pack("{s:I, s:I, s:I, s:i}", "link_downs",
-						      (json_int_t)hs.link_downs, "quarantines",
+					    json_pack("{s:I, s:I, s:I, s:I, s:i}", "link_downs",
+						      (json_int_t)hs.link_downs, "port_traps",
+						      (json_int_t)hs.port_traps, "quarantines",
 						      (json_int_t)hs.quarantines, "releases",
 						      (json_int_t)hs.releases, "quarantined",
 						      (int)hs.quarantined));

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fabric/names.h"
+#include "sm/health.h"
 #include "sm/perfmgr.h"
 #include "sm/sync.h"
 #include "ui/api_int.h"
@@ -335,6 +336,38 @@ char *metrics_text(struct api *api, size_t *ret_len)
 	for (int a = 0; a < TRAP_NACTIONS; a++)
 		fprintf(b, "ibsmd_trap_actions_total{action=\"%s\"} %" PRIu64 "\n",
 			trap_action_name(a), sm->trap_actions[a]);
+	{
+		struct health_stats fs;
+
+		health_get_stats(sm, &fs);
+		metrics_one(b, "ibsmd_link_downs_total", "counter",
+			    "Link downs counted by the flapping-link policy.",
+			    (double)fs.link_downs);
+		metrics_one(b, "ibsmd_port_error_traps_total", "counter",
+			    "Port-error traps (129-131) counted by the babbling-port policy.",
+			    (double)fs.port_traps);
+		metrics_one(b, "ibsmd_quarantines_total", "counter",
+			    "Ports quarantined (disabled) for flapping or babbling.",
+			    (double)fs.quarantines);
+		metrics_one(b, "ibsmd_ports_quarantined", "gauge", "Ports quarantined now.",
+			    fs.quarantined);
+	}
+	{
+		struct sm_mem mem;
+
+		sm_mem_get(sm, NULL, &mem);
+		metrics_one(b, "process_resident_memory_bytes", "gauge", "Resident memory now.",
+			    (double)mem.rss);
+		fputs("# HELP ibsmd_memory_bytes Bytes held, by owner (peak_rss: the process's "
+		      "peak resident set).\n"
+		      "# TYPE ibsmd_memory_bytes gauge\n",
+		      b);
+		fprintf(b, "ibsmd_memory_bytes{owner=\"peak_rss\"} %zu\n", mem.peak_rss);
+		fprintf(b, "ibsmd_memory_bytes{owner=\"heap\"} %zu\n", mem.heap);
+		fprintf(b, "ibsmd_memory_bytes{owner=\"snapshot_fabric\"} %zu\n", mem.fabric);
+		fprintf(b, "ibsmd_memory_bytes{owner=\"snapshot_routes\"} %zu\n", mem.routes);
+		fprintf(b, "ibsmd_memory_bytes{owner=\"transaction_engine\"} %zu\n", mem.xact);
+	}
 	metrics_one(b, "ibsmd_ctl_requests_total", "counter", "Control socket requests.",
 		    (double)cs.requests);
 	metrics_one(b, "ibsmd_ctl_errors_total", "counter", "Control socket error replies.",
