@@ -17,6 +17,7 @@
 
 #include "ui/api.h"
 #include "fabric/partition.h"
+#include "fabric/qos.h"
 #include "sm/conf.h"
 #include "lib/atomic_file.h"
 #include "mad/madio.h"
@@ -315,6 +316,17 @@ static void reload(struct daemon *d)
 		log_err("reload: %s rejected; keeping the running partitions",
 			d->sm.conf.partition_config_file);
 	}
+	/* so may the QoS policy file */
+	if (sm_load_qos(&d->sm, err, sizeof(err)) < 0) {
+		for (const char *l = err; *l;) {
+			size_t k = strcspn(l, "\n");
+
+			log_err("reload: %.*s", (int)k, l);
+			l += k + (l[k] == '\n');
+		}
+		log_err("reload: %s rejected; keeping the running QoS policy",
+			d->sm.conf.qos_policy_file);
+	}
 	sd_notify(0, "READY=1");
 	sweep_start_why(&d->sm, "SIGHUP");
 }
@@ -555,6 +567,16 @@ int main(int argc, char **argv)
 			r = -EINVAL;
 		}
 		partition_config_free(parts);
+
+		struct qos_policy *qp = NULL;
+
+		/* the QoS policy file counts with qos on, as at start-up */
+		if (d.conf.qos &&
+		    qos_policy_load(d.conf.qos_policy_file, &qp, perr, sizeof(perr)) < 0) {
+			err_append(err, sizeof(err), perr);
+			r = -EINVAL;
+		}
+		qos_policy_free(qp);
 
 		char line[sizeof(why) + 64];
 

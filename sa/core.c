@@ -25,6 +25,16 @@ const struct mft_set *sa_mfts(const struct sa *sa)
 	return sa->mfts ? *sa->mfts : NULL;
 }
 
+const struct qos_policy *sa_qos(const struct sa *sa)
+{
+	return sa && sa->qos ? *sa->qos : NULL;
+}
+
+const struct partition_config *sa_parts(const struct sa *sa)
+{
+	return sa && sa->parts ? *sa->parts : NULL;
+}
+
 struct event_base *sa_event_base(const struct sa *sa)
 {
 	return sa->base;

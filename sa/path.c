@@ -29,7 +29,8 @@
  *    ordered_rates[]: the FDR/EDR/HDR codes 11..24 too, by data rate).  The model has no
  * LinkSpeedExtActive, so an FDR or faster link is answered at the rate its LinkSpeedActive shows.
  *  - SL: routes_path_sl() of (SLID, DLID): the engine's SL where it uses
- *    several VLs (dor on a torus: the dateline bits), else 0.  A query
+ *    several VLs (dor on a torus: the dateline bits), else 0 (sa/pathrec.c
+ *    then puts the QoS policy's or the partition's SL in the record).  A query
  *    with an SL gets it from a single-VL engine (the SL does not steer
  *    anything there; OpenSM without QoS does the same) and only paths whose
  *    engine SL is that SL from a multi-VL engine.

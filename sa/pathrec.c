@@ -31,9 +31,10 @@
  * paths is ERR_TOO_MANY_RECORDS, C15-0.1.30; OpenSM answers a Get with the
  * first path whatever NumbPath says, per an IBA 1.2 erratum).  The
  * ServiceID must be named whole or not at all (ERR_REQ_INSUFFICIENT_
- * COMPONENTS, as OpenSM) and is otherwise ignored, as are FlowLabel, TClass,
- * HopLimit, QoSClass and Preference (OpenSM reads them only for its QoS
- * policy, which ibsmd does not have).  P_Key (pathrec_path_pkey): a pair
+ * COMPONENTS, as OpenSM); it, the P_Key and the ends' GUIDs pick the SL by
+ * the QoS policy's qos-ulps rules (pathrec_path_sl).  FlowLabel, TClass,
+ * HopLimit, QoSClass and Preference are ignored (OpenSM's full QoS policy
+ * reads TClass and QoSClass; ibsmd has only the qos-ulps rules).  P_Key (pathrec_path_pkey): a pair
  * gets a record only when both ports' programmed P_Key tables share a
  * partition with a full member on one side, and the requester shares one
  * with each end (OpenSM); the key is the one asked for (as it was asked),
@@ -43,7 +44,8 @@
  * SLID, HopLimit 0 (OpenSM sets 255 only for a DGID behind a router), TClass
  * and FlowLabel 0, Reversible, NumbPath 0 (OpenSM: "always return num_path
  * = 0 so this is only the reversible component"), P_Key, QoSClass 0, SL (the
- * routing engine's path SL: dor's dateline SLs reach the hosts), MTU, Rate
+ * routing engine's path SL: dor's dateline SLs reach the hosts; else the QoS
+ * policy's, the partition's sl=, see pathrec_path_sl), MTU, Rate
  * and PacketLifeTime each with selector 2 (exactly), Preference (0 for the
  * LMC pairs of the first round, 2 for the rest), ServiceID 0.
  *
@@ -79,6 +81,7 @@
 
 #include "lib/log.h"
 #include "fabric/partition.h"
+#include "fabric/qos.h"
 #include "sa/path.h"
 #include "sa/sa_int.h"
 
@@ -154,16 +157,67 @@ static void pathrec_limit(struct path_limit *l, bool set, uint8_t sel, uint8_t v
 	l->value = value;
 }
 
-/* What the query says of P_Keys: one asked for (has), raw traffic. */
+/*
+ * What the query says of P_Keys: one asked for (has), raw traffic; and what
+ * the QoS policy matches on: its ServiceID, the SL it asked for.
+ */
 struct pathrec_pk {
 	bool has;
 	uint16_t want;
 	bool raw;
+	bool has_sid;
+	uint64_t sid;
+	bool sl_set;
+	uint8_t sl;
 };
 
 static struct pathrec_pk pathrec_pk_of(bool has, uint16_t pkey, bool raw)
 {
-	return (struct pathrec_pk){has && (pkey & 0x7fff), pkey, raw};
+	return (struct pathrec_pk){has && (pkey & 0x7fff), pkey, raw, false, 0, false, 0};
+}
+
+/*
+ * The SL of path p answered with P_Key pkey (fabric/qos.h), in this order:
+ * the routing engine's path SL where it has them (dor's datelines, dfsp's
+ * layers: what keeps it deadlock free); else, with QoS on, the first
+ * qos-ulps rule that matches (ServiceID, P_Key, either end's port GUID);
+ * else the partition's sl= (partitions.conf); else the qos-ulps default;
+ * else the engine's 0.  A query naming another SL than the policy's gets
+ * no record (false), as with the engine's SLs.
+ */
+static bool pathrec_path_sl(const struct sa_query *q, const struct pathrec_pk *pk,
+			    const struct path_info *p, uint16_t pkey, uint8_t *ret_sl)
+{
+	const struct qos_policy *qos = sa_qos(q->sa);
+	const struct fabric *f = q->snap->fabric;
+	const struct partition *part;
+	struct qos_path_query qq = {
+	    .has_sid = pk->has_sid,
+	    .sid = pk->sid,
+	    .pkey = pkey ? pkey : pk->want,
+	    .src_guid = f->nodes[p->src_node].ports[p->src_port].guid,
+	    .dst_guid = f->nodes[p->dst_node].ports[p->dst_port].guid,
+	};
+	uint8_t sl;
+
+	if (routes_has_path_sl(q->snap->routes)) {
+		*ret_sl = p->sl;
+		return true;
+	}
+	if (qos && qos->enabled && qos_rule_sl(qos, &qq, &sl, NULL))
+		;
+	else if (qq.pkey && (part = partition_find(sa_parts(q->sa), qq.pkey)) && part->sl)
+		sl = part->sl;
+	else if (qos && qos->enabled && qos->has_default)
+		sl = qos->default_sl;
+	else {
+		*ret_sl = p->sl; /* 0, or the SL the query asked for */
+		return true;
+	}
+	if (pk->sl_set && pk->sl != sl)
+		return false;
+	*ret_sl = sl;
+	return true;
 }
 
 /* Whether two ports share a partition (any, or pk's) with a full member; its key. */
@@ -283,6 +337,8 @@ static uint16_t pathrec_collect(struct sa_query *q, struct sa_result *res,
 
 			if (!pathrec_path_pkey(q, pk, &page[i], &pkey))
 				continue; /* no partition in common */
+			if (!pathrec_path_sl(q, pk, &page[i], pkey, &page[i].sl))
+				continue; /* the query asked for another SL than the policy's */
 			pathrec_build(q->snap, &page[i], pkey, rec);
 			if (sa_result_add(res, rec, sizeof(rec)) == -ENOMEM)
 				return SA_STATUS_NO_RESOURCES;
@@ -331,6 +387,10 @@ static uint16_t pathrec_get(struct sa_query *q, struct sa_result *res)
 	}
 	pk = pathrec_pk_of(pathrec_has(q, SA_PR_PKEY), pr.pkey,
 			   pathrec_has(q, SA_PR_RAW_TRAFFIC) && pr.raw_traffic);
+	pk.has_sid = (q->mask & sid) == sid;
+	pk.sid = pr.service_id;
+	pk.sl_set = pathrec_has(q, SA_PR_SL);
+	pk.sl = pr.sl;
 
 	memset(&pq, 0, sizeof(pq));
 	if (has_src) {
@@ -443,7 +503,8 @@ static uint16_t pathrec_apm(struct sa_query *q, struct sa_result *res, const str
 		unsigned j = min_a <= min_b ? i : 1 - i;
 		uint16_t pkey;
 
-		if (!ok[i][j] || !pathrec_path_pkey(q, pk, &m[i][j], &pkey))
+		if (!ok[i][j] || !pathrec_path_pkey(q, pk, &m[i][j], &pkey) ||
+		    !pathrec_path_sl(q, pk, &m[i][j], pkey, &m[i][j].sl))
 			continue;
 		pathrec_build(s, &m[i][j], pkey, rec);
 		if (sa_result_add(res, rec, sizeof(rec)) == -ENOMEM)
@@ -501,6 +562,10 @@ static uint16_t pathrec_get_multi(struct sa_query *q, struct sa_result *res)
 		return SA_STATUS_REQ_INVALID;
 	pk = pathrec_pk_of(pathrec_has(q, SA_MPR_PKEY), m.pkey,
 			   pathrec_has(q, SA_MPR_RAW_TRAFFIC) && m.raw_traffic);
+	pk.has_sid = (q->mask & sid) == sid;
+	pk.sid = m.service_id;
+	pk.sl_set = pathrec_has(q, SA_MPR_SL);
+	pk.sl = m.sl;
 
 	memset(&pq, 0, sizeof(pq));
 	pq.src = ends;

@@ -148,6 +148,13 @@ void sa_set_mfts(struct sa *sa, struct mft_set *const *mfts)
 	sa->mfts = mfts;
 }
 
+void sa_set_policies(struct sa *sa, struct qos_policy *const *qos,
+		     struct partition_config *const *parts)
+{
+	sa->qos = qos;
+	sa->parts = parts;
+}
+
 /* ---- answers --------------------------------------------------------------- */
 
 static const char *sa_method_str(uint8_t m)

@@ -57,6 +57,16 @@ struct mft_set;
  * MulticastForwardingTableRecords.  NULL, or *mfts NULL: none.
  */
 void sa_set_mfts(struct sa *sa, struct mft_set *const *mfts);
+
+/*
+ * Where the SM keeps its QoS policy and partitions (fabric/qos.h,
+ * fabric/partition.h): PathRecord SLs and the SL2VL/VLArb records follow
+ * them.  Pointers to the owner's pointers, so a reload is seen.  NULL ok.
+ */
+struct qos_policy;
+struct partition_config;
+void sa_set_policies(struct sa *sa, struct qos_policy *const *qos,
+		     struct partition_config *const *parts);
 /*
  * The multicast group database MCMemberRecord Sets and Deletes join and
  * leave (sa/mcast.h; NULL: none, Sets and Deletes are refused with

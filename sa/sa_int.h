@@ -46,7 +46,9 @@ struct sa {
 	struct sa_service_db *services; /* service.c */
 	struct sa_inform_db *informs;	/* inform.c */
 	struct mft_set *const *mfts;	/* where sm/mfts.c keeps what the switches' MFTs hold */
-	struct sa_mcmember mcm;		/* mcmember.c */
+	struct qos_policy *const *qos;	/* sa_set_policies */
+	struct partition_config *const *parts;
+	struct sa_mcmember mcm; /* mcmember.c */
 };
 
 /* A query: the request, its record type and who asked. */
@@ -117,6 +119,9 @@ extern const unsigned sa_service_n_attrs;
 extern const struct sa_attr sa_inform_attrs[];
 extern const unsigned sa_inform_n_attrs;
 
+/* The QoS policy and partitions handed to sa_set_policies, or NULL. */
+const struct qos_policy *sa_qos(const struct sa *sa);
+const struct partition_config *sa_parts(const struct sa *sa);
 /* The MFTs handed to sa_set_mfts, or NULL. */
 const struct mft_set *sa_mfts(const struct sa *sa);
 /* mcmember.c */

@@ -6,15 +6,18 @@
  *
  * They say what the SM programmed, from the published snapshot: the LFTs of
  * its routes; the MFTs the switches were last given (kept by sm/mfts.c, by
- * switch GUID, handed to the SA with sa_set_mfts); SL-to-VL maps and VL arbitration where the
- * routing uses more than one VL (elsewhere the SM leaves the ports' tables alone and has no record
- * of them to give); P_Key 0xFFFF at index 0 (the default partition, the only one the SM sets today)
- * and the port GUID at GUID index 0 (GUIDCap 1 is all the SM assigns) for every port with a LID.
+ * switch GUID, handed to the SA with sa_set_mfts); SL-to-VL maps and VL arbitration as
+ * fabric/qos.h's qos_want_* compute them for sm/program.c: the QoS policy merged with the
+ * engine's layers, or without QoS where the routing uses more than one VL (elsewhere the SM
+ * leaves the ports' tables alone and has no record of them to give); P_Key 0xFFFF at index 0 (the
+ * default partition, the only one the SM sets today) and the port GUID at GUID index 0 (GUIDCap 1
+ * is all the SM assigns) for every port with a LID.
  */
 #include <string.h>
 #include <infiniband/mad.h>
 
 #include "fabric/mft.h"
+#include "fabric/qos.h"
 #include "mad/wire.h"
 #include "sa/sa_int.h"
 
@@ -118,20 +121,12 @@ static uint16_t mft_get(struct sa_query *q, struct sa_result *res)
 
 /* ---- SLtoVLMappingTableRecord --------------------------------------------------------- */
 
-/* The SL-to-VL map the SM programmed for (input, output) of node ni, NULL if none. */
-static const uint8_t *sl2vl_of(const struct routes *r, const struct node *n, uint32_t ni,
-			       unsigned out)
-{
-	if (r->n_vls <= 1 || !r->sl2vl || ni >= r->n_nodes || !r->sl2vl[ni])
-		return NULL;
-	return node_is_switch(n) ? &r->sl2vl[ni][out * ROUTES_MAX_SL] : r->sl2vl[ni];
-}
-
 static void sl2vl_offer(struct sa_query *q, struct sa_result *res, uint32_t ni, uint8_t in,
 			uint8_t out, uint16_t lid, const uint8_t *vl)
 {
 	uint8_t rec[SA_WIRE_REC_MAX] = {0};
 
+	(void)ni;
 	sa_wire_bits_set(rec, 0, 16, lid);
 	sa_wire_bits_set(rec, 16, 8, in);
 	sa_wire_bits_set(rec, 24, 8, out);
@@ -139,29 +134,30 @@ static void sl2vl_offer(struct sa_query *q, struct sa_result *res, uint32_t ni, 
 	sa_query_offer(q, res, rec);
 }
 
+/* What sm/program.c sets: fabric/qos.h's qos_want_sl2vl of the published snapshot. */
 static uint16_t sl2vl_get(struct sa_query *q, struct sa_result *res)
 {
 	const struct fabric *f = q->snap->fabric;
 	const struct routes *r = q->snap->routes;
+	const struct qos_policy *qos = sa_qos(q->sa);
+	uint16_t eng = qos_engine_sls(r);
 	uint32_t first, end;
 
 	node_range(q, &first, &end);
 	for (uint32_t ni = first; ni < end && !sa_result_full(res); ni++) {
 		const struct node *n = &f->nodes[ni];
+		uint8_t vl[16];
 
 		if (!node_is_switch(n)) {
-			for (unsigned p = 1; p <= n->nports; p++) {
-				const uint8_t *vl = sl2vl_of(r, n, ni, p);
-				if (vl && n->ports[p].lid)
+			for (unsigned p = 1; p <= n->nports; p++)
+				if (n->ports[p].lid &&
+				    qos_want_sl2vl(qos, f, r, eng, ni, (uint8_t)p, vl, NULL))
 					sl2vl_offer(q, res, ni, 0, 0, n->ports[p].lid, vl);
-			}
 			continue;
 		}
 		/* a switch: the same map for every input port to one output */
 		for (unsigned out = 1; out <= n->nports && !sa_result_full(res); out++) {
-			const uint8_t *vl = sl2vl_of(r, n, ni, out);
-
-			if (!vl || !port_is_linked(&n->ports[out]))
+			if (!qos_want_sl2vl(qos, f, r, eng, ni, (uint8_t)out, vl, NULL))
 				continue;
 			for (unsigned in = 0; in <= n->nports; in++)
 				if (in != out && (!in || port_is_linked(&n->ports[in])))
@@ -174,32 +170,31 @@ static uint16_t sl2vl_get(struct sa_query *q, struct sa_result *res)
 
 /* ---- VLArbitrationTableRecord ------------------------------------------------------------ */
 
+/* What sm/program.c sets: fabric/qos.h's qos_want_vlarb, blocks 1..4. */
 static uint16_t vlarb_get(struct sa_query *q, struct sa_result *res)
 {
 	const struct fabric *f = q->snap->fabric;
 	const struct routes *r = q->snap->routes;
+	const struct qos_policy *qos = sa_qos(q->sa);
+	uint16_t eng = qos_engine_sls(r);
 	uint32_t first, end;
 
-	if (r->n_vls <= 1)
-		return SA_STATUS_OK;
 	node_range(q, &first, &end);
 	for (uint32_t ni = first; ni < end && !sa_result_full(res); ni++) {
 		const struct node *n = &f->nodes[ni];
 
 		for (unsigned out = 1; out <= n->nports && !sa_result_full(res); out++) {
 			uint16_t lid = node_port_lid(n, (uint8_t)out);
+			uint8_t s2v[16];
 
-			if (!port_is_linked(&n->ports[out]) || !lid || !sl2vl_of(r, n, ni, out))
+			/* the SM writes VLArb where it writes SL2VL */
+			if (!lid || !qos_want_sl2vl(qos, f, r, eng, ni, (uint8_t)out, s2v, NULL))
 				continue;
-			/* what sm/program.c sets: block 1 low priority, equal weights; 3 high,
-			 * empty */
-			for (unsigned block = 1; block <= 3; block += 2) {
-				uint8_t rec[SA_WIRE_REC_MAX] = {0}, vl[32] = {0}, w[32] = {0};
+			for (unsigned block = 1; block <= 4; block++) {
+				uint8_t rec[SA_WIRE_REC_MAX] = {0}, vl[32], w[32];
 
-				for (unsigned v = 0; v < r->n_vls && v < 32; v++) {
-					vl[v] = (uint8_t)v;
-					w[v] = block == 1 ? 64 : 0;
-				}
+				if (!qos_want_vlarb(qos, f, r, ni, (uint8_t)out, block, vl, w))
+					continue;
 				sa_wire_bits_set(rec, 0, 16, lid);
 				sa_wire_bits_set(rec, 16, 8, node_is_switch(n) ? out : 0);
 				sa_wire_bits_set(rec, 24, 8, block);

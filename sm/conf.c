@@ -19,6 +19,7 @@
 
 #include <ini.h>
 
+#include "fabric/qos.h"
 #include "sm/conf.h"
 
 #define CONF_FILE_MAX (1024 * 1024)
@@ -39,6 +40,8 @@ enum conf_type {
 	CONF_BOOL,	  /* true|false (also yes|no, on|off, 1|0) */
 	CONF_LISTEN,	  /* "" or HOST:PORT, [IPv6]:PORT */
 	CONF_LISTEN_LIST, /* "" or a comma list of CONF_LISTEN */
+	CONF_VLARB,	  /* "" or OpenSM's "VL:weight,..." (fabric/qos.h) */
+	CONF_SL2VL,	  /* "" or OpenSM's "VL,VL,..." for SLs 0..15 */
 };
 
 struct conf_key {
@@ -66,6 +69,18 @@ struct conf_key {
 	{                                                                                          \
 #n, CONF_BOOL, offsetof(struct sm_conf, n), sizeof(bool), 0, 0, def, live, false   \
 	}
+
+#define QOS_DEFAULT_VLARB_HIGH "0:4,1:0,2:0,3:0,4:0,5:0,6:0,7:0,8:0,9:0,10:0,11:0,12:0,13:0,14:0"
+#define QOS_DEFAULT_VLARB_LOW "0:0,1:4,2:4,3:4,4:4,5:4,6:4,7:4,8:4,9:4,10:4,11:4,12:4,13:4,14:4"
+#define QOS_DEFAULT_SL2VL "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7"
+
+/* The five keys of one QoS class (qos_, qos_ca_, ...). */
+#define QOS_KEYS(c, mv, hl, vh, vlo, s2v)                                                          \
+	INT_KEY(qos_##c##max_vls, 0, 15, mv, CONF_LIVE_APPLY),                                     \
+	    INT_KEY(qos_##c##high_limit, -1, 255, hl, CONF_LIVE_APPLY),                            \
+	    STR_KEY(qos_##c##vlarb_high, CONF_VLARB, vh, CONF_LIVE_APPLY),                         \
+	    STR_KEY(qos_##c##vlarb_low, CONF_VLARB, vlo, CONF_LIVE_APPLY),                         \
+	    STR_KEY(qos_##c##sl2vl, CONF_SL2VL, s2v, CONF_LIVE_APPLY)
 
 /*
  * Every key, its default and how it goes live: CONF_RESTART keys are read at
@@ -137,6 +152,14 @@ static const struct conf_key conf_keys[] = {
     STR_KEY(sync_listen, CONF_LISTEN, "", CONF_RESTART),
     STR_KEY(sync_peers, CONF_LISTEN_LIST, "", CONF_RESTART),
     INT_KEY(sync_interval_ms, 100, 60000, "1000", CONF_LIVE_READ),
+    /* QoS (fabric/qos.h), OpenSM's names; class keys unset (0, -1, "") take the qos_ ones */
+    BOOL_KEY(qos, "false", CONF_LIVE_APPLY),
+    STR_KEY(qos_policy_file, CONF_OPT_PATH, "", CONF_LIVE_APPLY),
+    QOS_KEYS(, "15", "0", QOS_DEFAULT_VLARB_HIGH, QOS_DEFAULT_VLARB_LOW, QOS_DEFAULT_SL2VL),
+    QOS_KEYS(ca_, "0", "-1", "", "", ""),
+    QOS_KEYS(sw0_, "0", "-1", "", "", ""),
+    QOS_KEYS(swe_, "0", "-1", "", "", ""),
+    QOS_KEYS(rtr_, "0", "-1", "", "", ""),
 };
 
 #define CONF_NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -290,6 +313,28 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 	size_t i;
 
 	switch (k->type) {
+	case CONF_VLARB:
+	case CONF_SL2VL: {
+		struct qos_vlarb t;
+		uint8_t sl2vl[16];
+		char w[160];
+
+		if (qos_value_unset(value)) {
+			*(char *)p = '\0'; /* "(null)", as opensm -c writes it: not set */
+			return 0;
+		}
+		if ((k->type == CONF_VLARB ? qos_parse_vlarb(value, &t, w, sizeof(w))
+					   : qos_parse_sl2vl(value, sl2vl, w, sizeof(w))) < 0) {
+			snprintf(why, why_len, "%s", w);
+			return -EINVAL;
+		}
+		if (len >= k->size) {
+			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
+			return -EINVAL;
+		}
+		memcpy(p, value, len + 1);
+		return 0;
+	}
 	case CONF_OPT_PATH:
 		if (!len) {
 			*(char *)p = '\0';
@@ -397,11 +442,11 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 		*(uint64_t *)p = u;
 		return 0;
 	case CONF_BOOL:
-		if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "on") ||
-		    !strcmp(value, "1")) {
+		if (!strcasecmp(value, "true") || !strcasecmp(value, "yes") ||
+		    !strcasecmp(value, "on") || !strcasecmp(value, "1")) {
 			*(bool *)p = true;
-		} else if (!strcmp(value, "false") || !strcmp(value, "no") ||
-			   !strcmp(value, "off") || !strcmp(value, "0")) {
+		} else if (!strcasecmp(value, "false") || !strcasecmp(value, "no") ||
+			   !strcasecmp(value, "off") || !strcasecmp(value, "0")) {
 			*(bool *)p = false;
 		} else {
 			snprintf(why, why_len, "'%s' is not true or false", value);
@@ -707,6 +752,8 @@ static json_t *conf_key_json(const struct sm_conf *c, const struct conf_key *k)
 	case CONF_CHAIN:
 	case CONF_LISTEN:
 	case CONF_LISTEN_LIST:
+	case CONF_VLARB:
+	case CONF_SL2VL:
 		return json_string(p);
 	case CONF_INT:
 		return json_integer(*(const int *)p);

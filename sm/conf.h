@@ -18,6 +18,8 @@
 #define CONF_NAME_MAX 64  /* CA, group and engine names, with the NUL */
 #define CONF_PATH_MAX 108 /* = sizeof(sun_path): the socket path must fit */
 #define CONF_CHAIN_MAX 128
+#define CONF_QOS_VLARB_MAX 512 /* 64 "VL:weight," pairs */
+#define CONF_QOS_SL2VL_MAX 96
 
 struct sm_conf {
 	char ca_name[CONF_NAME_MAX];	 /* "" = first CA with an active port */
@@ -77,6 +79,21 @@ struct sm_conf {
 	char sync_listen[CONF_NAME_MAX]; /* "ADDR:PORT" the master answers on, "" = off */
 	char sync_peers[CONF_CHAIN_MAX]; /* "ADDR:PORT,..." a standby pulls from, "" = off */
 	int sync_interval_ms;		 /* a standby pulls this often */
+	/* QoS (fabric/qos.h), OpenSM's keys: qos_X for every class, qos_CLASS_X over it */
+	bool qos;			     /* program the QoS policy at all */
+	char qos_policy_file[CONF_PATH_MAX]; /* OpenSM's qos-policy.conf (qos-ulps), "" = none */
+#define CONF_QOS_CLASS(c)                                                                          \
+	int qos_##c##max_vls;	 /* 1..15; 0: the default (15, or qos_max_vls) */                  \
+	int qos_##c##high_limit; /* VLHighLimit; -1: the default (0, or qos_high_limit) */         \
+	char qos_##c##vlarb_high[CONF_QOS_VLARB_MAX]; /* "VL:weight,..."; "": the default */       \
+	char qos_##c##vlarb_low[CONF_QOS_VLARB_MAX];                                               \
+	char qos_##c##sl2vl[CONF_QOS_SL2VL_MAX]; /* 16 VLs; "": the default */
+	CONF_QOS_CLASS()
+	CONF_QOS_CLASS(ca_)
+	CONF_QOS_CLASS(sw0_)
+	CONF_QOS_CLASS(swe_)
+	CONF_QOS_CLASS(rtr_)
+#undef CONF_QOS_CLASS
 };
 
 /* How a key takes effect (see the key table in conf.c). */

@@ -12,6 +12,7 @@
 
 #include "fabric/lft.h"
 #include "fabric/mft.h"
+#include "fabric/qos.h"
 #include "lib/log.h"
 #include "mad/wire.h"
 #include "sm/discover.h"
@@ -483,6 +484,8 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 				     "failed: %s",
 				     (unsigned long long)n->guid, n->desc, op->port, req->attr_id,
 				     req->attr_mod, strerror(-status));
+		if (op->kind == OP_SL2VL || op->kind == OP_VLARB)
+			pg->st.vl_errors++; /* the next batch rewrites every VL table */
 		if (op->kind == OP_MFT && pg->mft_known)
 			mft_set_remove(pg->mft_known, n->guid); /* rewrite it whole next time */
 		if (op->kind == OP_LFT) {
@@ -652,9 +655,8 @@ static void program_port(struct program *pg, const struct routes *r,
 		const struct port *rp = &f->nodes[p->remote_node].ports[p->remote_port];
 		if (rp->valid) {
 			want.neighbor_mtu = min8(p->mtu_cap, rp->mtu_cap);
-			/* VLCap and OperationalVLs share an encoding (1: VL0 .. 5: VL0-14)
-			 */
-			want.oper_vls = min8(p->vl_cap, rp->vl_cap);
+			/* the smaller VLCap, capped by the QoS policy's max_vls (fabric/qos.h) */
+			want.oper_vls = qos_want_oper_vls(pp->qos, f, r, ni, pn);
 			if (r->n_vls > 1 && want.oper_vls < 2)
 				log_ratelimited(LOG_CAT_ROUTE, LOG_WARNING,
 						"node 0x%016llx port %u supports only VL0 but %s "
@@ -667,6 +669,9 @@ static void program_port(struct program *pg, const struct routes *r,
 		want.part_enf_in = (enforce & 2) != 0;
 		want.part_enf_out = (enforce & 1) != 0;
 	}
+	/* VLHighLimit of the port's class (IBA 7.6.9.1): data ports */
+	if (pp->qos && pp->qos->enabled && pn != 0)
+		want.vl_high_limit = pp->qos->cls[qos_port_class(n, pn)].high_limit;
 	want.state = PORT_NOP;
 	want.phys_state = 0;
 	cur.state = PORT_NOP;
@@ -679,7 +684,15 @@ static void program_port(struct program *pg, const struct routes *r,
 	if (pn != 0 && !node_is_switch(n) &&
 	    (pp->rereg_all || syncdoc_guid_listed(pp->rereg_guids, pp->n_rereg, p->guid)))
 		want.client_reregister = 1;
-	if (!want.client_reregister && !portinfo_differs(&cur, &want))
+	/*
+	 * VLHighLimit alone is written when the policy changed: an SMA that
+	 * does not keep it (ibsim) must not get a Set every sweep.  Otherwise
+	 * it goes with the Sets sent for the rest (a port coming up).
+	 */
+	if (!want.client_reregister && !portinfo_differs(&cur, &want) &&
+	    !(pp->qos && cur.vl_high_limit != want.vl_high_limit && pn != 0 &&
+	      (!pp->qos_old || pp->qos_old->enabled != pp->qos->enabled ||
+	       pp->qos_old->cls[qos_port_class(n, pn)].high_limit != want.vl_high_limit)))
 		return;
 	/* a port holding another non-zero M_Key drops our Set (14.2.4.2): do not send it */
 	if (lid_port && !mkey_set_may_pass(mkey_port_classify(&cur, pp->mkey.key))) {
@@ -791,74 +804,82 @@ static void program_switch(struct program *pg, const struct routes *r, uint32_t 
 	n->lft_top = top;
 }
 
-/* The node's SL->VL table in routes r, or NULL when r uses a single VL. */
-static const uint8_t *node_sl2vl(const struct routes *r, uint32_t ni)
-{
-	if (!r || r->n_vls <= 1 || !r->sl2vl || ni >= r->n_nodes)
-		return NULL;
-	return r->sl2vl[ni];
-}
-
 /*
- * SL2VL and VLArb (IBA 14.2.5.8, 14.2.5.9) where the engine uses more than one
- * VL.  Switch tables depend only on the output port, so every input port gets
- * the same row.  VLArb: the low-priority table round-robins the VLs in use
- * with equal weight, the high-priority table is left empty.  Skipped when
- * the node's tables equal what this SM programmed last time.
+ * SL2VL and VLArb (IBA 14.2.5.8, 14.2.5.9) as fabric/qos.h's qos_want_*
+ * say: the QoS policy's tables of each port's class merged with the
+ * engine's SL-to-VL layers, or without QoS the engine's layers alone where
+ * it uses more than one VL.  Switch tables depend only on the output port,
+ * so every input port gets the same row.  A port is skipped when its
+ * tables equal what this SM programmed last time (old_r under the policy
+ * it was programmed with, pp->qos_old); force rewrites them.  The SLs
+ * where the engine overrode the policy are counted whether or not sent.
  */
 static void program_vls(struct program *pg, const struct routes *r, uint32_t ni,
-			const struct fabric *old_f, const struct routes *old_r, bool force)
+			const struct fabric *old_f, const struct routes *old_r,
+			const struct program_params *pp, uint16_t eng_sls, uint16_t old_eng_sls)
 {
 	struct node *n = &pg->f->nodes[ni];
-	const uint8_t *t = node_sl2vl(r, ni);
-	const uint8_t *old_t = NULL;
-	unsigned first = 1, last = n->nports;
-	size_t sz = node_is_switch(n) ? (size_t)(n->nports + 1) * ROUTES_MAX_SL : ROUTES_MAX_SL;
+	const struct qos_policy *q = pp->qos, *oq = pp->qos_old;
+	uint32_t oi = FABRIC_NO_NODE;
 	uint8_t data[64];
 
-	if (!t)
-		return;
-	if (old_f && old_r && !force) {
-		uint32_t oi = fabric_find_guid(old_f, n->guid);
-		if (oi != FABRIC_NO_NODE && old_f->nodes[oi].nports == n->nports)
-			old_t = node_sl2vl(old_r, oi);
+	if (old_f && old_r && oq && !pp->force) {
+		oi = fabric_find_guid(old_f, n->guid);
+		if (oi != FABRIC_NO_NODE && old_f->nodes[oi].nports != n->nports)
+			oi = FABRIC_NO_NODE;
 	}
-	if (old_t && old_r->n_vls == r->n_vls && !memcmp(old_t, t, sz))
-		return;
-	for (unsigned out = first; out <= last; out++) {
+	for (unsigned out = 1; out <= n->nports; out++) {
 		struct port *op = &n->ports[out];
-		uint8_t vl[16], arb_vl[32] = {0}, arb_w[32] = {0};
+		uint8_t vl[16], old_vl[16], arb_vl[32], arb_w[32], o_vl[32], o_w[32];
+		uint16_t conflicts = 0;
+		bool old_has;
+
 		if (!port_is_up(op) || !port_is_linked(op))
 			continue;
-		for (int sl = 0; sl < 16; sl++)
-			vl[sl] = node_is_switch(n) ? t[out * ROUTES_MAX_SL + sl] : t[sl];
-		memset(data, 0, sizeof(data));
-		wire_sl2vl_encode(vl, data, sizeof(data));
-		if (node_is_switch(n)) {
-			for (unsigned in = 0; in <= n->nports; in++) {
-				if (in == out || (in && !port_is_linked(&n->ports[in])))
-					continue;
-				program_send(pg, OP_SL2VL, ni, 0, WIRE_ATTR_SL2VL, in << 8 | out,
-					     data);
+		if (!qos_want_sl2vl(q, pg->f, r, eng_sls, ni, (uint8_t)out, vl, &conflicts))
+			continue;
+		if (conflicts) {
+			pg->st.qos_conflict_sls |= conflicts;
+			pg->st.qos_conflict_ports++;
+		}
+		old_has = oi != FABRIC_NO_NODE && qos_want_sl2vl(oq, old_f, old_r, old_eng_sls, oi,
+								 (uint8_t)out, old_vl, NULL);
+		/* a switch input port linked since: its (in, out) rows were never written */
+		for (unsigned in = 1; old_has && node_is_switch(n) && in <= n->nports; in++)
+			if (port_is_linked(&n->ports[in]) &&
+			    !port_is_linked(&old_f->nodes[oi].ports[in]))
+				old_has = false;
+		if (!old_has || memcmp(vl, old_vl, sizeof(vl))) {
+			memset(data, 0, sizeof(data));
+			wire_sl2vl_encode(vl, data, sizeof(data));
+			if (node_is_switch(n)) {
+				for (unsigned in = 0; in <= n->nports; in++) {
+					if (in == out || (in && !port_is_linked(&n->ports[in])))
+						continue;
+					if (program_send(pg, OP_SL2VL, ni, 0, WIRE_ATTR_SL2VL,
+							 in << 8 | out, data) == 0)
+						pg->st.sl2vl_blocks++;
+				}
+			} else if (program_send(pg, OP_SL2VL, ni, (uint8_t)out, WIRE_ATTR_SL2VL, 0,
+						data) == 0) {
+				pg->st.sl2vl_blocks++;
 			}
-		} else {
-			program_send(pg, OP_SL2VL, ni, out, WIRE_ATTR_SL2VL, 0, data);
 		}
-		for (unsigned v = 0; v < r->n_vls && v < 32; v++) {
-			arb_vl[v] = v;
-			arb_w[v] = 64;
+		/* blocks 1, 2: low priority entries 0-31, 32-63; 3, 4: high; port in 15:0 */
+		for (unsigned b = 1; b <= 4; b++) {
+			if (!qos_want_vlarb(q, pg->f, r, ni, (uint8_t)out, b, arb_vl, arb_w))
+				continue;
+			if (old_has &&
+			    qos_want_vlarb(oq, old_f, old_r, oi, (uint8_t)out, b, o_vl, o_w) &&
+			    !memcmp(arb_vl, o_vl, 32) && !memcmp(arb_w, o_w, 32))
+				continue;
+			memset(data, 0, sizeof(data));
+			wire_vlarb_encode(arb_vl, arb_w, data, sizeof(data));
+			if (program_send(pg, OP_VLARB, ni, node_is_switch(n) ? 0 : (uint8_t)out,
+					 WIRE_ATTR_VL_ARB, b << 16 | (node_is_switch(n) ? out : 0),
+					 data) == 0)
+				pg->st.vlarb_blocks++;
 		}
-		memset(data, 0, sizeof(data));
-		wire_vlarb_encode(arb_vl, arb_w, data, sizeof(data));
-		/* block 1: low priority entries 0..31; attribute modifier port in 15:0 */
-		program_send(pg, OP_VLARB, ni, node_is_switch(n) ? 0 : out, WIRE_ATTR_VL_ARB,
-			     1u << 16 | (node_is_switch(n) ? out : 0), data);
-		/* block 3: high priority entries 0..31, all weight 0 (unused) */
-		memset(arb_w, 0, sizeof(arb_w));
-		memset(data, 0, sizeof(data));
-		wire_vlarb_encode(arb_vl, arb_w, data, sizeof(data));
-		program_send(pg, OP_VLARB, ni, node_is_switch(n) ? 0 : out, WIRE_ATTR_VL_ARB,
-			     3u << 16 | (node_is_switch(n) ? out : 0), data);
 	}
 }
 
@@ -867,6 +888,8 @@ void program_configure(struct program *pg, const struct routes *r, const struct 
 {
 	struct fabric *f = pg->f;
 	bool trace = log_enabled(LOG_CAT_SWEEP, LOG_DEBUG);
+
+	uint16_t eng_sls = qos_engine_sls(r), old_eng_sls = qos_engine_sls(old_r);
 
 	memset(pg->by_kind, 0, sizeof(pg->by_kind));
 	pg->offenders = pp->offenders;
@@ -900,7 +923,7 @@ void program_configure(struct program *pg, const struct routes *r, const struct 
 		}
 		if (node_is_switch(n))
 			program_switch(pg, r, i, old_f, old_r, pp->force, pp->held);
-		program_vls(pg, r, i, old_f, old_r, pp->force);
+		program_vls(pg, r, i, old_f, old_r, pp, eng_sls, old_eng_sls);
 		if (trace)
 			program_trace_node(pg, i, "configure");
 	}

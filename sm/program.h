@@ -19,6 +19,7 @@
 #include "fabric/fabric.h"
 #include "fabric/mft.h"
 #include "fabric/partition.h"
+#include "fabric/qos.h"
 #include "fabric/routes.h"
 #include "mad/xact.h"
 #include "sm/mkey.h"
@@ -26,21 +27,26 @@
 struct program;
 
 struct program_stats {
-	uint32_t sets;		  /* SMPs sent */
-	uint32_t errors;	  /* that failed (error status, timeout, could not be sent) */
-	uint32_t timeouts;	  /* of those, unanswered */
-	uint32_t lft_blocks;	  /* LFT blocks among the sets */
-	uint32_t mft_blocks;	  /* MFT blocks among the sets */
-	uint32_t mft_switches;	  /* switches that got MFT blocks */
-	uint32_t readbacks;	  /* PortInfo Gets after a PortInfo Set failed */
-	uint32_t recovered;	  /* of those, the port held what was set: done after all */
-	uint32_t rereg;		  /* PortInfo Sets with ClientReregister */
-	uint32_t pkey_blocks;	  /* P_KeyTable blocks among the sets */
-	uint32_t pkey_dropped;	  /* P_Keys a port's PartitionCap had no room for */
-	uint32_t mkey_refused;	  /* PortInfo Sets not sent: the port holds another M_Key */
-	uint32_t mkey_unanswered; /* PortInfo Sets lost on a port whose M_Key may not be ours */
-	uint32_t enforce_blocks;  /* of pkey_blocks: switch ports facing a CA (part_enforce) */
-	uint32_t enforce_unfit;	  /* such ports whose table does not fit: enforcement off */
+	uint32_t sets;		     /* SMPs sent */
+	uint32_t errors;	     /* that failed (error status, timeout, could not be sent) */
+	uint32_t timeouts;	     /* of those, unanswered */
+	uint32_t lft_blocks;	     /* LFT blocks among the sets */
+	uint32_t mft_blocks;	     /* MFT blocks among the sets */
+	uint32_t mft_switches;	     /* switches that got MFT blocks */
+	uint32_t readbacks;	     /* PortInfo Gets after a PortInfo Set failed */
+	uint32_t recovered;	     /* of those, the port held what was set: done after all */
+	uint32_t rereg;		     /* PortInfo Sets with ClientReregister */
+	uint32_t pkey_blocks;	     /* P_KeyTable blocks among the sets */
+	uint32_t pkey_dropped;	     /* P_Keys a port's PartitionCap had no room for */
+	uint32_t mkey_refused;	     /* PortInfo Sets not sent: the port holds another M_Key */
+	uint32_t mkey_unanswered;    /* PortInfo Sets lost on a port whose M_Key may not be ours */
+	uint32_t enforce_blocks;     /* of pkey_blocks: switch ports facing a CA (part_enforce) */
+	uint32_t enforce_unfit;	     /* such ports whose table does not fit: enforcement off */
+	uint32_t sl2vl_blocks;	     /* SLtoVLMappingTable Sets */
+	uint32_t vlarb_blocks;	     /* VLArbitrationTable Sets */
+	uint32_t vl_errors;	     /* of those two, failed */
+	uint16_t qos_conflict_sls;   /* SLs where the engine's VL overrode the QoS policy's */
+	uint32_t qos_conflict_ports; /* output ports where it did */
 };
 
 /* part_enforce (OpenSM's names and values): on switch external ports facing a CA. */
@@ -102,6 +108,14 @@ struct program_params {
 	 * switches have enforcement cleared, as OpenSM.  enum program_enforce.
 	 */
 	int part_enforce;
+	/*
+	 * The QoS policy (fabric/qos.h): SL2VL, VLArb, VLHighLimit and the
+	 * OperationalVLs cap per port class, merged with the engine's layers.
+	 * NULL or not enabled: the engine's layers alone, as before QoS.
+	 */
+	const struct qos_policy *qos;
+	/* the policy the last batch wrote (old_r's), NULL: unknown, every table is written */
+	const struct qos_policy *qos_old;
 };
 
 /*

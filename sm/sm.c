@@ -274,9 +274,14 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	r = sm_load_partitions(sm, err, err_len);
 	if (r < 0)
 		goto fail;
+	r = sm_load_qos(sm, err, err_len);
+	if (r < 0)
+		goto fail;
 	sm->sa = sa_new(base, &(struct sa_ops){sm_sa_send, sm_sa_sm_info, sm});
-	if (sm->sa)
+	if (sm->sa) {
 		sa_set_mfts(sm->sa, &sm->mfts.known);
+		sa_set_policies(sm->sa, &sm->qos.policy, &sm->parts);
+	}
 	sm->disp = sm->sa && sa_set_mcast(sm->sa, sm->mcast) == 0 ? sm_dispatch_new(sm) : NULL;
 	if (!sm->disp ||
 	    dispatch_register(sm->disp, WIRE_CLASS_SA, DISPATCH_ANY_METHOD, DISPATCH_ANY_ATTR,
@@ -357,6 +362,8 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 		return sm_load_roots(sm, err, err_len);
 	} else if (!strcmp(key, "partition_config_file") || !strcmp(key, "allow_both_pkeys")) {
 		return sm_load_partitions(sm, err, err_len);
+	} else if (!strncmp(key, "qos", 3)) {
+		return sm_load_qos(sm, err, err_len);
 	} else if (!strcmp(key, "log_level")) {
 		log_set_level(-1, sm->conf.log_level);
 	} else if (!strcmp(key, "sm_priority")) {
@@ -377,8 +384,24 @@ static int sm_conf_appliers_init(struct sm *sm)
 	    "updn_roots_file", "partition_config_file", "log_level",   "sm_priority",
 	    "perfmgr",	       "perfmgr_sweep_time_s",	"m_key",       "allow_both_pkeys"};
 
+#define QOS_CLASS_KEYS(c)                                                                          \
+	"qos_" c "max_vls", "qos_" c "high_limit", "qos_" c "vlarb_high", "qos_" c "vlarb_low",    \
+	    "qos_" c "sl2vl"
+	static const char *const qos_keys[] = {"qos",
+					       "qos_policy_file",
+					       QOS_CLASS_KEYS(""),
+					       QOS_CLASS_KEYS("ca_"),
+					       QOS_CLASS_KEYS("sw0_"),
+					       QOS_CLASS_KEYS("swe_"),
+					       QOS_CLASS_KEYS("rtr_")};
+#undef QOS_CLASS_KEYS
+
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (sm_conf_applier_add(sm, keys[i], sm_apply, NULL) < 0)
+			return -ENOMEM;
+	/* the key names are kept: static strings */
+	for (size_t i = 0; i < sizeof(qos_keys) / sizeof(qos_keys[0]); i++)
+		if (sm_conf_applier_add(sm, qos_keys[i], sm_apply, NULL) < 0)
 			return -ENOMEM;
 	return 0;
 }
@@ -519,6 +542,68 @@ int sm_load_partitions(struct sm *sm, char *err, size_t err_len)
 	return 0;
 }
 
+/* ---- QoS (fabric/qos.h) ------------------------------------------------------ */
+
+int sm_load_qos(struct sm *sm, char *err, size_t err_len)
+{
+	const struct sm_conf *c = &sm->conf;
+	struct qos_policy *q = NULL;
+	struct qos_tables dflt, all;
+	struct {
+		const char *name;
+		int max_vls, high_limit;
+		const char *vh, *vl, *s2v;
+	} cls[QOS_N_CLASSES] = {
+	    [QOS_CA] = {"qos_ca_", c->qos_ca_max_vls, c->qos_ca_high_limit, c->qos_ca_vlarb_high,
+			c->qos_ca_vlarb_low, c->qos_ca_sl2vl},
+	    [QOS_SW0] = {"qos_sw0_", c->qos_sw0_max_vls, c->qos_sw0_high_limit,
+			 c->qos_sw0_vlarb_high, c->qos_sw0_vlarb_low, c->qos_sw0_sl2vl},
+	    [QOS_SWE] = {"qos_swe_", c->qos_swe_max_vls, c->qos_swe_high_limit,
+			 c->qos_swe_vlarb_high, c->qos_swe_vlarb_low, c->qos_swe_sl2vl},
+	    [QOS_RTR] = {"qos_rtr_", c->qos_rtr_max_vls, c->qos_rtr_high_limit,
+			 c->qos_rtr_vlarb_high, c->qos_rtr_vlarb_low, c->qos_rtr_sl2vl},
+	};
+	char why[256];
+	int r;
+
+	/* the policy file counts only with QoS on, as OpenSM's -Y without -Q */
+	r = qos_policy_load(c->qos ? c->qos_policy_file : "", &q, err, err_len);
+	if (r < 0)
+		return r;
+	qos_tables_default(&dflt);
+	if (qos_tables_build(&all, c->qos_max_vls, c->qos_high_limit, c->qos_vlarb_high,
+			     c->qos_vlarb_low, c->qos_sl2vl, &dflt, why, sizeof(why)) < 0) {
+		snprintf(err, err_len, "qos_%s", why);
+		qos_policy_free(q);
+		return -EINVAL;
+	}
+	for (int k = 0; k < QOS_N_CLASSES; k++)
+		if (qos_tables_build(&q->cls[k], cls[k].max_vls, cls[k].high_limit, cls[k].vh,
+				     cls[k].vl, cls[k].s2v, &all, why, sizeof(why)) < 0) {
+			snprintf(err, err_len, "%s%s", cls[k].name, why);
+			qos_policy_free(q);
+			return -EINVAL;
+		}
+	q->enabled = c->qos;
+	q->generation = ++sm->qos.loads;
+	/* at info when it is turned on or off or its rules change, else debug (a SIGHUP) */
+	bool news = !sm->qos.policy || sm->qos.policy->enabled != q->enabled ||
+		    sm->qos.policy->n_rules != q->n_rules ||
+		    sm->qos.policy->has_default != q->has_default;
+	if (sm->qos.policy != sm->qos.last)
+		qos_policy_free(sm->qos.policy); /* the last one written stays for the diff */
+	sm->qos.policy = q;
+	if (q->enabled)
+		log_msg(LOG_CAT_SWEEP, news ? LOG_INFO : LOG_DEBUG,
+			"QoS: on, %zu qos-ulps rule%s%s from %s", q->n_rules,
+			q->n_rules == 1 ? "" : "s", q->has_default ? " and a default" : "",
+			q->from_file ? c->qos_policy_file : "no policy file");
+	else
+		log_msg(LOG_CAT_SWEEP, news && sm->qos.loads > 1 ? LOG_INFO : LOG_DEBUG,
+			"QoS: off");
+	return 0;
+}
+
 int sm_load_roots(struct sm *sm, char *err, size_t err_len)
 {
 	uint64_t *roots;
@@ -579,6 +664,10 @@ void sm_fini(struct sm *sm)
 	sm->roots = NULL;
 	partition_config_free(sm->parts);
 	sm->parts = NULL;
+	if (sm->qos.last != sm->qos.policy)
+		qos_policy_free(sm->qos.last);
+	qos_policy_free(sm->qos.policy);
+	sm->qos.policy = sm->qos.last = NULL;
 	free(sm->appliers);
 	sm->appliers = NULL;
 	sm->n_appliers = 0;

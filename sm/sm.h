@@ -29,6 +29,7 @@
 #include "fabric/fabric.h"
 #include "fabric/diff.h"
 #include "fabric/snapshot.h"
+#include "fabric/qos.h"
 #include "lib/hook.h"
 #include "sm/lid.h"
 
@@ -121,7 +122,17 @@ struct sm {
 	struct sync *sync;	  /* state sync with the other SM of the pair (sm/sync.c) */
 	struct sm_hooks hooks;
 	struct partition_config *parts; /* from conf.partition_config_file (fabric/partition.h) */
-	uint64_t *roots;		/* from conf.updn_roots_file */
+	/* the QoS policy (fabric/qos.h): the qos_ keys and conf.qos_policy_file */
+	struct {
+		struct qos_policy *policy; /* never NULL after sm_init */
+		uint64_t loads;		   /* policy->generation of the last load */
+		struct qos_policy *last;   /* the one the last configure batch wrote, or NULL */
+		bool rewrite;	       /* that batch failed or did not finish: write every table */
+		uint16_t conflict_sls; /* SLs where the engine's VL overrode the policy's */
+		uint32_t conflict_ports; /* ports where it did, at the last configure batch */
+		uint16_t reported_sls;	 /* what was last logged (once per change) */
+	} qos;
+	uint64_t *roots; /* from conf.updn_roots_file */
 	size_t n_roots;
 	uint64_t port_guid;
 	uint64_t mad_malformed, mad_unexpected, traps;
@@ -174,6 +185,14 @@ int sm_load_roots(struct sm *sm, char *err, size_t err_len);
  * The next heavy sweep programs the tables.
  */
 int sm_load_partitions(struct sm *sm, char *err, size_t err_len);
+
+/*
+ * (Re)build sm->qos.policy from the qos_ keys and (when qos is on)
+ * conf.qos_policy_file.  0 or -errno with err (every error, FILE:LINE each
+ * for the file); the running policy is kept on error.  The next heavy
+ * sweep writes the tables that changed.
+ */
+int sm_load_qos(struct sm *sm, char *err, size_t err_len);
 
 /*
  * core.c: write the guid2lid file now.  A write that fails (a full disk) is logged

@@ -279,6 +279,35 @@ static bool phase_readback(struct sweep *sw)
 	return true;
 }
 
+/*
+ * Where the routing engine's SL-to-VL layers overrode the QoS policy's
+ * sl2vl (the engine wins: its VLs keep it deadlock free): kept for smctl
+ * status, logged once per change.
+ */
+static void sweep_qos_conflicts(struct sm *sm, const struct program_stats *st)
+{
+	char sls[64] = "";
+	size_t off = 0;
+
+	sm->qos.conflict_sls = st->qos_conflict_sls;
+	sm->qos.conflict_ports = st->qos_conflict_ports;
+	if (st->qos_conflict_sls == sm->qos.reported_sls)
+		return;
+	sm->qos.reported_sls = st->qos_conflict_sls;
+	if (!st->qos_conflict_sls) {
+		log_info("QoS: the policy's SL-to-VL tables no longer conflict with the routing "
+			 "engine's");
+		return;
+	}
+	for (unsigned sl = 0; sl < 16; sl++)
+		if (st->qos_conflict_sls & (1u << sl) && off < sizeof(sls))
+			off += (size_t)snprintf(sls + off, sizeof(sls) - off, "%s%u",
+						off ? "," : "", sl);
+	log_warn("QoS: the routing engine needs its own VLs for SL %s on %u port%s: its "
+		 "SL-to-VL mapping wins over the policy's there (smctl status: qos)",
+		 sls, st->qos_conflict_ports, st->qos_conflict_ports == 1 ? "" : "s");
+}
+
 static void on_batch_done(void *arg, const struct program_stats *st)
 {
 	struct sweep *sw = arg;
@@ -295,6 +324,12 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 	sw->sm->mkey.unanswered += st->mkey_unanswered;
 	sw->sm->penf.blocks += st->enforce_blocks;
 	sw->sm->penf.unfit += st->enforce_unfit;
+	sw->sum.sl2vl_blocks += st->sl2vl_blocks;
+	sw->sum.vlarb_blocks += st->vlarb_blocks;
+	if (sw->phase == SWEEP_PROGRAM) {
+		sweep_qos_conflicts(sw->sm, st);
+		sw->sm->qos.rewrite = st->vl_errors != 0;
+	}
 	sw->phase++;
 	sweep_step(sw);
 }
@@ -325,11 +360,20 @@ static void phase_batch(struct sweep *sw)
 					    {sm->conf.m_key, (uint8_t)sm->conf.m_key_protect_bits,
 					     (uint16_t)sm->conf.m_key_lease_period},
 					    &sm->mkey.offenders,
-					    sm->conf.part_enforce /* CONF_ENFORCE_* */};
+					    sm->conf.part_enforce /* CONF_ENFORCE_* */,
+					    NULL,
+					    NULL};
 
 		sync_program_params(sm, &pp); /* ClientReregister after a takeover */
+		pp.qos = sm->qos.policy;      /* fabric/qos.h */
+		/* what old's tables were written with; unknown after a batch that failed */
+		pp.qos_old = sm->qos.rewrite ? NULL : sm->qos.last;
+		sm->qos.rewrite = true; /* until this batch completes without a VL error */
 		program_configure(sw->batch, sw->routes, old ? old->fabric : NULL,
 				  old ? old->routes : NULL, &pp);
+		if (sm->qos.last != sm->qos.policy)
+			qos_policy_free(sm->qos.last);
+		sm->qos.last = sm->qos.policy;
 		sm->sched.force_lft = false;
 		sw->sum.programmed = true;
 		break;

@@ -106,6 +106,31 @@ static void test_good_file(void)
 	unlink(path);
 }
 
+/* The qos_ values as OpenSM writes them: "(null)" is unset, a class key over the qos_ one. */
+static void test_qos_keys(void)
+{
+	struct sm_conf c;
+	char err[512];
+
+	conf_defaults(&c);
+	CU_ASSERT_EQUAL(
+	    conf_load_string(&c, "t.conf",
+			     "qos = TRUE\nqos_policy_file = /etc/opensm/qos-policy.conf\n"
+			     "qos_ca_vlarb_high = (null)\nqos_ca_max_vls = 4\n"
+			     "qos_swe_sl2vl = 0,1,2,3,5,5,5,12,12,0,\n"
+			     "qos_vlarb_low = 0:0,1:64\n",
+			     err, sizeof(err)),
+	    0);
+	CU_ASSERT(c.qos);
+	CU_ASSERT_STRING_EQUAL(c.qos_policy_file, "/etc/opensm/qos-policy.conf");
+	CU_ASSERT_STRING_EQUAL(c.qos_ca_vlarb_high, "");
+	CU_ASSERT_EQUAL(c.qos_ca_max_vls, 4);
+	CU_ASSERT_STRING_EQUAL(c.qos_swe_sl2vl, "0,1,2,3,5,5,5,12,12,0,");
+	CU_ASSERT_STRING_EQUAL(c.qos_vlarb_low, "0:0,1:64");
+	CU_ASSERT(conf_key_live("qos_swe_sl2vl") == CONF_LIVE_APPLY);
+	CU_ASSERT(conf_key_live("qos") == CONF_LIVE_APPLY);
+}
+
 static void test_shipped_example(void)
 {
 	/* etc/ibsmd.conf must load and equal the defaults */
@@ -170,6 +195,15 @@ static void test_errors(void)
 	    {"sync_peers = 10.0.0.2", "not ADDRESS:PORT"},
 	    {"sync_listen = 127.0.0.1:0", "not ADDRESS:PORT"},
 	    {"sync_interval_ms = 50", "out of range 100..60000"},
+	    {"qos = sometimes", "not true or false"},
+	    {"qos_max_vls = 16", "out of range 0..15"},
+	    {"qos_ca_high_limit = -2", "out of range -1..255"},
+	    {"qos_sl2vl = 0,1,16", "qos_sl2vl: SL 2: VL must be 0..15"},
+	    {"qos_swe_sl2vl = 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,0", "more than 16 VLs"},
+	    {"qos_vlarb_high = 0:4,1", "entry 2: want VL:weight"},
+	    {"qos_rtr_vlarb_low = 15:4", "entry 1: VL must be 0..14"},
+	    {"qos_sw0_vlarb_low = 0:300", "entry 1: weight must be 0..255"},
+	    {"qos_policy_file = qos-policy.conf", "not an absolute path"},
 	    {"log_level = debug", "duplicate key 'log_level' (first set on line 2)"},
 	    {"socket_path = "
 	     "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -395,11 +429,18 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 51);
+	CU_ASSERT_EQUAL(json_object_size(j), 78); /* 51 + QoS: qos, qos_policy_file, 5 x 5 */
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "partition_config_file")), "");
 	/* OpenSM's defaults: part_enforce both, allow_both_pkeys false */
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "part_enforce")), "both");
 	CU_ASSERT(json_is_false(json_object_get(j, "allow_both_pkeys")));
+	/* QoS: OpenSM's defaults on the qos_ keys, the class keys unset */
+	CU_ASSERT(json_is_false(json_object_get(j, "qos")));
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "qos_max_vls")), 15);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "qos_ca_high_limit")), -1);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "qos_sl2vl")),
+			       "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "qos_swe_vlarb_low")), "");
 	/* m_key is a secret; its protect bits and lease are not */
 	CU_ASSERT_PTR_NULL(json_object_get(j, "m_key"));
 	CU_ASSERT_PTR_NOT_NULL(json_object_get(j, "m_key_protect_bits"));
@@ -536,6 +577,7 @@ int main(void)
 	    {"defaults", test_defaults},
 	    {"good file", test_good_file},
 	    {"shipped example equals the defaults", test_shipped_example},
+	    {"QoS keys as OpenSM writes them", test_qos_keys},
 	    {"errors carry FILE:LINE", test_errors},
 	    {"file-level errors", test_file_errors},
 	    {"command-line overrides", test_set},

@@ -18,6 +18,8 @@
 #include <CUnit/Basic.h>
 #include <infiniband/mad.h>
 
+#include "fabric/partition.h"
+#include "fabric/qos.h"
 #include "fabric/snapshot.h"
 #include "mad/sa_wire.h"
 #include "routing/routing.h"
@@ -964,11 +966,127 @@ static void test_multipath_lmc_apm(void)
 	env_fini(&e);
 }
 
+/*
+ * The QoS policy's SLs (fabric/qos.h) in PathRecords and MultiPathRecords:
+ * the first qos-ulps rule that matches (ServiceID, target GUID), else the
+ * partition's sl=, else the policy's default; a query naming another SL
+ * gets no record; with QoS off only the partition's sl= counts.
+ */
+static void test_qos_sl(void)
+{
+	static const char *const src[] = {"ca-0"}, *const dst[] = {"ca-1", "ca-5"};
+	struct env e;
+	struct sa_wire_mpath_rec m = {0};
+	struct sa_wire_path_rec r, pr = {0};
+	struct qos_policy *q = NULL;
+	struct partition_config *parts = NULL;
+	struct sa_result res;
+	uint8_t img[200];
+	char text[256], err[512];
+	const uint64_t sid = PR_BIT(SA_MPR_SERVICE_ID_MSB) | PR_BIT(SA_MPR_SERVICE_ID_LSB);
+
+	env_init(&e, topogen_fat_tree(2, 4, 0, 0), 0, "ftree");
+	snprintf(text, sizeof(text),
+		 "qos-ulps\n default : 2\n any, service-id 0x42 : 5\n"
+		 " any, target-port-guid 0x%llx : 6\nend-qos-ulps\n",
+		 (unsigned long long)port_of(&e, "ca-5")->guid);
+	CU_ASSERT_EQUAL_FATAL(qos_policy_parse("q", text, strlen(text), &q, err, sizeof(err)), 0);
+	q->enabled = true;
+	sa_set_policies(e.sa, &q, &parts);
+
+	/* MultiPathRecord: ca-0 to ca-1 the default, to ca-5 the GUID rule */
+	mpr_gids(&e, &m, src, 1, dst, 2);
+	sa_wire_mpath_rec_encode(&m, img, sizeof(img));
+	CU_ASSERT_EQUAL(
+	    handler(&e, SA_METHOD_GET_MULTI, SA_ATTR_MULTIPATH_RECORD, MPR_COUNTS, img, 200, &res),
+	    0);
+	CU_ASSERT_EQUAL_FATAL(res.n, 2);
+	decode_at(res.buf, 0, &r);
+	CU_ASSERT_EQUAL(r.sl, 2);
+	decode_at(res.buf, 1, &r);
+	CU_ASSERT_EQUAL(r.sl, 6);
+	free(res.buf);
+	/* with ServiceID 0x42 named: the ServiceID rule comes first */
+	m.service_id = 0x42;
+	sa_wire_mpath_rec_encode(&m, img, sizeof(img));
+	CU_ASSERT_EQUAL(handler(&e, SA_METHOD_GET_MULTI, SA_ATTR_MULTIPATH_RECORD, MPR_COUNTS | sid,
+				img, 200, &res),
+			0);
+	CU_ASSERT_EQUAL_FATAL(res.n, 2);
+	decode_at(res.buf, 0, &r);
+	CU_ASSERT_EQUAL(r.sl, 5);
+	decode_at(res.buf, 1, &r);
+	CU_ASSERT_EQUAL(r.sl, 5);
+	free(res.buf);
+
+	/* PathRecord ca-0 -> ca-1: SL 2; asking SL 2 one record, SL 3 none */
+	pr.slid = port_of(&e, "ca-0")->lid;
+	pr.dlid = port_of(&e, "ca-1")->lid;
+	sa_wire_path_rec_encode(&pr, img, SA_WIRE_PR_SIZE);
+	CU_ASSERT_EQUAL(handler(&e, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
+				PR_BIT(SA_PR_SLID) | PR_BIT(SA_PR_DLID), img, SA_WIRE_PR_SIZE,
+				&res),
+			0);
+	CU_ASSERT_EQUAL_FATAL(res.n, 1);
+	decode_at(res.buf, 0, &r);
+	CU_ASSERT_EQUAL(r.sl, 2);
+	free(res.buf);
+	pr.sl = 2;
+	sa_wire_path_rec_encode(&pr, img, SA_WIRE_PR_SIZE);
+	handler(&e, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
+		PR_BIT(SA_PR_SLID) | PR_BIT(SA_PR_DLID) | PR_BIT(SA_PR_SL), img, SA_WIRE_PR_SIZE,
+		&res);
+	CU_ASSERT_EQUAL(res.n, 1);
+	free(res.buf);
+	pr.sl = 3;
+	sa_wire_path_rec_encode(&pr, img, SA_WIRE_PR_SIZE);
+	handler(&e, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
+		PR_BIT(SA_PR_SLID) | PR_BIT(SA_PR_DLID) | PR_BIT(SA_PR_SL), img, SA_WIRE_PR_SIZE,
+		&res);
+	CU_ASSERT_EQUAL(res.n, 0);
+	free(res.buf);
+
+	/* the default partition's sl=4 comes before the policy's default */
+	snprintf(text, sizeof(text), "Default=0x7fff, sl=4 : ALL=full ;");
+	CU_ASSERT_EQUAL_FATAL(partition_parse("p", text, strlen(text), &parts, err, sizeof(err)),
+			      0);
+	pr.sl = 0;
+	sa_wire_path_rec_encode(&pr, img, SA_WIRE_PR_SIZE);
+	handler(&e, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
+		PR_BIT(SA_PR_SLID) | PR_BIT(SA_PR_DLID), img, SA_WIRE_PR_SIZE, &res);
+	CU_ASSERT_EQUAL_FATAL(res.n, 1);
+	decode_at(res.buf, 0, &r);
+	CU_ASSERT_EQUAL(r.sl, 4);
+	free(res.buf);
+	/* QoS off: the partition's sl= still, the rules not */
+	q->enabled = false;
+	pr.dlid = port_of(&e, "ca-5")->lid;
+	sa_wire_path_rec_encode(&pr, img, SA_WIRE_PR_SIZE);
+	handler(&e, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
+		PR_BIT(SA_PR_SLID) | PR_BIT(SA_PR_DLID), img, SA_WIRE_PR_SIZE, &res);
+	CU_ASSERT_EQUAL_FATAL(res.n, 1);
+	decode_at(res.buf, 0, &r);
+	CU_ASSERT_EQUAL(r.sl, 4);
+	free(res.buf);
+	/* neither: 0 */
+	partition_config_free(parts);
+	parts = NULL;
+	handler(&e, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
+		PR_BIT(SA_PR_SLID) | PR_BIT(SA_PR_DLID), img, SA_WIRE_PR_SIZE, &res);
+	CU_ASSERT_EQUAL_FATAL(res.n, 1);
+	decode_at(res.buf, 0, &r);
+	CU_ASSERT_EQUAL(r.sl, 0);
+	free(res.buf);
+	qos_policy_free(q);
+	env_fini(&e);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
 	    {"PathRecord codec: OpenSM's bytes, libibmad's fields, truncation", test_pr_codec},
 	    {"MultiPathRecord codec", test_mpr_codec},
+	    {"QoS policy SLs in PathRecords and MultiPathRecords", test_qos_sl},
 	    {"Get by LIDs and GIDs: OpenSM's record for every CA pair", test_get_ends},
 	    {"GIDs of other subnets, unknown ends; the requester as source",
 	     test_get_gids_and_requester},

@@ -268,6 +268,155 @@ static void test_configure_diffs(void)
 	fabric_free(c);
 }
 
+/* The ports up and ACTIVE, VLArb capacities 8/8 in their PortInfo images. */
+static struct fabric *load_up(void)
+{
+	struct fabric *f = load();
+
+	for (uint32_t i = 0; i < f->n_nodes; i++)
+		for (unsigned p = 0; p <= f->nodes[i].nports; p++) {
+			struct port *pt = &f->nodes[i].ports[p];
+			struct wire_portinfo pi;
+
+			pt->valid = true;
+			pt->phys_state = PHYS_LINKUP;
+			pt->state = PORT_ACTIVE;
+			CU_ASSERT_EQUAL(wire_portinfo_decode(pt->pi, 64, &pi), 0);
+			pi.vl_arb_high_cap = pi.vl_arb_low_cap = 8;
+			pi.state = PORT_ACTIVE;
+			pi.phys_state = PHYS_LINKUP;
+			pi.vl_cap = 4;
+			pi.oper_vls = 4;
+			wire_portinfo_encode(&pi, pt->pi, 64);
+		}
+	return f;
+}
+
+/* dst as a new discovery of what src was set to: its PortInfo images, ACTIVE. */
+static void rediscover(struct fabric *dst, const struct fabric *src)
+{
+	for (uint32_t i = 0; i < dst->n_nodes; i++)
+		for (unsigned p = 0; p <= dst->nodes[i].nports; p++) {
+			struct port *pt = &dst->nodes[i].ports[p];
+			struct wire_portinfo pi;
+
+			memcpy(pt->pi, src->nodes[i].ports[p].pi, 64);
+			CU_ASSERT_EQUAL(wire_portinfo_decode(pt->pi, 64, &pi), 0);
+			pi.state = pt->state = PORT_ACTIVE;
+			pi.phys_state = pt->phys_state = PHYS_LINKUP;
+			wire_portinfo_encode(&pi, pt->pi, 64);
+			pt->lid = src->nodes[i].ports[p].lid;
+		}
+}
+
+static struct program_stats configure_qos(struct fake *fk, struct fabric *f, const struct routes *r,
+					  const struct fabric *old_f, const struct routes *old_r,
+					  const struct qos_policy *q,
+					  const struct qos_policy *old_q)
+{
+	struct program_params pp = {
+	    .subnet_prefix = 0xfe80000000000000ULL, .engine = "minhop", .qos = q, .qos_old = old_q};
+	struct run run = {0};
+	struct timeval limit = {5, 0};
+	struct program *pg = program_new(fk->xe, f, on_done, &run);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
+	memset(fk->sets, 0, sizeof(fk->sets));
+	program_configure(pg, r, old_f, old_r, &pp);
+	program_start(pg);
+	event_base_loopexit(fk->base, &limit);
+	while (!run.done && event_base_loop(fk->base, EVLOOP_ONCE) == 0)
+		;
+	CU_ASSERT_TRUE_FATAL(run.done);
+	return run.st;
+}
+
+/*
+ * QoS (fabric/qos.h): every port's SL2VL and VLArb on a fresh fabric, none
+ * when nothing changed, only the changed class's after a policy change, and
+ * VLHighLimit in the PortInfo Sets.
+ */
+static void test_configure_qos(void)
+{
+	struct xact_opts xo = {8, 200, 1, false};
+	struct fake fk = {.fail_attr = 0xffff};
+	struct fabric *a = load_up(), *b = load_up(), *c = load_up();
+	struct routes *ra = route(a), *rb = route(b), *rc = route(c);
+	struct qos_policy *q = NULL, *q2 = NULL;
+	struct program_stats st;
+	char why[160];
+	uint32_t h1 = testutil_find_desc(a, "H1");
+	struct wire_portinfo pi;
+
+	fk.base = event_base_new();
+	fk.xe = xact_new(fk.base, &xo, fake_send, &fk);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.xe);
+	CU_ASSERT_EQUAL_FATAL(qos_policy_load("", &q, NULL, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(qos_policy_load("", &q2, NULL, 0), 0);
+	q->enabled = q2->enabled = true;
+	q->cls[QOS_CA].high_limit = 3;
+	q2->cls[QOS_CA].high_limit = 3;
+	CU_ASSERT_EQUAL(qos_tables_build(&q2->cls[QOS_CA], 0, -1, "", "", "1,1,1", &q2->cls[QOS_CA],
+					 why, sizeof(why)),
+			0);
+
+	/* QoS off and a single-VL engine: no table written (as before QoS) */
+	q->enabled = false;
+	st = configure_qos(&fk, c, rc, NULL, NULL, q, NULL);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_SL2VL], 0);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_VL_ARB], 0);
+	q->enabled = true;
+
+	/* fresh: 4 CA ports; 2 switches x 3 linked outputs x 3 inputs (0 and the other 2) */
+	st = configure_qos(&fk, a, ra, NULL, NULL, q, NULL);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_SL2VL], 4 + 18);
+	CU_ASSERT_EQUAL(st.sl2vl_blocks, 22);
+	/* blocks 1 and 3 (caps of 8) of 4 CA ports and 6 switch ports */
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_VL_ARB], 20);
+	CU_ASSERT_EQUAL(st.vlarb_blocks, 20);
+	CU_ASSERT_EQUAL(st.errors, 0);
+	CU_ASSERT_EQUAL(st.qos_conflict_sls, 0);
+	CU_ASSERT_EQUAL(wire_portinfo_decode(a->nodes[h1].ports[1].pi, 64, &pi), 0);
+	CU_ASSERT_EQUAL(pi.vl_high_limit, 3);
+
+	/* the same policy and routes on a new discovery: nothing, VLHighLimit included */
+	rediscover(b, a);
+	st = configure_qos(&fk, b, rb, a, ra, q, q);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_SL2VL], 0);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_VL_ARB], 0);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_PORT_INFO], 0);
+	/* a port that does not keep VLHighLimit (ibsim): not written again ... */
+	CU_ASSERT_EQUAL(wire_portinfo_decode(b->nodes[h1].ports[1].pi, 64, &pi), 0);
+	pi.vl_high_limit = 0;
+	wire_portinfo_encode(&pi, b->nodes[h1].ports[1].pi, 64);
+	st = configure_qos(&fk, b, rb, a, ra, q, q);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_PORT_INFO], 0);
+	/* ... until the policy changes it */
+	q2->cls[QOS_CA].high_limit = 5;
+	st = configure_qos(&fk, b, rb, a, ra, q2, q);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_PORT_INFO], 4);
+	rediscover(b, a);
+	/* the CA class's SL2VL changed: one block per CA port, no VLArb */
+	st = configure_qos(&fk, b, rb, a, ra, q2, q);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_SL2VL], 4);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_VL_ARB], 0);
+	/* the old policy unknown (a new master): every table again */
+	rediscover(b, a);
+	st = configure_qos(&fk, b, rb, a, ra, q2, NULL);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_SL2VL], 22);
+
+	xact_free(fk.xe);
+	event_base_free(fk.base);
+	qos_policy_free(q);
+	qos_policy_free(q2);
+	routes_free(ra);
+	routes_free(rb);
+	routes_free(rc);
+	fabric_free(a);
+	fabric_free(b);
+	fabric_free(c);
+}
+
 /* An empty batch finishes at once; an aborted one never calls done. */
 static void test_empty_and_abort(void)
 {
@@ -699,6 +848,7 @@ int main(void)
 	static const struct testutil_case cases[] = {
 	    {"configure sends only what differs", test_configure_diffs},
 	    {"empty batch, aborted batch", test_empty_and_abort},
+	    {"QoS: SL2VL and VLArb per class, only what changed", test_configure_qos},
 	    {"LFT readback: only what differs is written", test_readback},
 	    {"lost PortInfo answers are read back", test_lost_answers},
 	    {"part_enforce: the peer table", test_peer_pkeys},

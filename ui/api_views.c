@@ -16,6 +16,7 @@
 #include "lib/log.h"
 #include "sa/sa.h"
 #include "fabric/partition.h"
+#include "fabric/qos.h"
 #include "sm/health.h"
 #include "sm/sweep.h"
 #include "sm/perfmgr.h"
@@ -249,6 +250,23 @@ static json_t *api_trap_actions_json(const struct sm *sm)
 	return o;
 }
 
+/* The QoS policy and how it met the routing engine at the last configure batch. */
+static json_t *api_qos_json(const struct sm *sm, const struct sweep_summary *s)
+{
+	const struct qos_policy *q = sm->qos.policy;
+	json_t *sls = json_array();
+
+	for (unsigned sl = 0; sls && sl < 16; sl++)
+		if (sm->qos.conflict_sls & (1u << sl))
+			json_array_append_new(sls, json_integer(sl));
+	return json_pack("{s:b, s:I, s:b, s:o, s:I, s:I, s:I}", "enabled", q && q->enabled,
+			 "ulp_rules", (json_int_t)(q ? q->n_rules : 0), "ulp_default",
+			 q && q->has_default, "engine_conflict_sls", sls ? sls : json_array(),
+			 "engine_conflict_ports", (json_int_t)sm->qos.conflict_ports,
+			 "last_sweep_sl2vl_blocks", (json_int_t)s->sl2vl_blocks,
+			 "last_sweep_vlarb_blocks", (json_int_t)s->vlarb_blocks);
+}
+
 int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
 {
 	struct api *api = ctx;
@@ -300,6 +318,7 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 					      "allow_both_pkeys", sm->conf.allow_both_pkeys,
 					      "blocks", (json_int_t)sm->penf.blocks, "unfit",
 					      (json_int_t)sm->penf.unfit));
+		json_object_set_new(*ret, "qos", api_qos_json(sm, s));
 		json_object_set_new(*ret, "last_sweep_lft_reads", json_integer(s->lft_reads));
 		json_object_set_new(*ret, "state_reason", json_string(sm->smstate.why));
 		json_object_set_new(*ret, "state_since", json_real(sm->smstate.since_wall));
