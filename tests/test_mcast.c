@@ -1420,36 +1420,17 @@ static void assert_switches_hold(const struct fake *fk, const struct mft_set *wa
 	}
 }
 
-struct run {
-	bool done;
-	struct program_stats st;
-};
-
-static void on_done(void *arg, const struct program_stats *st)
-{
-	struct run *r = arg;
-
-	CU_ASSERT_FALSE(r->done);
-	r->done = true;
-	r->st = *st;
-}
-
 /* One MFT batch of want against known; waits (bounded) for it. */
 static struct program_stats mft_batch(struct fake *fk, struct fabric *f, const struct mft_set *want,
 				      struct mft_set *known, bool force)
 {
-	struct run run = {0};
-	struct timeval limit = {5, 0};
-	struct program *pg = program_new(fk->xe, f, on_done, &run);
+	struct testutil_batch run = {0};
+	struct program *pg = program_new(fk->xe, f, testutil_batch_done, &run);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
 	fake_reset(fk);
 	CU_ASSERT_EQUAL(program_mft(pg, want, known, force), 0);
-	program_start(pg);
-	event_base_loopexit(fk->base, &limit);
-	while (!run.done && event_base_loop(fk->base, EVLOOP_ONCE) == 0)
-		;
-	CU_ASSERT_TRUE_FATAL(run.done);
+	testutil_batch_run(fk->base, pg, &run, 5);
 	CU_ASSERT_EQUAL(run.st.sets, fk->mft_sets + fk->si_sets + fk->other_sets);
 	return run.st;
 }
@@ -1619,8 +1600,8 @@ static void test_program(void)
 
 	/* an aborted batch: its switches are unknown again */
 	{
-		struct run run = {0};
-		struct program *pg = program_new(fk->xe, f, on_done, &run);
+		struct testutil_batch run = {0};
+		struct program *pg = program_new(fk->xe, f, testutil_batch_done, &run);
 		mft_set_remove(known, f->nodes[s2].guid);
 		CU_ASSERT_EQUAL(program_mft(pg, want, known, false), 0);
 		CU_ASSERT_PTR_NOT_NULL(mft_set_get(known, f->nodes[s2].guid));

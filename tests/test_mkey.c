@@ -204,19 +204,6 @@ static const char net[] = "Switch 8 \"S1\"\n[1] \"H1\"[1]\n[2] \"H2\"[1]\n[3] \"
 			  "Hca 1 \"H1\"\n[1] \"S1\"[1]\n\nHca 1 \"H2\"\n[1] \"S1\"[2]\n\n"
 			  "Hca 1 \"H3\"\n[1] \"S2\"[1]\n\nHca 1 \"H4\"\n[1] \"S2\"[2]\n";
 
-struct run {
-	bool done;
-	struct program_stats st;
-};
-
-static void on_done(void *arg, const struct program_stats *st)
-{
-	struct run *r = arg;
-
-	r->done = true;
-	r->st = *st;
-}
-
 static struct program_stats configure(struct fake *fk, struct fabric *f, const struct routes *r,
 				      struct mkey_offenders *off)
 {
@@ -224,17 +211,12 @@ static struct program_stats configure(struct fake *fk, struct fabric *f, const s
 				    .engine = "minhop",
 				    .mkey = {K, 2, 60},
 				    .offenders = off};
-	struct run run = {0};
-	struct timeval limit = {10, 0};
-	struct program *pg = program_new(fk->xe, f, on_done, &run);
+	struct testutil_batch run = {0};
+	struct program *pg = program_new(fk->xe, f, testutil_batch_done, &run);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
 	program_configure(pg, r, NULL, NULL, &pp);
-	program_start(pg);
-	event_base_loopexit(fk->base, &limit);
-	while (!run.done && event_base_loop(fk->base, EVLOOP_ONCE) == 0)
-		;
-	CU_ASSERT_TRUE_FATAL(run.done);
+	testutil_batch_run(fk->base, pg, &run, 10);
 	return run.st;
 }
 

@@ -124,20 +124,6 @@ static const char net[] = "Switch 8 \"S1\"\n[1] \"H1\"[1]\n[2] \"H2\"[1]\n[3] \"
 			  "Hca 1 \"H1\"\n[1] \"S1\"[1]\n\nHca 1 \"H2\"\n[1] \"S1\"[2]\n\n"
 			  "Hca 1 \"H3\"\n[1] \"S2\"[1]\n\nHca 1 \"H4\"\n[1] \"S2\"[2]\n";
 
-struct run {
-	bool done;
-	struct program_stats st;
-};
-
-static void on_done(void *arg, const struct program_stats *st)
-{
-	struct run *r = arg;
-
-	CU_ASSERT_FALSE(r->done); /* once */
-	r->done = true;
-	r->st = *st;
-}
-
 /* One configure batch of f against (old_f, old_r) or held; waits (bounded) for it. */
 static struct program_stats configure_held(struct fake *fk, struct fabric *f,
 					   const struct routes *r, const struct fabric *old_f,
@@ -148,18 +134,13 @@ static struct program_stats configure_held(struct fake *fk, struct fabric *f,
 				    .engine = "minhop",
 				    .force = force,
 				    .held = held};
-	struct run run = {0};
-	struct timeval limit = {5, 0};
-	struct program *pg = program_new(fk->xe, f, on_done, &run);
+	struct testutil_batch run = {0};
+	struct program *pg = program_new(fk->xe, f, testutil_batch_done, &run);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
 	memset(fk->sets, 0, sizeof(fk->sets));
 	program_configure(pg, r, old_f, old_r, &pp);
-	program_start(pg);
-	event_base_loopexit(fk->base, &limit);
-	while (!run.done && event_base_loop(fk->base, EVLOOP_ONCE) == 0)
-		;
-	CU_ASSERT_TRUE_FATAL(run.done);
+	testutil_batch_run(fk->base, pg, &run, 5);
 	return run.st;
 }
 
@@ -316,18 +297,13 @@ static struct program_stats configure_qos(struct fake *fk, struct fabric *f, con
 {
 	struct program_params pp = {
 	    .subnet_prefix = 0xfe80000000000000ULL, .engine = "minhop", .qos = q, .qos_old = old_q};
-	struct run run = {0};
-	struct timeval limit = {5, 0};
-	struct program *pg = program_new(fk->xe, f, on_done, &run);
+	struct testutil_batch run = {0};
+	struct program *pg = program_new(fk->xe, f, testutil_batch_done, &run);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
 	memset(fk->sets, 0, sizeof(fk->sets));
 	program_configure(pg, r, old_f, old_r, &pp);
-	program_start(pg);
-	event_base_loopexit(fk->base, &limit);
-	while (!run.done && event_base_loop(fk->base, EVLOOP_ONCE) == 0)
-		;
-	CU_ASSERT_TRUE_FATAL(run.done);
+	testutil_batch_run(fk->base, pg, &run, 5);
 	return run.st;
 }
 
@@ -425,19 +401,19 @@ static void test_empty_and_abort(void)
 	struct fabric *f = load();
 	struct routes *r = route(f);
 	struct program_params pp = {.subnet_prefix = 0xfe80000000000000ULL, .engine = "minhop"};
-	struct run run = {0};
+	struct testutil_batch run = {0};
 	struct program *pg;
 
 	fk.base = event_base_new();
 	fk.xe = xact_new(fk.base, &xo, fake_send, &fk);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.xe);
-	pg = program_new(fk.xe, f, on_done, &run);
+	pg = program_new(fk.xe, f, testutil_batch_done, &run);
 	program_start(pg);
 	CU_ASSERT_TRUE(run.done);
 	CU_ASSERT_EQUAL(run.st.sets, 0);
 
 	run.done = false;
-	pg = program_new(fk.xe, f, on_done, &run);
+	pg = program_new(fk.xe, f, testutil_batch_done, &run);
 	program_configure(pg, r, NULL, NULL, &pp);
 	program_start(pg);
 	program_abort(pg);
@@ -629,17 +605,12 @@ static void test_lost_answers(void)
 	{
 		struct program_params pp = {.subnet_prefix = 0xfe80000000000000ULL,
 					    .engine = "minhop"};
-		struct run run = {0};
-		struct timeval limit = {5, 0};
-		struct program *pg = program_new(fk.xe, g, on_done, &run);
+		struct testutil_batch run = {0};
+		struct program *pg = program_new(fk.xe, g, testutil_batch_done, &run);
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
 		program_configure(pg, r, NULL, NULL, &pp);
-		program_start(pg);
-		event_base_loopexit(fk.base, &limit);
-		while (!run.done && event_base_loop(fk.base, EVLOOP_ONCE) == 0)
-			;
-		CU_ASSERT_TRUE_FATAL(run.done);
+		testutil_batch_run(fk.base, pg, &run, 5);
 		CU_ASSERT_EQUAL(run.st.readbacks, 4);
 		CU_ASSERT_EQUAL(run.st.recovered, 0);
 		CU_ASSERT_EQUAL(run.st.errors, 4);
@@ -648,17 +619,12 @@ static void test_lost_answers(void)
 	CU_ASSERT_EQUAL(pi.lid, 0); /* the model holds what was read back */
 	g->nodes[h1].ports[1].state = PORT_INIT;
 	{
-		struct run run = {0};
-		struct timeval limit = {5, 0};
-		struct program *pg = program_new(fk.xe, g, on_done, &run);
+		struct testutil_batch run = {0};
+		struct program *pg = program_new(fk.xe, g, testutil_batch_done, &run);
 
 		fk.last_set_lid = 0;
 		program_port_states(pg, PORT_INIT, PORT_ARMED);
-		program_start(pg);
-		event_base_loopexit(fk.base, &limit);
-		while (!run.done && event_base_loop(fk.base, EVLOOP_ONCE) == 0)
-			;
-		CU_ASSERT_TRUE_FATAL(run.done);
+		testutil_batch_run(fk.base, pg, &run, 5);
 	}
 	/* the arm Set of a CA port carried that port's assigned LID */
 	CU_ASSERT(fk.last_set_lid != 0);
@@ -726,18 +692,13 @@ static struct program_stats configure_parts(struct fake *fk, struct fabric *f,
 				    .engine = "minhop",
 				    .parts = parts,
 				    .part_enforce = enforce};
-	struct run run = {0};
-	struct timeval limit = {5, 0};
-	struct program *pg = program_new(fk->xe, f, on_done, &run);
+	struct testutil_batch run = {0};
+	struct program *pg = program_new(fk->xe, f, testutil_batch_done, &run);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
 	memset(fk->sets, 0, sizeof(fk->sets));
 	program_configure(pg, r, NULL, NULL, &pp);
-	program_start(pg);
-	event_base_loopexit(fk->base, &limit);
-	while (!run.done && event_base_loop(fk->base, EVLOOP_ONCE) == 0)
-		;
-	CU_ASSERT_TRUE_FATAL(run.done);
+	testutil_batch_run(fk->base, pg, &run, 5);
 	/* the fake echoes a Set, PortState NOP included: the ports are as they were */
 	for (uint32_t i = 0; i < f->n_nodes; i++)
 		for (unsigned pn = 1; pn <= f->nodes[i].nports; pn++) {

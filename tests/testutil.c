@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include <CUnit/Basic.h>
+#include <event2/event.h>
 
 #include "fabric/topo.h"
 #include "tests/testutil.h"
@@ -104,4 +105,26 @@ double testutil_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void testutil_batch_done(void *arg, const struct program_stats *st)
+{
+	struct testutil_batch *b = arg;
+
+	CU_ASSERT_FALSE(b->done); /* once */
+	b->done = true;
+	b->st = *st;
+}
+
+struct program_stats testutil_batch_run(struct event_base *base, struct program *pg,
+					struct testutil_batch *b, int limit_s)
+{
+	struct timeval limit = {limit_s, 0};
+
+	program_start(pg);
+	event_base_loopexit(base, &limit);
+	while (!b->done && event_base_loop(base, EVLOOP_ONCE) == 0)
+		;
+	CU_ASSERT_TRUE_FATAL(b->done);
+	return b->st;
 }

@@ -11,6 +11,9 @@
 #include <CUnit/CUnit.h>
 
 #include "fabric/fabric.h"
+#include "sm/program.h"
+
+struct event_base;
 
 struct testutil_case {
 	const char *name;
@@ -35,6 +38,21 @@ uint16_t testutil_assign_lids(struct fabric *f, uint8_t lmc);
 
 /* Index of the node with that description, or FABRIC_NO_NODE. */
 uint32_t testutil_find_desc(const struct fabric *f, const char *desc);
+
+/*
+ * A programming batch (sm/program.h) waited for: give testutil_batch_done
+ * and a zeroed struct testutil_batch to program_new, configure the batch,
+ * then testutil_batch_run starts it and runs base's loop until it is done,
+ * at most limit_s seconds (not done: a fatal failure); the batch's stats.
+ * Done twice fails the test.
+ */
+struct testutil_batch {
+	bool done;
+	struct program_stats st;
+};
+void testutil_batch_done(void *arg, const struct program_stats *st);
+struct program_stats testutil_batch_run(struct event_base *base, struct program *pg,
+					struct testutil_batch *b, int limit_s);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 double testutil_now_ms(void);
