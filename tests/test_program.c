@@ -44,7 +44,37 @@ struct fake {
 	unsigned lost;
 	uint8_t held_pi[64];
 	uint16_t last_set_lid; /* LID in the last PortInfo Set on lose_hops */
+	/*
+	 * The PortState each port (DR path, port number) is in, as an SMA
+	 * answers a Set with the attribute as it now is: a state Set changes
+	 * it, a Set with PortState NOP leaves it (ACTIVE until told, as the
+	 * test fabrics load).
+	 */
+	struct fake_port {
+		uint8_t path[64], hops, port, state;
+	} ports[256];
+	unsigned n_ports;
 };
+
+/* The state slot of the port a PortInfo Set addresses (NULL: table full). */
+static uint8_t *fake_port_state(struct fake *fk, const struct wire_smp *s)
+{
+	uint8_t port = (uint8_t)s->attr_mod;
+
+	for (unsigned i = 0; i < fk->n_ports; i++) {
+		struct fake_port *p = &fk->ports[i];
+
+		if (p->hops == s->hop_cnt && p->port == port &&
+		    !memcmp(p->path, s->initial_path, (size_t)s->hop_cnt + 1))
+			return &p->state;
+	}
+	if (fk->n_ports == sizeof(fk->ports) / sizeof(fk->ports[0]))
+		return NULL;
+	fk->ports[fk->n_ports] =
+	    (struct fake_port){.hops = s->hop_cnt, .port = port, .state = PORT_ACTIVE};
+	memcpy(fk->ports[fk->n_ports].path, s->initial_path, (size_t)s->hop_cnt + 1);
+	return &fk->ports[fk->n_ports++].state;
+}
 
 struct answer {
 	struct fake *fk;
@@ -107,6 +137,18 @@ static int fake_send(void *ctx, const struct madio_dest *to, const uint8_t *mad,
 
 		lft_block(fk->held[s.hop_cnt], fk->held_top[s.hop_cnt], s.attr_mod, ports);
 		wire_lft_encode(ports, s.data, sizeof(s.data));
+	}
+	if (s.method == WIRE_SET && s.attr_id == WIRE_ATTR_PORT_INFO) {
+		/* the answer says the state the port is in */
+		struct wire_portinfo pi;
+		uint8_t *st = fake_port_state(fk, &s);
+
+		CU_ASSERT_FATAL(st != NULL);
+		CU_ASSERT_FATAL(wire_portinfo_decode(s.data, sizeof(s.data), &pi) == 0);
+		if (pi.state != PORT_NOP)
+			*st = pi.state;
+		pi.state = *st;
+		wire_portinfo_encode(&pi, s.data, sizeof(s.data));
 	}
 	s.method = WIRE_GET_RESP;
 	s.direction = true;
@@ -699,16 +741,6 @@ static struct program_stats configure_parts(struct fake *fk, struct fabric *f,
 	memset(fk->sets, 0, sizeof(fk->sets));
 	program_configure(pg, r, NULL, NULL, &pp);
 	testutil_batch_run(fk->base, pg, &run, 5);
-	/* the fake echoes a Set, PortState NOP included: the ports are as they were */
-	for (uint32_t i = 0; i < f->n_nodes; i++)
-		for (unsigned pn = 1; pn <= f->nodes[i].nports; pn++) {
-			struct port *p = &f->nodes[i].ports[pn];
-
-			if (port_is_linked(p)) {
-				p->state = PORT_ACTIVE;
-				p->phys_state = PHYS_LINKUP;
-			}
-		}
 	return run.st;
 }
 
