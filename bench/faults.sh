@@ -14,9 +14,6 @@
 #   bench/faults.sh [-k K] [-n RUNS] [-f isl,host,spine] [--no-opensm]
 # ibsmd's time is also broken down by sweep phase (status last_sweep_phases_ms).
 set -u
-cd "$(dirname "$0")/.."
-B=$(cd "${BUILD:-build}" && pwd)
-UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 K=16
 RUNS=3
 OSM=1
@@ -30,35 +27,13 @@ while [ $# -gt 0 ]; do
 	*) echo "usage: $0 [-k K] [-n RUNS] [-f isl,host,spine] [--no-opensm]"; exit 2 ;;
 	esac
 done
-W=$(mktemp -d /tmp/ibsmd-bench-faults.XXXXXX)
-export IBSIM_SOCKNAME="ibsmd-bench-faults-$$"
-SIM=
+. "$(dirname "$0")/lib.sh" faults
 SMPID=
-cleanup() {
-	[ -n "$SMPID" ] && kill -9 "$SMPID" 2>/dev/null
-	[ -n "$SIM" ] && kill "$SIM" 2>/dev/null
-	exec 7>&- 2>/dev/null
-	# the scratch directory (logs of both SMs) stays with KEEP=1
-	[ -n "${KEEP:-}" ] && echo "scratch kept in $W" >&2 || rm -rf "$W"
-}
-trap cleanup EXIT
 "$B/ibsmd-topogen" fattree3 -k "$K" -o "$W/ft.net" || exit 1
 N=$(grep -cE '^(Switch|Hca)[[:space:]]' "$W/ft.net")
 UP=$((K / 2 + 1))
 SPINE_PORTS=$(sed -n '/"sw-L3-0"/,/^$/p' "$W/ft.net" | sed -n 's/^\[\([0-9]*\)\].*/\1/p')
 
-sim_up() {
-	[ -n "$SIM" ] && { kill "$SIM"; wait "$SIM" 2>/dev/null; }
-	rm -f "$W/cons"
-	mkfifo "$W/cons"
-	exec 7<>"$W/cons"
-	(cd "$W" && exec ibsim -s -N 60000 -S 8000 -P 400000 -L 49152 "$W/ft.net" <"$W/cons" \
-		>"$W/ibsim.log" 2>&1) &
-	SIM=$!
-	for _ in $(seq 6000); do grep -q "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
-	echo "ibsim did not start"
-	exit 1
-}
 now() { date +%s.%N; }
 js() { "$B/smctl" --socket "$W/s.sock" --json status 2>/dev/null | python3 -c "import json,sys; o=json.load(sys.stdin); print(eval(sys.argv[1], {}, o))" "$1" 2>/dev/null; }
 # up_count: how many times the SM said its subnet is up
@@ -105,7 +80,7 @@ repair_cmds() { fault_cmds "$1" | sed 's/^Unlink/ReLink/'; }
 declare -A RES PH
 run_sm() {
 	SMNAME=$1
-	sim_up
+	sim_up "$W/ft.net"
 	rm -rf "$W/state" "$W/osm.log"
 	mkdir -p "$W/state"
 	case $SMNAME in
@@ -119,6 +94,7 @@ run_sm() {
 		;;
 	esac
 	SMPID=$!
+	PIDS+=("$SMPID")
 	wait_up 0 >/dev/null || { echo "$SMNAME: subnet never up"; return 1; }
 	[ "$SMNAME" = ibsmd ] && FULL_BLOCKS=$(js last_sweep_lft_blocks)
 	PERFPID=

@@ -28,7 +28,8 @@ trap bench_cleanup EXIT
 
 # sim_up TOPO: a fresh ibsim on TOPO (the one before stopped), under a socket
 # name of its own so that no client reaches the simulator before; limits
-# large enough for the largest subnet (ibsim parses 48k nodes in a minute).
+# large enough for the largest subnet (ibsim parses 48k nodes in a minute;
+# it may take 10 on a loaded machine).
 sim_up() {
 	[ -n "$SIM" ] && { kill "$SIM" 2>/dev/null; wait "$SIM" 2>/dev/null; }
 	SIMS=$((SIMS + 1))
@@ -39,7 +40,7 @@ sim_up() {
 	(cd "$W" && exec ibsim -s -N 60000 -S 8000 -P 400000 -L 49152 "$1" <"$W/cons" \
 		>"$W/ibsim.log" 2>&1) &
 	SIM=$!
-	for _ in $(seq 3000); do grep -qs "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
+	for _ in $(seq 6000); do grep -qs "simulator ready" "$W/ibsim.log" && return 0; sleep 0.1; done
 	echo "ibsim did not start on $1" >&2
 	exit 1
 }
