@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/partition.h"
 #include "sa/mcast.h"
 
 const uint8_t mcast_ipoib_broadcast_mgid[16] = {0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0,	  0,
@@ -861,6 +862,25 @@ static bool port_present(const struct snapshot *s, uint64_t guid)
 	return node_is_switch(n) || port_is_linked(&n->ports[port]);
 }
 
+/*
+ * Whether port guid may stay in a group of P_Key pkey: its P_Key table (as
+ * programmed, port 0's for a switch) holds pkey's partition, full or
+ * limited; a table the model does not know keeps it.
+ */
+static bool port_in_partition(const struct snapshot *s, uint64_t guid, uint16_t pkey)
+{
+	uint32_t node;
+	uint8_t port;
+	const struct node *n;
+	const struct port *p;
+
+	if (!snapshot_find_port_guid(s, guid, &node, &port))
+		return false;
+	n = &s->fabric->nodes[node];
+	p = &n->ports[node_is_switch(n) ? 0 : port];
+	return !p->pkey_known || partition_table_find(p->pkeys, FABRIC_PKEY_BLOCKS * 32, pkey) != 0;
+}
+
 size_t mcast_reconcile(struct mcast_db *db, const struct snapshot *s)
 {
 	size_t dropped = 0;
@@ -874,7 +894,9 @@ size_t mcast_reconcile(struct mcast_db *db, const struct snapshot *s)
 		for (uint32_t j = g->n_members; j-- > 0;) {
 			if (j >= g->n_members)
 				continue;
-			if (port_present(s, mcast_gid_guid(g->members[j].port_gid)))
+			uint64_t guid = mcast_gid_guid(g->members[j].port_gid);
+
+			if (port_present(s, guid) && port_in_partition(s, guid, g->p.pkey))
 				continue;
 			dropped++;
 			if (member_clear(db, g, j, MCAST_JOIN_MASK))

@@ -215,8 +215,10 @@ int mcast_leave(struct mcast_db *db, const uint8_t mgid[16], const uint8_t port_
 size_t mcast_port_gone(struct mcast_db *db, uint64_t port_guid);
 /*
  * A snapshot was published: every member whose port is not in it, or is a
- * CA/router port without a link, is gone (as mcast_port_gone).  Returns
- * how many memberships such ports had.
+ * CA/router port without a link, is gone (as mcast_port_gone), and so is a
+ * membership whose port's P_Key table (as programmed: a partitions file
+ * changed) no longer holds the group's partition.  Returns how many
+ * memberships were dropped.
  */
 size_t mcast_reconcile(struct mcast_db *db, const struct snapshot *s);
 

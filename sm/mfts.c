@@ -357,7 +357,9 @@ static void mfts_on_published(void *ctx, const void *data)
 		mfts_forget(sm, old);
 	gone = mcast_reconcile(sm->mcast, sm->snap);
 	if (gone)
-		log_info("multicast: %zu memberships dropped: their ports left the fabric", gone);
+		log_info("multicast: %zu memberships dropped: their ports left the fabric or "
+			 "the group's partition",
+			 gone);
 	sm->mfts.full = true;
 	mfts_request(sm);
 }

@@ -14,7 +14,8 @@
 #     hold is refused, one it holds is taken;
 #   - the refusals are counted in status and exported to Prometheus;
 #   - part_enforce off (smctl config set): nothing more written to the
-#     switch ports' tables.
+#     switch ports' tables;
+#   - a host taken out of a partition (SIGHUP) leaves that partition's groups.
 . "$(dirname "$0")/lib.sh"
 
 MCJ="$top_builddir/tests/mcjoin"
@@ -152,5 +153,17 @@ check "... one P_Key block written (ca-5's block 0)" test "$(js '["last_sweep_pk
 check "status: part_enforce off" test "$(js '["partition_enforcement"]["mode"]')" = off
 check "ca-5 is now in Red" test "$(pkeys "${L[5]}")" = "0x7fff 0x8001 "
 check "... its switch port keeps the old table (enforcement off)" test "$(pkeys $(swp 5))" = "0x7fff "
+
+# ---- a host taken out of a partition leaves its groups ----------------------------------------
+M0=$(js '["multicast"]["members"]')
+sed -i "s/$(G 1)=full, //" "$T/partitions.conf"
+UPS=$(grep -c 'subnet up' "$T/smd.err")
+kill -HUP "$SM_PID"
+check "SIGHUP without ca-1 in Red: a sweep ran" wait_for 30 bash -c "[ \$(grep -c 'subnet up' '$T/smd.err') -gt $UPS ]"
+wait_for 20 up
+check "ca-1's table lost Red" test "$(pkeys "${L[1]}")" = "0x7fff "
+check "its two Red memberships (the IPoIB group, ff15::7:1) are dropped ($M0 -> $(js '["multicast"]["members"]'))" \
+	wait_for 10 bash -c "[ \"\$('$SMCTL' --socket '$SM_SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"multicast\"][\"members\"])')\" = $((M0 - 2)) ]"
+check "... and said so" grep -q "2 memberships dropped: their ports left the fabric or the group's partition" "$T/smd.err"
 check "the daemon stops cleanly" sm_stop
 finish

@@ -814,6 +814,55 @@ static void test_ports_gone(void)
 	mcast_db_free(db);
 }
 
+/* The P_Key table of port (desc, pn) of s as programmed: keys (0 ends), known. */
+static void set_pkeys(struct snapshot *s, const char *desc, uint8_t pn, const uint16_t *keys)
+{
+	struct port *p = &s->fabric->nodes[testutil_find_desc(s->fabric, desc)].ports[pn];
+
+	memset(p->pkeys, 0, sizeof(p->pkeys));
+	for (unsigned i = 0; keys[i]; i++)
+		p->pkeys[i] = keys[i];
+	p->pkey_known = (1u << FABRIC_PKEY_BLOCKS) - 1;
+}
+
+/* A partitions file changed: a member whose port lost the group's partition is dropped. */
+static void test_partition_gone(void)
+{
+	struct hook_counts hc = {0};
+	struct mcast_db *db = db_counted(&hc);
+	struct snapshot *a = snap_text(net4);
+	uint64_t h1 = port_guid(a, "H1", 1), h2 = port_guid(a, "H2", 1), h4 = port_guid(a, "H4", 1);
+	static const uint16_t dflt[] = {0xffff, 0}, limited[] = {0x7fff, 0x8005, 0},
+			      other[] = {0x8005, 0};
+	struct mcast_result res;
+	uint8_t g1[16];
+	const struct mcast_group *grp;
+
+	mgid_of(1, g1);
+	CU_ASSERT_EQUAL(join(db, g1, h1, MCAST_FULL, &res), 0); /* P_Key 0xffff */
+	CU_ASSERT_EQUAL(join(db, g1, h2, MCAST_NON, &res), 0);
+	CU_ASSERT_EQUAL(join(db, g1, h4, MCAST_NON, &res), 0);
+	grp = mcast_find(db, g1);
+	/* tables not known (no SM programmed them): nothing dropped */
+	CU_ASSERT_EQUAL(mcast_reconcile(db, a), 0);
+	/* H1 full member, H2 a limited member (stays), H4 only in partition 5 (goes) */
+	set_pkeys(a, "H1", 1, dflt);
+	set_pkeys(a, "H2", 1, limited);
+	set_pkeys(a, "H4", 1, other);
+	CU_ASSERT_EQUAL(mcast_reconcile(db, a), 1);
+	CU_ASSERT_PTR_NOT_NULL(mcast_group_member(grp, h1));
+	CU_ASSERT_PTR_NOT_NULL(mcast_group_member(grp, h2));
+	CU_ASSERT_PTR_NULL(mcast_group_member(grp, h4));
+	CU_ASSERT_EQUAL(mcast_reconcile(db, a), 0);
+	/* the full member loses it too: the group goes with it */
+	set_pkeys(a, "H1", 1, other);
+	CU_ASSERT_EQUAL(mcast_reconcile(db, a), 1);
+	CU_ASSERT_PTR_NULL(mcast_find(db, g1));
+	CU_ASSERT_EQUAL(hc.deleted, 1);
+	snapshot_free(a);
+	mcast_db_free(db);
+}
+
 /* ---- trees --------------------------------------------------------------------------------------
  */
 
@@ -1852,6 +1901,7 @@ int main(void)
 	    {"the IPoIB broadcast group", test_broadcast},
 	    {"10,000 joins and leaves, every MLID: nothing leaks", test_no_leak},
 	    {"members whose port left the fabric", test_ports_gone},
+	    {"members whose port left the group's partition", test_partition_gone},
 	    {"trees: every receiver once, nobody else, no loop", test_trees},
 	    {"the flood check rejects loops, missing and extra ports", test_flood_rejects},
 	    {"trees: root, size, send-only branch, bounds", test_tree_shape},
