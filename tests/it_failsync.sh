@@ -13,7 +13,10 @@
 #     B read them back and wrote no MFT block;
 #     no ClientReregister was set (the counter of PortInfo Sets with it: ibsim
 #     reads the bit back as 0 whatever was set);
-#   - C, an ibsmd without sync, stands by under B; kill -9 of B: C takes over
+#   - A comes back as a standby, pulls B's state, is raised to priority 14: B
+#     hands the subnet over (HANDOVER, ACKNOWLEDGE) and A carries the groups and
+#     service, with the same MLID and no ClientReregister;
+#   - C, an ibsmd without sync, stands by under A; kill -9 of A: C takes over
 #     and sets ClientReregister on every host port (the counter).
 . "$(dirname "$0")/lib.sh"
 
@@ -149,12 +152,31 @@ check "no ClientReregister set (counter 0, 1 takeover carried)" \
 # (ibsim answers a PortInfo Get with ClientReregister 0 whatever was set: the
 # counter of PortInfo Sets that carried the bit is what says)
 
-# ---- without sync: C takes over from B and sets ClientReregister -----------------------
-# B outranks C (C's port GUID is the lower: at equal priority C would win and get a handover)
-"$SMCTL" --socket "$T/B.sock" priority 1 >/dev/null || fail "smctl priority 1 on B"
-smd C ca-0 -F "$T/C.conf" --priority 0 --sweep-interval 1
-check "C (no sync) stands by under B" wait_for 15 smd_state_is C STANDBY
-smd_kill B KILL
+# ---- a handover with sync: A comes back, holds B's state, is made the better SM ----------
+# B outranks A at first (A's port GUID is the lower: at equal priority A would win at once)
+"$SMCTL" --socket "$T/B.sock" priority 5 >/dev/null || fail "smctl priority 5 on B"
+: >"$T/A.err"
+smd A ca-0 -F "$T/A.conf" --priority 0 --sweep-interval 1
+check "A, back, stands by under B" wait_for 20 smd_state_is A STANDBY
+GB=$(smd_field B 'j["sm_guid"]')
+heldA() { smd_field A "j['sync']['held'] and (j['sync']['held']['master'], j['sync']['held']['groups'], j['sync']['held']['services'])"; }
+check "A holds B's state: 2 groups, 1 service" wait_for 15 test "$(heldA)" = "('$GB', 2, 1)"
+"$SMCTL" --socket "$T/A.sock" priority 14 >/dev/null || fail "smctl priority 14 on A"
+check "B hands the subnet over to A: A is MASTER" wait_for 20 smd_state_is A MASTER
+check "  and B stands by" wait_for 10 smd_state_is B STANDBY
+check "  both logged the handover" wait_for 5 bash -c "grep -q 'handing the subnet over' '$T/B.err' && grep -q 'handed the subnet over' '$T/A.err'"
+wait_for 15 smd_up A || fail "A brings the subnet up after the handover"
+check "A carried B's state at the handover" grep -q 'sync: takeover: carried generation .* 2 groups (3 members), 1 services' "$T/A.err"
+check "the test group answered with the same MLID ($MLID)" test "$(group_mlid $MG)" = "$MLID"
+check "its members still there after the handover" two_members
+check "no ClientReregister set by A (counter 0, 1 takeover carried)" \
+	test "$(smd_field A '(j["sync"]["rereg_ports"], j["sync"]["carried"])')" = "(0, 1)"
+smd_kill B
+
+# ---- without sync: C takes over from A and sets ClientReregister -----------------------
+smd C ca-1 -F "$T/C.conf" --priority 0 --sweep-interval 1
+check "C (no sync) stands by under A" wait_for 15 smd_state_is C STANDBY
+smd_kill A KILL
 check "C is MASTER" wait_for 10 smd_state_is C MASTER
 wait_for 15 smd_up C || fail "C brings the subnet up"
 check "C logged why: sync is off" grep -q 'sync: takeover: sync is off' "$T/C.err"
