@@ -193,18 +193,8 @@ static void health_diff_one(void *arg, const struct diff_change *c)
 	} else {
 		return; /* two CAs back to back: no switch port to disable */
 	}
-	if (c->kind == DIFF_LINK_UP) {
-		/* a quarantined port came up again (it was reset): disable it again */
-		const struct health_port *q = health_get(sm->health, guid, port, false);
-
-		if (q && q->quarantined &&
-		    port_set_enabled(sm, guid, port, false, health_order_done, NULL) == 0)
-			log_ratelimited(
-			    LOG_CAT_SWEEP, LOG_INFO,
-			    "port 0x%016llx/%u is quarantined but came up: disabled again",
-			    (unsigned long long)guid, port);
-		return;
-	}
+	if (c->kind == DIFF_LINK_UP)
+		return; /* a quarantined port that came up: health_redisable */
 	if (health_link_down(sm, guid, port, hd->now) == 1) {
 		struct health_port *p = health_get(sm->health, guid, port, false);
 		char why[256];
@@ -273,14 +263,43 @@ int health_port_error(struct sm *sm, uint16_t slid, uint16_t lid, uint8_t port, 
 	return 1;
 }
 
+/*
+ * Every quarantined port the published fabric shows linked is disabled
+ * again: it was reset, or retrained before our Set took (not only when the
+ * diff shows it come up: a link up in two snapshots in a row would stay up).
+ */
+static void health_redisable(struct sm *sm)
+{
+	const struct fabric *f = sm->snap->fabric;
+	struct health *h = sm->health;
+
+	for (size_t i = 0; i < h->n; i++) {
+		const struct health_port *q = &h->ports[i];
+		uint32_t ni;
+
+		if (!q->quarantined || (ni = fabric_find_guid(f, q->guid)) == FABRIC_NO_NODE ||
+		    q->port == 0 || q->port > f->nodes[ni].nports ||
+		    !port_is_linked(&f->nodes[ni].ports[q->port]))
+			continue;
+		if (port_set_enabled(sm, q->guid, q->port, false, health_order_done, NULL) == 0)
+			log_ratelimited(
+			    LOG_CAT_SWEEP, LOG_INFO,
+			    "port 0x%016llx/%u is quarantined but came up: disabled again",
+			    (unsigned long long)q->guid, q->port);
+	}
+}
+
 static void health_on_published(void *arg, const void *data)
 {
 	struct sm *sm = arg;
 	const struct snapshot *old = data;
 	struct health_diff hd = {sm, clock_mono_s()};
 
-	if (old && sm->snap && sm->state == SM_MASTER)
+	if (!sm->snap || sm->state != SM_MASTER)
+		return;
+	if (old)
 		sm_publish_diff(sm, old, health_diff_one, &hd);
+	health_redisable(sm);
 }
 
 static void health_tick(evutil_socket_t fd, short what, void *arg)
