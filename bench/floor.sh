@@ -27,7 +27,7 @@ ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 printf 'dump_max_lft_entries = 0\n' >"$W/ibsmd.conf"
 "$B/ibsmd-topogen" fattree3 -k "$K" -o "$W/ft.net" || exit 1
-once() { # once ARGS: ibsmd --once on a fresh simulator; "cpu_s sim_s"
+once() { # once ARGS: ibsmd --once on a fresh simulator; "cpu_s sim_s" in $W/once (not in $(...): sim_up must set SIM here)
 	sim_up "$W/ft.net"
 	rm -rf "$W/state"
 	local s0 s1
@@ -36,12 +36,13 @@ once() { # once ARGS: ibsmd --once on a fresh simulator; "cpu_s sim_s"
 		timeout 600 "$B/ibsmd" --once --config "$W/ibsmd.conf" --state-dir "$W/state" "$@" \
 		>"$W/sm.out" 2>&1) || { echo "ibsmd --once failed: $(tail -2 "$W/sm.out")" >&2; exit 1; }
 	s1=$(ticks "$SIM")
-	echo "$(awk '{print $1 + $2}' "$W/sm.time") $(echo "($s1 - $s0) / $hz" | bc -l)"
+	echo "$(awk '{print $1 + $2}' "$W/sm.time") $(echo "($s1 - $s0) / $hz" | bc -l)" >"$W/once"
 }
-once -v >/dev/null
+once -v
 smps=$(sed -n 's/.*mad: \([0-9]*\) sent.*/\1/p' "$W/sm.out" | tail -1)
 [ -n "$smps" ] || { echo "no SMP count in ibsmd's debug log" >&2; exit 1; }
-read -r sm_cpu sim_cpu <<<"$(once)"
+once
+read -r sm_cpu sim_cpu <"$W/once"
 # the floor: saflood against a running ibsmd on the same fabric
 sim_up "$W/ft.net"
 rm -rf "$W/state"
