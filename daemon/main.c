@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -446,6 +447,13 @@ int main(int argc, char **argv)
 	char err[4096];
 	int c, r;
 
+	/*
+	 * A fixed mmap threshold (issue 15): blocks of 128 KiB and more are
+	 * mapped and go back to the kernel when freed.  glibc's moving
+	 * threshold would serve the next sweep's large tables from the heap
+	 * after the first free, where they stay resident, fragmented.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	snprintf(d.conf_path, sizeof(d.conf_path), "%s", SYSCONFDIR "/ibsmd.conf");
 	log_init("ibsmd", getenv("JOURNAL_STREAM") != NULL && getenv("INVOCATION_ID") != NULL);
 	while ((c = getopt_long(argc, argv, "F:c:og:p:k:R:a:P:l:s:t:n:vVD:d:h?", opts, NULL)) !=
@@ -641,6 +649,7 @@ int main(int argc, char **argv)
 		event_base_free(d.base);
 		return 1;
 	}
+	d.sm.once = d.once;
 	if (hook_add(&d.sm.hooks.sweep_done, on_sweep, &d) < 0) {
 		fprintf(stderr, "ibsmd: out of memory\n");
 		sm_fini(&d.sm);

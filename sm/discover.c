@@ -37,6 +37,22 @@ struct probe {
  */
 #define DISCOVER_EXTRA_ROUNDS 2
 
+/*
+ * Probes in the engine (sent or in its queue) at most this many windows'
+ * worth; the rest wait in the discovery's own backlog, a few bytes each
+ * (issue 15: a discovery wave queued whole in the engine held tens of
+ * thousands of full requests, most of the bring-up's peak memory).
+ */
+#define DISCOVER_AHEAD_WINDOWS 4
+#define DISCOVER_AHEAD_MIN 16
+
+/* A probe in the backlog: its header, then path[1..hops] (hops bytes). */
+struct backlog_rec {
+	uint32_t parent, node, mod;
+	uint16_t attr;
+	uint8_t kind, parent_port, port, hops;
+};
+
 struct discover {
 	struct xact_engine *xe;
 	discover_done_fn done;
@@ -65,7 +81,22 @@ struct discover {
 	/* far-end ports asked again, each once (two ends in INIT would ask each other forever) */
 	uint64_t *asked;
 	size_t n_asked, cap_asked;
+	/* probes not yet handed to the engine (more than `ahead` pending), oldest at head */
+	unsigned ahead;
+	uint8_t *backlog;
+	size_t bl_head, bl_tail, bl_cap;
 };
+
+/* The engine's window in probes to keep pending: the window stays full. */
+static unsigned discover_ahead(const struct xact_engine *xe)
+{
+	struct xact_stats st;
+
+	xact_get_stats(xe, &st);
+	return st.window * DISCOVER_AHEAD_WINDOWS > DISCOVER_AHEAD_MIN
+		   ? st.window * DISCOVER_AHEAD_WINDOWS
+		   : DISCOVER_AHEAD_MIN;
+}
 
 /* Whether (node, port) is asked again now: false when it was already, or on ENOMEM. */
 static bool asked_once(struct discover *d, uint32_t node, uint8_t port)
@@ -116,20 +147,19 @@ static double ms_since(const struct timespec *t0)
 static void probe_done(void *arg, int status, const struct wire_smp *req,
 		       const struct wire_smp *resp);
 
-static int probe_send(struct discover *d, enum probe_kind kind, const uint8_t *path, uint8_t hops,
-		      uint16_t attr, uint32_t mod, uint32_t parent, uint8_t parent_port,
-		      uint32_t node, uint8_t port)
+/* Hand a probe to the engine now.  0 or -errno (nothing sent). */
+static int probe_submit(struct discover *d, const struct backlog_rec *b, const uint8_t *path)
 {
 	struct wire_smp smp;
 	struct probe *p;
 	int r;
 
-	if (wire_smp_init_dr(&smp, WIRE_GET, attr, mod, path, hops) < 0)
+	if (wire_smp_init_dr(&smp, WIRE_GET, b->attr, b->mod, path, b->hops) < 0)
 		return -EINVAL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	*p = (struct probe){d, kind, parent, parent_port, node, port, 0};
+	*p = (struct probe){d, b->kind, b->parent, b->parent_port, b->node, b->port, 0};
 	r = xact_submit(d->xe, &smp, probe_done, p);
 	if (r < 0) {
 		free(p);
@@ -137,6 +167,77 @@ static int probe_send(struct discover *d, enum probe_kind kind, const uint8_t *p
 	}
 	d->pending++;
 	return 0;
+}
+
+static int backlog_push(struct discover *d, const struct backlog_rec *b, const uint8_t *path)
+{
+	size_t need = sizeof(*b) + b->hops;
+
+	if (d->bl_tail + need > d->bl_cap && d->bl_head >= d->bl_cap / 2) {
+		/* the front half is spent: move the live part down */
+		memmove(d->backlog, d->backlog + d->bl_head, d->bl_tail - d->bl_head);
+		d->bl_tail -= d->bl_head;
+		d->bl_head = 0;
+	}
+	if (d->bl_tail + need > d->bl_cap) {
+		size_t cap = d->bl_cap ? 2 * d->bl_cap : 4096;
+		uint8_t *v;
+
+		while (cap < d->bl_tail + need)
+			cap *= 2;
+		v = realloc(d->backlog, cap);
+		if (!v)
+			return -ENOMEM;
+		d->backlog = v;
+		d->bl_cap = cap;
+	}
+	memcpy(d->backlog + d->bl_tail, b, sizeof(*b));
+	if (b->hops)
+		memcpy(d->backlog + d->bl_tail + sizeof(*b), path + 1, b->hops);
+	d->bl_tail += need;
+	return 0;
+}
+
+/* Move probes from the backlog to the engine while it holds fewer than d->ahead. */
+static void backlog_fill(struct discover *d)
+{
+	while (!d->aborted && d->bl_head < d->bl_tail && d->pending < d->ahead) {
+		struct backlog_rec b;
+		uint8_t path[FABRIC_DR_MAX_HOPS + 1] = {0};
+
+		memcpy(&b, d->backlog + d->bl_head, sizeof(b));
+		memcpy(path + 1, d->backlog + d->bl_head + sizeof(b), b.hops);
+		d->bl_head += sizeof(b) + b.hops;
+		if (probe_submit(d, &b, path) < 0)
+			d->res.errors++; /* not asked: the sweep is incomplete */
+	}
+	if (d->bl_head == d->bl_tail) {
+		d->bl_head = d->bl_tail = 0;
+		if (d->bl_cap > 65536) {
+			/* the wave is over: give its buffer back */
+			free(d->backlog);
+			d->backlog = NULL;
+			d->bl_cap = 0;
+		}
+	}
+}
+
+/*
+ * Ask (node, port) for attr: at once while the engine holds fewer than
+ * d->ahead probes, else behind the others in the backlog (the order
+ * is kept either way).  0, or -errno (nothing asked).
+ */
+static int probe_send(struct discover *d, enum probe_kind kind, const uint8_t *path, uint8_t hops,
+		      uint16_t attr, uint32_t mod, uint32_t parent, uint8_t parent_port,
+		      uint32_t node, uint8_t port)
+{
+	struct backlog_rec b = {parent, node, mod, attr, (uint8_t)kind, parent_port, port, hops};
+
+	if (hops > FABRIC_DR_MAX_HOPS || (hops && !path))
+		return -EINVAL;
+	if (d->bl_head == d->bl_tail && d->pending < d->ahead)
+		return probe_submit(d, &b, path);
+	return backlog_push(d, &b, path);
 }
 
 /* ---- P_Key tables (partitions) ---------------------------------------------- */
@@ -473,6 +574,7 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 	if (d->aborted) {
 		free(p);
 		if (!d->pending) {
+			free(d->backlog);
 			free(d->later);
 			free(d->asked);
 			free(d);
@@ -488,6 +590,7 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 		else
 			later_add(d, d->f->nodes[p->node].guid, p->kind, p->port);
 		free(p);
+		backlog_fill(d);
 		if (!d->pending && !d->finishing)
 			discover_finish(d);
 		return;
@@ -555,6 +658,7 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 		}
 	}
 	free(p);
+	backlog_fill(d);
 	if (!d->pending && !d->finishing)
 		discover_finish(d);
 }
@@ -567,6 +671,7 @@ int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg, str
 	if (!d)
 		return -ENOMEM;
 	d->xe = xe;
+	d->ahead = discover_ahead(xe);
 	d->done = done;
 	d->arg = arg;
 	d->f = fabric_new();
@@ -600,6 +705,7 @@ int discover_start_around(struct xact_engine *xe, const struct fabric *base, con
 	if (!d)
 		return -ENOMEM;
 	d->xe = xe;
+	d->ahead = discover_ahead(xe);
 	d->done = done;
 	d->arg = arg;
 	d->incremental = true;
@@ -642,6 +748,7 @@ void discover_free(struct discover *d)
 		d->aborted = true;
 		return;
 	}
+	free(d->backlog);
 	free(d->later);
 	free(d->asked);
 	free(d);

@@ -71,7 +71,7 @@ struct program_lft_job {
 	size_t n;
 };
 
-#define PROGRAM_AHEAD 4096
+#define PROGRAM_AHEAD 2048
 
 struct program_req {
 	struct program *pg;

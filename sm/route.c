@@ -117,6 +117,11 @@ int route_fabric(struct sm *sm, const struct fabric *f, bool incremental, struct
 		*ret_ms += rs->stats_ms;
 		goto stats;
 	}
+	/*
+	 * A full routing builds a table block of its own: the spare goes first,
+	 * so that the published tables and the new ones are the only two.
+	 */
+	routes_spare_clear(&rs->spare);
 	t0 = clock_mono_ms();
 	r = chain_run(f, &ro, sm->conf.routing_engine, sm->conf.routing_chain, &res);
 	for (unsigned int i = 0; i < res.n_refusals; i++) {
@@ -159,8 +164,12 @@ int route_fabric(struct sm *sm, const struct fabric *f, bool incremental, struct
 	routing_stats(f, *ret, &st);
 	rs->stats_ms = clock_mono_ms() - t0;
 	*ret_ms += rs->keep_ms + rs->stats_ms;
-	/* the first repair after a full routing then copies into faulted-in pages too */
-	if (sm->conf.incremental_routing)
+	/*
+	 * With no tables published yet (whose block the publish would keep for
+	 * the next repair), the first repair copies into faulted-in pages too;
+	 * --once repairs nothing.
+	 */
+	if (sm->conf.incremental_routing && !sm->once && !(sm->snap && sm->snap->routes))
 		routes_spare_prepare(&rs->spare, *ret);
 stats:
 	/* info when the outcome changes, debug on the periodic re-route */

@@ -106,6 +106,7 @@ struct sm {
 	struct event *sigchld; /* reaps the routing dump writer as soon as it exits */
 	enum sm_state state;
 	bool subnet_up;
+	bool once; /* --once: no sweep follows the one that brings the subnet up */
 	uint64_t sweeps;
 	struct sweep_summary last;
 	struct snapshot *snap; /* the published snapshot; replaced whole after a sweep */

@@ -57,6 +57,13 @@ check "config shows mad_window 2" test "$(jctl config | jget 'j["mad_window"]')"
 check "reroute rewrites every LFT block" test "$(jctl reroute | jget 'j["lft_blocks"] > 0')" = True
 MAXB=$(jctl status | jget 'j["mad"]["max_bulk_outstanding"]')
 check "and never had more than 2 SMPs outstanding ($MAXB)" test "$MAXB" -ge 1 -a "$MAXB" -le 2
+# discovery keeps 4 windows of probes in the engine, the rest in its own backlog
+N0=$(jctl status | jget 'j["nodes"]')
+check "a heavy sweep through a 2-SMP window finds all $N0 nodes again" \
+	test "$(jctl sweep | jget 'j["nodes"]')" = "$N0" -a "$N0" -gt 1
+check "and the fabric is whole" test "$(jctl status | jget 'j["subnet_up"]')" = True
+MAXB=$(jctl status | jget 'j["mad"]["max_bulk_outstanding"]')
+check "with at most 2 SMPs outstanding ($MAXB)" test "$MAXB" -ge 1 -a "$MAXB" -le 2
 conf mad_window=64 sweep_interval=0
 hup
 check "window grows back to 64" test "$(jctl status | jget 'j["mad"]["window"]')" = 64
