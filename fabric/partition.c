@@ -593,35 +593,16 @@ int partition_load(const char *path, struct partition_config **ret, char *err, s
 {
 	char *text;
 	size_t len = 0;
-	FILE *fp;
 	int r;
 
 	if (!path || !path[0]) {
 		*ret = partition_default();
 		return *ret ? 0 : -ENOMEM;
 	}
-	fp = fopen(path, "re");
-	if (!fp) {
-		r = -errno;
-		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+	r = perr_read_file(path, PARTITION_FILE_MAX, &text, &len, err, err_len);
+	if (r < 0)
 		return r;
-	}
-	text = malloc(PARTITION_FILE_MAX + 1);
-	if (!text) {
-		fclose(fp);
-		return -ENOMEM;
-	}
-	len = fread(text, 1, PARTITION_FILE_MAX + 1, fp);
-	r = ferror(fp) ? -EIO : 0;
-	fclose(fp);
-	if (r == 0 && len > PARTITION_FILE_MAX) {
-		snprintf(err, err_len, "%s: larger than %u bytes", path, PARTITION_FILE_MAX);
-		r = -EFBIG;
-	} else if (r < 0) {
-		snprintf(err, err_len, "%s: %s", path, strerror(-r));
-	} else {
-		r = partition_parse(path, text, len, ret, err, err_len);
-	}
+	r = partition_parse(path, text, len, ret, err, err_len);
 	free(text);
 	return r;
 }

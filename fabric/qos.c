@@ -589,35 +589,16 @@ int qos_policy_load(const char *path, struct qos_policy **ret, char *err, size_t
 {
 	char *text;
 	size_t len;
-	FILE *fp;
 	int r;
 
 	if (!path || !path[0]) {
 		*ret = qos_policy_new();
 		return *ret ? 0 : -ENOMEM;
 	}
-	fp = fopen(path, "re");
-	if (!fp) {
-		r = -errno;
-		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+	r = perr_read_file(path, QOS_FILE_MAX, &text, &len, err, err_len);
+	if (r < 0)
 		return r;
-	}
-	text = malloc(QOS_FILE_MAX + 1);
-	if (!text) {
-		fclose(fp);
-		return -ENOMEM;
-	}
-	len = fread(text, 1, QOS_FILE_MAX + 1, fp);
-	r = ferror(fp) ? -EIO : 0;
-	fclose(fp);
-	if (r == 0 && len > QOS_FILE_MAX) {
-		snprintf(err, err_len, "%s: larger than %u bytes", path, QOS_FILE_MAX);
-		r = -EFBIG;
-	} else if (r < 0) {
-		snprintf(err, err_len, "%s: %s", path, strerror(-r));
-	} else {
-		r = qos_policy_parse(path, text, len, ret, err, err_len);
-	}
+	r = qos_policy_parse(path, text, len, ret, err, err_len);
 	free(text);
 	return r;
 }
