@@ -366,14 +366,16 @@ static bool rp_local(struct repair *rp, uint16_t d, const struct rp_target *tg, 
 	return true;
 }
 
-/* Plain and (updown) up*down* hop distances of every switch to the target. */
-static void rp_distances(struct repair *rp, const struct rp_target *tg)
+/*
+ * Breadth first from the target: dist (all RP_INF on entry) gets
+ * every switch's hop distance over any link, or when from_above only over
+ * hops that go down towards the target (the down-only distance).
+ */
+static void rp_bfs(struct repair *rp, const struct rp_target *tg, uint16_t *dist, bool from_above)
 {
 	uint32_t head = 0, tail = 0;
 
-	for (uint32_t s = 0; s < rp->n_sw; s++)
-		rp->bd[s] = rp->dd[s] = rp->ud[s] = RP_INF;
-	rp->bd[tg->t] = 0;
+	dist[tg->t] = 0;
 	rp->queue[tail++] = tg->t;
 	while (head < tail) {
 		uint32_t s = rp->queue[head++];
@@ -382,31 +384,25 @@ static void rp_distances(struct repair *rp, const struct rp_target *tg)
 		for (unsigned p = 1; p <= rp->np[s]; p++) {
 			uint32_t v = adj[p];
 
-			if (v != RP_NONE && rp->bd[v] == RP_INF) {
-				rp->bd[v] = rp->bd[s] + 1;
+			if (v != RP_NONE && (!from_above || rp->level[v] > rp->level[s]) &&
+			    dist[v] == RP_INF) {
+				dist[v] = dist[s] + 1;
 				rp->queue[tail++] = v;
 			}
 		}
 	}
+}
+
+/* Plain and (updown) up*down* hop distances of every switch to the target. */
+static void rp_distances(struct repair *rp, const struct rp_target *tg)
+{
+	for (uint32_t s = 0; s < rp->n_sw; s++)
+		rp->bd[s] = rp->dd[s] = rp->ud[s] = RP_INF;
+	rp_bfs(rp, tg, rp->bd, false);
 	if (!rp->updown)
 		return;
 	/* down-only: the target reached from above */
-	head = tail = 0;
-	rp->dd[tg->t] = 0;
-	rp->queue[tail++] = tg->t;
-	while (head < tail) {
-		uint32_t s = rp->queue[head++];
-		const uint32_t *adj = rp->adj + rp->poff[s];
-
-		for (unsigned p = 1; p <= rp->np[s]; p++) {
-			uint32_t v = adj[p];
-
-			if (v != RP_NONE && rp->level[v] > rp->level[s] && rp->dd[v] == RP_INF) {
-				rp->dd[v] = rp->dd[s] + 1;
-				rp->queue[tail++] = v;
-			}
-		}
-	}
+	rp_bfs(rp, tg, rp->dd, true);
 	/* up*down*: up to some switch, then down; highest level first */
 	for (uint32_t i = 0; i < rp->n_sw; i++) {
 		uint32_t s = rp->by_level[i];
