@@ -206,3 +206,16 @@ struct program_stats testutil_batch_run(struct event_base *base, struct program 
 	CU_ASSERT_TRUE_FATAL(b->done);
 	return b->st;
 }
+
+struct program_stats testutil_configure(struct event_base *base, struct xact_engine *xe,
+					struct fabric *f, const struct routes *r,
+					const struct fabric *old_f, const struct routes *old_r,
+					const struct program_params *pp, int limit_s)
+{
+	struct testutil_batch run = {0};
+	struct program *pg = program_new(xe, f, testutil_batch_done, &run);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
+	program_configure(pg, r, old_f, old_r, pp);
+	return testutil_batch_run(base, pg, &run, limit_s);
+}

@@ -76,6 +76,15 @@ struct testutil_batch {
 void testutil_batch_done(void *arg, const struct program_stats *st);
 struct program_stats testutil_batch_run(struct event_base *base, struct program *pg,
 					struct testutil_batch *b, int limit_s);
+/*
+ * The whole of one configure batch: program_new on xe and f,
+ * program_configure(r, old_f, old_r, pp), then testutil_batch_run on base
+ * (at most limit_s seconds); the batch's stats.
+ */
+struct program_stats testutil_configure(struct event_base *base, struct xact_engine *xe,
+					struct fabric *f, const struct routes *r,
+					const struct fabric *old_f, const struct routes *old_r,
+					const struct program_params *pp, int limit_s);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 double testutil_now_ms(void);
