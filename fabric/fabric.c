@@ -319,31 +319,46 @@ static bool fabric_path_intact(const struct fabric *f, uint32_t ni)
 	return cur == ni;
 }
 
-struct fabric *fabric_prune(const struct fabric *f, uint32_t *ret_removed)
-{
-	uint32_t n = f->n_nodes, *q = NULL, *map = NULL, *parent = NULL, head = 0, tail = 0,
-		 kept = 0;
-	uint8_t *pport = NULL, *inport = NULL;
-	bool *seen = NULL;
-	struct fabric *out = NULL;
+/*
+ * What fabric_prune and fabric_prune_in_place learn from f: the nodes
+ * reachable from the SM's node over directed routes (seen), and for each
+ * its BFS parent, the parent's port out (pport) and its own port in
+ * (inport).  Indexed by f's node indexes.
+ */
+struct fabric_walk {
+	uint32_t *parent;
+	uint8_t *pport, *inport;
+	bool *seen;
+};
 
-	if (ret_removed)
-		*ret_removed = 0;
+static void fabric_walk_free(struct fabric_walk *w)
+{
+	free(w->parent);
+	free(w->pport);
+	free(w->inport);
+	free(w->seen);
+}
+
+/* Breadth first, lowest port first: the shortest routes, deterministic.  0 or -ENOMEM. */
+static int fabric_walk(const struct fabric *f, struct fabric_walk *w)
+{
+	uint32_t n = f->n_nodes, *q, head = 0, tail = 0;
+
 	q = malloc((n + 1) * sizeof(*q));
-	map = malloc((n + 1) * sizeof(*map));
-	parent = malloc((n + 1) * sizeof(*parent));
-	pport = calloc(n + 1, 1);
-	inport = calloc(n + 1, 1);
-	seen = calloc(n + 1, sizeof(*seen));
-	out = fabric_new();
-	if (!q || !map || !parent || !pport || !inport || !seen || !out)
-		goto fail;
+	w->parent = malloc((n + 1) * sizeof(*w->parent));
+	w->pport = calloc(n + 1, 1);
+	w->inport = calloc(n + 1, 1);
+	w->seen = calloc(n + 1, sizeof(*w->seen));
+	if (!q || !w->parent || !w->pport || !w->inport || !w->seen) {
+		free(q);
+		fabric_walk_free(w);
+		return -ENOMEM;
+	}
 	if (n) {
-		seen[f->sm_node] = true;
-		parent[f->sm_node] = FABRIC_NO_NODE;
+		w->seen[f->sm_node] = true;
+		w->parent[f->sm_node] = FABRIC_NO_NODE;
 		q[tail++] = f->sm_node;
 	}
-	/* breadth first, lowest port first: the shortest routes, deterministic */
 	while (head < tail) {
 		uint32_t x = q[head++];
 		const struct node *xn = &f->nodes[x];
@@ -356,22 +371,60 @@ struct fabric *fabric_prune(const struct fabric *f, uint32_t *ret_removed)
 
 			if (x == f->sm_node && !node_is_switch(xn) && p != f->sm_port)
 				continue;
-			if (!port_is_linked(pp) || seen[pp->remote_node])
+			if (!port_is_linked(pp) || w->seen[pp->remote_node])
 				continue;
-			seen[pp->remote_node] = true;
-			parent[pp->remote_node] = x;
-			pport[pp->remote_node] = (uint8_t)p;
-			inport[pp->remote_node] = pp->remote_port;
+			w->seen[pp->remote_node] = true;
+			w->parent[pp->remote_node] = x;
+			w->pport[pp->remote_node] = (uint8_t)p;
+			w->inport[pp->remote_node] = pp->remote_port;
 			q[tail++] = pp->remote_node;
 		}
 	}
+	free(q);
+	return 0;
+}
+
+/* dn gets the walk's route to f's node i: the BFS parents back to the SM's node. */
+static void fabric_walk_route(const struct fabric *f, const struct fabric_walk *w, uint32_t i,
+			      struct node *dn)
+{
+	uint32_t hops = 0, x = i;
+
+	while (x != f->sm_node && hops < FABRIC_DR_MAX_HOPS) {
+		x = w->parent[x];
+		hops++;
+	}
+	dn->dr_hops = (uint8_t)hops;
+	memset(dn->dr_path, 0, sizeof(dn->dr_path));
+	x = i;
+	for (uint32_t h = hops; h >= 1; h--) {
+		dn->dr_path[h] = w->pport[x];
+		x = w->parent[x];
+	}
+	dn->entry_port = w->inport[i];
+}
+
+struct fabric *fabric_prune(const struct fabric *f, uint32_t *ret_removed)
+{
+	uint32_t n = f->n_nodes, *map = NULL, kept = 0;
+	struct fabric_walk w;
+	struct fabric *out = NULL;
+
+	if (ret_removed)
+		*ret_removed = 0;
+	if (fabric_walk(f, &w) < 0)
+		return NULL;
+	map = malloc((n + 1) * sizeof(*map));
+	out = fabric_new();
+	if (!map || !out)
+		goto fail;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct node *src = &f->nodes[i];
 		uint32_t idx;
 		struct port *ports;
 
 		map[i] = FABRIC_NO_NODE;
-		if (!seen[i])
+		if (!w.seen[i])
 			continue;
 		if (fabric_add_node(out, src->guid, src->type, src->nports, &idx) < 0)
 			goto fail;
@@ -395,114 +448,46 @@ struct fabric *fabric_prune(const struct fabric *f, uint32_t *ret_removed)
 				pp->remote_node =
 				    map[pp->remote_node]; /* linked to reachable only */
 		}
-		if (i != f->sm_node && !fabric_path_intact(f, i)) {
-			/* the route: walk the BFS parents back to the SM's node */
-			uint32_t hops = 0, x = i;
-
-			while (x != f->sm_node && hops < FABRIC_DR_MAX_HOPS) {
-				x = parent[x];
-				hops++;
-			}
-			dn->dr_hops = (uint8_t)hops;
-			memset(dn->dr_path, 0, sizeof(dn->dr_path));
-			x = i;
-			for (uint32_t h = hops; h >= 1; h--) {
-				dn->dr_path[h] = pport[x];
-				x = parent[x];
-			}
-			dn->entry_port = inport[i];
-		}
+		if (i != f->sm_node && !fabric_path_intact(f, i))
+			fabric_walk_route(f, &w, i, dn);
 	}
 	out->sm_node = n ? map[f->sm_node] : 0;
 	out->sm_port = f->sm_port;
 	out->subnet_prefix = f->subnet_prefix;
 	if (ret_removed)
 		*ret_removed = n - kept;
-	free(q);
 	free(map);
-	free(parent);
-	free(pport);
-	free(inport);
-	free(seen);
+	fabric_walk_free(&w);
 	return out;
 fail:
-	free(q);
 	free(map);
-	free(parent);
-	free(pport);
-	free(inport);
-	free(seen);
+	fabric_walk_free(&w);
 	fabric_free(out);
 	return NULL;
 }
 
 int fabric_prune_in_place(struct fabric *f, uint32_t *ret_removed)
 {
-	uint32_t n = f->n_nodes, *q, *map, *parent, head = 0, tail = 0, k = 0;
-	uint8_t *pport, *inport;
-	bool *seen;
-	int err = -ENOMEM;
+	uint32_t n = f->n_nodes, *map, k = 0;
+	struct fabric_walk w;
 
 	if (ret_removed)
 		*ret_removed = 0;
-	q = malloc((n + 1) * sizeof(*q));
+	if (fabric_walk(f, &w) < 0)
+		return -ENOMEM;
 	map = malloc((n + 1) * sizeof(*map));
-	parent = malloc((n + 1) * sizeof(*parent));
-	pport = calloc(n + 1, 1);
-	inport = calloc(n + 1, 1);
-	seen = calloc(n + 1, sizeof(*seen));
-	if (!q || !map || !parent || !pport || !inport || !seen)
-		goto out;
-	if (n) {
-		seen[f->sm_node] = true;
-		parent[f->sm_node] = FABRIC_NO_NODE;
-		q[tail++] = f->sm_node;
-	}
-	/* as fabric_prune: breadth first, lowest port first */
-	while (head < tail) {
-		uint32_t x = q[head++];
-		const struct node *xn = &f->nodes[x];
-
-		if (x != f->sm_node && !node_is_switch(xn))
-			continue;
-		for (unsigned p = 1; p <= xn->nports; p++) {
-			const struct port *pp = &xn->ports[p];
-
-			if (x == f->sm_node && !node_is_switch(xn) && p != f->sm_port)
-				continue;
-			if (!port_is_linked(pp) || seen[pp->remote_node])
-				continue;
-			seen[pp->remote_node] = true;
-			parent[pp->remote_node] = x;
-			pport[pp->remote_node] = (uint8_t)p;
-			inport[pp->remote_node] = pp->remote_port;
-			q[tail++] = pp->remote_node;
-		}
+	if (!map) {
+		fabric_walk_free(&w);
+		return -ENOMEM;
 	}
 	/* routes first, over f as it is: each node's own route is rewritten only */
-	for (uint32_t i = 0; i < n; i++) {
-		struct node *dn = &f->nodes[i];
-		uint32_t hops = 0, x = i;
-
-		if (!seen[i] || i == f->sm_node || fabric_path_intact(f, i))
-			continue;
-		while (x != f->sm_node && hops < FABRIC_DR_MAX_HOPS) {
-			x = parent[x];
-			hops++;
-		}
-		dn->dr_hops = (uint8_t)hops;
-		memset(dn->dr_path, 0, sizeof(dn->dr_path));
-		x = i;
-		for (uint32_t h = hops; h >= 1; h--) {
-			dn->dr_path[h] = pport[x];
-			x = parent[x];
-		}
-		dn->entry_port = inport[i];
-	}
+	for (uint32_t i = 0; i < n; i++)
+		if (w.seen[i] && i != f->sm_node && !fabric_path_intact(f, i))
+			fabric_walk_route(f, &w, i, &f->nodes[i]);
 	/* the reachable nodes move down, in order; the links follow */
 	for (uint32_t i = 0; i < n; i++) {
 		map[i] = FABRIC_NO_NODE;
-		if (!seen[i]) {
+		if (!w.seen[i]) {
 			free(f->nodes[i].ports);
 			continue;
 		}
@@ -532,13 +517,7 @@ int fabric_prune_in_place(struct fabric *f, uint32_t *ret_removed)
 	f->n_nodes = k;
 	if (ret_removed)
 		*ret_removed = n - k;
-	err = 0;
-out:
-	free(q);
 	free(map);
-	free(parent);
-	free(pport);
-	free(inport);
-	free(seen);
-	return err;
+	fabric_walk_free(&w);
+	return 0;
 }

@@ -22,47 +22,18 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "fabric/partition.h"
+#include "lib/perr.h"
 
 struct parse {
-	const char *name;
-	char *err;
-	size_t err_len, err_used;
-	unsigned n_err, n_dropped;
+	struct perr pe;
 	struct partition_config *c;
 };
-
-static void perr(struct parse *ps, unsigned line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void perr(struct parse *ps, unsigned line, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	int n;
-
-	ps->n_err++;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!ps->err || !ps->err_len)
-		return;
-	/* room for "... and N more errors" is kept at the end */
-	n = snprintf(NULL, 0, "%s%s:%u: %s", ps->err_used ? "\n" : "", ps->name, line, msg);
-	if (ps->n_dropped || ps->err_used + (size_t)n + 48 >= ps->err_len) {
-		ps->n_dropped++;
-		return;
-	}
-	snprintf(ps->err + ps->err_used, ps->err_len - ps->err_used, "%s%s:%u: %s",
-		 ps->err_used ? "\n" : "", ps->name, line, msg);
-	ps->err_used += (size_t)n;
-}
 
 /* A token: [s, s+len) trimmed, with the line it starts on. */
 struct tok {
@@ -172,7 +143,7 @@ static struct partition *part_add(struct parse *ps, const char *name, uint16_t p
 	struct partition *v, *p;
 
 	if (c->n >= PARTITION_MAX) {
-		perr(ps, line, "more than %u partitions", PARTITION_MAX);
+		perr_add(&ps->pe, line, "more than %u partitions", PARTITION_MAX);
 		return NULL;
 	}
 	v = realloc(c->parts, (c->n + 1) * sizeof(*v));
@@ -253,19 +224,20 @@ static void header_item(void *ctx, struct tok t)
 			k = t;
 			v = (struct tok){"", 0, t.line};
 		} else if (!v.len) {
-			perr(ps, t.line, "'=' without a P_Key");
+			perr_add(&ps->pe, t.line, "'=' without a P_Key");
 			d->bad = true;
 			return;
 		}
 		if (k.len >= sizeof(d->name)) {
-			perr(ps, t.line, "partition name longer than %zu characters",
-			     sizeof(d->name) - 1);
+			perr_add(&ps->pe, t.line, "partition name longer than %zu characters",
+				 sizeof(d->name) - 1);
 			d->bad = true;
 			return;
 		}
 		for (size_t i = 0; i < k.len; i++)
 			if (!isprint((unsigned char)k.s[i])) {
-				perr(ps, t.line, "partition name with a control character");
+				perr_add(&ps->pe, t.line,
+					 "partition name with a control character");
 				d->bad = true;
 				return;
 			}
@@ -273,8 +245,8 @@ static void header_item(void *ctx, struct tok t)
 		d->name[k.len] = '\0';
 		if (v.len) {
 			if (!tok_num(v, 0xffff, &x) || !(x & 0x7fff)) {
-				perr(ps, v.line, "bad P_Key '%s' (want 0x0001..0x7fff)",
-				     tok_show(v, show, sizeof(show)));
+				perr_add(&ps->pe, v.line, "bad P_Key '%s' (want 0x0001..0x7fff)",
+					 tok_show(v, show, sizeof(show)));
 				d->bad = true;
 				return;
 			}
@@ -284,14 +256,15 @@ static void header_item(void *ctx, struct tok t)
 			d->pkey = PARTITION_DEFAULT_PKEY;
 			d->have_pkey = true;
 		} else {
-			perr(ps, t.line,
-			     "partition '%s' has no P_Key (ibsmd does not make them up)", d->name);
+			perr_add(&ps->pe, t.line,
+				 "partition '%s' has no P_Key (ibsmd does not make them up)",
+				 d->name);
 			d->bad = true;
 		}
 		return;
 	}
 	if (!t.len) {
-		perr(ps, t.line, "empty flag in the partition definition");
+		perr_add(&ps->pe, t.line, "empty flag in the partition definition");
 		d->bad = true;
 		return;
 	}
@@ -304,20 +277,20 @@ static void header_item(void *ctx, struct tok t)
 		return;
 	}
 	if (!tok_split(t, '=', &k, &v)) {
-		perr(ps, t.line, "unknown flag '%s'", tok_show(t, show, sizeof(show)));
+		perr_add(&ps->pe, t.line, "unknown flag '%s'", tok_show(t, show, sizeof(show)));
 		d->bad = true;
 		return;
 	}
 	if (tok_eq(k, "defmember")) {
 		if (!membership_word(v, &d->defmember)) {
-			perr(ps, v.line, "defmember '%s': want full, limited or both",
-			     tok_show(v, show, sizeof(show)));
+			perr_add(&ps->pe, v.line, "defmember '%s': want full, limited or both",
+				 tok_show(v, show, sizeof(show)));
 			d->bad = true;
 		}
 	} else if (tok_eq(k, "mtu")) {
 		if (!tok_num(v, 5, &x) || x < 1) {
-			perr(ps, v.line, "mtu '%s': want 1..5 (256..4096)",
-			     tok_show(v, show, sizeof(show)));
+			perr_add(&ps->pe, v.line, "mtu '%s': want 1..5 (256..4096)",
+				 tok_show(v, show, sizeof(show)));
 			d->bad = true;
 		} else {
 			d->mtu = (uint8_t)x;
@@ -325,8 +298,8 @@ static void header_item(void *ctx, struct tok t)
 		}
 	} else if (tok_eq(k, "rate")) {
 		if (!tok_num(v, 63, &x) || x < 2) {
-			perr(ps, v.line, "rate '%s': want an IBA rate code 2..63",
-			     tok_show(v, show, sizeof(show)));
+			perr_add(&ps->pe, v.line, "rate '%s': want an IBA rate code 2..63",
+				 tok_show(v, show, sizeof(show)));
 			d->bad = true;
 		} else {
 			d->rate = (uint8_t)x;
@@ -334,7 +307,8 @@ static void header_item(void *ctx, struct tok t)
 		}
 	} else if (tok_eq(k, "sl")) {
 		if (!tok_num(v, 15, &x)) {
-			perr(ps, v.line, "sl '%s': want 0..15", tok_show(v, show, sizeof(show)));
+			perr_add(&ps->pe, v.line, "sl '%s': want 0..15",
+				 tok_show(v, show, sizeof(show)));
 			d->bad = true;
 		} else {
 			d->sl = (uint8_t)x;
@@ -342,15 +316,16 @@ static void header_item(void *ctx, struct tok t)
 		}
 	} else if (tok_eq(k, "scope")) {
 		if (!tok_num(v, 15, &x)) {
-			perr(ps, v.line, "scope '%s': want 0..15", tok_show(v, show, sizeof(show)));
+			perr_add(&ps->pe, v.line, "scope '%s': want 0..15",
+				 tok_show(v, show, sizeof(show)));
 			d->bad = true;
 		} else {
 			d->scopes |= (uint16_t)(1u << x);
 		}
 	} else if (tok_ieq(k, "q_key")) {
 		if (!tok_num(v, 0xffffffffu, &x)) {
-			perr(ps, v.line, "Q_Key '%s': want a 32-bit number",
-			     tok_show(v, show, sizeof(show)));
+			perr_add(&ps->pe, v.line, "Q_Key '%s': want a 32-bit number",
+				 tok_show(v, show, sizeof(show)));
 			d->bad = true;
 		} else {
 			d->qkey = (uint32_t)x;
@@ -358,12 +333,12 @@ static void header_item(void *ctx, struct tok t)
 		}
 	} else if (tok_ieq(k, "tclass") || tok_ieq(k, "flowlabel")) {
 		if (!tok_num(v, 0xfffff, &x)) {
-			perr(ps, v.line, "%.*s '%s': not a number", (int)k.len, k.s,
-			     tok_show(v, show, sizeof(show)));
+			perr_add(&ps->pe, v.line, "%.*s '%s': not a number", (int)k.len, k.s,
+				 tok_show(v, show, sizeof(show)));
 			d->bad = true;
 		} /* accepted; the broadcast group keeps 0 (see ibsmd.conf(5)) */
 	} else {
-		perr(ps, k.line, "unknown flag '%s'", tok_show(k, show, sizeof(show)));
+		perr_add(&ps->pe, k.line, "unknown flag '%s'", tok_show(k, show, sizeof(show)));
 		d->bad = true;
 	}
 }
@@ -391,17 +366,18 @@ static void member_item(void *ctx, struct tok t)
 	if (tok_split(t, '=', &k, &v)) {
 		if (tok_eq(k, "defmember")) {
 			if (!membership_word(v, &d->defmember))
-				perr(ps, v.line, "defmember '%s': want full, limited or both",
-				     tok_show(v, show, sizeof(show)));
+				perr_add(&ps->pe, v.line,
+					 "defmember '%s': want full, limited or both",
+					 tok_show(v, show, sizeof(show)));
 			return;
 		}
 		if (tok_eq(k, "mgid")) {
-			perr(ps, t.line, "mgid= multicast groups are not supported");
+			perr_add(&ps->pe, t.line, "mgid= multicast groups are not supported");
 			return;
 		}
 		if (!membership_word(v, &m)) {
-			perr(ps, v.line, "membership '%s': want full, limited or both",
-			     tok_show(v, show, sizeof(show)));
+			perr_add(&ps->pe, v.line, "membership '%s': want full, limited or both",
+				 tok_show(v, show, sizeof(show)));
 			return;
 		}
 	}
@@ -411,10 +387,10 @@ static void member_item(void *ctx, struct tok t)
 	if (i < sizeof(words) / sizeof(words[0])) {
 		who = words[i].who;
 	} else if (!tok_num(k, UINT64_MAX, &guid) || !guid) {
-		perr(ps, k.line,
-		     "unknown port GUID syntax '%s' (want 0x hex, decimal, ALL, "
-		     "ALL_CAS, ALL_SWITCHES, ALL_ROUTERS or SELF)",
-		     tok_show(k, show, sizeof(show)));
+		perr_add(&ps->pe, k.line,
+			 "unknown port GUID syntax '%s' (want 0x hex, decimal, ALL, "
+			 "ALL_CAS, ALL_SWITCHES, ALL_ROUTERS or SELF)",
+			 tok_show(k, show, sizeof(show)));
 		return;
 	}
 	if (d->p && part_member(d->p, who, guid, m, k.line) < 0)
@@ -430,8 +406,8 @@ static int parse_def(struct parse *ps, struct tok t)
 
 	if (!tok_split(t, ':', &head, &body)) {
 		char show[64];
-		perr(ps, t.line, "no ':' in the partition definition '%s'",
-		     tok_show(t, show, sizeof(show)));
+		perr_add(&ps->pe, t.line, "no ':' in the partition definition '%s'",
+			 tok_show(t, show, sizeof(show)));
 		return 0;
 	}
 	tok_each(head, ",", header_item, &d);
@@ -443,8 +419,8 @@ static int parse_def(struct parse *ps, struct tok t)
 			break;
 		}
 	if (p && strcmp(p->name, d.name)) {
-		perr(ps, head.line, "duplicate P_Key 0x%04x: '%s' here, '%s' at line %u", d.pkey,
-		     d.name, p->name, p->line);
+		perr_add(&ps->pe, head.line, "duplicate P_Key 0x%04x: '%s' here, '%s' at line %u",
+			 d.pkey, d.name, p->name, p->line);
 		return 0;
 	}
 	if (!p) {
@@ -496,8 +472,9 @@ static int check_dups(struct parse *ps, const struct partition *p)
 	qsort(v, n, sizeof(*v), cmp_member);
 	for (size_t i = 1; i < n; i++)
 		if (v[i].guid == v[i - 1].guid)
-			perr(ps, v[i].line, "duplicate member 0x%016llx in '%s' (first at line %u)",
-			     (unsigned long long)v[i].guid, p->name, v[i - 1].line);
+			perr_add(&ps->pe, v[i].line,
+				 "duplicate member 0x%016llx in '%s' (first at line %u)",
+				 (unsigned long long)v[i].guid, p->name, v[i - 1].line);
 	free(v);
 	return 0;
 }
@@ -533,7 +510,7 @@ static struct partition_config *config_with_default(struct parse *ps, bool file)
 
 struct partition_config *partition_default(void)
 {
-	struct parse ps = {.name = "(built in)"};
+	struct parse ps = {.pe = {.name = "(built in)"}};
 
 	ps.c = calloc(1, sizeof(*ps.c));
 	if (!ps.c || !config_with_default(&ps, false)) {
@@ -546,7 +523,7 @@ struct partition_config *partition_default(void)
 int partition_parse(const char *name, const char *text, size_t len, struct partition_config **ret,
 		    char *err, size_t err_len)
 {
-	struct parse ps = {.name = name, .err = err, .err_len = err_len};
+	struct parse ps = {.pe = {.name = name, .err = err, .err_len = err_len}};
 	char *buf;
 	size_t start = 0;
 	unsigned line = 1, start_line = 1;
@@ -583,7 +560,7 @@ int partition_parse(const char *name, const char *text, size_t len, struct parti
 			continue;
 		struct tok t = tok_trim((struct tok){buf + start, i - start, start_line}, NULL, 0);
 		if (!t.len)
-			perr(&ps, line, "empty definition (a ';' alone)");
+			perr_add(&ps.pe, line, "empty definition (a ';' alone)");
 		else
 			r = parse_def(&ps, t);
 		start = i + 1;
@@ -593,18 +570,15 @@ int partition_parse(const char *name, const char *text, size_t len, struct parti
 		struct tok t =
 		    tok_trim((struct tok){buf + start, len - start, start_line}, NULL, 0);
 		if (t.len)
-			perr(&ps, t.line, "definition without a closing ';'");
+			perr_add(&ps.pe, t.line, "definition without a closing ';'");
 	}
 	for (size_t i = 0; r == 0 && i < ps.c->n; i++)
 		r = check_dups(&ps, &ps.c->parts[i]);
 	free(buf);
 	if (r == 0 && !config_with_default(&ps, true))
 		r = -ENOMEM;
-	if (r == 0 && ps.n_err) {
-		if (ps.n_dropped && err)
-			snprintf(err + ps.err_used, err_len - ps.err_used,
-				 "\n... and %u more error%s", ps.n_dropped,
-				 ps.n_dropped == 1 ? "" : "s");
+	if (r == 0 && ps.pe.n_err) {
+		perr_finish(&ps.pe, "error");
 		r = -EINVAL;
 	}
 	if (r < 0) {
@@ -619,35 +593,16 @@ int partition_load(const char *path, struct partition_config **ret, char *err, s
 {
 	char *text;
 	size_t len = 0;
-	FILE *fp;
 	int r;
 
 	if (!path || !path[0]) {
 		*ret = partition_default();
 		return *ret ? 0 : -ENOMEM;
 	}
-	fp = fopen(path, "re");
-	if (!fp) {
-		r = -errno;
-		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+	r = perr_read_file(path, PARTITION_FILE_MAX, &text, &len, err, err_len);
+	if (r < 0)
 		return r;
-	}
-	text = malloc(PARTITION_FILE_MAX + 1);
-	if (!text) {
-		fclose(fp);
-		return -ENOMEM;
-	}
-	len = fread(text, 1, PARTITION_FILE_MAX + 1, fp);
-	r = ferror(fp) ? -EIO : 0;
-	fclose(fp);
-	if (r == 0 && len > PARTITION_FILE_MAX) {
-		snprintf(err, err_len, "%s: larger than %u bytes", path, PARTITION_FILE_MAX);
-		r = -EFBIG;
-	} else if (r < 0) {
-		snprintf(err, err_len, "%s: %s", path, strerror(-r));
-	} else {
-		r = partition_parse(path, text, len, ret, err, err_len);
-	}
+	r = partition_parse(path, text, len, ret, err, err_len);
 	free(text);
 	return r;
 }

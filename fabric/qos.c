@@ -35,7 +35,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +42,7 @@
 #include <infiniband/mad.h>
 
 #include "fabric/qos.h"
+#include "lib/perr.h"
 
 #define QOS_SDP_SID 0x0000000000010000ULL
 #define QOS_RDS_SID 0x0000000001060000ULL
@@ -211,38 +211,9 @@ int qos_tables_build(struct qos_tables *ret, int max_vls, int high_limit, const 
 /* ---- the policy file -------------------------------------------------------- */
 
 struct parse {
-	const char *name;
-	char *err;
-	size_t err_len, err_used;
-	unsigned n_err, n_dropped;
+	struct perr pe;
 	struct qos_policy *q;
 };
-
-static void perr(struct parse *ps, unsigned line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void perr(struct parse *ps, unsigned line, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	int n;
-
-	ps->n_err++;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!ps->err || !ps->err_len)
-		return;
-	/* room for "... and N more errors" is kept at the end */
-	n = snprintf(NULL, 0, "%s%s:%u: %s", ps->err_used ? "\n" : "", ps->name, line, msg);
-	if (ps->n_dropped || ps->err_used + (size_t)n + 48 >= ps->err_len) {
-		ps->n_dropped++;
-		return;
-	}
-	snprintf(ps->err + ps->err_used, ps->err_len - ps->err_used, "%s%s:%u: %s",
-		 ps->err_used ? "\n" : "", ps->name, line, msg);
-	ps->err_used += (size_t)n;
-}
 
 /* "N" or "N-M" items, comma separated, into r; 0 or -EINVAL (why in ps). */
 static int qos_ranges(struct parse *ps, unsigned line, const char *s, uint64_t max,
@@ -253,7 +224,7 @@ static int qos_ranges(struct parse *ps, unsigned line, const char *s, uint64_t m
 	while (*p == ' ' || *p == '\t')
 		p++;
 	if (!*p) {
-		perr(ps, line, "%s rule without values", r->ulp);
+		perr_add(&ps->pe, line, "%s rule without values", r->ulp);
 		return -EINVAL;
 	}
 	while (*p) {
@@ -261,25 +232,26 @@ static int qos_ranges(struct parse *ps, unsigned line, const char *s, uint64_t m
 		struct qos_range *nr;
 
 		if (qos_num(&p, max, &lo) < 0) {
-			perr(ps, line, "bad value near '%.20s' (0x hex or decimal, at most 0x%llx)",
-			     p, (unsigned long long)max);
+			perr_add(&ps->pe, line,
+				 "bad value near '%.20s' (0x hex or decimal, at most 0x%llx)", p,
+				 (unsigned long long)max);
 			return -EINVAL;
 		}
 		hi = lo;
 		if (*p == '-') {
 			p++;
 			if (qos_num(&p, max, &hi) < 0) {
-				perr(ps, line, "bad range end near '%.20s'", p);
+				perr_add(&ps->pe, line, "bad range end near '%.20s'", p);
 				return -EINVAL;
 			}
 			if (hi < lo) {
-				perr(ps, line, "range 0x%llx-0x%llx: low end above high end", lo,
-				     hi);
+				perr_add(&ps->pe, line,
+					 "range 0x%llx-0x%llx: low end above high end", lo, hi);
 				return -EINVAL;
 			}
 		}
 		if (r->n_ranges == QOS_RANGES_MAX) {
-			perr(ps, line, "more than %u ranges in one rule", QOS_RANGES_MAX);
+			perr_add(&ps->pe, line, "more than %u ranges in one rule", QOS_RANGES_MAX);
 			return -EINVAL;
 		}
 		nr = realloc(r->ranges, (r->n_ranges + 1) * sizeof(*nr));
@@ -292,11 +264,11 @@ static int qos_ranges(struct parse *ps, unsigned line, const char *s, uint64_t m
 			while (*p == ' ' || *p == '\t')
 				p++;
 			if (!*p) {
-				perr(ps, line, "a trailing ','");
+				perr_add(&ps->pe, line, "a trailing ','");
 				return -EINVAL;
 			}
 		} else if (*p) {
-			perr(ps, line, "unexpected '%c'", *p);
+			perr_add(&ps->pe, line, "unexpected '%c'", *p);
 			return -EINVAL;
 		}
 	}
@@ -321,7 +293,7 @@ static int qos_ports_to_sids(struct parse *ps, unsigned line, struct qos_rule *r
 {
 	for (size_t i = 0; i < r->n_ranges; i++) {
 		if (r->ranges[i].hi > 0xffff) {
-			perr(ps, line, "%s port number above 65535", r->ulp);
+			perr_add(&ps->pe, line, "%s port number above 65535", r->ulp);
 			return -EINVAL;
 		}
 		r->ranges[i].lo += base;
@@ -348,13 +320,13 @@ static int qos_ulp_line(struct parse *ps, unsigned line, char *text)
 	int rc;
 
 	if (!colon) {
-		perr(ps, line, "want 'ULP[, what VALUES] : SL'");
+		perr_add(&ps->pe, line, "want 'ULP[, what VALUES] : SL'");
 		return -EINVAL;
 	}
 	*colon = '\0';
 	slp = qos_trim(colon + 1);
 	if (qos_num(&slp, 15, &sl) < 0 || *slp) {
-		perr(ps, line, "SL must be 0..15");
+		perr_add(&ps->pe, line, "SL must be 0..15");
 		return -EINVAL;
 	}
 	lhs = qos_trim(text);
@@ -373,11 +345,11 @@ static int qos_ulp_line(struct parse *ps, unsigned line, char *text)
 		*c = (char)tolower((unsigned char)*c);
 	if (!strcasecmp(lhs, "default")) {
 		if (kw) {
-			perr(ps, line, "'default' takes no qualifier");
+			perr_add(&ps->pe, line, "'default' takes no qualifier");
 			return -EINVAL;
 		}
 		if (q->has_default) {
-			perr(ps, line, "a second 'default'");
+			perr_add(&ps->pe, line, "a second 'default'");
 			return -EINVAL;
 		}
 		q->has_default = true;
@@ -399,19 +371,19 @@ static int qos_ulp_line(struct parse *ps, unsigned line, char *text)
 		size_t i;
 
 		if (!kw) {
-			perr(ps, line,
-			     "'any' needs service-id, pkey, target-port-guid, "
-			     "source-port-guid or source-target-port-guid");
+			perr_add(&ps->pe, line,
+				 "'any' needs service-id, pkey, target-port-guid, "
+				 "source-port-guid or source-target-port-guid");
 			return -EINVAL;
 		}
 		for (i = 0; i < sizeof(any) / sizeof(any[0]); i++)
 			if (!strcasecmp(kw, any[i].kw))
 				break;
 		if (i == sizeof(any) / sizeof(any[0])) {
-			perr(ps, line,
-			     "'any, %s': unknown (service-id, pkey, target-port-guid, "
-			     "source-port-guid, source-target-port-guid)",
-			     kw);
+			perr_add(&ps->pe, line,
+				 "'any, %s': unknown (service-id, pkey, target-port-guid, "
+				 "source-port-guid, source-target-port-guid)",
+				 kw);
 			return -EINVAL;
 		}
 		r.match = any[i].match;
@@ -436,7 +408,8 @@ static int qos_ulp_line(struct parse *ps, unsigned line, char *text)
 			r.n_ranges = 1;
 			rc = 0;
 		} else if (strcasecmp(kw, "port-num")) {
-			perr(ps, line, "'%s, %s': want '%s, port-num PORTS'", r.ulp, kw, r.ulp);
+			perr_add(&ps->pe, line, "'%s, %s': want '%s, port-num PORTS'", r.ulp, kw,
+				 r.ulp);
 			return -EINVAL;
 		} else {
 			rc = qos_ranges(ps, line, vals, UINT64_MAX, &r);
@@ -445,7 +418,7 @@ static int qos_ulp_line(struct parse *ps, unsigned line, char *text)
 		}
 	} else if (!strcasecmp(lhs, "srp")) {
 		if (!kw || strcasecmp(kw, "target-port-guid")) {
-			perr(ps, line, "want 'srp, target-port-guid GUIDS'");
+			perr_add(&ps->pe, line, "want 'srp, target-port-guid GUIDS'");
 			return -EINVAL;
 		}
 		r.match = QOS_M_TARGET_GUID;
@@ -460,13 +433,14 @@ static int qos_ulp_line(struct parse *ps, unsigned line, char *text)
 			r.n_ranges = 1;
 			rc = 0;
 		} else if (strcasecmp(kw, "pkey")) {
-			perr(ps, line, "'ipoib, %s': want 'ipoib, pkey PKEYS'", kw);
+			perr_add(&ps->pe, line, "'ipoib, %s': want 'ipoib, pkey PKEYS'", kw);
 			return -EINVAL;
 		} else {
 			rc = qos_ranges(ps, line, vals, 0xffff, &r);
 		}
 	} else {
-		perr(ps, line, "unknown ULP '%s' (default, any, sdp, rds, iser, srp, ipoib)", lhs);
+		perr_add(&ps->pe, line,
+			 "unknown ULP '%s' (default, any, sdp, rds, iser, srp, ipoib)", lhs);
 		return -EINVAL;
 	}
 	if (rc == 0 && r.match == QOS_M_PKEY)
@@ -477,7 +451,7 @@ static int qos_ulp_line(struct parse *ps, unsigned line, char *text)
 				r.ranges[i].hi = 0x7fff; /* 0x7fff-0xffff: all from lo */
 		}
 	if (rc == 0 && q->n_rules == QOS_RULES_MAX) {
-		perr(ps, line, "more than %u rules", QOS_RULES_MAX);
+		perr_add(&ps->pe, line, "more than %u rules", QOS_RULES_MAX);
 		rc = -EINVAL;
 	}
 	if (rc == 0) {
@@ -509,7 +483,7 @@ static struct qos_policy *qos_policy_new(void)
 int qos_policy_parse(const char *name, const char *text, size_t len, struct qos_policy **ret,
 		     char *err, size_t err_len)
 {
-	struct parse ps = {.name = name, .err = err, .err_len = err_len};
+	struct parse ps = {.pe = {.name = name, .err = err, .err_len = err_len}};
 	enum { OUTSIDE, ULPS } where = OUTSIDE;
 	unsigned line = 0, ulps_line = 0;
 	bool seen_ulps = false;
@@ -532,7 +506,7 @@ int qos_policy_parse(const char *name, const char *text, size_t len, struct qos_
 		line++;
 		n = e - off;
 		if (n >= sizeof(buf)) {
-			perr(&ps, line, "line longer than %zu bytes", sizeof(buf) - 1);
+			perr_add(&ps.pe, line, "line longer than %zu bytes", sizeof(buf) - 1);
 			off = e + 1;
 			continue;
 		}
@@ -540,7 +514,7 @@ int qos_policy_parse(const char *name, const char *text, size_t len, struct qos_
 		buf[n] = '\0';
 		off = e + 1;
 		if (memchr(buf, '\0', n)) {
-			perr(&ps, line, "a NUL byte");
+			perr_add(&ps.pe, line, "a NUL byte");
 			continue;
 		}
 		hash = strchr(buf, '#');
@@ -552,7 +526,7 @@ int qos_policy_parse(const char *name, const char *text, size_t len, struct qos_
 		if (where == OUTSIDE) {
 			if (!strcasecmp(s, "qos-ulps")) {
 				if (seen_ulps)
-					perr(&ps, line, "a second qos-ulps section");
+					perr_add(&ps.pe, line, "a second qos-ulps section");
 				where = ULPS;
 				seen_ulps = true;
 				ulps_line = line;
@@ -561,11 +535,12 @@ int qos_policy_parse(const char *name, const char *text, size_t len, struct qos_
 				   !strcasecmp(s, "qos-match-rules") ||
 				   !strcasecmp(s, "vlarb-tables") ||
 				   !strcasecmp(s, "sl2vl-tables")) {
-				perr(&ps, line,
-				     "section '%s' is OpenSM's full QoS policy, which ibsmd does "
-				     "not "
-				     "support (only qos-ulps)",
-				     s);
+				perr_add(
+				    &ps.pe, line,
+				    "section '%s' is OpenSM's full QoS policy, which ibsmd does "
+				    "not "
+				    "support (only qos-ulps)",
+				    s);
 				/* skip to its end without more errors */
 				char end[64];
 				snprintf(end, sizeof(end), "end-%s", s);
@@ -584,7 +559,8 @@ int qos_policy_parse(const char *name, const char *text, size_t len, struct qos_
 						break;
 				}
 			} else {
-				perr(&ps, line, "'%.40s' outside a section (want qos-ulps)", s);
+				perr_add(&ps.pe, line, "'%.40s' outside a section (want qos-ulps)",
+					 s);
 			}
 			continue;
 		}
@@ -595,15 +571,13 @@ int qos_policy_parse(const char *name, const char *text, size_t len, struct qos_
 		rc = qos_ulp_line(&ps, line, s);
 	}
 	if (where == ULPS)
-		perr(&ps, ulps_line, "qos-ulps without end-qos-ulps");
+		perr_add(&ps.pe, ulps_line, "qos-ulps without end-qos-ulps");
 	if (rc == -ENOMEM) {
 		qos_policy_free(ps.q);
 		return -ENOMEM;
 	}
-	if (ps.n_err) {
-		if (ps.n_dropped && err && err_len > ps.err_used)
-			snprintf(err + ps.err_used, err_len - ps.err_used, "\n... and %u more",
-				 ps.n_dropped);
+	if (ps.pe.n_err) {
+		perr_finish(&ps.pe, NULL);
 		qos_policy_free(ps.q);
 		return -EINVAL;
 	}
@@ -615,35 +589,16 @@ int qos_policy_load(const char *path, struct qos_policy **ret, char *err, size_t
 {
 	char *text;
 	size_t len;
-	FILE *fp;
 	int r;
 
 	if (!path || !path[0]) {
 		*ret = qos_policy_new();
 		return *ret ? 0 : -ENOMEM;
 	}
-	fp = fopen(path, "re");
-	if (!fp) {
-		r = -errno;
-		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+	r = perr_read_file(path, QOS_FILE_MAX, &text, &len, err, err_len);
+	if (r < 0)
 		return r;
-	}
-	text = malloc(QOS_FILE_MAX + 1);
-	if (!text) {
-		fclose(fp);
-		return -ENOMEM;
-	}
-	len = fread(text, 1, QOS_FILE_MAX + 1, fp);
-	r = ferror(fp) ? -EIO : 0;
-	fclose(fp);
-	if (r == 0 && len > QOS_FILE_MAX) {
-		snprintf(err, err_len, "%s: larger than %u bytes", path, QOS_FILE_MAX);
-		r = -EFBIG;
-	} else if (r < 0) {
-		snprintf(err, err_len, "%s: %s", path, strerror(-r));
-	} else {
-		r = qos_policy_parse(path, text, len, ret, err, err_len);
-	}
+	r = qos_policy_parse(path, text, len, ret, err, err_len);
 	free(text);
 	return r;
 }

@@ -259,6 +259,29 @@ static uint32_t rp_load(const struct repair *rp, uint32_t s, unsigned p)
 	return rp->r->load[rp->r->load_at[rp->sw[s]] + p];
 }
 
+/*
+ * One candidate port p of s in the choice of a next hop: the current port
+ * cur (0: none) wins outright, true: stop looking; else p becomes *best
+ * when there is none yet or it carries less load (the lowest port wins a
+ * tie, as ports are tried in order).
+ */
+static bool rp_pick(const struct repair *rp, uint32_t s, unsigned p, uint8_t cur, uint32_t *best,
+		    uint32_t *best_load)
+{
+	uint32_t l;
+
+	if (p == cur) {
+		*best = p;
+		return true;
+	}
+	l = rp_load(rp, s, p);
+	if (*best == RP_NONE || l < *best_load) {
+		*best = p;
+		*best_load = l;
+	}
+	return false;
+}
+
 static void rp_take(struct repair *rp, uint32_t s, uint16_t d, uint8_t p,
 		    const struct rp_target *tg, bool dist)
 {
@@ -319,18 +342,14 @@ static bool rp_local(struct repair *rp, uint16_t d, const struct rp_target *tg, 
 				continue; /* its next hop may yet be repaired: wait for it */
 			n = rp_node(rp, s);
 			for (unsigned p = 1; p <= n->nports; p++) {
-				uint32_t w = rp_peer(rp, s, p), l;
+				uint32_t w = rp_peer(rp, s, p);
 
 				if (w != RP_NONE && rp->stamp[w] != rp->round)
 					rp_walk(rp, w, d, tg, false);
 				if (w == RP_NONE || !rp_fits(rp, s, w) ||
 				    rp->len[w] + 1u > rp->queue[i])
 					continue;
-				l = rp_load(rp, s, p);
-				if (best == RP_NONE || l < best_load) {
-					best = p;
-					best_load = l;
-				}
+				rp_pick(rp, s, p, 0, &best, &best_load);
 			}
 			if (best == RP_NONE)
 				continue;
@@ -347,14 +366,16 @@ static bool rp_local(struct repair *rp, uint16_t d, const struct rp_target *tg, 
 	return true;
 }
 
-/* Plain and (updown) up*down* hop distances of every switch to the target. */
-static void rp_distances(struct repair *rp, const struct rp_target *tg)
+/*
+ * Breadth first from the target: dist (all RP_INF on entry) gets
+ * every switch's hop distance over any link, or when from_above only over
+ * hops that go down towards the target (the down-only distance).
+ */
+static void rp_bfs(struct repair *rp, const struct rp_target *tg, uint16_t *dist, bool from_above)
 {
 	uint32_t head = 0, tail = 0;
 
-	for (uint32_t s = 0; s < rp->n_sw; s++)
-		rp->bd[s] = rp->dd[s] = rp->ud[s] = RP_INF;
-	rp->bd[tg->t] = 0;
+	dist[tg->t] = 0;
 	rp->queue[tail++] = tg->t;
 	while (head < tail) {
 		uint32_t s = rp->queue[head++];
@@ -363,31 +384,25 @@ static void rp_distances(struct repair *rp, const struct rp_target *tg)
 		for (unsigned p = 1; p <= rp->np[s]; p++) {
 			uint32_t v = adj[p];
 
-			if (v != RP_NONE && rp->bd[v] == RP_INF) {
-				rp->bd[v] = rp->bd[s] + 1;
+			if (v != RP_NONE && (!from_above || rp->level[v] > rp->level[s]) &&
+			    dist[v] == RP_INF) {
+				dist[v] = dist[s] + 1;
 				rp->queue[tail++] = v;
 			}
 		}
 	}
+}
+
+/* Plain and (updown) up*down* hop distances of every switch to the target. */
+static void rp_distances(struct repair *rp, const struct rp_target *tg)
+{
+	for (uint32_t s = 0; s < rp->n_sw; s++)
+		rp->bd[s] = rp->dd[s] = rp->ud[s] = RP_INF;
+	rp_bfs(rp, tg, rp->bd, false);
 	if (!rp->updown)
 		return;
 	/* down-only: the target reached from above */
-	head = tail = 0;
-	rp->dd[tg->t] = 0;
-	rp->queue[tail++] = tg->t;
-	while (head < tail) {
-		uint32_t s = rp->queue[head++];
-		const uint32_t *adj = rp->adj + rp->poff[s];
-
-		for (unsigned p = 1; p <= rp->np[s]; p++) {
-			uint32_t v = adj[p];
-
-			if (v != RP_NONE && rp->level[v] > rp->level[s] && rp->dd[v] == RP_INF) {
-				rp->dd[v] = rp->dd[s] + 1;
-				rp->queue[tail++] = v;
-			}
-		}
-	}
+	rp_bfs(rp, tg, rp->dd, true);
 	/* up*down*: up to some switch, then down; highest level first */
 	for (uint32_t i = 0; i < rp->n_sw; i++) {
 		uint32_t s = rp->by_level[i];
@@ -461,19 +476,12 @@ static int rp_distance(struct repair *rp, uint16_t d, const struct rp_target *tg
 			continue;
 		}
 		for (unsigned p = 1; p <= nd->nports; p++) {
-			uint32_t v = rp_peer(rp, s, p), l;
+			uint32_t v = rp_peer(rp, s, p);
 
 			if (v == RP_NONE || !rp_nearer(rp, s, v) || !(rp->st[v] & RP_FINAL))
 				continue;
-			if (p == cur) {
-				best = p;
+			if (rp_pick(rp, s, p, cur, &best, &best_load))
 				break;
-			}
-			l = rp_load(rp, s, p);
-			if (best == RP_NONE || l < best_load) {
-				best = p;
-				best_load = l;
-			}
 		}
 		if (best == RP_NONE) {
 			rp_set(rp, s, d,
@@ -624,7 +632,7 @@ static int rp_distance_around(struct repair *rp, uint16_t d, const struct rp_tar
 			continue;
 		}
 		for (unsigned p = 1; p <= rp->np[s]; p++) {
-			uint32_t v = rp->adj[rp->poff[s] + p], l;
+			uint32_t v = rp->adj[rp->poff[s] + p];
 			uint16_t o;
 
 			if (v == RP_NONE)
@@ -643,15 +651,8 @@ static int rp_distance_around(struct repair *rp, uint16_t d, const struct rp_tar
 			/* a neighbour of the set is final already; one in it was taken before s */
 			if (o == RP_INF || !(rp->st[v] & RP_FINAL))
 				continue;
-			if (p == cur) {
-				best = p;
+			if (rp_pick(rp, s, p, cur, &best, &best_load))
 				break;
-			}
-			l = rp_load(rp, s, p);
-			if (best == RP_NONE || l < best_load) {
-				best = p;
-				best_load = l;
-			}
 		}
 		if (best == RP_NONE)
 			return -EDOM; /* no neighbour nearer: the caller takes the whole way */

@@ -299,6 +299,26 @@ static bool conf_is_utf8(const char *s)
 	return ok;
 }
 
+/* Whether a value of len characters fits k's char array; -EINVAL with why when not. */
+static int conf_fits(const struct conf_key *k, size_t len, char *why, size_t why_len)
+{
+	if (len >= k->size) {
+		snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The tail of the string-like types: value (len characters) into k's char array at p. */
+static int conf_copy(char *p, const struct conf_key *k, const char *value, size_t len, char *why,
+		     size_t why_len)
+{
+	if (conf_fits(k, len, why, why_len) < 0)
+		return -EINVAL;
+	memcpy(p, value, len + 1);
+	return 0;
+}
+
 /* Parse value for k into *c.  Returns 0 or -EINVAL with why (no key name). */
 static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const char *value,
 			    char *why, size_t why_len)
@@ -328,12 +348,7 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 			snprintf(why, why_len, "%s", w);
 			return -EINVAL;
 		}
-		if (len >= k->size) {
-			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
-			return -EINVAL;
-		}
-		memcpy(p, value, len + 1);
-		return 0;
+		return conf_copy(p, k, value, len, why, why_len);
 	}
 	case CONF_OPT_PATH:
 		if (!len) {
@@ -356,12 +371,7 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 			snprintf(why, why_len, "value is not valid UTF-8");
 			return -EINVAL;
 		}
-		if (len >= k->size) {
-			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
-			return -EINVAL;
-		}
-		memcpy(p, value, len + 1);
-		return 0;
+		return conf_copy(p, k, value, len, why, why_len);
 	case CONF_NAME:
 		for (i = 0; i < len; i++) {
 			if (!isalnum((unsigned char)value[i]) && !strchr("_.-", value[i])) {
@@ -369,28 +379,16 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 				return -EINVAL;
 			}
 		}
-		if (len >= k->size) {
-			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
-			return -EINVAL;
-		}
-		memcpy(p, value, len + 1);
-		return 0;
+		return conf_copy(p, k, value, len, why, why_len);
 	case CONF_ENGINE:
 		if (!conf_is_engine(value, len)) {
 			snprintf(why, why_len, "'%s' is not a routing engine name", value);
 			return -EINVAL;
 		}
-		if (len >= k->size) {
-			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
-			return -EINVAL;
-		}
-		memcpy(p, value, len + 1);
-		return 0;
+		return conf_copy(p, k, value, len, why, why_len);
 	case CONF_CHAIN:
-		if (len >= k->size) {
-			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
+		if (conf_fits(k, len, why, why_len) < 0)
 			return -EINVAL;
-		}
 		if (!len) {
 			snprintf(why, why_len, "at least one routing engine is required");
 			return -EINVAL;
@@ -460,20 +458,13 @@ static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const c
 				 value);
 			return -EINVAL;
 		}
-		if (len >= k->size) {
-			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
-			return -EINVAL;
-		}
-		memcpy(p, value, len + 1);
-		return 0;
+		return conf_copy(p, k, value, len, why, why_len);
 	case CONF_LISTEN_LIST: {
 		char one[CONF_NAME_MAX];
 		const char *q = value;
 
-		if (len >= k->size) {
-			snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
+		if (conf_fits(k, len, why, why_len) < 0)
 			return -EINVAL;
-		}
 		while (len && *q) {
 			size_t w = strcspn(q, ",");
 

@@ -20,58 +20,6 @@
 #include "tests/testutil.h"
 #include "tests/topogen.h"
 
-static struct fabric *load(const char *text)
-{
-	struct fabric *f = testutil_load_text(text);
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	CU_ASSERT_FATAL(testutil_assign_lids(f, 0) > 0);
-	return f;
-}
-
-/* The LIDs src gave the same ports (matched by node GUID). */
-static void copy_lids(struct fabric *dst, const struct fabric *src)
-{
-	for (uint32_t i = 0; i < dst->n_nodes; i++) {
-		struct node *n = &dst->nodes[i];
-		uint32_t o = fabric_find_guid(src, n->guid);
-
-		CU_ASSERT_FATAL(o != FABRIC_NO_NODE);
-		for (uint8_t p = 0; p <= n->nports; p++) {
-			n->ports[p].lid = src->nodes[o].ports[p].lid;
-			n->ports[p].lmc = src->nodes[o].ports[p].lmc;
-		}
-	}
-}
-
-static struct routes *route(const struct fabric *f, const char *engine)
-{
-	struct routes *r = NULL;
-	char why[256] = "";
-	int rc = routing_find(engine)->compute(f, NULL, &r, why, sizeof(why));
-
-	if (rc)
-		fprintf(stderr, "\n%s: %s\n", engine, why);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	return r;
-}
-
-/* Cut the link on port p of the node described desc (both ends). */
-static void cut(struct fabric *f, const char *desc, uint8_t p)
-{
-	uint32_t n = testutil_find_desc(f, desc);
-	struct port *a, *b;
-
-	CU_ASSERT_FATAL(n != FABRIC_NO_NODE);
-	a = &f->nodes[n].ports[p];
-	CU_ASSERT_FATAL(port_is_linked(a));
-	b = &f->nodes[a->remote_node].ports[a->remote_port];
-	b->remote_node = FABRIC_NO_NODE;
-	b->remote_port = 0;
-	a->remote_node = FABRIC_NO_NODE;
-	a->remote_port = 0;
-}
-
 /*
  * The topology text without node name: its block (up to the blank line, the
  * GUID line before it included) and every link to it.  malloc'd.
@@ -116,47 +64,20 @@ static char *without_node(const char *text, const char *name)
 	return out;
 }
 
-/* LFT blocks of f's switches whose content differs between old (of) and r. */
-static uint64_t blocks_changed(const struct fabric *of, const struct routes * or,
-			       const struct fabric *f, const struct routes *r, uint64_t *ret_total)
-{
-	uint64_t n = 0, total = 0;
-
-	for (uint32_t i = 0; i < f->n_nodes; i++) {
-		uint32_t o;
-
-		if (!node_is_switch(&f->nodes[i]) || !r->lft[i])
-			continue;
-		o = fabric_find_guid(of, f->nodes[i].guid);
-		for (uint32_t b = 0; b <= r->max_lid / LFT_BLOCK; b++) {
-			uint32_t lo = b * LFT_BLOCK, hi = lo + LFT_BLOCK;
-
-			total++;
-			for (uint32_t l = lo; l < hi && l <= r->max_lid; l++)
-				if (o == FABRIC_NO_NODE || or->lft[o][l] != r->lft[i][l]) {
-					n++;
-					break;
-				}
-		}
-	}
-	*ret_total = total;
-	return n;
-}
-
 /* old routes on of, then f changed: keep, and check what came out. */
 static struct keep_stats keep_and_check(const struct fabric *of, const struct routes * or,
 					const struct fabric *f, const char *engine, bool updown,
 					const char *what, double min_ratio, double max_blocks)
 {
-	struct routes *r = route(f, engine);
+	struct routes *r = testutil_route(f, engine);
 	struct keep_stats ks;
 	uint64_t total, fresh_blocks, kept_blocks;
 	char msg[256];
 
-	fresh_blocks = blocks_changed(of, or, f, r, &total);
+	fresh_blocks = testutil_blocks_changed(of, or, f, r, &total);
 	/* the fast way and the slow way give the same tables */
 	{
-		struct routes *slow = route(f, engine);
+		struct routes *slow = testutil_route(f, engine);
 		struct keep_stats ss;
 
 		routes_keep_ex(of, or, f, slow, updown, 0.25, false, &ss);
@@ -175,7 +96,7 @@ static struct keep_stats keep_and_check(const struct fabric *of, const struct ro
 	checker_assert_sound(f, r, 0, what);
 	if (updown)
 		CU_ASSERT_EQUAL(checker_cdg_acyclic(f, r, NULL, msg, sizeof(msg)), 0);
-	kept_blocks = blocks_changed(of, or, f, r, &total);
+	kept_blocks = testutil_blocks_changed(of, or, f, r, &total);
 	printf("\n    %s (%s way): entries moved %llu (fresh %llu) of %llu, blocks %llu (fresh "
 	       "%llu) of "
 	       "%llu, busiest port %u (fresh %u), %u LIDs fresh ",
@@ -196,18 +117,19 @@ static struct keep_stats keep_and_check(const struct fabric *of, const struct ro
 static void test_fat_tree_faults(void)
 {
 	char *text = topogen_fat_tree(3, 8, 0, 0), *nospine = without_node(text, "sw-L3-0");
-	struct fabric *f0 = load(text), *f1 = load(text), *f2 = load(nospine), *f3 = load(text);
-	struct routes *r0 = route(f0, "ftree"), *r1;
+	struct fabric *f0 = testutil_load_lids(text), *f1 = testutil_load_lids(text),
+		      *f2 = testutil_load_lids(nospine), *f3 = testutil_load_lids(text);
+	struct routes *r0 = testutil_route(f0, "ftree"), *r1;
 
 	struct keep_stats ks;
 
 	/* one leaf uplink */
-	cut(f1, "sw-L1-0", 5);
+	testutil_cut(f1, "sw-L1-0", 5);
 	keep_and_check(f0, r0, f1, "ftree", true, "k=8, leaf uplink lost", 5, 0.35);
 	/* the link back: nothing broke, so the fresh routes are taken (re-balance) */
-	r1 = route(f1, "ftree");
+	r1 = testutil_route(f1, "ftree");
 	{
-		struct routes *r = route(f3, "ftree");
+		struct routes *r = testutil_route(f3, "ftree");
 
 		routes_keep(f1, r1, f3, r, true, 0.25, &ks);
 		CU_ASSERT_FALSE(ks.kept);
@@ -216,10 +138,10 @@ static void test_fat_tree_faults(void)
 	}
 	/* a spine switch with all its links (LIDs as before: they come from the GUIDs' order) */
 	CU_ASSERT_EQUAL(f2->n_nodes + 1, f0->n_nodes);
-	copy_lids(f2, f0);
+	testutil_copy_lids(f2, f0);
 	keep_and_check(f0, r0, f2, "ftree", true, "k=8, spine lost", 3, 0.35);
 	/* a mid switch's uplink */
-	cut(f3, "sw-L2-0", 5);
+	testutil_cut(f3, "sw-L2-0", 5);
 	keep_and_check(f0, r0, f3, "ftree", true, "k=8, middle uplink lost", 2, 0.2);
 
 	routes_free(r0);
@@ -236,12 +158,13 @@ static void test_fat_tree_faults(void)
 static void test_fat_tree_16(void)
 {
 	char *text = topogen_fat_tree(3, 16, 0, 0), *nospine = without_node(text, "sw-L3-0");
-	struct fabric *f0 = load(text), *f1 = load(text), *f2 = load(nospine);
-	struct routes *r0 = route(f0, "ftree");
+	struct fabric *f0 = testutil_load_lids(text), *f1 = testutil_load_lids(text),
+		      *f2 = testutil_load_lids(nospine);
+	struct routes *r0 = testutil_route(f0, "ftree");
 
-	cut(f1, "sw-L1-0", 9);
+	testutil_cut(f1, "sw-L1-0", 9);
 	keep_and_check(f0, r0, f1, "ftree", true, "k=16, leaf uplink lost", 20, 0.05);
-	copy_lids(f2, f0);
+	testutil_copy_lids(f2, f0);
 	keep_and_check(f0, r0, f2, "ftree", true, "k=16, spine lost", 3, 0.2);
 	routes_free(r0);
 	fabric_free(f0);
@@ -254,14 +177,14 @@ static void test_fat_tree_16(void)
 static void test_drift_and_none(void)
 {
 	char *text = topogen_fat_tree(3, 8, 0, 0);
-	struct fabric *f0 = load(text), *f1 = load(text);
-	struct routes *r0 = route(f0, "ftree"), *r1 = route(f1, "ftree"), *fresh;
+	struct fabric *f0 = testutil_load_lids(text), *f1 = testutil_load_lids(text);
+	struct routes *r0 = testutil_route(f0, "ftree"), *r1 = testutil_route(f1, "ftree"), *fresh;
 	struct keep_stats ks;
 
-	cut(f1, "sw-L1-0", 5);
+	testutil_cut(f1, "sw-L1-0", 5);
 	routes_free(r1);
-	r1 = route(f1, "ftree");
-	fresh = route(f1, "ftree");
+	r1 = testutil_route(f1, "ftree");
+	fresh = testutil_route(f1, "ftree");
 	/* a bound that cannot be met: the fresh routes whole, r untouched */
 	routes_keep(f0, r0, f1, r1, true, -0.5, &ks);
 	CU_ASSERT_FALSE(ks.kept);
@@ -273,7 +196,8 @@ static void test_drift_and_none(void)
 	routes_keep(NULL, NULL, f1, r1, true, 0.25, &ks);
 	CU_ASSERT_FALSE(ks.kept);
 	/* the same fabric: everything kept, nothing moved */
-	routes_keep(f0, r0, f0, fresh = (routes_free(fresh), route(f0, "ftree")), true, 0.25, &ks);
+	routes_keep(f0, r0, f0, fresh = (routes_free(fresh), testutil_route(f0, "ftree")), true,
+		    0.25, &ks);
 	CU_ASSERT_TRUE(ks.kept);
 	CU_ASSERT_EQUAL(ks.moved, 0);
 	CU_ASSERT_EQUAL(ks.lids_fresh, 0);
@@ -290,8 +214,8 @@ static void test_minhop_random(void)
 {
 	for (unsigned seed = 1; seed <= 3; seed++) {
 		char *text = topogen_random(12, 10, 2, seed);
-		struct fabric *f0 = load(text), *f1 = load(text);
-		struct routes *r0 = route(f0, "minhop"), *r1;
+		struct fabric *f0 = testutil_load_lids(text), *f1 = testutil_load_lids(text);
+		struct routes *r0 = testutil_route(f0, "minhop"), *r1;
 		struct keep_stats ks;
 		char what[64];
 
@@ -310,14 +234,14 @@ static void test_minhop_random(void)
 				if (!port_is_linked(pp) ||
 				    !node_is_switch(&f1->nodes[pp->remote_node]))
 					continue;
-				cut(f1, n->desc, p);
-				r1 = route(f1, "minhop");
+				testutil_cut(f1, n->desc, p);
+				r1 = testutil_route(f1, "minhop");
 				done = checker_run(f1, r1, 0, &cs, msg, sizeof(msg)) == 0 &&
 				       !cs.unreachable;
 				routes_free(r1);
 				if (!done) { /* put it back: reload */
 					fabric_free(f1);
-					f1 = load(text);
+					f1 = testutil_load_lids(text);
 					n = &f1->nodes[i];
 				}
 			}
@@ -325,7 +249,7 @@ static void test_minhop_random(void)
 				break;
 		}
 		snprintf(what, sizeof(what), "minhop, random seed %u", seed);
-		r1 = route(f1, "minhop");
+		r1 = testutil_route(f1, "minhop");
 		routes_keep(f0, r0, f1, r1, false, 0.25, &ks);
 		CU_ASSERT_TRUE(ks.kept);
 		checker_assert_sound(f1, r1, 0, what);
@@ -369,7 +293,7 @@ static void assert_prune_in_place(const struct fabric *c, const struct fabric *p
 static void test_clone_prune(void)
 {
 	char *text = topogen_fat_tree(3, 4, 0, 0);
-	struct fabric *f = load(text), *c, *p;
+	struct fabric *f = testutil_load_lids(text), *c, *p;
 	uint32_t removed, spine = testutil_find_desc(f, "sw-L3-0"), leaf;
 
 	c = fabric_clone(f);

@@ -211,13 +211,8 @@ static struct program_stats configure(struct fake *fk, struct fabric *f, const s
 				    .engine = "minhop",
 				    .mkey = {K, 2, 60},
 				    .offenders = off};
-	struct testutil_batch run = {0};
-	struct program *pg = program_new(fk->xe, f, testutil_batch_done, &run);
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
-	program_configure(pg, r, NULL, NULL, &pp);
-	testutil_batch_run(fk->base, pg, &run, 10);
-	return run.st;
+	return testutil_configure(fk->base, fk->xe, f, r, NULL, NULL, &pp, 10);
 }
 
 /* Set what discovery read on a CA's port 1: M_Key and protect bits. */

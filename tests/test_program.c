@@ -166,6 +166,15 @@ static const char net[] = "Switch 8 \"S1\"\n[1] \"H1\"[1]\n[2] \"H2\"[1]\n[3] \"
 			  "Hca 1 \"H1\"\n[1] \"S1\"[1]\n\nHca 1 \"H2\"\n[1] \"S1\"[2]\n\n"
 			  "Hca 1 \"H3\"\n[1] \"S2\"[1]\n\nHca 1 \"H4\"\n[1] \"S2\"[2]\n";
 
+/* One configure batch of f against (old_f, old_r) with pp, sets counted afresh; waits (bounded). */
+static struct program_stats configure_pp(struct fake *fk, struct fabric *f, const struct routes *r,
+					 const struct fabric *old_f, const struct routes *old_r,
+					 const struct program_params *pp)
+{
+	memset(fk->sets, 0, sizeof(fk->sets));
+	return testutil_configure(fk->base, fk->xe, f, r, old_f, old_r, pp, 5);
+}
+
 /* One configure batch of f against (old_f, old_r) or held; waits (bounded) for it. */
 static struct program_stats configure_held(struct fake *fk, struct fabric *f,
 					   const struct routes *r, const struct fabric *old_f,
@@ -176,14 +185,8 @@ static struct program_stats configure_held(struct fake *fk, struct fabric *f,
 				    .engine = "minhop",
 				    .force = force,
 				    .held = held};
-	struct testutil_batch run = {0};
-	struct program *pg = program_new(fk->xe, f, testutil_batch_done, &run);
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
-	memset(fk->sets, 0, sizeof(fk->sets));
-	program_configure(pg, r, old_f, old_r, &pp);
-	testutil_batch_run(fk->base, pg, &run, 5);
-	return run.st;
+	return configure_pp(fk, f, r, old_f, old_r, &pp);
 }
 
 static struct program_stats configure(struct fake *fk, struct fabric *f, const struct routes *r,
@@ -339,14 +342,8 @@ static struct program_stats configure_qos(struct fake *fk, struct fabric *f, con
 {
 	struct program_params pp = {
 	    .subnet_prefix = 0xfe80000000000000ULL, .engine = "minhop", .qos = q, .qos_old = old_q};
-	struct testutil_batch run = {0};
-	struct program *pg = program_new(fk->xe, f, testutil_batch_done, &run);
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
-	memset(fk->sets, 0, sizeof(fk->sets));
-	program_configure(pg, r, old_f, old_r, &pp);
-	testutil_batch_run(fk->base, pg, &run, 5);
-	return run.st;
+	return configure_pp(fk, f, r, old_f, old_r, &pp);
 }
 
 /*
@@ -647,15 +644,11 @@ static void test_lost_answers(void)
 	{
 		struct program_params pp = {.subnet_prefix = 0xfe80000000000000ULL,
 					    .engine = "minhop"};
-		struct testutil_batch run = {0};
-		struct program *pg = program_new(fk.xe, g, testutil_batch_done, &run);
 
-		CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
-		program_configure(pg, r, NULL, NULL, &pp);
-		testutil_batch_run(fk.base, pg, &run, 5);
-		CU_ASSERT_EQUAL(run.st.readbacks, 4);
-		CU_ASSERT_EQUAL(run.st.recovered, 0);
-		CU_ASSERT_EQUAL(run.st.errors, 4);
+		st = testutil_configure(fk.base, fk.xe, g, r, NULL, NULL, &pp, 5);
+		CU_ASSERT_EQUAL(st.readbacks, 4);
+		CU_ASSERT_EQUAL(st.recovered, 0);
+		CU_ASSERT_EQUAL(st.errors, 4);
 	}
 	CU_ASSERT_EQUAL(wire_portinfo_decode(g->nodes[h1].ports[1].pi, 64, &pi), 0);
 	CU_ASSERT_EQUAL(pi.lid, 0); /* the model holds what was read back */
@@ -734,14 +727,8 @@ static struct program_stats configure_parts(struct fake *fk, struct fabric *f,
 				    .engine = "minhop",
 				    .parts = parts,
 				    .part_enforce = enforce};
-	struct testutil_batch run = {0};
-	struct program *pg = program_new(fk->xe, f, testutil_batch_done, &run);
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
-	memset(fk->sets, 0, sizeof(fk->sets));
-	program_configure(pg, r, NULL, NULL, &pp);
-	testutil_batch_run(fk->base, pg, &run, 5);
-	return run.st;
+	return configure_pp(fk, f, r, NULL, NULL, &pp);
 }
 
 /*

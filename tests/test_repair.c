@@ -26,54 +26,16 @@
 #include "tests/testutil.h"
 #include "tests/topogen.h"
 
-static struct fabric *load(const char *text)
-{
-	struct fabric *f = testutil_load_text(text);
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	CU_ASSERT_FATAL(testutil_assign_lids(f, 0) > 0);
-	return f;
-}
-
-/* The LIDs src gave the same ports (matched by node GUID). */
-static void copy_lids(struct fabric *dst, const struct fabric *src)
-{
-	for (uint32_t i = 0; i < dst->n_nodes; i++) {
-		struct node *n = &dst->nodes[i];
-		uint32_t o = fabric_find_guid(src, n->guid);
-
-		CU_ASSERT_FATAL(o != FABRIC_NO_NODE);
-		for (uint8_t p = 0; p <= n->nports; p++) {
-			n->ports[p].lid = src->nodes[o].ports[p].lid;
-			n->ports[p].lmc = src->nodes[o].ports[p].lmc;
-		}
-	}
-}
-
+/* The engine's routes with their port counts, as the SM keeps them. */
 static struct routes *route(const struct fabric *f, const char *engine)
 {
-	struct routes *r = NULL;
-	char why[256] = "";
-	int rc = routing_find(engine)->compute(f, NULL, &r, why, sizeof(why));
+	struct routes *r = testutil_route(f, engine);
 	struct lid_map m;
 
-	if (rc)
-		fprintf(stderr, "\n%s: %s\n", engine, why);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_EQUAL_FATAL(fabric_lid_map(f, &m), 0);
 	CU_ASSERT_EQUAL_FATAL(routes_load_count(r, f, &m), 0);
 	fabric_lid_map_clear(&m);
 	return r;
-}
-
-/* Cut the link on port p of the node described desc (both ends). */
-static void cut(struct fabric *f, const char *desc, uint8_t p)
-{
-	uint32_t n = testutil_find_desc(f, desc);
-
-	CU_ASSERT_FATAL(n != FABRIC_NO_NODE);
-	CU_ASSERT_FATAL(port_is_linked(&f->nodes[n].ports[p]));
-	fabric_unlink(f, n, p);
 }
 
 /* f without the node described desc and its links (pruned: a new fabric). */
@@ -90,36 +52,6 @@ static struct fabric *without(const struct fabric *f, const char *desc)
 	CU_ASSERT_EQUAL(removed, 1);
 	fabric_free(c);
 	return p;
-}
-
-/* LFT blocks of f's switches whose content differs between old (of) and r. */
-static uint64_t blocks_changed(const struct fabric *of, const struct routes * or,
-			       const struct fabric *f, const struct routes *r, uint64_t *ret_total)
-{
-	uint64_t n = 0, total = 0;
-
-	for (uint32_t i = 0; i < f->n_nodes; i++) {
-		uint32_t o;
-
-		if (!node_is_switch(&f->nodes[i]) || !r->lft[i])
-			continue;
-		o = fabric_find_guid(of, f->nodes[i].guid);
-		for (uint32_t b = 0; b <= r->max_lid / LFT_BLOCK; b++) {
-			uint32_t lo = b * LFT_BLOCK, hi = lo + LFT_BLOCK;
-
-			total++;
-			for (uint32_t l = lo; l < hi && l <= r->max_lid; l++) {
-				uint8_t was = l <= or->max_lid ? or->lft[o][l] : LFT_NO_PORT;
-
-				if (was != r->lft[i][l]) {
-					n++;
-					break;
-				}
-			}
-		}
-	}
-	*ret_total = total;
-	return n;
 }
 
 static uint64_t entries_moved(const struct fabric *of, const struct routes * or,
@@ -208,7 +140,7 @@ static struct routes *repair_and_check(const struct fabric *of, const struct rou
 	}
 	assert_no_dead_port(f, r);
 	assert_load(f, r);
-	blocks = blocks_changed(of, or, f, r, &total);
+	blocks = testutil_blocks_changed(of, or, f, r, &total);
 	moved = entries_moved(of, or, f, r);
 	fresh_moved = entries_moved(of, or, f, fresh);
 	CU_ASSERT_EQUAL(moved, st.moved);
@@ -252,12 +184,13 @@ static void assert_uplinks_even(const struct fabric *f, const struct routes *r, 
 static void test_fat_tree_8(void)
 {
 	char *text = topogen_fat_tree(3, 8, 0, 0);
-	struct fabric *f0 = load(text), *f1 = load(text), *f3 = load(text), *f2, *f4;
+	struct fabric *f0 = testutil_load_lids(text), *f1 = testutil_load_lids(text),
+		      *f3 = testutil_load_lids(text), *f2, *f4;
 	struct routes *r0 = route(f0, "ftree"), *r;
 	uint32_t ca;
 
 	/* one leaf uplink */
-	cut(f1, "sw-L1-0", 5);
+	testutil_cut(f1, "sw-L1-0", 5);
 	r = repair_and_check(f0, r0, f1, "ftree", true, "k=8, leaf uplink lost", 10, 0.3);
 	assert_uplinks_even(f1, r, "sw-L1-0", 2);
 	routes_free(r);
@@ -266,7 +199,7 @@ static void test_fat_tree_8(void)
 	r = repair_and_check(f0, r0, f2, "ftree", true, "k=8, spine lost", 3, 0.35);
 	routes_free(r);
 	/* a middle switch's uplink */
-	cut(f3, "sw-L2-0", 5);
+	testutil_cut(f3, "sw-L2-0", 5);
 	r = repair_and_check(f0, r0, f3, "ftree", true, "k=8, middle uplink lost", 5, 0.3);
 	routes_free(r);
 	/* a host: its LID is routed nowhere; back: routed everywhere again */
@@ -308,19 +241,19 @@ static void test_fat_tree_8(void)
 static void test_fat_tree_16(void)
 {
 	char *text = topogen_fat_tree(3, 16, 0, 0);
-	struct fabric *f0 = load(text), *f1 = load(text), *f2;
+	struct fabric *f0 = testutil_load_lids(text), *f1 = testutil_load_lids(text), *f2;
 	struct routes *r0 = route(f0, "ftree"), *r;
 
-	cut(f1, "sw-L1-0", 9);
+	testutil_cut(f1, "sw-L1-0", 9);
 	r = repair_and_check(f0, r0, f1, "ftree", true, "k=16, leaf uplink lost", 20, 0.05);
 	assert_uplinks_even(f1, r, "sw-L1-0", 2);
 	routes_free(r);
 	f2 = without(f0, "sw-L3-0");
-	copy_lids(f2, f0);
+	testutil_copy_lids(f2, f0);
 	r = repair_and_check(f0, r0, f2, "ftree", true, "k=16, spine lost", 3, 0.1);
 	routes_free(r);
 	/* two changes at once: the spine and a leaf uplink */
-	cut(f2, "sw-L1-5", 10);
+	testutil_cut(f2, "sw-L1-5", 10);
 	r = repair_and_check(f0, r0, f2, "ftree", true, "k=16, spine and a leaf uplink lost", 3,
 			     0.15);
 	routes_free(r);
@@ -334,11 +267,11 @@ static void test_fat_tree_16(void)
 static void test_bounds(void)
 {
 	char *text = topogen_fat_tree(3, 8, 0, 0);
-	struct fabric *f0 = load(text), *f1 = load(text);
+	struct fabric *f0 = testutil_load_lids(text), *f1 = testutil_load_lids(text);
 	struct routes *r0 = route(f0, "ftree"), *r = NULL;
 	struct repair_stats st;
 
-	cut(f1, "sw-L1-0", 5);
+	testutil_cut(f1, "sw-L1-0", 5);
 	/* a drift bound that cannot be met */
 	CU_ASSERT_EQUAL(routes_repair(f0, r0, f1, true, -0.5, 100, NULL, &r, &st), -EAGAIN);
 	CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "re-balanced"));
@@ -403,7 +336,7 @@ static void test_minhop_random(void)
 {
 	for (unsigned seed = 1; seed <= 4; seed++) {
 		char *text = topogen_random(12, 10, 2, seed);
-		struct fabric *f0 = load(text), *f1 = NULL;
+		struct fabric *f0 = testutil_load_lids(text), *f1 = NULL;
 		struct routes *r0 = route(f0, "minhop"), *r;
 		char what[64];
 		bool done = false;

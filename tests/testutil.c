@@ -9,7 +9,9 @@
 #include <CUnit/Basic.h>
 #include <event2/event.h>
 
+#include "fabric/lft.h"
 #include "fabric/topo.h"
+#include "routing/routing.h"
 #include "tests/testutil.h"
 
 int testutil_run(const char *suite, const struct testutil_case *cases)
@@ -99,6 +101,82 @@ uint32_t testutil_find_desc(const struct fabric *f, const char *desc)
 	return FABRIC_NO_NODE;
 }
 
+struct fabric *testutil_load_lids(const char *text)
+{
+	struct fabric *f = testutil_load_text(text);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_FATAL(testutil_assign_lids(f, 0) > 0);
+	return f;
+}
+
+void testutil_copy_lids(struct fabric *dst, const struct fabric *src)
+{
+	for (uint32_t i = 0; i < dst->n_nodes; i++) {
+		struct node *n = &dst->nodes[i];
+		uint32_t o = fabric_find_guid(src, n->guid);
+
+		CU_ASSERT_FATAL(o != FABRIC_NO_NODE);
+		for (uint8_t p = 0; p <= n->nports; p++) {
+			n->ports[p].lid = src->nodes[o].ports[p].lid;
+			n->ports[p].lmc = src->nodes[o].ports[p].lmc;
+		}
+	}
+}
+
+void testutil_cut(struct fabric *f, const char *desc, uint8_t p)
+{
+	uint32_t n = testutil_find_desc(f, desc);
+
+	CU_ASSERT_FATAL(n != FABRIC_NO_NODE);
+	CU_ASSERT_FATAL(port_is_linked(&f->nodes[n].ports[p]));
+	fabric_unlink(f, n, p);
+}
+
+struct routes *testutil_route(const struct fabric *f, const char *engine)
+{
+	struct routes *r = NULL;
+	char why[256] = "";
+	int rc = routing_find(engine)->compute(f, NULL, &r, why, sizeof(why));
+
+	if (rc)
+		fprintf(stderr, "\n%s: %s\n", engine, why);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	return r;
+}
+
+uint64_t testutil_blocks_changed(const struct fabric *of, const struct routes * or,
+				 const struct fabric *f, const struct routes *r,
+				 uint64_t *ret_total)
+{
+	uint64_t n = 0, total = 0;
+
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		uint32_t o;
+
+		if (!node_is_switch(&f->nodes[i]) || !r->lft[i])
+			continue;
+		o = fabric_find_guid(of, f->nodes[i].guid);
+		for (uint32_t b = 0; b <= r->max_lid / LFT_BLOCK; b++) {
+			uint32_t lo = b * LFT_BLOCK, hi = lo + LFT_BLOCK;
+
+			total++;
+			for (uint32_t l = lo; l < hi && l <= r->max_lid; l++) {
+				bool same = o != FABRIC_NO_NODE &&
+					    (l <= or->max_lid ? or->lft[o][l] : LFT_NO_PORT) ==
+						r->lft[i][l];
+
+				if (!same) {
+					n++;
+					break;
+				}
+			}
+		}
+	}
+	*ret_total = total;
+	return n;
+}
+
 double testutil_now_ms(void)
 {
 	struct timespec ts;
@@ -127,4 +205,17 @@ struct program_stats testutil_batch_run(struct event_base *base, struct program 
 		;
 	CU_ASSERT_TRUE_FATAL(b->done);
 	return b->st;
+}
+
+struct program_stats testutil_configure(struct event_base *base, struct xact_engine *xe,
+					struct fabric *f, const struct routes *r,
+					const struct fabric *old_f, const struct routes *old_r,
+					const struct program_params *pp, int limit_s)
+{
+	struct testutil_batch run = {0};
+	struct program *pg = program_new(xe, f, testutil_batch_done, &run);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
+	program_configure(pg, r, old_f, old_r, pp);
+	return testutil_batch_run(base, pg, &run, limit_s);
 }
