@@ -43,9 +43,52 @@ size_t fabric_mem(const struct fabric *f)
 		return 0;
 	n = sizeof(*f) + (size_t)f->cap_nodes * sizeof(struct node) +
 	    (size_t)f->guid_index_cap * sizeof(uint32_t);
-	for (uint32_t i = 0; i < f->n_nodes; i++)
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		n += ((size_t)f->nodes[i].nports + 1) * sizeof(struct port);
+		for (unsigned p = 0; p <= f->nodes[i].nports; p++)
+			if (f->nodes[i].ports[p].pkeys)
+				n += FABRIC_PKEY_BLOCKS * 32 * sizeof(uint16_t);
+	}
 	return n;
+}
+
+uint16_t *port_pkeys_alloc(struct port *p)
+{
+	if (!p->pkeys)
+		p->pkeys = calloc(FABRIC_PKEY_BLOCKS * 32, sizeof(*p->pkeys));
+	return p->pkeys;
+}
+
+/* A node's ports and their P_Key tables. */
+static void node_ports_free(struct node *n)
+{
+	for (unsigned p = 0; n->ports && p <= n->nports; p++)
+		free(n->ports[p].pkeys);
+	free(n->ports);
+	n->ports = NULL;
+}
+
+/*
+ * Copy n ports from src to dst (allocated), each P_Key table its own.
+ * -ENOMEM leaves dst's tables NULL (dst then frees as nothing to free).
+ */
+static int ports_copy(struct port *dst, const struct port *src, size_t n)
+{
+	memcpy(dst, src, n * sizeof(*dst));
+	for (size_t i = 0; i < n; i++) {
+		if (!src[i].pkeys)
+			continue;
+		dst[i].pkeys = malloc(FABRIC_PKEY_BLOCKS * 32 * sizeof(*dst[i].pkeys));
+		if (!dst[i].pkeys) {
+			for (size_t j = 0; j < i; j++)
+				free(dst[j].pkeys);
+			for (size_t j = 0; j < n; j++)
+				dst[j].pkeys = NULL;
+			return -ENOMEM;
+		}
+		memcpy(dst[i].pkeys, src[i].pkeys, FABRIC_PKEY_BLOCKS * 32 * sizeof(*dst[i].pkeys));
+	}
+	return 0;
 }
 
 void fabric_free(struct fabric *f)
@@ -55,7 +98,7 @@ void fabric_free(struct fabric *f)
 	if (!f)
 		return;
 	for (i = 0; i < f->n_nodes; i++)
-		free(f->nodes[i].ports);
+		node_ports_free(&f->nodes[i]);
 	free(f->nodes);
 	free(f->guid_index);
 	free(f);
@@ -278,8 +321,12 @@ struct fabric *fabric_clone(const struct fabric *f)
 			fabric_free(c);
 			return NULL;
 		}
-		memcpy(c->nodes[i].ports, f->nodes[i].ports,
-		       ((size_t)f->nodes[i].nports + 1) * sizeof(struct port));
+		if (ports_copy(c->nodes[i].ports, f->nodes[i].ports,
+			       (size_t)f->nodes[i].nports + 1) < 0) {
+			c->n_nodes = i + 1;
+			fabric_free(c);
+			return NULL;
+		}
 	}
 	return c;
 }
@@ -431,7 +478,8 @@ struct fabric *fabric_prune(const struct fabric *f, uint32_t *ret_removed)
 		ports = out->nodes[idx].ports;
 		out->nodes[idx] = *src;
 		out->nodes[idx].ports = ports;
-		memcpy(ports, src->ports, ((size_t)src->nports + 1) * sizeof(*ports));
+		if (ports_copy(ports, src->ports, (size_t)src->nports + 1) < 0)
+			goto fail;
 		map[i] = idx;
 		kept++;
 	}
@@ -488,7 +536,7 @@ int fabric_prune_in_place(struct fabric *f, uint32_t *ret_removed)
 	for (uint32_t i = 0; i < n; i++) {
 		map[i] = FABRIC_NO_NODE;
 		if (!w.seen[i]) {
-			free(f->nodes[i].ports);
+			node_ports_free(&f->nodes[i]);
 			continue;
 		}
 		if (k != i)

@@ -57,11 +57,16 @@ struct port {
 	 * P_KeyTable blocks as read by discovery, then as programmed: bit b of
 	 * pkey_known says pkeys[32b..32b+31] is known.  End ports (CA and
 	 * router ports, switch port 0) and switch ports facing a CA (partition
-	 * enforcement, sm/program.c).
+	 * enforcement, sm/program.c); the other switch ports hold none, so the
+	 * table (FABRIC_PKEY_BLOCKS * 32 keys) is allocated on first use
+	 * (port_pkeys_alloc): NULL while pkey_known is 0.
 	 */
 	uint8_t pkey_known;
-	uint16_t pkeys[FABRIC_PKEY_BLOCKS * 32];
+	uint16_t *pkeys;
 };
+
+/* The port's P_Key table, allocated zeroed on first use; NULL on ENOMEM. */
+uint16_t *port_pkeys_alloc(struct port *p);
 
 struct node {
 	uint64_t guid;

@@ -21,7 +21,12 @@
 #define SLOTS_MAX (XACT_WINDOW_MAX + XACT_CONTROL_SLOTS)
 #define SLOT_BITS 11 /* the low bits of a TID: the slot index */
 #define N_LANES 2
-#define QUEUE_KEEP 1024 /* requests a lane's empty ring keeps room for */
+/*
+ * A lane's queue is a list of chunks of this many requests: it grows a
+ * chunk at a time (no doubling, no copy of what waits; issue 15) and keeps
+ * one spare chunk when it empties.
+ */
+#define QUEUE_CHUNK 128
 
 _Static_assert(SLOTS_MAX <= 1u << SLOT_BITS, "every slot index fits in the TID");
 
@@ -43,9 +48,15 @@ struct xact_req {
 	int retries;	     /* < 0: the engine's */
 };
 
+struct xact_chunk {
+	struct xact_chunk *next;
+	struct xact_req r[QUEUE_CHUNK];
+};
+
 struct xact_queue {
-	struct xact_req *q; /* ring */
-	size_t head, len, cap;
+	struct xact_chunk *head, *tail, *spare;
+	unsigned head_i, tail_i; /* next to pop in head, next free slot in tail */
+	size_t len, chunks;	 /* requests waiting; chunks in the list */
 };
 
 struct xact_slot {
@@ -101,37 +112,58 @@ static void xact_pump(struct xact_engine *xe);
 
 static int queue_push(struct xact_queue *q, const struct xact_req *r)
 {
-	if (q->len == q->cap) {
-		size_t ncap = q->cap ? q->cap * 2 : 64;
-		struct xact_req *nq = malloc(ncap * sizeof(*nq));
-		if (!nq)
+	if (!q->tail || q->tail_i == QUEUE_CHUNK) {
+		struct xact_chunk *c = q->spare ? q->spare : malloc(sizeof(*c));
+
+		if (!c)
 			return -ENOMEM;
-		for (size_t i = 0; i < q->len; i++)
-			nq[i] = q->q[(q->head + i) % q->cap];
-		free(q->q);
-		q->q = nq;
-		q->cap = ncap;
-		q->head = 0;
+		q->spare = NULL;
+		c->next = NULL;
+		if (q->tail)
+			q->tail->next = c;
+		else
+			q->head = c;
+		q->tail = c;
+		q->tail_i = 0;
+		q->chunks++;
 	}
-	q->q[(q->head + q->len) % q->cap] = *r;
+	q->tail->r[q->tail_i++] = *r;
 	q->len++;
 	return 0;
 }
 
 static struct xact_req queue_pop(struct xact_queue *q)
 {
-	struct xact_req r = q->q[q->head];
+	struct xact_req r = q->head->r[q->head_i++];
 
-	q->head = (q->head + 1) % q->cap;
 	q->len--;
-	if (!q->len && q->cap > QUEUE_KEEP) {
-		/* a burst (a discovery wave) is over: give its ring back */
-		free(q->q);
-		q->q = NULL;
-		q->cap = 0;
-		q->head = 0;
+	if (q->head_i == QUEUE_CHUNK || !q->len) {
+		/* the head chunk is spent (or the queue empty): keep one chunk, free the rest */
+		struct xact_chunk *c = q->head;
+
+		q->head = c->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->head_i = 0;
+		q->chunks--;
+		if (q->spare)
+			free(c);
+		else
+			q->spare = c;
 	}
 	return r;
+}
+
+static void queue_free(struct xact_queue *q)
+{
+	while (q->head) {
+		struct xact_chunk *c = q->head;
+
+		q->head = c->next;
+		free(c);
+	}
+	free(q->spare);
+	memset(q, 0, sizeof(*q));
 }
 
 static bool lane_is_valid(enum xact_lane lane)
@@ -340,7 +372,7 @@ void xact_free(struct xact_engine *xe)
 		free(xe->slots[i]);
 	}
 	for (unsigned l = 0; l < N_LANES; l++)
-		free(xe->lanes[l].q);
+		queue_free(&xe->lanes[l]);
 	free(xe);
 }
 
@@ -599,7 +631,8 @@ size_t xact_mem(const struct xact_engine *xe)
 		return 0;
 	n = sizeof(*xe) + (size_t)xe->n_slots * sizeof(struct xact_slot);
 	for (unsigned l = 0; l < N_LANES; l++)
-		n += xe->lanes[l].cap * sizeof(struct xact_req);
+		n += (xe->lanes[l].chunks + (xe->lanes[l].spare != NULL)) *
+		     sizeof(struct xact_chunk);
 	return n;
 }
 

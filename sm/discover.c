@@ -293,7 +293,7 @@ static void on_pkeys(struct discover *d, struct probe *p, const struct wire_smp 
 	struct port *port = &d->f->nodes[p->node].ports[p->port];
 	unsigned b = req->attr_mod & 0xffff;
 
-	if (b >= FABRIC_PKEY_BLOCKS ||
+	if (b >= FABRIC_PKEY_BLOCKS || !port_pkeys_alloc(port) ||
 	    wire_pkey_decode(resp->data, sizeof(resp->data), &port->pkeys[b * 32]) < 0) {
 		d->res.errors++;
 		return;

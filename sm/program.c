@@ -38,6 +38,7 @@ struct program {
 	program_done_fn *done;
 	void *arg;
 	unsigned pending;
+	unsigned ahead; /* pending at most (PROGRAM_AHEAD_WINDOWS) */
 	bool started;
 	bool aborted;
 	bool *lft_failed; /* per node, allocated on the first failed LFT block */
@@ -60,7 +61,7 @@ struct program {
 
 /*
  * A switch's LFT blocks still to queue: decided (diffed) by program_switch,
- * sent by program_fill while fewer than PROGRAM_AHEAD requests are pending,
+ * sent by program_fill while fewer than pg->ahead requests are pending,
  * so a fabric's millions of blocks never sit in the transaction queue at
  * once.
  */
@@ -71,7 +72,12 @@ struct program_lft_job {
 	size_t n;
 };
 
-#define PROGRAM_AHEAD 2048
+/*
+ * Requests in the engine (sent or queued there) at most, in windows: the
+ * window stays full and the engine's queue small (issue 15).
+ */
+#define PROGRAM_AHEAD_WINDOWS 4
+#define PROGRAM_AHEAD_MIN 16
 
 struct program_req {
 	struct program *pg;
@@ -94,10 +100,15 @@ struct program *program_new(struct xact_engine *xe, struct fabric *f, program_do
 			    void *arg)
 {
 	struct program *pg = calloc(1, sizeof(*pg));
+	struct xact_stats st;
 
 	if (!pg)
 		return NULL;
 	*pg = (struct program){.xe = xe, .f = f, .done = done, .arg = arg};
+	xact_get_stats(xe, &st);
+	pg->ahead = st.window * PROGRAM_AHEAD_WINDOWS > PROGRAM_AHEAD_MIN
+			? st.window * PROGRAM_AHEAD_WINDOWS
+			: PROGRAM_AHEAD_MIN;
 	return pg;
 }
 
@@ -116,11 +127,11 @@ static bool port_is_up(const struct port *p);
 
 /*
  * Queue LFT blocks of the pending jobs, then the port state Sets of the
- * nodes left, until PROGRAM_AHEAD requests are pending.
+ * nodes left, until pg->ahead requests are pending.
  */
 static void program_fill(struct program *pg)
 {
-	while (!pg->aborted && pg->job_next < pg->n_jobs && pg->pending < PROGRAM_AHEAD) {
+	while (!pg->aborted && pg->job_next < pg->n_jobs && pg->pending < pg->ahead) {
 		struct program_lft_job *j = &pg->jobs[pg->job_next];
 		uint8_t ports[LFT_BLOCK], data[64];
 
@@ -139,7 +150,7 @@ static void program_fill(struct program *pg)
 		pg->block_next++;
 	}
 	while (!pg->aborted && pg->job_next >= pg->n_jobs && pg->ps_next < pg->ps_end &&
-	       pg->pending < PROGRAM_AHEAD)
+	       pg->pending < pg->ahead)
 		program_port_states_node(pg, pg->ps_next++);
 }
 
@@ -248,7 +259,7 @@ static void program_pkey_took(struct port *p, const struct wire_smp *req,
 {
 	unsigned b = req->attr_mod & 0xffff;
 
-	if (b < FABRIC_PKEY_BLOCKS &&
+	if (b < FABRIC_PKEY_BLOCKS && port_pkeys_alloc(p) &&
 	    wire_pkey_decode(resp->data, sizeof(resp->data), &p->pkeys[b * 32]) == 0)
 		p->pkey_known |= (uint8_t)(1u << b);
 }

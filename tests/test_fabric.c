@@ -83,6 +83,59 @@ static void test_fabric_link(void)
 	fabric_free(f);
 }
 
+/* P_Key tables: only where set; a clone's and a pruned fabric's are their own */
+static void test_fabric_pkeys(void)
+{
+	struct fabric *f = fabric_new(), *c, *p;
+	uint32_t sw, a, b, gone = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(fabric_add_node(f, 0x10, NODE_SWITCH, 4, &sw), 0);
+	CU_ASSERT_EQUAL(fabric_add_node(f, 0x20, NODE_CA, 1, &a), 0);
+	CU_ASSERT_EQUAL(fabric_add_node(f, 0x30, NODE_CA, 1, &b), 0);
+	CU_ASSERT_EQUAL(fabric_link(f, sw, 1, a, 1), 0);
+	CU_ASSERT_EQUAL(fabric_link(f, sw, 2, b, 1), 0);
+	f->sm_node = a;
+	f->sm_port = 1;
+	f->nodes[sw].dr_hops = 1;
+	f->nodes[sw].dr_path[1] = 1;
+	f->nodes[b].dr_hops = 2;
+	f->nodes[b].dr_path[1] = 1;
+	f->nodes[b].dr_path[2] = 2;
+	CU_ASSERT_PTR_NULL(f->nodes[sw].ports[3].pkeys);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(port_pkeys_alloc(&f->nodes[a].ports[1]));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(port_pkeys_alloc(&f->nodes[b].ports[1]));
+	CU_ASSERT_EQUAL(f->nodes[a].ports[1].pkeys[63], 0); /* zeroed */
+	f->nodes[a].ports[1].pkeys[0] = 0xffff;
+	f->nodes[a].ports[1].pkeys[63] = 0x8001;
+	f->nodes[b].ports[1].pkeys[0] = 0x7fff;
+	CU_ASSERT_EQUAL(port_pkeys_alloc(&f->nodes[a].ports[1])[0], 0xffff); /* kept */
+
+	c = fabric_clone(f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_PTR_NOT_EQUAL(c->nodes[a].ports[1].pkeys, f->nodes[a].ports[1].pkeys);
+	CU_ASSERT_EQUAL(c->nodes[a].ports[1].pkeys[63], 0x8001);
+	CU_ASSERT_PTR_NULL(c->nodes[sw].ports[1].pkeys);
+	c->nodes[a].ports[1].pkeys[63] = 0x8002;
+	CU_ASSERT_EQUAL(f->nodes[a].ports[1].pkeys[63], 0x8001);
+
+	/* b cut off: pruned away with its table; a's copied */
+	fabric_unlink(c, sw, 2);
+	p = fabric_prune(c, &gone);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL(gone, 1);
+	CU_ASSERT_EQUAL(p->n_nodes, 2);
+	CU_ASSERT_PTR_NOT_EQUAL(p->nodes[a].ports[1].pkeys, c->nodes[a].ports[1].pkeys);
+	CU_ASSERT_EQUAL(p->nodes[a].ports[1].pkeys[63], 0x8002);
+	CU_ASSERT_EQUAL(fabric_prune_in_place(c, &gone), 0);
+	CU_ASSERT_EQUAL(c->n_nodes, 2);
+	CU_ASSERT_EQUAL(c->nodes[a].ports[1].pkeys[63], 0x8002);
+	CU_ASSERT(fabric_mem(c) < fabric_mem(f));
+	fabric_free(p);
+	fabric_free(c);
+	fabric_free(f);
+}
+
 static void test_fabric_lid_map(void)
 {
 	struct fabric *f = fabric_new();
@@ -434,6 +487,7 @@ int main(void)
 	static const struct testutil_case cases[] = {
 	    {"add/find", test_fabric_add_find},
 	    {"link", test_fabric_link},
+	    {"P_Key tables", test_fabric_pkeys},
 	    {"lid map", test_fabric_lid_map},
 	    {"node type names", test_node_type_str},
 	    {"ibsim example net", test_topo_ibsim_example},

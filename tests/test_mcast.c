@@ -819,7 +819,8 @@ static void set_pkeys(struct snapshot *s, const char *desc, uint8_t pn, const ui
 {
 	struct port *p = &s->fabric->nodes[testutil_find_desc(s->fabric, desc)].ports[pn];
 
-	memset(p->pkeys, 0, sizeof(p->pkeys));
+	CU_ASSERT_FATAL(port_pkeys_alloc(p) != NULL);
+	memset(p->pkeys, 0, FABRIC_PKEY_BLOCKS * 32 * sizeof(*p->pkeys));
 	for (unsigned i = 0; keys[i]; i++)
 		p->pkeys[i] = keys[i];
 	p->pkey_known = (1u << FABRIC_PKEY_BLOCKS) - 1;

@@ -847,7 +847,8 @@ static void set_pkeys(struct env *e, const char *desc, uint16_t a, uint16_t b)
 {
 	struct port *p = (struct port *)port_of(e, desc);
 
-	memset(p->pkeys, 0, sizeof(p->pkeys));
+	CU_ASSERT_FATAL(port_pkeys_alloc(p) != NULL);
+	memset(p->pkeys, 0, FABRIC_PKEY_BLOCKS * 32 * sizeof(*p->pkeys));
 	p->pkeys[0] = a;
 	p->pkeys[1] = b;
 	p->pkey_known = 1;

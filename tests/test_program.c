@@ -773,6 +773,10 @@ static void test_enforce(void)
 	 */
 	CU_ASSERT_EQUAL(st.enforce_blocks, 4);
 	CU_ASSERT_FALSE(f->nodes[s1].ports[3].pkey_known);
+	/* only the ports given a table hold one */
+	CU_ASSERT_PTR_NULL(f->nodes[s1].ports[3].pkeys);
+	CU_ASSERT_FATAL(f->nodes[s1].ports[1].pkeys && f->nodes[s1].ports[2].pkeys &&
+			f->nodes[s2].ports[1].pkeys);
 	CU_ASSERT_EQUAL(f->nodes[s1].ports[1].pkeys[0], 0x7fff);
 	CU_ASSERT_EQUAL(f->nodes[s1].ports[1].pkeys[1], 0x8001);
 	CU_ASSERT_EQUAL(f->nodes[s1].ports[1].pkeys[2], 0);

@@ -883,7 +883,8 @@ static void set_pkeys(struct env *e, const char *desc, uint8_t port, uint16_t a,
 	uint32_t i = testutil_find_desc(e->cur->fabric, desc);
 	struct port *p = (struct port *)&e->cur->fabric->nodes[i].ports[port];
 
-	memset(p->pkeys, 0, sizeof(p->pkeys));
+	CU_ASSERT_FATAL(port_pkeys_alloc(p) != NULL);
+	memset(p->pkeys, 0, FABRIC_PKEY_BLOCKS * 32 * sizeof(*p->pkeys));
 	p->pkeys[0] = a;
 	p->pkeys[1] = b;
 	p->pkey_known = 1;
