@@ -173,7 +173,7 @@ static int backlog_push(struct discover *d, const struct backlog_rec *b, const u
 {
 	size_t need = sizeof(*b) + b->hops;
 
-	if (d->bl_tail + need > d->bl_cap && d->bl_head >= d->bl_cap / 2) {
+	if (d->bl_tail + need > d->bl_cap && d->bl_head && d->bl_head >= d->bl_cap / 2) {
 		/* the front half is spent: move the live part down */
 		memmove(d->backlog, d->backlog + d->bl_head, d->bl_tail - d->bl_head);
 		d->bl_tail -= d->bl_head;
