@@ -57,6 +57,18 @@ struct program {
 	/* program_port_states: the nodes from ps_next on are still to be queued */
 	uint32_t ps_next, ps_end;
 	uint8_t ps_from, ps_to;
+	/*
+	 * Sets decided while pg->ahead were pending (a configure batch decides
+	 * every port's at once): kept here, 76 bytes each, until the window
+	 * drains (program_fill), instead of whole requests in the engine.
+	 */
+	struct program_later {
+		uint32_t node, mod;
+		uint16_t attr;
+		uint8_t kind, port;
+		uint8_t data[64];
+	} * later;
+	size_t n_later, cap_later, later_next;
 };
 
 /*
@@ -117,6 +129,7 @@ static void program_free(struct program *pg)
 	for (size_t i = 0; i < pg->n_jobs; i++)
 		free(pg->jobs[i].blocks);
 	free(pg->jobs);
+	free(pg->later);
 	free(pg->lft_failed);
 	free(pg->mft_guids);
 	free(pg);
@@ -129,9 +142,25 @@ static bool port_is_up(const struct port *p);
  * Queue LFT blocks of the pending jobs, then the port state Sets of the
  * nodes left, until pg->ahead requests are pending.
  */
+static int program_submit(struct program *pg, enum program_op kind, uint32_t node, uint8_t port,
+			  uint16_t attr, uint32_t mod, const uint8_t data[64], bool counted);
+
 static void program_fill(struct program *pg)
 {
-	while (!pg->aborted && pg->job_next < pg->n_jobs && pg->pending < pg->ahead) {
+	while (!pg->aborted && pg->later_next < pg->n_later && pg->pending < pg->ahead) {
+		const struct program_later *l = &pg->later[pg->later_next++];
+
+		if (program_submit(pg, (enum program_op)l->kind, l->node, l->port, l->attr, l->mod,
+				   l->data, true) < 0)
+			pg->st.sets--; /* counted when it was decided; an error now */
+	}
+	if (pg->n_later && pg->later_next == pg->n_later) {
+		free(pg->later);
+		pg->later = NULL;
+		pg->n_later = pg->cap_later = pg->later_next = 0;
+	}
+	while (!pg->aborted && !pg->n_later && pg->job_next < pg->n_jobs &&
+	       pg->pending < pg->ahead) {
 		struct program_lft_job *j = &pg->jobs[pg->job_next];
 		uint8_t ports[LFT_BLOCK], data[64];
 
@@ -149,14 +178,14 @@ static void program_fill(struct program *pg)
 			pg->st.lft_blocks++;
 		pg->block_next++;
 	}
-	while (!pg->aborted && pg->job_next >= pg->n_jobs && pg->ps_next < pg->ps_end &&
-	       pg->pending < pg->ahead)
+	while (!pg->aborted && !pg->n_later && pg->job_next >= pg->n_jobs &&
+	       pg->ps_next < pg->ps_end && pg->pending < pg->ahead)
 		program_port_states_node(pg, pg->ps_next++);
 }
 
 static bool program_filled(const struct program *pg)
 {
-	return pg->job_next >= pg->n_jobs && pg->ps_next >= pg->ps_end;
+	return !pg->n_later && pg->job_next >= pg->n_jobs && pg->ps_next >= pg->ps_end;
 }
 
 /* Every SMP done and no more to come: report, then free. */
@@ -521,8 +550,9 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 		program_finish(pg);
 }
 
-static int program_send(struct program *pg, enum program_op kind, uint32_t node, uint8_t port,
-			uint16_t attr, uint32_t mod, const uint8_t data[64])
+/* Hand a Set to the engine now (counted: already in st.sets and by_kind).  0 or -errno. */
+static int program_submit(struct program *pg, enum program_op kind, uint32_t node, uint8_t port,
+			  uint16_t attr, uint32_t mod, const uint8_t data[64], bool counted)
 {
 	struct program_req *op;
 	struct wire_smp smp;
@@ -549,6 +579,44 @@ static int program_send(struct program *pg, enum program_op kind, uint32_t node,
 		return r;
 	}
 	pg->pending++;
+	if (!counted) {
+		pg->st.sets++;
+		pg->by_kind[kind]++;
+	}
+	return 0;
+}
+
+/*
+ * Send a Set: at once while fewer than pg->ahead are pending, else kept
+ * (in order) until the window drains.  0 when sent or kept, -errno when it
+ * cannot go (no route to the port, no memory).
+ */
+static int program_send(struct program *pg, enum program_op kind, uint32_t node, uint8_t port,
+			uint16_t attr, uint32_t mod, const uint8_t data[64])
+{
+	uint8_t path[FABRIC_DR_MAX_HOPS + 1];
+	uint8_t hops;
+
+	if (pg->later_next >= pg->n_later && pg->pending < pg->ahead)
+		return program_submit(pg, kind, node, port, attr, mod, data, false);
+	if (discover_port_path(pg->f, node, port, path, &hops) < 0) {
+		pg->st.errors++;
+		return -EINVAL;
+	}
+	if (pg->n_later == pg->cap_later) {
+		size_t cap = pg->cap_later ? 2 * pg->cap_later : 256;
+		struct program_later *v = realloc(pg->later, cap * sizeof(*v));
+
+		if (!v) {
+			pg->st.errors++;
+			return -ENOMEM;
+		}
+		pg->later = v;
+		pg->cap_later = cap;
+	}
+	pg->later[pg->n_later] = (struct program_later){node, mod, attr, (uint8_t)kind, port, {0}};
+	memcpy(pg->later[pg->n_later].data, data, sizeof(pg->later[0].data));
+	pg->n_later++;
 	pg->st.sets++;
 	pg->by_kind[kind]++;
 	return 0;

@@ -390,6 +390,16 @@ static void test_configure_qos(void)
 	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_VL_ARB], 20);
 	CU_ASSERT_EQUAL(st.vlarb_blocks, 20);
 	CU_ASSERT_EQUAL(st.errors, 0);
+	/* more Sets than the batch keeps in the engine (4 windows of 8): the rest waited, all went
+	 */
+	{
+		unsigned sent = 0;
+
+		for (unsigned i = 0; i < 0x40; i++)
+			sent += fk.sets[i];
+		CU_ASSERT(sent > 4 * 8);
+		CU_ASSERT_EQUAL(st.sets, sent);
+	}
 	CU_ASSERT_EQUAL(st.qos_conflict_sls, 0);
 	CU_ASSERT_EQUAL(wire_portinfo_decode(a->nodes[h1].ports[1].pi, 64, &pi), 0);
 	CU_ASSERT_EQUAL(pi.vl_high_limit, 3);
