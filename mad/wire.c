@@ -54,11 +54,17 @@ void wire_smp_init_lid(struct wire_smp *s, uint8_t method, uint16_t attr_id, uin
 	s->attr_mod = attr_mod;
 }
 
+bool wire_smp_valid(const struct wire_smp *s)
+{
+	return s->mgmt_class == WIRE_CLASS_SMI ||
+	       (s->mgmt_class == WIRE_CLASS_SMI_DR && s->hop_cnt <= WIRE_DR_MAX_HOPS);
+}
+
 int wire_smp_encode(const struct wire_smp *s, uint8_t *buf, size_t len)
 {
 	if (len < WIRE_MAD_SIZE)
 		return -ENOSPC;
-	if (s->mgmt_class != WIRE_CLASS_SMI && s->mgmt_class != WIRE_CLASS_SMI_DR)
+	if (!wire_smp_valid(s))
 		return -EINVAL;
 	memset(buf, 0, WIRE_MAD_SIZE);
 	mad_set_field(buf, 0, IB_MAD_BASEVER_F, 1);
@@ -72,8 +78,7 @@ int wire_smp_encode(const struct wire_smp *s, uint8_t *buf, size_t len)
 	mad_set_field64(buf, 0, IB_MAD_MKEY_F, s->mkey);
 	if (s->mgmt_class == WIRE_CLASS_SMI_DR) {
 		uint8_t path[64];
-		if (s->hop_cnt > WIRE_DR_MAX_HOPS)
-			return -EINVAL;
+
 		mad_set_field(buf, 0, IB_DRSMP_STATUS_F, s->status & 0x7fff);
 		mad_set_field(buf, 0, IB_DRSMP_DIRECTION_F, s->direction ? 1 : 0);
 		mad_set_field(buf, 0, IB_DRSMP_HOPPTR_F, s->hop_ptr);

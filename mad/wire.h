@@ -82,6 +82,8 @@ void wire_smp_init_lid(struct wire_smp *s, uint8_t method, uint16_t attr_id, uin
 
 /* Encode into buf (len >= WIRE_MAD_SIZE).  Returns WIRE_MAD_SIZE or -ENOSPC/-EINVAL. */
 int wire_smp_encode(const struct wire_smp *s, uint8_t *buf, size_t len);
+/* Whether wire_smp_encode takes s: an SMI class, a DR hop count of at most 63. */
+bool wire_smp_valid(const struct wire_smp *s);
 /*
  * Decode an SMP.  -EBADMSG when shorter than a MAD, base version != 1, class
  * neither SMI nor directed SMI, class version != 1, or a DR hop count/pointer

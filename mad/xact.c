@@ -454,11 +454,10 @@ static int xact_enqueue(struct xact_engine *xe, enum xact_lane lane, const struc
 int xact_submit_timed(struct xact_engine *xe, enum xact_lane lane, const struct wire_smp *req,
 		      unsigned timeout_ms, int retries, xact_done_fn done, void *arg)
 {
-	uint8_t probe[WIRE_MAD_SIZE];
 	struct xact_req r;
 
 	if (!xe || !req || !lane_is_valid(lane) || timeout_ms > XACT_TIMEOUT_MAX_MS ||
-	    retries > XACT_RETRIES_MAX || wire_smp_encode(req, probe, sizeof(probe)) < 0)
+	    retries > XACT_RETRIES_MAX || !wire_smp_valid(req))
 		return -EINVAL;
 	memset(&r, 0, sizeof(r));
 	r.smp = *req;
