@@ -53,6 +53,12 @@ SMLID=${SMLID:-1}
 MAXLID=$(("${#HOSTS[@]}" + NODES))
 j() { "$SMCTL" --socket "$SOCK" --json status 2>/dev/null | python3 -c "import json,sys; o=json.load(sys.stdin); print($1)"; }
 rss() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$SM_PID/status" 2>/dev/null; }
+# the heap in use (malloc's count, the metrics' ibsmd_memory_bytes{owner="heap"}), kB:
+# growing with it, RSS is a leak or a table that grows; flat under a growing RSS, fragmentation
+heap() {
+	"$SMCTL" --socket "$SOCK" metrics 2>/dev/null |
+		awk '/^ibsmd_memory_bytes\{owner="heap"\}/ { printf "%d", $2 / 1024 }'
+}
 pick() { local -n a=$1; echo "${a[RANDOM % ${#a[@]}]}"; }
 
 declare -A N_FAULT=([flap]=0 [drop]=0 [flood]=0 [ctl]=0 [sminfo]=0)
@@ -61,6 +67,7 @@ HEAL=() # "when|command" pairs due
 BG=()   # the floods' and ctl clients' PIDs
 sleep 10 # past the first sweeps: the RSS baseline of a running SM
 RSS0=$(rss)
+HEAP0=$(heap)
 log "soak: ${DUR} s on fattree2 k=$K ($NODES nodes, ${#LINKS[@]} links), SM pid $SM_PID, RSS ${RSS0} kB"
 END=$((SECONDS + DUR))
 RSSLOG="$T/rss.log"
@@ -148,7 +155,7 @@ while [ $SECONDS -lt $END ]; do
 		fail "the SM died in round $ROUNDS: $(tail -3 "$T/smd.err")"
 		break
 	fi
-	echo "$SECONDS $(rss)" >>"$RSSLOG"
+	echo "$SECONDS $(rss) $(heap)" >>"$RSSLOG"
 	sleep $((2 + RANDOM % 5))
 done
 # the floods and ctl clients of the last rounds end by themselves (bounded)
@@ -158,6 +165,7 @@ for p in "${BG[@]}"; do
 done
 heal_due all
 RSS1=$(rss)
+HEAP1=$(heap)
 ST=$(j 'o["state"]')
 check "the SM ran the whole soak (no crash)" kill -0 "$SM_PID"
 check "and is master ($ST)" test "$ST" = MASTER
@@ -184,7 +192,8 @@ log "report: ${DUR} s, $ROUNDS rounds; faults: flap ${N_FAULT[flap]}, drop ${N_F
 log "report: SA queries sent $SENT, answered $ANSWERED; heavy sweeps $(j 'o["sweeps"]')," \
 	"light sweeps $(j 'o["light_sweeps"]'), traps $(j 'o["traps"]');" \
 	"ctl request_timeouts $(j 'o["ctl"]["request_timeouts"]') rejected $(j 'o["ctl"]["rejected"]');" \
-	"crashes $CRASHES; RSS start ${RSS0} kB, end ${RSS1} kB, max ${RSSMAX} kB"
+	"crashes $CRASHES; RSS start ${RSS0} kB, end ${RSS1} kB, max ${RSSMAX} kB;" \
+	"heap in use start ${HEAP0:-?} kB, end ${HEAP1:-?} kB"
 check "the faults were seen: a sweep for each flap or so ($(j 'o["sweeps"]') for ${N_FAULT[flap]})" \
 	test "$(j 'o["sweeps"]')" -ge $((N_FAULT[flap] / 2))
 check "SIGTERM stops it cleanly" sm_stop
