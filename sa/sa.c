@@ -351,9 +351,11 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 	/*
 	 * A request flagged RMPP-active is taken as one MAD (clients like
 	 * osmtest flag GetMulti so without a segment header); one that starts
-	 * or continues a transfer of several segments is refused.
+	 * or continues a transfer of several segments is refused.  A ReportResp
+	 * so flagged is never answered (a response is not refused).
 	 */
-	if (rmpp_is_active(buf, len) && req.rmpp_type == SA_RMPP_DATA &&
+	if (!(req.hdr.method & WIRE_METHOD_RESP) && rmpp_is_active(buf, len) &&
+	    req.rmpp_type == SA_RMPP_DATA &&
 	    (req.rmpp_data1 > 1 ||
 	     ((req.rmpp_flags & SA_RMPP_FLAG_FIRST) && !(req.rmpp_flags & SA_RMPP_FLAG_LAST) &&
 	      req.rmpp_data2 > SA_WIRE_DATA_SIZE + 20))) {
