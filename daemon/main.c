@@ -17,14 +17,14 @@
 #include <systemd/sd-daemon.h>
 
 #include "ui/api.h"
-#include "fabric/partition.h"
-#include "fabric/qos.h"
+#include "policy/partition.h"
+#include "policy/qos.h"
 #include "sm/conf.h"
 #include "lib/atomic_file.h"
 #include "mad/madio.h"
 #include "routing/routing.h"
 #include "lib/log.h"
-#include "sm/offline.h"
+#include "daemon/offline.h"
 #include "sm/sm.h"
 
 /* --once gives up after this many sweeps that do not bring the subnet up. */

@@ -41,7 +41,7 @@ void diff_fabrics(const struct fabric *old, const struct fabric *new, diff_fn *f
 
 /*
  * The same changes collected once, for several readers (the publish hooks:
- * sm/changes.c, sm/health.c, ui/events.c).  Each change's f points into old
+ * sm/changes.c, perf/health.c, ui/events.c).  Each change's f points into old
  * or new: valid while both are.  0 or -ENOMEM (the list then empty).
  */
 struct diff_list {

@@ -1,7 +1,7 @@
 /*
  * The fabric model: every node, port and link the SM knows of, by index.
  *
- * A fabric is built by discovery (sm/discover.c) or by the topology parser
+ * A fabric is built by discovery (smp/discover.c) or by the topology parser
  * (fabric/topo.c), then frozen: routing engines and the SA read it through a
  * const pointer and nothing changes a published snapshot.  Nodes are kept in
  * an array; links are (node index, port number) pairs on both ends; a GUID
@@ -57,7 +57,7 @@ struct port {
 	 * P_KeyTable blocks as read by discovery, then as programmed: bit b of
 	 * pkey_known says pkeys[32b..32b+31] is known.  End ports (CA and
 	 * router ports, switch port 0) and switch ports facing a CA (partition
-	 * enforcement, sm/program.c); the other switch ports hold none, so the
+	 * enforcement, smp/program.c); the other switch ports hold none, so the
 	 * table (FABRIC_PKEY_BLOCKS * 32 keys) is allocated on first use
 	 * (port_pkeys_alloc): NULL while pkey_known is 0.
 	 */

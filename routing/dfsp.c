@@ -81,7 +81,7 @@
  *
  * VLs offered: the fewest over switch-to-switch ports of OperationalVLs
  * where the port is armed or active (it cannot change then) and of VLCap
- * elsewhere (the SM sets OperationalVLs from it, sm/program.c), and
+ * elsewhere (the SM sets OperationalVLs from it, smp/program.c), and
  * routing_opts' max_vls when set.  The paths are layered as if every
  * port had 15 data VLs and the layers then compared with that, so the
  * tables and the SLs do not depend on the limit as long as they fit: a

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/partition.h"
+#include "policy/partition.h"
 #include "sa/inform.h"
 #include "sa/sa_int.h"
 #include "sa/service.h"

@@ -53,7 +53,7 @@
 #include <string.h>
 #include <event2/event.h>
 
-#include "fabric/partition.h"
+#include "policy/partition.h"
 #include "sa/inform.h"
 #include "sa/sa_int.h"
 
@@ -559,7 +559,7 @@ const struct sa_attr sa_inform_attrs[] = {
 
 const unsigned sa_inform_n_attrs = sizeof(sa_inform_attrs) / sizeof(sa_inform_attrs[0]);
 
-/* ---- state sync (sa/syncdoc.c) ------------------------------------------------------- */
+/* ---- state sync (failover/syncdoc.c) ------------------------------------------------------- */
 
 size_t sa_inform_count(const struct sa_inform_db *db)
 {

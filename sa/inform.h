@@ -63,7 +63,7 @@ struct sa_inform_db *sa_informs(const struct sa *sa);
 int sa_inform_report_mcast(struct sa *sa, const uint8_t mgid[16], uint16_t mlid, bool created);
 
 /*
- * State sync (sa/syncdoc.c): a subscription as a standby carries it.  The
+ * State sync (failover/syncdoc.c): a subscription as a standby carries it.  The
  * Enum is not carried: a restored subscription takes its port's lowest free
  * one, as a new one does.
  */

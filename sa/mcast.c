@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/partition.h"
+#include "policy/partition.h"
 #include "sa/mcast.h"
 
 const uint8_t mcast_ipoib_broadcast_mgid[16] = {0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0,	  0,

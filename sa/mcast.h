@@ -242,7 +242,7 @@ int mcast_add_well_known(struct mcast_db *db, const uint8_t mgid[16], const stru
 int mcast_add_ipoib_broadcast(struct mcast_db *db, uint8_t rate, uint8_t sl,
 			      const struct mcast_group **ret);
 
-/* ---- state sync (sa/syncdoc.c) ---------------------------------------------- */
+/* ---- state sync (failover/syncdoc.c) ---------------------------------------------- */
 
 /*
  * A group carried from another SM, with its MGID, MLID, parameters and

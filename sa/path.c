@@ -13,7 +13,7 @@
  *  - MTU: per link, the smaller MTUCap of its two ends, lowered by either
  *    end's NeighborMTU where one is set (1..5); at a switch end of the path
  *    also port 0's MTUCap.  The SM programs NeighborMTU to exactly that
- *    minimum of MTUCaps (sm/program.c), so on a programmed fabric both
+ *    minimum of MTUCaps (smp/program.c), so on a programmed fabric both
  *    give one answer; MTUCap is there in every snapshot (a topology file
  *    has no NeighborMTU), and a NeighborMTU the SM could not raise (a Set
  *    that failed) is what the port really sends with, so it lowers the

@@ -80,8 +80,8 @@
 #include <string.h>
 
 #include "lib/log.h"
-#include "fabric/partition.h"
-#include "fabric/qos.h"
+#include "policy/partition.h"
+#include "policy/qos.h"
 #include "sa/path.h"
 #include "sa/sa_int.h"
 
@@ -177,7 +177,7 @@ static struct pathrec_pk pathrec_pk_of(bool has, uint16_t pkey, bool raw)
 }
 
 /*
- * The SL of path p answered with P_Key pkey (fabric/qos.h), in this order:
+ * The SL of path p answered with P_Key pkey (policy/qos.h), in this order:
  * the routing engine's path SL where it has them (dor's datelines, dfsp's
  * layers: what keeps it deadlock free); else, with QoS on, the first
  * qos-ulps rule that matches (ServiceID, P_Key, either end's port GUID);

@@ -59,8 +59,8 @@ struct mft_set;
 void sa_set_mfts(struct sa *sa, struct mft_set *const *mfts);
 
 /*
- * Where the SM keeps its QoS policy and partitions (fabric/qos.h,
- * fabric/partition.h): PathRecord SLs and the SL2VL/VLArb records follow
+ * Where the SM keeps its QoS policy and partitions (policy/qos.h,
+ * policy/partition.h): PathRecord SLs and the SL2VL/VLArb records follow
  * them.  Pointers to the owner's pointers, so a reload is seen.  NULL ok.
  */
 struct qos_policy;

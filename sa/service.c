@@ -356,7 +356,7 @@ const struct sa_attr sa_service_attrs[] = {
 
 const unsigned sa_service_n_attrs = sizeof(sa_service_attrs) / sizeof(sa_service_attrs[0]);
 
-/* ---- state sync (sa/syncdoc.c) ------------------------------------------------------- */
+/* ---- state sync (failover/syncdoc.c) ------------------------------------------------------- */
 
 size_t sa_service_count(const struct sa_service_db *db)
 {

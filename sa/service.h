@@ -36,7 +36,7 @@ void sa_service_get_stats(const struct sa_service_db *db, struct sa_stats *ret);
 struct sa_service_db *sa_services(const struct sa *sa);
 
 /*
- * State sync (sa/syncdoc.c).  Services i = 0 .. count - 1 (NULL: 0);
+ * State sync (failover/syncdoc.c).  Services i = 0 .. count - 1 (NULL: 0);
  * export gives the record as registered and the lease left in ms (0:
  * infinite), false when it has expired.  restore adds a service carried
  * from another SM: 0, -EEXIST (its RID is registered), -ENOSPC

@@ -7,7 +7,7 @@
  * They say what the SM programmed, from the published snapshot: the LFTs of
  * its routes; the MFTs the switches were last given (kept by sm/mfts.c, by
  * switch GUID, handed to the SA with sa_set_mfts); SL-to-VL maps and VL arbitration as
- * fabric/qos.h's qos_want_* compute them for sm/program.c: the QoS policy merged with the
+ * policy/qos.h's qos_want_* compute them for smp/program.c: the QoS policy merged with the
  * engine's layers, or without QoS where the routing uses more than one VL (elsewhere the SM
  * leaves the ports' tables alone and has no record of them to give); P_Key 0xFFFF at index 0 (the
  * default partition, the only one the SM sets today) and the port GUID at GUID index 0 (GUIDCap 1
@@ -17,7 +17,7 @@
 #include <infiniband/mad.h>
 
 #include "fabric/mft.h"
-#include "fabric/qos.h"
+#include "policy/qos.h"
 #include "mad/wire.h"
 #include "sa/sa_int.h"
 
@@ -134,7 +134,7 @@ static void sl2vl_offer(struct sa_query *q, struct sa_result *res, uint32_t ni, 
 	sa_query_offer(q, res, rec);
 }
 
-/* What sm/program.c sets: fabric/qos.h's qos_want_sl2vl of the published snapshot. */
+/* What smp/program.c sets: policy/qos.h's qos_want_sl2vl of the published snapshot. */
 static uint16_t sl2vl_get(struct sa_query *q, struct sa_result *res)
 {
 	const struct fabric *f = q->snap->fabric;
@@ -170,7 +170,7 @@ static uint16_t sl2vl_get(struct sa_query *q, struct sa_result *res)
 
 /* ---- VLArbitrationTableRecord ------------------------------------------------------------ */
 
-/* What sm/program.c sets: fabric/qos.h's qos_want_vlarb, blocks 1..4. */
+/* What smp/program.c sets: policy/qos.h's qos_want_vlarb, blocks 1..4. */
 static uint16_t vlarb_get(struct sa_query *q, struct sa_result *res)
 {
 	const struct fabric *f = q->snap->fabric;

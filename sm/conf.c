@@ -19,7 +19,7 @@
 
 #include <ini.h>
 
-#include "fabric/qos.h"
+#include "policy/qos.h"
 #include "sm/conf.h"
 
 #define CONF_FILE_MAX (1024 * 1024)
@@ -40,7 +40,7 @@ enum conf_type {
 	CONF_BOOL,	  /* true|false (also yes|no, on|off, 1|0) */
 	CONF_LISTEN,	  /* "" or HOST:PORT, [IPv6]:PORT */
 	CONF_LISTEN_LIST, /* "" or a comma list of CONF_LISTEN */
-	CONF_VLARB,	  /* "" or OpenSM's "VL:weight,..." (fabric/qos.h) */
+	CONF_VLARB,	  /* "" or OpenSM's "VL:weight,..." (policy/qos.h) */
 	CONF_SL2VL,	  /* "" or OpenSM's "VL,VL,..." for SLs 0..15 */
 };
 
@@ -152,7 +152,7 @@ static const struct conf_key conf_keys[] = {
     STR_KEY(sync_listen, CONF_LISTEN, "", CONF_RESTART),
     STR_KEY(sync_peers, CONF_LISTEN_LIST, "", CONF_RESTART),
     INT_KEY(sync_interval_ms, 100, 60000, "1000", CONF_LIVE_READ),
-    /* QoS (fabric/qos.h), OpenSM's names; class keys unset (0, -1, "") take the qos_ ones */
+    /* QoS (policy/qos.h), OpenSM's names; class keys unset (0, -1, "") take the qos_ ones */
     BOOL_KEY(qos, "false", CONF_LIVE_APPLY),
     STR_KEY(qos_policy_file, CONF_OPT_PATH, "", CONF_LIVE_APPLY),
     QOS_KEYS(, "15", "0", QOS_DEFAULT_VLARB_HIGH, QOS_DEFAULT_VLARB_LOW, QOS_DEFAULT_SL2VL),

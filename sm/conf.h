@@ -62,7 +62,7 @@ struct sm_conf {
 	uint64_t subnet_prefix;	       /* host order */
 	uint64_t sa_key;	       /* SA queries with this SM_Key are trusted; 0: none */
 	int log_level;		       /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
-	/* the performance manager (sm/perfmgr.c) */
+	/* the performance manager (perf/perfmgr.c) */
 	bool perfmgr;			     /* read port counters at all */
 	int perfmgr_sweep_time_s;	     /* seconds between counter sweeps */
 	int perfmgr_max_outstanding;	     /* PerfMgt MADs in flight at most */
@@ -75,11 +75,11 @@ struct sm_conf {
 	char http_listen[CONF_NAME_MAX]; /* "ADDR:PORT", "" = off */
 	char http_root[CONF_PATH_MAX];	 /* the web page's static files */
 	int http_max_clients;		 /* connections at once */
-	/* state sync between a master and its standby (sm/sync.c) */
+	/* state sync between a master and its standby (failover/sync.c) */
 	char sync_listen[CONF_NAME_MAX]; /* "ADDR:PORT" the master answers on, "" = off */
 	char sync_peers[CONF_CHAIN_MAX]; /* "ADDR:PORT,..." a standby pulls from, "" = off */
 	int sync_interval_ms;		 /* a standby pulls this often */
-	/* QoS (fabric/qos.h), OpenSM's keys: qos_X for every class, qos_CLASS_X over it */
+	/* QoS (policy/qos.h), OpenSM's keys: qos_X for every class, qos_CLASS_X over it */
 	bool qos;			     /* program the QoS policy at all */
 	char qos_policy_file[CONF_PATH_MAX]; /* OpenSM's qos-policy.conf (qos-ulps), "" = none */
 #define CONF_QOS_CLASS(c)                                                                          \

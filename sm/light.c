@@ -9,7 +9,7 @@
 #include "mad/wire.h"
 #include "sm/light.h"
 #include "sm/sm.h"
-#include "sm/smstate.h"
+#include "failover/smstate.h"
 #include "sm/sweep_sched.h"
 
 struct light {

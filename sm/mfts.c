@@ -11,8 +11,8 @@
 #include "mad/wire.h"
 #include "routing/mtree.h"
 #include "sm/mfts.h"
-#include "sm/mftread.h"
-#include "sm/program.h"
+#include "smp/mftread.h"
+#include "smp/program.h"
 #include "sm/sm.h"
 
 /*

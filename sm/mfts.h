@@ -4,7 +4,7 @@
  * groups (sa/mcast.h, routing/mtree.h) over the published snapshot.
  *
  * An update computes the tables every switch should hold from the group
- * database and sm->snap, and runs one program batch (sm/program.h) of the
+ * database and sm->snap, and runs one program batch (smp/program.h) of the
  * MFT blocks that differ from what each switch was last given (kept here by
  * switch GUID; the snapshot stays immutable).  The tables and the trees'
  * distance cache are kept for the snapshot: after a join or a leave only
@@ -22,7 +22,7 @@
  *    link went down): on the bulk lane.
  * Before the first batch over a snapshot, the switches of whose tables this
  * SM knows nothing (it has just started or taken over) are read back
- * (sm/mftread.h, with lft_readback), so that only the blocks that differ
+ * (smp/mftread.h, with lft_readback), so that only the blocks that differ
  * are written.
  * A heavy sweep owns the switches while it runs: an MFT batch running when
  * one begins is abandoned (its switches are rewritten whole), and updates

@@ -9,7 +9,7 @@
 
 #include "lib/log.h"
 #include "mad/wire.h"
-#include "sm/discover.h"
+#include "smp/discover.h"
 #include "sm/port.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"

@@ -15,21 +15,21 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "fabric/partition.h"
+#include "policy/partition.h"
 #include "mad/dispatch.h"
 #include "mad/sa_wire.h"
 #include "mad/wire.h"
 #include "lib/log.h"
-#include "sm/offline.h"
-#include "sm/perfmgr.h"
+#include "daemon/offline.h"
+#include "perf/perfmgr.h"
 #include "sa/sa.h"
 #include "sm/dump.h"
 #include "sm/changes.h"
-#include "sm/health.h"
+#include "perf/health.h"
 #include "sm/sm.h"
 #include "sm/sweep.h"
-#include "sm/sync.h"
-#include "sm/smstate.h"
+#include "failover/sync.h"
+#include "failover/smstate.h"
 #include "sm/trap.h"
 
 /*
@@ -484,7 +484,7 @@ size_t sm_reconfigure(struct sm *sm, const struct sm_conf *nc)
 	return live;
 }
 
-/* ---- partitions (fabric/partition.h) ---------------------------------------- */
+/* ---- partitions (policy/partition.h) ---------------------------------------- */
 
 /* ff1S:401b:PKEY:0000:0000:0000:ffff:ffff: IPv4 broadcast of a partition, scope S. */
 static void sm_ipoib_mgid(uint16_t pkey, unsigned scope, uint8_t mgid[16])
@@ -542,7 +542,7 @@ int sm_load_partitions(struct sm *sm, char *err, size_t err_len)
 	return 0;
 }
 
-/* ---- QoS (fabric/qos.h) ------------------------------------------------------ */
+/* ---- QoS (policy/qos.h) ------------------------------------------------------ */
 
 int sm_load_qos(struct sm *sm, char *err, size_t err_len)
 {

@@ -18,20 +18,20 @@
 #include "routing/chain.h"
 #include "routing/routing.h"
 #include "sm/trap.h"
-#include "sm/mkey.h"
+#include "smp/mkey.h"
 #include "sm/conf.h"
-#include "sm/discover.h"
+#include "smp/discover.h"
 #include "sm/light.h"
 #include "sm/mfts.h"
 #include "sm/route.h"
-#include "sm/smstate.h"
+#include "failover/smstate.h"
 #include "sm/sweep_sched.h"
 #include "fabric/fabric.h"
 #include "fabric/diff.h"
 #include "fabric/snapshot.h"
-#include "fabric/qos.h"
+#include "policy/qos.h"
 #include "lib/hook.h"
-#include "sm/lid.h"
+#include "fabric/lid.h"
 
 struct sweep;
 struct sm;
@@ -81,8 +81,8 @@ struct sm_hooks {
 	struct hook_list published;
 	struct hook_list sweep_done;	/* const struct sweep_summary *, after publishing */
 	struct hook_list state_changed; /* const struct sm_state_change * */
-	struct hook_list port_health;	/* const struct perfmgr_health_change * (sm/perfmgr.h) */
-	struct hook_list quarantine;	/* const struct health_change * (sm/health.h) */
+	struct hook_list port_health;	/* const struct perfmgr_health_change * (perf/perfmgr.h) */
+	struct hook_list quarantine;	/* const struct health_change * (perf/health.h) */
 };
 
 struct sm {
@@ -117,13 +117,13 @@ struct sm {
 	struct light_state light; /* sm/light.c */
 	struct mcast_db *mcast;	  /* multicast groups (sa/mcast.h); outlive sweeps */
 	struct mfts mfts;	  /* the MFTs the switches were given (sm/mfts.c) */
-	struct smstate smstate;	  /* peer SMs, polling, handover (sm/smstate.c) */
-	struct perfmgr *perf;	  /* port counters and unhealthy ports (sm/perfmgr.c) */
-	struct health *health;	  /* flapping links, quarantined ports (sm/health.c) */
-	struct sync *sync;	  /* state sync with the other SM of the pair (sm/sync.c) */
+	struct smstate smstate;	  /* peer SMs, polling, handover (failover/smstate.c) */
+	struct perfmgr *perf;	  /* port counters and unhealthy ports (perf/perfmgr.c) */
+	struct health *health;	  /* flapping links, quarantined ports (perf/health.c) */
+	struct sync *sync;	  /* state sync with the other SM of the pair (failover/sync.c) */
 	struct sm_hooks hooks;
-	struct partition_config *parts; /* from conf.partition_config_file (fabric/partition.h) */
-	/* the QoS policy (fabric/qos.h): the qos_ keys and conf.qos_policy_file */
+	struct partition_config *parts; /* from conf.partition_config_file (policy/partition.h) */
+	/* the QoS policy (policy/qos.h): the qos_ keys and conf.qos_policy_file */
 	struct {
 		struct qos_policy *policy; /* never NULL after sm_init */
 		uint64_t loads;		   /* policy->generation of the last load */
@@ -141,12 +141,12 @@ struct sm {
 		uint64_t refused;    /* PortInfo Sets not sent: the port holds another M_Key */
 		uint64_t unanswered; /* PortInfo Sets lost where the M_Key may not be ours */
 		uint64_t traps;	     /* trap 256 (bad M_Key) received */
-		struct mkey_offenders offenders; /* by port, bounded (sm/mkey.h) */
+		struct mkey_offenders offenders; /* by port, bounded (smp/mkey.h) */
 	} mkey;
 	struct {
 		uint64_t blocks; /* P_KeyTable blocks written to switch ports facing CAs */
 		uint64_t unfit;	 /* such ports whose CA's table did not fit: enforcement off */
-	} penf;			 /* part_enforce (sm/program.c) */
+	} penf;			 /* part_enforce (smp/program.c) */
 	uint64_t trap_actions[TRAP_NACTIONS]; /* what was done with them (sm/trap.h) */
 };
 

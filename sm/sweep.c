@@ -17,12 +17,12 @@
 #include "fabric/names.h"
 #include "lib/log.h"
 #include "sm/dump.h"
-#include "sm/program.h"
-#include "sm/readback.h"
-#include "sm/sync.h"
+#include "smp/program.h"
+#include "smp/readback.h"
+#include "failover/sync.h"
 #include "sm/route.h"
 #include "sm/sm.h"
-#include "sm/smstate.h"
+#include "failover/smstate.h"
 #include "sm/sweep.h"
 #include "sm/sweep_sched.h"
 
@@ -319,7 +319,7 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 	sw->sum.timeouts += st->timeouts;
 	sw->sum.lft_blocks += st->lft_blocks;
 	sw->sum.pkey_blocks += st->pkey_blocks; /* partitions */
-	sw->sum.rereg += st->rereg;		/* sm/sync.c */
+	sw->sum.rereg += st->rereg;		/* failover/sync.c */
 	sw->sm->mkey.refused += st->mkey_refused;
 	sw->sm->mkey.unanswered += st->mkey_unanswered;
 	sw->sm->penf.blocks += st->enforce_blocks;
@@ -355,7 +355,7 @@ static void phase_batch(struct sweep *sw)
 					    false,
 					    NULL,
 					    0,
-					    sm->parts, /* partitions (fabric/partition.h) */
+					    sm->parts, /* partitions (policy/partition.h) */
 					    sm->port_guid,
 					    {sm->conf.m_key, (uint8_t)sm->conf.m_key_protect_bits,
 					     (uint16_t)sm->conf.m_key_lease_period},
@@ -365,7 +365,7 @@ static void phase_batch(struct sweep *sw)
 					    NULL};
 
 		sync_program_params(sm, &pp); /* ClientReregister after a takeover */
-		pp.qos = sm->qos.policy;      /* fabric/qos.h */
+		pp.qos = sm->qos.policy;      /* policy/qos.h */
 		/* what old's tables were written with; unknown after a batch that failed */
 		pp.qos_old = sm->qos.rewrite ? NULL : sm->qos.last;
 		sm->qos.rewrite = true; /* until this batch completes without a VL error */

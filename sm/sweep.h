@@ -3,16 +3,16 @@
  * as a small state machine.
  *
  * Phases, in order; a failure goes straight to PUBLISH with the reason:
- *   DISCOVER  directed-route BFS into a new fabric (sm/discover.c)
+ *   DISCOVER  directed-route BFS into a new fabric (smp/discover.c)
  *   DECIDE    smstate_decide_start(): the other SMs' SMInfo; may this SM
  *             program the subnet?  When not (STANDBY, or a handover runs),
  *             straight to PUBLISH: no switch is touched
- *   ASSIGN    LIDs (sm/lid.c), the guid->LID map saved when it changed
+ *   ASSIGN    LIDs (fabric/lid.c), the guid->LID map saved when it changed
  *   ROUTE     the engine and its fallback chain (sm/route.c)
  *   READBACK  the LFTs of switches the last snapshot says nothing about (a
- *             new or taking-over SM) are read back (sm/readback.c)
+ *             new or taking-over SM) are read back (smp/readback.c)
  *   PROGRAM   a batch of Sets: PortInfo, P_Key, SwitchInfo, LFT, SL2VL, VLArb
- *             that differ (sm/program.c)
+ *             that differ (smp/program.c)
  *   ARM       a batch: INIT -> ARMED where the PROGRAM batch left a port in INIT
  *   ACTIVATE  a batch: ARMED -> ACTIVE
  *   PUBLISH   the fabric, its routes and indexes become the published

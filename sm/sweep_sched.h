@@ -41,7 +41,7 @@ struct sweep_summary {
 	uint32_t pkey_blocks;  /* P_KeyTable blocks among the sets (partitions) */
 	uint32_t sl2vl_blocks; /* SLtoVLMappingTable blocks among the sets (QoS, engine layers) */
 	uint32_t vlarb_blocks; /* VLArbitrationTable blocks among the sets */
-	uint32_t rereg;	       /* PortInfo Sets with ClientReregister (a takeover, sm/sync.c) */
+	uint32_t rereg;	       /* PortInfo Sets with ClientReregister (a takeover, failover/sync.c) */
 	uint32_t lft_reads;    /* LFT blocks read back (a switch this SM knew nothing of) */
 	double ms, discover_ms, route_ms, readback_ms;
 	char engine[32];
@@ -86,7 +86,7 @@ int sweep_start_why(struct sm *sm, const char *why);
 /*
  * Ask for a sweep because switch guid changed (its trap 128, its
  * PortStateChange): an incremental one that re-probes only the switches so
- * named (sm/discover.h, discover_start_around) when nothing else asked for a
+ * named (smp/discover.h, discover_start_around) when nothing else asked for a
  * heavy one meanwhile, the last sweep brought the subnet up and the key
  * incremental_sweep allows; else heavy.
  */

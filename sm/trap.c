@@ -7,7 +7,7 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "sm/health.h"
+#include "perf/health.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
 #include "sm/trap.h"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Integration: SA state carried from a master to its standby (sm/sync.c) on one
+# Integration: SA state carried from a master to its standby (failover/sync.c) on one
 # ibsim fabric, two ibsmd on two HCAs (SIM_HOST), the clients on other hosts.
 #   - A (priority 14) master, B standby; each serves sync_listen and pulls from
 #     the other's (sync_peers); hosts join the IPoIB broadcast group and a test

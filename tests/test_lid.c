@@ -1,5 +1,5 @@
 /*
- * Unit tests for sm/lid.c: the guid->LID database, its file (load of good,
+ * Unit tests for fabric/lid.c: the guid->LID database, its file (load of good,
  * corrupt and unreadable files; atomic save) and LID assignment on generated
  * fabrics (persistence across a fabric reset, LIDs on ports honoured,
  * conflicts, LMC alignment, reservations for absent nodes, exhaustion).
@@ -17,7 +17,7 @@
 #include <CUnit/CUnit.h>
 
 #include "fabric/fabric.h"
-#include "sm/lid.h"
+#include "fabric/lid.h"
 #include "tests/testutil.h"
 
 #define SW_GUID(i) (0x0002c90300100000ULL + (uint64_t)(i))

@@ -1,7 +1,7 @@
 /*
  * Unit tests of multicast: the group database (sa/mcast.c), the spanning
  * trees (routing/mtree.c) and the MFT updates (sm/mfts.c, program_mft in
- * sm/program.c).
+ * smp/program.c).
  *
  *  - the join/leave state machine: full, non and send-only members, proxy
  *    joins, re-joins, leaves of bits not held; creates with an MGID the SA
@@ -36,7 +36,7 @@
 #include "routing/mtree.h"
 #include "sa/mcast.h"
 #include "sm/mfts.h"
-#include "sm/program.h"
+#include "smp/program.h"
 #include "sm/sm.h"
 #include "tests/testutil.h"
 #include "tests/topogen.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests of M_Key (sm/mkey.c, its use in sm/program.c and mad/xact.c).
+ * Unit tests of M_Key (smp/mkey.c, its use in smp/program.c and mad/xact.c).
  * ibsim implements no M_Key, so this is where the logic is shown: the SMA's
  * check at every protection level (IBA 14.2.4.2), the lease (14.2.4.3), what
  * the SM makes of a PortInfo it read, the bounded offender table, and a
@@ -19,8 +19,8 @@
 #include "mad/wire.h"
 #include "mad/xact.h"
 #include "routing/routing.h"
-#include "sm/mkey.h"
-#include "sm/program.h"
+#include "smp/mkey.h"
+#include "smp/program.h"
 #include "tests/testutil.h"
 
 #define K 0x1122334455667788ULL

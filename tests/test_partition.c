@@ -1,12 +1,12 @@
 /*
- * Partitions (fabric/partition.c): the partitions.conf parser, its FILE:LINE
+ * Partitions (policy/partition.c): the partitions.conf parser, its FILE:LINE
  * errors, and the P_Key table each port gets from a policy; the common
  * partition rule PathRecords follow.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/partition.h"
+#include "policy/partition.h"
 #include "tests/testutil.h"
 
 /* ca-0..ca-3 behind one switch: port GUIDs 0x...0101, 0x...0201, ... */

@@ -18,8 +18,8 @@
 #include <CUnit/Basic.h>
 #include <infiniband/mad.h>
 
-#include "fabric/partition.h"
-#include "fabric/qos.h"
+#include "policy/partition.h"
+#include "policy/qos.h"
 #include "fabric/snapshot.h"
 #include "mad/sa_wire.h"
 #include "routing/routing.h"
@@ -967,7 +967,7 @@ static void test_multipath_lmc_apm(void)
 }
 
 /*
- * The QoS policy's SLs (fabric/qos.h) in PathRecords and MultiPathRecords:
+ * The QoS policy's SLs (policy/qos.h) in PathRecords and MultiPathRecords:
  * the first qos-ulps rule that matches (ServiceID, target GUID), else the
  * partition's sl=, else the policy's default; a query naming another SL
  * gets no record; with QoS off only the partition's sl= counts.

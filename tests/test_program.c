@@ -1,5 +1,5 @@
 /*
- * Unit tests of sm/program.c: desired state against what the nodes hold or
+ * Unit tests of smp/program.c: desired state against what the nodes hold or
  * were last given, turned into Sets.  A fake transport on a real libevent
  * loop answers every Set with a GetResp echoing the data (as an agent does),
  * or with an error status for one chosen block; the tests count what was
@@ -17,9 +17,9 @@
 #include "mad/xact.h"
 #include "routing/routing.h"
 #include "fabric/lft.h"
-#include "fabric/partition.h"
-#include "sm/program.h"
-#include "sm/readback.h"
+#include "policy/partition.h"
+#include "smp/program.h"
+#include "smp/readback.h"
 #include "tests/testutil.h"
 
 struct fake {
@@ -347,7 +347,7 @@ static struct program_stats configure_qos(struct fake *fk, struct fabric *f, con
 }
 
 /*
- * QoS (fabric/qos.h): every port's SL2VL and VLArb on a fresh fabric, none
+ * QoS (policy/qos.h): every port's SL2VL and VLArb on a fresh fabric, none
  * when nothing changed, only the changed class's after a policy change, and
  * VLHighLimit in the PortInfo Sets.
  */

@@ -1,5 +1,5 @@
 /*
- * QoS (fabric/qos.c): OpenSM's qos_ values (VLArb and SL2VL lists), the
+ * QoS (policy/qos.c): OpenSM's qos_ values (VLArb and SL2VL lists), the
  * qos-ulps section of its qos-policy.conf with its FILE:LINE errors, the
  * SL a path gets, and the per-port tables: the class rows, the wrap of VLs
  * a port does not run, the cap by VLArb capacity, and the merge with the
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <infiniband/mad.h>
 
-#include "fabric/qos.h"
+#include "policy/qos.h"
 #include "tests/testutil.h"
 
 /* ---- conf values ---------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of sm/smstate.c's pure rules: the election order, the SMInfo
+ * Unit tests of failover/smstate.c's pure rules: the election order, the SMInfo
  * Set transitions (IBA 1.4 vol 1, 14.4.1 table 185 as OpenSM checks it), the
  * directed route back to a DR requester.
  */
@@ -10,7 +10,7 @@
 
 #include "mad/wire.h"
 #include "sm/sm.h"
-#include "sm/smstate.h"
+#include "failover/smstate.h"
 #include "tests/testutil.h"
 
 static void test_better(void)

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the state document of a master/standby pair (sa/syncdoc.c)
+ * Unit tests of the state document of a master/standby pair (failover/syncdoc.c)
  * and of the restore functions it uses (mcast_restore, sa_service_restore,
  * sa_inform_restore): encode -> decode -> encode is the same text; the
  * document of a master applied to an empty standby gives the same groups
@@ -24,7 +24,7 @@
 #include "sa/mcast.h"
 #include "sa/sa.h"
 #include "sa/service.h"
-#include "sa/syncdoc.h"
+#include "failover/syncdoc.h"
 #include "tests/testutil.h"
 
 #define SM_GUID 0x0002c90300000001ULL

@@ -13,7 +13,7 @@
 
 #include "fabric/fabric.h"
 #include "fabric/routes.h"
-#include "sm/program.h"
+#include "smp/program.h"
 
 struct event_base;
 
@@ -63,7 +63,7 @@ uint64_t testutil_blocks_changed(const struct fabric *of, const struct routes * 
 				 uint64_t *ret_total);
 
 /*
- * A programming batch (sm/program.h) waited for: give testutil_batch_done
+ * A programming batch (smp/program.h) waited for: give testutil_batch_done
  * and a zeroed struct testutil_batch to program_new, configure the batch,
  * then testutil_batch_run starts it and runs base's loop until it is done,
  * at most limit_s seconds (not done: a fatal failure); the batch's stats.

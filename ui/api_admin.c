@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "lib/log.h"
-#include "sm/health.h"
+#include "perf/health.h"
 #include "sm/port.h"
 #include "ui/api_int.h"
 
@@ -118,7 +118,7 @@ static void api_port_done(void *arg, int status)
 			      (unsigned long long)w->guid, w->port, strerror(-status));
 		ctl_server_reply(w->api->srv, w->client_id, NULL, &e);
 	} else {
-		/* an operator's enable ends a quarantine (sm/health.c) */
+		/* an operator's enable ends a quarantine (perf/health.c) */
 		if (w->enable)
 			health_forget(w->api->sm, w->guid, w->port);
 		ctl_server_reply(w->api->srv, w->client_id,

@@ -1,6 +1,6 @@
 /*
  * The `counters` read command (docs/protocol.md): what the performance
- * manager (sm/perfmgr.c) read of each port, joined with the published
+ * manager (perf/perfmgr.c) read of each port, joined with the published
  * snapshot for names, state, width and speed.  Without arguments one flat
  * row per port (totals, rates, health); with "node" (and "port") every
  * counter of those ports: the last raw reading (what perfquery shows), the
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fabric/names.h"
-#include "sm/perfmgr.h"
+#include "perf/perfmgr.h"
 #include "ui/api_int.h"
 
 /* The PERFMGR_R_* bits as an array of names. */

@@ -15,12 +15,12 @@
 #include "fabric/topo.h"
 #include "lib/log.h"
 #include "sa/sa.h"
-#include "fabric/partition.h"
-#include "fabric/qos.h"
-#include "sm/health.h"
+#include "policy/partition.h"
+#include "policy/qos.h"
+#include "perf/health.h"
 #include "sm/sweep.h"
-#include "sm/perfmgr.h"
-#include "sm/sync.h"
+#include "perf/perfmgr.h"
+#include "failover/sync.h"
 #include "ui/api_int.h"
 
 #define API_ROUTE_MAX_HOPS 64
@@ -434,7 +434,7 @@ int api_nodes(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struc
 	return *ret ? 0 : -ENOMEM;
 }
 
-/* Quarantined for flapping (sm/health.c) or over a counter threshold (sm/perfmgr.c). */
+/* Quarantined for flapping (perf/health.c) or over a counter threshold (perf/perfmgr.c). */
 static bool api_port_unhealthy(const struct sm *sm, uint64_t guid, uint8_t port)
 {
 	const struct health_port *h = health_find(sm, guid, port);

@@ -4,7 +4,7 @@
  * does, with the reason), and what
  * changed between the snapshot just published and the one it replaced
  * (fabric/diff.c): nodes, links, port states, LIDs; ports that turn unhealthy
- * or healthy again (sm/perfmgr.c).  Each event gets a sequence number; the
+ * or healthy again (perf/perfmgr.c).  Each event gets a sequence number; the
  * last API_EVENTS_KEPT are kept for `eventlog` (the web page polls it) and
  * every one is sent to the control clients that subscribed.
  */
@@ -16,8 +16,8 @@
 
 #include "fabric/diff.h"
 #include "fabric/names.h"
-#include "sm/health.h"
-#include "sm/perfmgr.h"
+#include "perf/health.h"
+#include "perf/perfmgr.h"
 #include "ui/api_int.h"
 
 static void events_emit(struct api *api, json_t *ev, uint64_t generation)

@@ -14,9 +14,9 @@
 
 #include "fabric/names.h"
 #include "sa/sa.h"
-#include "sm/health.h"
-#include "sm/perfmgr.h"
-#include "sm/sync.h"
+#include "perf/health.h"
+#include "perf/perfmgr.h"
+#include "failover/sync.h"
 #include "ui/api_int.h"
 
 static void metrics_one(FILE *b, const char *name, const char *type, const char *help, double v)

@@ -1,5 +1,5 @@
 /*
- * Fuzz target for sm/lid.c's guid2lid reader: the state file survives across
+ * Fuzz target for fabric/lid.c's guid2lid reader: the state file survives across
  * restarts and may be damaged or edited by hand, so its bytes are untrusted.
  *
  * Properties: lid_db_load gives 0 or -EBADMSG (with a "FILE:LINE: why"
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sm/lid.h"
+#include "fabric/lid.h"
 #include "tests/fuzz/fuzz.h"
 
 static char dir[256], in_path[300], out1[300], out2[300];

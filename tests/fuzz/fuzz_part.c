@@ -1,5 +1,5 @@
 /*
- * Fuzz target for fabric/partition.c's partitions.conf parser: the file is
+ * Fuzz target for policy/partition.c's partitions.conf parser: the file is
  * written by hand and may come from an OpenSM installation, so its bytes
  * are untrusted.
  *
@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fabric/partition.h"
+#include "policy/partition.h"
 #include "tests/fuzz/fuzz.h"
 
 static struct fabric *fabric_small(void)

@@ -1,6 +1,6 @@
 /*
  * Fuzz target for the PerfMgt codec (mad/perf_wire.c) and the counter
- * arithmetic that folds its output (sm/perfmgr.c): a PerfMgt response's
+ * arithmetic that folds its output (perf/perfmgr.c): a PerfMgt response's
  * attribute data is outside bytes.
  *
  * Properties (abort on violation):
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "mad/perf_wire.h"
-#include "sm/perfmgr.h"
+#include "perf/perfmgr.h"
 #include "tests/fuzz/fuzz.h"
 
 static void fuzz_pc(const uint8_t *d, size_t len, struct wire_port_counters *ret, bool *ok)

@@ -1,5 +1,5 @@
 /*
- * Fuzz target for fabric/qos.c: the qos-policy.conf parser (the file is
+ * Fuzz target for policy/qos.c: the qos-policy.conf parser (the file is
  * written by hand and may come from an OpenSM installation) and the qos_
  * VLArb and SL2VL values of ibsmd.conf, whose bytes are untrusted.
  *
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/qos.h"
+#include "policy/qos.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,5 +1,5 @@
 /*
- * Fuzz target for sa/syncdoc.c's decoder: the state document comes over TCP
+ * Fuzz target for failover/syncdoc.c's decoder: the state document comes over TCP
  * from the other SM of a pair (or from whoever reaches the sync port), so
  * its bytes are untrusted.
  *
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "sa/sa.h"
-#include "sa/syncdoc.h"
+#include "failover/syncdoc.h"
 #include "tests/fuzz/fuzz.h"
 
 static int no_send(void *ctx, const struct madio_dest *to, const uint8_t *mad, size_t len)

@@ -12,12 +12,12 @@
 
 #include "fabric/lft.h"
 #include "fabric/mft.h"
-#include "fabric/qos.h"
+#include "policy/qos.h"
 #include "lib/log.h"
 #include "mad/wire.h"
-#include "sm/discover.h"
-#include "sm/program.h"
-#include "sa/syncdoc.h"
+#include "smp/discover.h"
+#include "smp/program.h"
+#include "failover/syncdoc.h"
 
 enum program_op {
 	OP_PORTINFO,
@@ -734,7 +734,7 @@ static void program_port(struct program *pg, const struct routes *r,
 		const struct port *rp = &f->nodes[p->remote_node].ports[p->remote_port];
 		if (rp->valid) {
 			want.neighbor_mtu = min8(p->mtu_cap, rp->mtu_cap);
-			/* the smaller VLCap, capped by the QoS policy's max_vls (fabric/qos.h) */
+			/* the smaller VLCap, capped by the QoS policy's max_vls (policy/qos.h) */
 			want.oper_vls = qos_want_oper_vls(pp->qos, f, r, ni, pn);
 			if (r->n_vls > 1 && want.oper_vls < 2)
 				log_ratelimited(LOG_CAT_ROUTE, LOG_WARNING,
@@ -884,7 +884,7 @@ static void program_switch(struct program *pg, const struct routes *r, uint32_t 
 }
 
 /*
- * SL2VL and VLArb (IBA 14.2.5.8, 14.2.5.9) as fabric/qos.h's qos_want_*
+ * SL2VL and VLArb (IBA 14.2.5.8, 14.2.5.9) as policy/qos.h's qos_want_*
  * say: the QoS policy's tables of each port's class merged with the
  * engine's SL-to-VL layers, or without QoS the engine's layers alone where
  * it uses more than one VL.  Switch tables depend only on the output port,

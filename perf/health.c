@@ -8,7 +8,7 @@
 #include "lib/clock.h"
 #include "fabric/diff.h"
 #include "lib/log.h"
-#include "sm/health.h"
+#include "perf/health.h"
 #include "sm/port.h"
 #include "sm/sm.h"
 

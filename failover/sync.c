@@ -26,12 +26,12 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "sa/sa.h"
-#include "sa/syncdoc.h"
-#include "sm/lid.h"
-#include "sm/program.h"
+#include "failover/syncdoc.h"
+#include "fabric/lid.h"
+#include "smp/program.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
-#include "sm/sync.h"
+#include "failover/sync.h"
 
 struct sync_peer {
 	struct sync *sy;

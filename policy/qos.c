@@ -41,8 +41,8 @@
 #include <strings.h>
 #include <infiniband/mad.h>
 
-#include "fabric/qos.h"
-#include "lib/perr.h"
+#include "policy/qos.h"
+#include "policy/perr.h"
 
 #define QOS_SDP_SID 0x0000000000010000ULL
 #define QOS_RDS_SID 0x0000000001060000ULL

@@ -1,7 +1,7 @@
 /*
  * Reading the switches' multicast forwarding tables back (IBA 1.4 vol 1,
  * 14.2.5.11 MulticastForwardingTable, SubnGet), the MFT side of
- * sm/readback.h: an SM that does not know what a switch holds -- it has just
+ * smp/readback.h: an SM that does not know what a switch holds -- it has just
  * started, or it takes over from another SM -- reads the blocks it is about
  * to write and writes only those that differ.
  *

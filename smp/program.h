@@ -18,11 +18,11 @@
 
 #include "fabric/fabric.h"
 #include "fabric/mft.h"
-#include "fabric/partition.h"
-#include "fabric/qos.h"
+#include "policy/partition.h"
+#include "policy/qos.h"
 #include "fabric/routes.h"
 #include "mad/xact.h"
-#include "sm/mkey.h"
+#include "smp/mkey.h"
 
 struct program;
 
@@ -67,7 +67,7 @@ enum program_enforce {
 size_t program_peer_pkeys(const uint16_t *ca, size_t n, uint16_t *out, size_t cap);
 
 /*
- * What the switches' LFTs hold, as read back (sm/readback.c), indexed like
+ * What the switches' LFTs hold, as read back (smp/readback.c), indexed like
  * the batch's fabric: r->lft[node] for a switch read, top[node] its last
  * entry that counts (entries past it are empty), -1 for a switch not read.
  */
@@ -86,12 +86,12 @@ struct program_params {
 	const char *engine;		 /* the routing engine, for log lines */
 	bool force;			 /* rewrite every LFT block and VL table (reroute) */
 	const struct program_held *held; /* NULL: switches not in old_r get every block */
-	/* ClientReregister in the PortInfo Set of CA ports (sm/sync.c, a takeover) */
+	/* ClientReregister in the PortInfo Set of CA ports (failover/sync.c, a takeover) */
 	bool rereg_all;		     /* every CA port */
 	const uint64_t *rereg_guids; /* else these port GUIDs (sorted) */
 	size_t n_rereg;
 	/*
-	 * The partition policy (fabric/partition.h): every end port (CA ports,
+	 * The partition policy (policy/partition.h): every end port (CA ports,
 	 * switch port 0) gets the P_KeyTable blocks that differ from what it
 	 * holds (struct port's pkeys).  NULL: the old rule, P_Key 0xFFFF at
 	 * index 0 of CA ports coming up.
@@ -109,7 +109,7 @@ struct program_params {
 	 */
 	int part_enforce;
 	/*
-	 * The QoS policy (fabric/qos.h): SL2VL, VLArb, VLHighLimit and the
+	 * The QoS policy (policy/qos.h): SL2VL, VLArb, VLHighLimit and the
 	 * OperationalVLs cap per port class, merged with the engine's layers.
 	 * NULL or not enabled: the engine's layers alone, as before QoS.
 	 */

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "lib/atomic_file.h"
-#include "sm/lid.h"
+#include "fabric/lid.h"
 
 #define LID_SPACE 0xC000u /* LIDs 0..0xBFFF; bit 0 is never handed out */
 #define LID_BM_WORDS (LID_SPACE / 64)

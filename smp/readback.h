@@ -23,7 +23,7 @@
 #include "fabric/fabric.h"
 #include "fabric/routes.h"
 #include "mad/xact.h"
-#include "sm/program.h"
+#include "smp/program.h"
 
 struct readback;
 

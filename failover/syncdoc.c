@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sa/syncdoc.h"
+#include "failover/syncdoc.h"
 
 void syncdoc_free(struct syncdoc *d)
 {

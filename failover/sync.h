@@ -1,6 +1,6 @@
 /*
  * State sync between a master and its standby (issue 9): the standby pulls
- * the master's SA state (sa/syncdoc.h) over a configured TCP link and, when
+ * the master's SA state (failover/syncdoc.h) over a configured TCP link and, when
  * it takes over, merges it into its own databases, so that hosts keep their
  * multicast groups (same MLIDs), services and subscriptions, and sets
  * ClientReregister only on ports whose state it could not carry.

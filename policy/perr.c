@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/perr.h"
+#include "policy/perr.h"
 
 void perr_add(struct perr *pe, unsigned line, const char *fmt, ...)
 {

@@ -28,7 +28,7 @@
 #include "mad/perf_wire.h"
 #include "mad/wire.h"
 #include "mad/xact.h"
-#include "sm/perfmgr.h"
+#include "perf/perfmgr.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
 

@@ -8,7 +8,7 @@
 
 #include "fabric/lft.h"
 #include "mad/wire.h"
-#include "sm/readback.h"
+#include "smp/readback.h"
 
 struct readback {
 	readback_done_fn *done;

@@ -5,7 +5,7 @@
  */
 #include <stddef.h>
 
-#include "sm/mkey.h"
+#include "smp/mkey.h"
 
 enum mkey_verdict mkey_sma_check(uint64_t port_key, unsigned protect, uint64_t smp_key,
 				 uint8_t method)

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "mad/wire.h"
-#include "sm/discover.h"
+#include "smp/discover.h"
 #include "lib/log.h"
 
 enum probe_kind { PROBE_NODEINFO, PROBE_NODEDESC, PROBE_PORTINFO, PROBE_SWITCHINFO, PROBE_PKEY };

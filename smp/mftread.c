@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "mad/wire.h"
-#include "sm/mftread.h"
-#include "sm/program.h"
+#include "smp/mftread.h"
+#include "smp/program.h"
 
 struct mftread_sw {
 	uint64_t guid;

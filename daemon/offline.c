@@ -16,9 +16,9 @@
 
 #include "lib/clock.h"
 #include "sm/dump.h"
-#include "sm/lid.h"
+#include "fabric/lid.h"
 #include "lib/log.h"
-#include "sm/offline.h"
+#include "daemon/offline.h"
 #include "fabric/topo.h"
 #include "routing/chain.h"
 

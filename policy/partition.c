@@ -27,8 +27,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fabric/partition.h"
-#include "lib/perr.h"
+#include "policy/partition.h"
+#include "policy/perr.h"
 
 struct parse {
 	struct perr pe;

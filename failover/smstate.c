@@ -24,10 +24,10 @@
 #include "fabric/names.h"
 #include "lib/log.h"
 #include "mad/wire.h"
-#include "sm/discover.h"
+#include "smp/discover.h"
 #include "sm/mfts.h"
 #include "sm/sm.h"
-#include "sm/smstate.h"
+#include "failover/smstate.h"
 #include "sm/sweep_sched.h"
 
 #define SMSTATE_MAX_QUERIES 64	     /* SMInfo Gets of one DECIDE */
