@@ -26,6 +26,10 @@
 #include "lib/log.h"
 #include "daemon/offline.h"
 #include "sm/sm.h"
+#include "failover/smstate.h"
+#include "failover/sync.h"
+#include "perf/health.h"
+#include "perf/perfmgr.h"
 
 /* --once gives up after this many sweeps that do not bring the subnet up. */
 #define DAEMON_ONCE_TRIES 4
@@ -385,6 +389,29 @@ static int create_config(const struct daemon *d, const char *path, char *err, si
 	return r;
 }
 
+/*
+ * The parts of the SM (sm/part.h), in the order they attach: the role
+ * (election, handover, polling) before its state sync, then the
+ * performance manager and the port health policy.
+ */
+static int main_attach_parts(struct sm *sm, char *err, size_t err_len)
+{
+	static int (*const attach[])(struct sm *, char *, size_t) = {
+	    smstate_attach,
+	    sync_attach,
+	    perfmgr_attach,
+	    health_attach,
+	};
+
+	for (size_t i = 0; i < sizeof(attach) / sizeof(attach[0]); i++) {
+		int r = attach[i](sm, err, err_len);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -650,6 +677,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	d.sm.once = d.once;
+	r = main_attach_parts(&d.sm, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "ibsmd: %s\n", err);
+		sm_fini(&d.sm);
+		event_base_free(d.base);
+		return 1;
+	}
 	if (hook_add(&d.sm.hooks.sweep_done, on_sweep, &d) < 0) {
 		fprintf(stderr, "ibsmd: out of memory\n");
 		sm_fini(&d.sm);

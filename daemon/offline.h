@@ -14,13 +14,6 @@
 #include "fabric/fabric.h"
 
 /*
- * Read a roots file (OpenSM's root_guid_file format: one switch GUID a line,
- * '#' comments) for routing_opts.roots.  0 with a malloc'd array (NULL when
- * empty path), or -errno / -EBADMSG with err "FILE:LINE: ...".
- */
-int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *err, size_t err_len);
-
-/*
  * ibsmd --offline: load topo_path, assign LIDs (an empty guid->LID map, LIDs
  * found in the file honoured, LMC lmc), route (VLs limited to max_vls, 0 = none) with chain_run()
  * (the roots of roots_file, when given, for updn and dnup), print a JSON summary to out:

@@ -25,7 +25,9 @@
 #include "lib/log.h"
 #include "mad/wire.h"
 #include "smp/discover.h"
+#include "mad/dispatch.h"
 #include "sm/mfts.h"
+#include "sm/part.h"
 #include "sm/sm.h"
 #include "failover/smstate.h"
 #include "sm/sweep_sched.h"
@@ -43,10 +45,58 @@ enum smstate_qkind {
 	Q_DISCOVER, /* Set DISCOVER to a lower master */
 };
 
+struct smstate_decide;
+struct smstate_check;
+
+/* The role's object (a part of the SM, sm/part.h). */
+struct smstate {
+	struct smstate_peer peers[SMSTATE_MAX_PEERS];
+	unsigned n_peers;
+	uint64_t handover_to;	   /* MASTER: the SM handed over to, waiting for it */
+	double handover_deadline;  /* CLOCK_MONOTONIC: give up handing over */
+	uint64_t handover_refused; /* do not hand over to this SM again before ... */
+	double handover_refused_until;
+	struct event *poll_timer;
+	bool poll_inflight;
+	double poll_sent_ms;
+	unsigned poll_failures; /* in a row */
+	struct smstate_decide *decide;
+	struct event *decide_timer;   /* DECIDE without queries: finish from the loop */
+	struct smstate_check *checks; /* requester checks in flight */
+	unsigned n_checks;
+	unsigned light_pending; /* peer polls of a master's light sweep */
+	char why[160];		/* the reason of the last state change */
+	bool taking_over;	/* DISCOVERING because the master went */
+	double since_wall;	/* when the state last changed (wall clock) */
+	/* counters */
+	uint64_t polls, polls_failed, takeovers, handovers_sent, handovers_received;
+	uint64_t sets_accepted, sets_refused, gets_answered, foreign_sms;
+};
+
+static void smstate_free(struct sm *sm, void *obj);
+
+static const struct sm_part_ops smstate_part = {"smstate", smstate_free};
+
+static struct smstate *smstate_of(const struct sm *sm)
+{
+	return sm_part_get(sm, &smstate_part);
+}
+
+static void smstate_decide_abort(struct sm *sm);
+static void smstate_priority_changed(struct sm *sm);
+
+/* sm_priority changed (smctl priority, SIGHUP): a master re-elects, a better standby says so. */
+static int smstate_apply(void *ctx, struct sm *sm, const char *key, const struct sm_conf *old,
+			 char *err, size_t err_len)
+{
+	smstate_priority_changed(sm);
+	return 0;
+}
+
 struct smstate_decide {
 	struct sm *sm;
 	const struct fabric *f;
-	smstate_decide_fn *done;
+	role_decide_fn *done;
 	void *arg;
 	unsigned pending;
 	bool aborted;
@@ -149,7 +199,7 @@ static void smstate_poll_schedule(struct sm *sm, double delay_ms);
 
 void smstate_set(struct sm *sm, enum sm_state to, const char *why)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 	struct sm_state_change c = {sm->state, to, why ? why : ""};
 
 	if (sm->state == to)
@@ -166,19 +216,19 @@ void smstate_set(struct sm *sm, enum sm_state to, const char *why)
 		mfts_stand_down(sm);
 	}
 	if (to != SM_STANDBY)
-		ss->master_guid = 0;
+		sm->master_guid = 0;
 	if (to != SM_MASTER)
 		ss->handover_to = 0;
 	hook_run(&sm->hooks.state_changed, &c);
 }
 
-void smstate_sweep_started(struct sm *sm)
+static void smstate_sweep_started(struct sm *sm)
 {
 	if (sm->state == SM_NOTACTIVE)
 		smstate_set(sm, SM_DISCOVERING, "a heavy sweep starts");
 }
 
-void smstate_sweep_done(struct sm *sm, const struct sweep_summary *s)
+static void smstate_sweep_done(struct sm *sm, const struct sweep_summary *s)
 {
 	/* discovery found nothing (our port is down): we are alone, so master */
 	if (sm->state == SM_DISCOVERING)
@@ -203,7 +253,7 @@ static void smstate_our_info(const struct sm *sm, bool with_key, struct wire_smi
 
 static struct smstate_peer *smstate_peer_find(struct sm *sm, uint64_t guid)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 
 	for (unsigned i = 0; i < ss->n_peers; i++)
 		if (ss->peers[i].guid == guid)
@@ -214,7 +264,7 @@ static struct smstate_peer *smstate_peer_find(struct sm *sm, uint64_t guid)
 /* The peer of that GUID, made (evicting the one heard from least recently) when new. */
 static struct smstate_peer *smstate_peer_get(struct sm *sm, uint64_t guid)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 	struct smstate_peer *p = smstate_peer_find(sm, guid);
 
 	if (p)
@@ -226,7 +276,7 @@ static struct smstate_peer *smstate_peer_get(struct sm *sm, uint64_t guid)
 		for (unsigned i = 1; i < ss->n_peers; i++) {
 			struct smstate_peer *q = &ss->peers[i];
 
-			if (q->guid != ss->master_guid && q->guid != ss->handover_to &&
+			if (q->guid != sm->master_guid && q->guid != ss->handover_to &&
 			    q->last_contact_ms < p->last_contact_ms)
 				p = q;
 		}
@@ -251,7 +301,7 @@ static struct smstate_peer *smstate_note(struct sm *sm, const struct wire_smp *r
 					 uint64_t expect, uint16_t lid, const uint8_t *path,
 					 uint8_t hops)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 	struct smstate_peer *p;
 	struct wire_sminfo si;
 	bool foreign;
@@ -406,9 +456,9 @@ static void smstate_send_trap144(struct sm *sm, const struct fabric *f,
 
 static void smstate_go_standby(struct sm *sm, const struct smstate_peer *master, const char *why)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 
-	ss->master_guid = master->guid; /* first: the state_changed hooks name it */
+	sm->master_guid = master->guid; /* first: the state_changed hooks name it */
 	smstate_set(sm, SM_STANDBY, why);
 	ss->poll_failures = 0;
 	smstate_poll_schedule(sm, sm->conf.sminfo_poll_interval_ms);
@@ -416,7 +466,7 @@ static void smstate_go_standby(struct sm *sm, const struct smstate_peer *master,
 
 static void smstate_takeover(struct sm *sm, const char *why)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 	int r;
 
 	ss->takeovers++;
@@ -429,7 +479,7 @@ static void smstate_takeover(struct sm *sm, const char *why)
 
 static void smstate_handover_abort(struct sm *sm, const char *why)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 
 	log_warn("handover to SM 0x%016" PRIx64 " failed: %s; staying master", ss->handover_to,
 		 why);
@@ -443,13 +493,13 @@ static void smstate_handover_abort(struct sm *sm, const char *why)
 /* The SM we handed over to is master now: stand by, polling it. */
 static void smstate_step_down(struct sm *sm, const struct smstate_peer *p, const char *why)
 {
-	sm->smstate.handover_to = 0;
+	smstate_of(sm)->handover_to = 0;
 	smstate_go_standby(sm, p, why);
 }
 
 static void smstate_start_handover(struct sm *sm, const struct smstate_peer *p, const char *why)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 	double wait = 3.0 * sm->conf.sminfo_poll_count * sm->conf.sminfo_poll_interval_ms;
 
 	ss->handover_to = p->guid;
@@ -470,16 +520,16 @@ static void smstate_start_handover(struct sm *sm, const struct smstate_peer *p, 
 static uint64_t smstate_poll_target(const struct sm *sm)
 {
 	if (sm->state == SM_STANDBY)
-		return sm->smstate.master_guid;
+		return sm->master_guid;
 	if (sm->state == SM_MASTER)
-		return sm->smstate.handover_to;
+		return smstate_of(sm)->handover_to;
 	return 0;
 }
 
 static void smstate_poll_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 	uint64_t target = smstate_poll_target(sm);
 	struct smstate_peer *p = target ? smstate_peer_find(sm, target) : NULL;
 	int r;
@@ -506,7 +556,7 @@ static void smstate_poll_cb(evutil_socket_t fd, short what, void *arg)
 
 static void smstate_poll_schedule(struct sm *sm, double delay_ms)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 	struct timeval tv;
 
 	if (!ss->poll_timer)
@@ -521,7 +571,7 @@ static void smstate_poll_schedule(struct sm *sm, double delay_ms)
 static void smstate_poll_done(struct sm *sm, struct smstate_query *q, int status,
 			      const struct wire_smp *resp)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 	uint64_t target = smstate_poll_target(sm);
 	struct smstate_peer *p = NULL;
 	char why[160];
@@ -584,9 +634,9 @@ static void smstate_poll_done(struct sm *sm, struct smstate_query *q, int status
 /* ---- DECIDE ---------------------------------------------------------------------- */
 
 /* What to do with the SMs that answered this DECIDE (see smstate.h). */
-static enum smstate_decision smstate_elect(struct sm *sm, const struct fabric *f)
+static enum role_decision smstate_elect(struct sm *sm, const struct fabric *f)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 	uint8_t prio = (uint8_t)sm->conf.sm_priority;
 	uint64_t guid = sm->port_guid;
 	struct smstate_peer *master = NULL, *best = NULL;
@@ -607,13 +657,13 @@ static enum smstate_decision smstate_elect(struct sm *sm, const struct fabric *f
 	}
 	if (sm->state == SM_MASTER) {
 		if (ss->handover_to)
-			return SMSTATE_STAND_BY; /* a handover is under way */
+			return ROLE_STAND_BY; /* a handover is under way */
 		if (master && smstate_better(master->priority, master->guid, prio, guid)) {
 			snprintf(why, sizeof(why),
 				 "SM 0x%016" PRIx64 " is master too and ranks higher",
 				 master->guid);
 			smstate_start_handover(sm, master, why);
-			return SMSTATE_STAND_BY;
+			return ROLE_STAND_BY;
 		}
 		if (master) {
 			log_info("SM 0x%016" PRIx64
@@ -622,7 +672,7 @@ static enum smstate_decision smstate_elect(struct sm *sm, const struct fabric *f
 				 master->guid, master->lid, master->priority);
 			smstate_send_peer(sm, Q_DISCOVER, WIRE_SET, WIRE_SMINFO_DISCOVER, master, 0,
 					  1);
-			return SMSTATE_PROGRAM;
+			return ROLE_PROGRAM;
 		}
 		/*
 		 * Hand over to a better standby only: a better SM still
@@ -632,26 +682,26 @@ static enum smstate_decision smstate_elect(struct sm *sm, const struct fabric *f
 		    !(best->guid == ss->handover_refused &&
 		      clock_mono_ms() < ss->handover_refused_until)) {
 			smstate_start_handover(sm, best, "it ranks higher");
-			return SMSTATE_STAND_BY;
+			return ROLE_STAND_BY;
 		}
-		return SMSTATE_PROGRAM;
+		return ROLE_PROGRAM;
 	}
 	if (sm->state != SM_DISCOVERING)
-		return SMSTATE_STAND_BY;
+		return ROLE_STAND_BY;
 	if (master) {
 		snprintf(why, sizeof(why), "SM 0x%016" PRIx64 " (LID %u, priority %u) is master",
 			 master->guid, master->lid, master->priority);
 		smstate_go_standby(sm, master, why);
 		if (smstate_better(prio, guid, master->priority, master->guid))
 			smstate_send_trap144(sm, f, master);
-		return SMSTATE_STAND_BY;
+		return ROLE_STAND_BY;
 	}
 	if (best) {
 		snprintf(why, sizeof(why),
 			 "SM 0x%016" PRIx64 " (LID %u, priority %u, %s) ranks higher", best->guid,
 			 best->lid, best->priority, names_sm_state(best->state));
 		smstate_go_standby(sm, best, why);
-		return SMSTATE_STAND_BY;
+		return ROLE_STAND_BY;
 	}
 	if (ss->taking_over) {
 		snprintf(why, sizeof(why), "no better SM answers (%s)", ss->why);
@@ -659,24 +709,24 @@ static enum smstate_decision smstate_elect(struct sm *sm, const struct fabric *f
 	} else {
 		smstate_set(sm, SM_MASTER, "no better SM answers");
 	}
-	return SMSTATE_PROGRAM;
+	return ROLE_PROGRAM;
 }
 
 static void smstate_decide_finish(struct smstate_decide *dc)
 {
 	struct sm *sm = dc->sm;
-	enum smstate_decision d;
+	enum role_decision d;
 
-	sm->smstate.decide = NULL;
+	smstate_of(sm)->decide = NULL;
 	d = smstate_elect(sm, dc->f);
-	dc->done(dc->arg, d);
+	dc->done(dc->arg, d, d == ROLE_STAND_BY ? smstate_of(sm)->why : "");
 	free(dc);
 }
 
 static void smstate_decide_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
-	struct smstate_decide *dc = sm->smstate.decide;
+	struct smstate_decide *dc = smstate_of(sm)->decide;
 
 	if (dc && !dc->pending)
 		smstate_decide_finish(dc);
@@ -756,8 +806,8 @@ static unsigned smstate_candidates(struct sm *sm, const struct fabric *f, struct
 					smstate_cand_add(c, &n, f, ni, (uint8_t)pn, sm->port_guid);
 		}
 	}
-	for (unsigned i = 0; i < sm->smstate.n_peers; i++) {
-		uint64_t g = sm->smstate.peers[i].guid;
+	for (unsigned i = 0; i < smstate_of(sm)->n_peers; i++) {
+		uint64_t g = smstate_of(sm)->peers[i].guid;
 
 		for (uint32_t ni = 0; ni < f->n_nodes; ni++) {
 			const struct node *nd = &f->nodes[ni];
@@ -771,9 +821,10 @@ static unsigned smstate_candidates(struct sm *sm, const struct fabric *f, struct
 	return n;
 }
 
-int smstate_decide_start(struct sm *sm, const struct fabric *f, smstate_decide_fn *done, void *arg)
+static int smstate_decide_start(struct sm *sm, const struct fabric *f, role_decide_fn *done,
+				void *arg)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 	struct smstate_cand *c;
 	struct smstate_decide *dc;
 	unsigned n;
@@ -817,15 +868,15 @@ int smstate_decide_start(struct sm *sm, const struct fabric *f, smstate_decide_f
 	return 0;
 }
 
-void smstate_decide_abort(struct sm *sm)
+static void smstate_decide_abort(struct sm *sm)
 {
-	struct smstate_decide *dc = sm->smstate.decide;
+	struct smstate_decide *dc = smstate_of(sm)->decide;
 
 	if (!dc)
 		return;
-	sm->smstate.decide = NULL;
-	if (sm->smstate.decide_timer)
-		evtimer_del(sm->smstate.decide_timer);
+	smstate_of(sm)->decide = NULL;
+	if (smstate_of(sm)->decide_timer)
+		evtimer_del(smstate_of(sm)->decide_timer);
 	if (dc->pending)
 		dc->aborted = true; /* freed by its last query */
 	else
@@ -842,7 +893,7 @@ static void smstate_become_master_after_ack(struct sm *sm, struct smstate_query 
 		return; /* something else happened meanwhile */
 	snprintf(why, sizeof(why), "SM 0x%016" PRIx64 " (LID %u) handed the subnet over", q->guid,
 		 q->lid);
-	sm->smstate.handovers_received++;
+	smstate_of(sm)->handovers_received++;
 	smstate_set(sm, SM_MASTER, why);
 	sweep_start_why(sm, why);
 }
@@ -855,15 +906,15 @@ static void smstate_light_done(struct sm *sm, struct smstate_query *q, int statu
 				     : smstate_peer_find(sm, q->guid);
 	char why[160];
 
-	if (sm->smstate.light_pending)
-		sm->smstate.light_pending--;
+	if (smstate_of(sm)->light_pending)
+		smstate_of(sm)->light_pending--;
 	if (!p)
 		return;
 	if (status != 0) {
 		p->unreachable = true;
 		return;
 	}
-	if (p->foreign_key || sm->state != SM_MASTER || sm->smstate.handover_to)
+	if (p->foreign_key || sm->state != SM_MASTER || smstate_of(sm)->handover_to)
 		return;
 	if (p->state == SM_MASTER) {
 		snprintf(why, sizeof(why), "SM 0x%016" PRIx64 " (LID %u) is master too", p->guid,
@@ -873,8 +924,8 @@ static void smstate_light_done(struct sm *sm, struct smstate_query *q, int statu
 	} else if (p->state == SM_STANDBY &&
 		   smstate_better(p->priority, p->guid, (uint8_t)sm->conf.sm_priority,
 				  sm->port_guid) &&
-		   !(p->guid == sm->smstate.handover_refused &&
-		     clock_mono_ms() < sm->smstate.handover_refused_until)) {
+		   !(p->guid == smstate_of(sm)->handover_refused &&
+		     clock_mono_ms() < smstate_of(sm)->handover_refused_until)) {
 		snprintf(why, sizeof(why), "SM 0x%016" PRIx64 " (priority %u) ranks higher",
 			 p->guid, p->priority);
 		sweep_start_why(sm, why);
@@ -894,7 +945,7 @@ static void smstate_query_done(void *arg, int status, const struct wire_smp *req
 		if (dc && !--dc->pending && dc->aborted)
 			free(dc);
 		if (q->kind == Q_POLL)
-			sm->smstate.poll_inflight = false;
+			smstate_of(sm)->poll_inflight = false;
 		free(q);
 		return;
 	}
@@ -916,7 +967,7 @@ static void smstate_query_done(void *arg, int status, const struct wire_smp *req
 		smstate_poll_done(sm, q, status, resp);
 		break;
 	case Q_HANDOVER:
-		if (sm->state != SM_MASTER || sm->smstate.handover_to != q->guid)
+		if (sm->state != SM_MASTER || smstate_of(sm)->handover_to != q->guid)
 			break;
 		if (status < 0) {
 			smstate_handover_abort(sm, status == -EREMOTEIO
@@ -934,8 +985,8 @@ static void smstate_query_done(void *arg, int status, const struct wire_smp *req
 			/* the old master did not step down: stay standby, polling it */
 			log_warn("SM 0x%016" PRIx64 " refused our ACKNOWLEDGE: staying standby",
 				 q->guid);
-			if (sm->state == SM_STANDBY && !sm->smstate.master_guid) {
-				sm->smstate.master_guid = q->guid;
+			if (sm->state == SM_STANDBY && !sm->master_guid) {
+				sm->master_guid = q->guid;
 				smstate_poll_schedule(sm, 0);
 			}
 			break;
@@ -957,9 +1008,9 @@ static void smstate_query_done(void *arg, int status, const struct wire_smp *req
 
 /* ---- a master's light sweep, orders ------------------------------------------------ */
 
-void smstate_light(struct sm *sm)
+static void smstate_light(struct sm *sm)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 
 	if (sm->state != SM_MASTER || ss->handover_to || ss->light_pending)
 		return;
@@ -973,7 +1024,7 @@ void smstate_light(struct sm *sm)
 	}
 }
 
-void smstate_priority_changed(struct sm *sm)
+static void smstate_priority_changed(struct sm *sm)
 {
 	struct smstate_peer *m;
 
@@ -981,7 +1032,7 @@ void smstate_priority_changed(struct sm *sm)
 		sweep_start_why(sm, "the SM priority changed");
 		return;
 	}
-	if (sm->state != SM_STANDBY || !(m = smstate_peer_find(sm, sm->smstate.master_guid)))
+	if (sm->state != SM_STANDBY || !(m = smstate_peer_find(sm, sm->master_guid)))
 		return;
 	if (smstate_better((uint8_t)sm->conf.sm_priority, sm->port_guid, m->priority, m->guid))
 		smstate_send_trap144(sm, sm->snap ? sm->snap->fabric : NULL, m);
@@ -989,7 +1040,7 @@ void smstate_priority_changed(struct sm *sm)
 
 int smstate_handover_order(struct sm *sm, uint64_t target, char *why, size_t why_len)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 	struct smstate_peer *t = NULL;
 	int prio = sm->conf.sm_priority;
 
@@ -1068,17 +1119,17 @@ static void smstate_answer(struct sm *sm, const struct madio_addr *from, const s
 	if (madio_send_lid(sm->io, req->mgmt_class, out, sizeof(out), from->slid, 0, 0) < 0)
 		log_ratelimited(LOG_CAT_MAD, LOG_WARNING, "cannot answer SMInfo from LID %u",
 				from->slid);
-	sm->smstate.gets_answered += req->method == WIRE_GET;
+	smstate_of(sm)->gets_answered += req->method == WIRE_GET;
 }
 
 static void smstate_check_free(struct sm *sm, struct smstate_check *c)
 {
 	struct smstate_check **pp;
 
-	for (pp = &sm->smstate.checks; *pp; pp = &(*pp)->next) {
+	for (pp = &smstate_of(sm)->checks; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
-			sm->smstate.n_checks--;
+			smstate_of(sm)->n_checks--;
 			break;
 		}
 	}
@@ -1103,7 +1154,7 @@ static void smstate_refuse(struct sm *sm, struct smstate_check *c, const char *w
 {
 	char who[320];
 
-	sm->smstate.sets_refused++;
+	smstate_of(sm)->sets_refused++;
 	log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, "refused SMInfo Set %s from %s: %s",
 			smstate_mod_name(c->req.attr_mod), smstate_who(c, who, sizeof(who)), why);
 	smstate_answer(sm, &c->from, &c->req, WIRE_STATUS_INVALID_FIELD, false);
@@ -1112,7 +1163,7 @@ static void smstate_refuse(struct sm *sm, struct smstate_check *c, const char *w
 /* A Set from a port we have checked: obey it or refuse it. */
 static void smstate_handle_set(struct sm *sm, struct smstate_check *c, bool is_sm)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 	uint32_t mod = c->req.attr_mod;
 	struct smstate_peer *p;
 	struct wire_sminfo si;
@@ -1180,7 +1231,7 @@ static void smstate_handle_set(struct sm *sm, struct smstate_check *c, bool is_s
 		 * ACKNOWLEDGE, and we step up when it has answered, so the two
 		 * are never master at once.  Its polls no longer matter.
 		 */
-		ss->master_guid = 0;
+		sm->master_guid = 0;
 		if (smstate_send_peer(sm, Q_ACK, WIRE_SET, WIRE_SMINFO_ACKNOWLEDGE, p, 0, 1) < 0)
 			smstate_become_master_after_ack(
 			    sm, &(struct smstate_query){.sm = sm, .guid = p->guid, .lid = p->lid});
@@ -1294,7 +1345,7 @@ static int smstate_check_step(struct smstate_check *c)
 static void smstate_check_start(struct sm *sm, const struct madio_addr *from,
 				const struct wire_smp *req)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = smstate_of(sm);
 	struct smstate_check *c;
 	uint32_t node;
 	uint8_t port;
@@ -1352,8 +1403,8 @@ local:
 	smstate_answer(sm, from, req, WIRE_STATUS_INVALID_FIELD, false);
 }
 
-void smstate_recv_sminfo(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr *hdr,
-			 const uint8_t *buf, size_t len)
+static void smstate_recv_sminfo(void *ctx, const struct madio_addr *from,
+				const struct wire_mad_hdr *hdr, const uint8_t *buf, size_t len)
 {
 	struct sm *sm = ctx;
 	struct wire_smp req;
@@ -1378,34 +1429,21 @@ void smstate_recv_sminfo(void *ctx, const struct madio_addr *from, const struct 
 	smstate_check_start(sm, from, &req);
 }
 
-void smstate_recv_trap_repress(void *ctx, const struct madio_addr *from,
-			       const struct wire_mad_hdr *hdr, const uint8_t *buf, size_t len)
+static void smstate_recv_trap_repress(void *ctx, const struct madio_addr *from,
+				      const struct wire_mad_hdr *hdr, const uint8_t *buf,
+				      size_t len)
 {
 	/* the master had our trap 144 */
 }
 
 /* ---- life cycle ------------------------------------------------------------------- */
 
-int smstate_init(struct sm *sm)
+static void smstate_free(struct sm *sm, void *obj)
 {
-	struct smstate *ss = &sm->smstate;
+	struct smstate *ss = obj;
 
-	memset(ss, 0, sizeof(*ss));
-	if (!sm->base)
-		return 0;
-	ss->poll_timer = evtimer_new(sm->base, smstate_poll_cb, sm);
-	ss->decide_timer = evtimer_new(sm->base, smstate_decide_timer_cb, sm);
-	if (!ss->poll_timer || !ss->decide_timer) {
-		smstate_fini(sm);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-void smstate_fini(struct sm *sm)
-{
-	struct smstate *ss = &sm->smstate;
-
+	if (!ss)
+		return;
 	smstate_decide_abort(sm);
 	/* checks whose Gets were cancelled have freed themselves; any left go now */
 	while (ss->checks) {
@@ -1419,5 +1457,119 @@ void smstate_fini(struct sm *sm)
 		event_free(ss->poll_timer);
 	if (ss->decide_timer)
 		event_free(ss->decide_timer);
-	ss->poll_timer = ss->decide_timer = NULL;
+	if (sm->role.ctx == sm)
+		sm->role = (struct sm_role){NULL, NULL};
+	sm_conf_applier_remove(sm, "sm_priority", smstate_apply, NULL);
+	free(ss);
+}
+
+/* The sweep's view of the role (sm/role.h); ctx is the SM. */
+static void smstate_role_sweep_started(void *ctx)
+{
+	smstate_sweep_started(ctx);
+}
+
+static int smstate_role_decide_start(void *ctx, const struct fabric *f, role_decide_fn *done,
+				     void *arg)
+{
+	return smstate_decide_start(ctx, f, done, arg);
+}
+
+static void smstate_role_decide_abort(void *ctx)
+{
+	smstate_decide_abort(ctx);
+}
+
+static void smstate_role_sweep_done(void *ctx, const struct sweep_summary *s)
+{
+	smstate_sweep_done(ctx, s);
+}
+
+static void smstate_role_light(void *ctx)
+{
+	smstate_light(ctx);
+}
+
+static const struct sm_role_ops smstate_role = {
+    .sweep_started = smstate_role_sweep_started,
+    .decide_start = smstate_role_decide_start,
+    .decide_abort = smstate_role_decide_abort,
+    .sweep_done = smstate_role_sweep_done,
+    .light = smstate_role_light,
+};
+
+int smstate_attach(struct sm *sm, char *err, size_t err_len)
+{
+	static const struct {
+		uint8_t mgmt_class;
+		unsigned method;
+		dispatch_fn fn;
+	} rows[] = {
+	    {WIRE_CLASS_SMI, WIRE_GET, smstate_recv_sminfo},
+	    {WIRE_CLASS_SMI_DR, WIRE_GET, smstate_recv_sminfo},
+	    {WIRE_CLASS_SMI, WIRE_SET, smstate_recv_sminfo},
+	    {WIRE_CLASS_SMI_DR, WIRE_SET, smstate_recv_sminfo},
+	};
+	struct smstate *ss = calloc(1, sizeof(*ss));
+	int r = -ENOMEM;
+
+	if (!ss)
+		goto fail;
+	if (sm->base) {
+		ss->poll_timer = evtimer_new(sm->base, smstate_poll_cb, sm);
+		ss->decide_timer = evtimer_new(sm->base, smstate_decide_timer_cb, sm);
+		if (!ss->poll_timer || !ss->decide_timer)
+			goto fail_obj;
+	}
+	r = sm_part_add(sm, &smstate_part, ss);
+	if (r < 0)
+		goto fail_obj;
+	for (size_t i = 0; sm->disp && i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (dispatch_register(sm->disp, rows[i].mgmt_class, rows[i].method,
+				      WIRE_ATTR_SM_INFO, rows[i].fn, sm) < 0)
+			goto fail_nomem;
+	/* TrapRepress of our trap 144: nothing to do */
+	if ((sm->disp && dispatch_register(sm->disp, WIRE_CLASS_SMI, WIRE_TRAP_REPRESS,
+					   DISPATCH_ANY_ATTR, smstate_recv_trap_repress, sm) < 0) ||
+	    sm_conf_applier_add(sm, "sm_priority", smstate_apply, NULL) < 0)
+		goto fail_nomem;
+	sm->role = (struct sm_role){&smstate_role, sm};
+	return 0;
+fail_nomem:
+	r = -ENOMEM; /* the part is registered: sm_fini frees it */
+	snprintf(err, err_len, "out of memory setting up the SM state");
+	return r;
+fail_obj:
+	if (ss->poll_timer)
+		event_free(ss->poll_timer);
+	if (ss->decide_timer)
+		event_free(ss->decide_timer);
+	free(ss);
+fail:
+	snprintf(err, err_len, "out of memory setting up the SM state");
+	return r;
+}
+
+void smstate_status_get(const struct sm *sm, struct smstate_status *ret)
+{
+	const struct smstate *ss = smstate_of(sm);
+
+	memset(ret, 0, sizeof(*ret));
+	if (!ss)
+		return;
+	memcpy(ret->peers, ss->peers, sizeof(ret->peers));
+	ret->n_peers = ss->n_peers;
+	ret->handover_to = ss->handover_to;
+	snprintf(ret->why, sizeof(ret->why), "%s", ss->why);
+	ret->since_wall = ss->since_wall;
+	ret->polls = ss->polls;
+	ret->polls_failed = ss->polls_failed;
+	ret->takeovers = ss->takeovers;
+	ret->handovers_sent = ss->handovers_sent;
+	ret->handovers_received = ss->handovers_received;
+	ret->handovers = ss->handovers_sent + ss->handovers_received;
+	ret->sets_accepted = ss->sets_accepted;
+	ret->sets_refused = ss->sets_refused;
+	ret->gets_answered = ss->gets_answered;
+	ret->foreign_sms = ss->foreign_sms;
 }

@@ -45,22 +45,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <event2/event.h>
 
 #include "mad/madio.h"
 #include "mad/wire.h"
+#include "sm/role.h"
 
 struct sm;
-struct fabric;
-struct sweep_summary;
-
-/* IBA 14.4.1; the values are SMInfo:SMState's. */
-enum sm_state {
-	SM_NOTACTIVE = 0,
-	SM_DISCOVERING = 1,
-	SM_STANDBY = 2,
-	SM_MASTER = 3,
-};
 
 #define SMSTATE_MAX_PEERS 16
 #define SMSTATE_CHECKS_MAX 16 /* requester checks in flight at once */
@@ -80,71 +70,30 @@ struct smstate_peer {
 	double last_contact_wall; /* the same, wall clock (seconds) */
 };
 
-struct smstate_decide;
-struct smstate_check;
-
-/* Inside struct sm. */
-struct smstate {
+/* What the role shows (smctl status: "peers", "failover", "state_reason"). */
+struct smstate_status {
 	struct smstate_peer peers[SMSTATE_MAX_PEERS];
 	unsigned n_peers;
-	uint64_t master_guid;	   /* STANDBY: the SM polled */
-	uint64_t handover_to;	   /* MASTER: the SM handed over to, waiting for it */
-	double handover_deadline;  /* CLOCK_MONOTONIC: give up handing over */
-	uint64_t handover_refused; /* do not hand over to this SM again before ... */
-	double handover_refused_until;
-	struct event *poll_timer;
-	bool poll_inflight;
-	double poll_sent_ms;
-	unsigned poll_failures; /* in a row */
-	struct smstate_decide *decide;
-	struct event *decide_timer;   /* DECIDE without queries: finish from the loop */
-	struct smstate_check *checks; /* requester checks in flight */
-	unsigned n_checks;
-	unsigned light_pending; /* peer polls of a master's light sweep */
-	char why[160];		/* the reason of the last state change */
-	bool taking_over;	/* DISCOVERING because the master went */
-	double since_wall;	/* when the state last changed (wall clock) */
-	/* counters */
+	uint64_t handover_to; /* MASTER: the SM handed over to, waiting for it */
+	char why[160];	      /* the reason of the last state change */
+	double since_wall;    /* when the state last changed (wall clock) */
 	uint64_t polls, polls_failed, takeovers, handovers_sent, handovers_received;
+	uint64_t handovers; /* sent + received */
 	uint64_t sets_accepted, sets_refused, gets_answered, foreign_sms;
 };
 
-/* Timers; 0 or -ENOMEM.  smstate_fini(NULL-safe inside sm) cancels everything. */
-int smstate_init(struct sm *sm);
-void smstate_fini(struct sm *sm);
+/*
+ * Attach the role to the SM (a part, sm/part.h): its timers, the SMInfo and
+ * TrapRepress dispatch rows, the sm_priority applier and sm->role.  0 or
+ * -errno with err.
+ */
+int smstate_attach(struct sm *sm, char *err, size_t err_len);
+
+/* ret: the role's status (zeros when it is not attached). */
+void smstate_status_get(const struct sm *sm, struct smstate_status *ret);
 
 /* Set the state: logs "SM state A -> B: why" and runs the state_changed hooks. */
 void smstate_set(struct sm *sm, enum sm_state to, const char *why);
-
-/* A heavy sweep starts: a NOTACTIVE SM is now DISCOVERING. */
-void smstate_sweep_started(struct sm *sm);
-
-enum smstate_decision {
-	SMSTATE_PROGRAM, /* we are (or become) master: assign, route, program */
-	SMSTATE_STAND_BY /* another SM is (or becomes) master: touch no switch */
-};
-typedef void smstate_decide_fn(void *arg, enum smstate_decision d);
-
-/*
- * DECIDE: ask the SMs of f for their SMInfo and decide (above); done runs
- * once, always from the loop (never inside this call).  0 or -ENOMEM.
- * f must outlive the decision (the sweep's fabric).
- */
-int smstate_decide_start(struct sm *sm, const struct fabric *f, smstate_decide_fn *done, void *arg);
-/* The sweep is abandoned: done is not called. */
-void smstate_decide_abort(struct sm *sm);
-
-/* A heavy sweep published its result. */
-void smstate_sweep_done(struct sm *sm, const struct sweep_summary *s);
-
-/*
- * A master's light sweep: ask the SMs we know for their SMInfo; another
- * master, or a better SM, starts a heavy sweep (DECIDE resolves it).
- */
-void smstate_light(struct sm *sm);
-
-/* The priority changed (smctl priority, SIGHUP): a master re-elects, a better standby says so. */
-void smstate_priority_changed(struct sm *sm);
 
 /*
  * smctl handover: hand the subnet to the SM of port GUID target (0: the best
@@ -154,17 +103,6 @@ void smstate_priority_changed(struct sm *sm);
  * handover runs, -ERANGE it cannot win (priority 0 and a higher GUID).
  */
 int smstate_handover_order(struct sm *sm, uint64_t target, char *why, size_t why_len);
-
-/*
- * SubnGet/SubnSet(SMInfo), LID-routed or directed (a dispatch handler, ctx
- * the SM): Get answered with our SMInfo (the SM_Key as above); Set obeyed as
- * above.
- */
-void smstate_recv_sminfo(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr *hdr,
-			 const uint8_t *buf, size_t len);
-/* TrapRepress for our trap 144: nothing to do (a dispatch handler). */
-void smstate_recv_trap_repress(void *ctx, const struct madio_addr *from,
-			       const struct wire_mad_hdr *hdr, const uint8_t *buf, size_t len);
 
 /* ---- pure rules, for the tests -------------------------------------------- */
 

@@ -29,6 +29,7 @@
 #include "failover/syncdoc.h"
 #include "fabric/lid.h"
 #include "smp/program.h"
+#include "sm/part.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
 #include "failover/sync.h"
@@ -70,6 +71,15 @@ struct sync {
 	uint64_t carried, rereg_takeovers, rereg_ports;
 	char last_takeover[256];
 };
+
+static void sync_free(struct sm *sm, void *obj);
+
+static const struct sm_part_ops sync_part = {"sync", sync_free};
+
+static struct sync *sync_of(const struct sm *sm)
+{
+	return sm_part_get(sm, &sync_part);
+}
 
 unsigned sync_max_age_ms(const struct sm *sm)
 {
@@ -354,9 +364,9 @@ static void sync_got(struct evhttp_request *req, void *arg)
 		sync_refuse(sy, p, "%s", err);
 		return;
 	}
-	if (doc->sm_guid != sm->smstate.master_guid) {
+	if (doc->sm_guid != sm->master_guid) {
 		sync_refuse(sy, p, "it is SM 0x%016" PRIx64 "'s, the master is 0x%016" PRIx64,
-			    doc->sm_guid, sm->smstate.master_guid);
+			    doc->sm_guid, sm->master_guid);
 		syncdoc_free(doc);
 		return;
 	}
@@ -427,8 +437,8 @@ static void sync_tick(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (sm->state == SM_STANDBY && sm->smstate.master_guid) {
-		sy->polled_master = sm->smstate.master_guid;
+	if (sm->state == SM_STANDBY && sm->master_guid) {
+		sy->polled_master = sm->master_guid;
 		for (unsigned i = 0; i < sy->n_peers; i++)
 			sync_pull(sy, &sy->peers[i]);
 	}
@@ -525,9 +535,11 @@ static void sync_on_sweep_done(void *ctx, const void *data)
 	sy->rereg_ports += s->rereg;
 }
 
-void sync_program_params(struct sm *sm, struct program_params *pp)
+/* A configure batch is being built (sm->hooks.configure): ClientReregister after a takeover. */
+static void sync_on_configure(void *ctx, const void *data)
 {
-	struct sync *sy = sm->sync;
+	struct sync *sy = ctx;
+	struct program_params *pp = (struct program_params *)data;
 
 	if (!sy || !sy->rereg_pending)
 		return;
@@ -539,17 +551,17 @@ void sync_program_params(struct sm *sm, struct program_params *pp)
 
 /* ---- set-up, status ---------------------------------------------------------------- */
 
-int sync_init(struct sm *sm, char *err, size_t err_len)
+int sync_attach(struct sm *sm, char *err, size_t err_len)
 {
 	struct sync *sy = calloc(1, sizeof(*sy));
 	const char *q = sm->conf.sync_peers;
 	int r;
 
-	if (!sy) {
+	if (!sy || sm_part_add(sm, &sync_part, sy) < 0) {
+		free(sy);
 		snprintf(err, err_len, "out of memory");
 		return -ENOMEM;
 	}
-	sm->sync = sy;
 	sy->sm = sm;
 	sy->gen = (uint64_t)(clock_wall_s() * 1e6);
 	while (*q) {
@@ -575,7 +587,8 @@ int sync_init(struct sm *sm, char *err, size_t err_len)
 		q += n + (q[n] == ',');
 	}
 	if (hook_add(&sm->hooks.state_changed, sync_on_state, sy) < 0 ||
-	    hook_add(&sm->hooks.sweep_done, sync_on_sweep_done, sy) < 0) {
+	    hook_add(&sm->hooks.sweep_done, sync_on_sweep_done, sy) < 0 ||
+	    hook_add(&sm->hooks.configure, sync_on_configure, sy) < 0) {
 		snprintf(err, err_len, "out of memory");
 		return -ENOMEM;
 	}
@@ -595,14 +608,15 @@ int sync_init(struct sm *sm, char *err, size_t err_len)
 	return 0;
 }
 
-void sync_fini(struct sm *sm)
+static void sync_free(struct sm *sm, void *obj)
 {
-	struct sync *sy = sm->sync;
+	struct sync *sy = obj;
 
 	if (!sy)
 		return;
 	hook_remove(&sm->hooks.state_changed, sync_on_state, sy);
 	hook_remove(&sm->hooks.sweep_done, sync_on_sweep_done, sy);
+	hook_remove(&sm->hooks.configure, sync_on_configure, sy);
 	if (sy->timer)
 		event_free(sy->timer);
 	for (unsigned i = 0; i < sy->n_peers; i++)
@@ -614,12 +628,11 @@ void sync_fini(struct sm *sm)
 	free(sy->last_cmp);
 	free(sy->rereg_guids);
 	free(sy);
-	sm->sync = NULL;
 }
 
 void sync_get_stats(const struct sm *sm, struct sync_stats *ret)
 {
-	const struct sync *sy = sm->sync;
+	const struct sync *sy = sync_of(sm);
 
 	memset(ret, 0, sizeof(*ret));
 	ret->age_ms = -1;
@@ -639,7 +652,7 @@ void sync_get_stats(const struct sm *sm, struct sync_stats *ret)
 
 json_t *sync_status_json(const struct sm *sm)
 {
-	const struct sync *sy = sm->sync;
+	const struct sync *sy = sync_of(sm);
 	json_t *o, *peers;
 
 	if (!sy)

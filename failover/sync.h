@@ -40,15 +40,15 @@ struct program_params;
 #define SYNC_MAX_PEERS 4
 #define SYNC_TIMEOUT_MS 2000
 
-/* 0 or -errno with err (sync_listen cannot be bound, out of memory). */
-int sync_init(struct sm *sm, char *err, size_t err_len);
-void sync_fini(struct sm *sm);
+/*
+ * Attach state sync to the SM (a part, sm/part.h): its hooks, the endpoint
+ * on sync_listen, the pulls from sync_peers.  0 or -errno with err
+ * (sync_listen cannot be bound, a bad peer, out of memory).
+ */
+int sync_attach(struct sm *sm, char *err, size_t err_len);
 
 /* The oldest document a takeover carries, in ms (from the configuration). */
 unsigned sync_max_age_ms(const struct sm *sm);
-
-/* The takeover sweep's ClientReregister choice, into pp (sm/sweep.c, PROGRAM). */
-void sync_program_params(struct sm *sm, struct program_params *pp);
 
 /* smctl status's "sync" object; NULL on ENOMEM. */
 json_t *sync_status_json(const struct sm *sm);

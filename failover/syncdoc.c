@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "failover/syncdoc.h"
+#include "lib/sorted.h"
 
 void syncdoc_free(struct syncdoc *d)
 {
@@ -435,7 +436,7 @@ static int guid_cmp(const void *a, const void *b)
 
 bool syncdoc_guid_listed(const uint64_t *sorted, size_t n, uint64_t guid)
 {
-	return n && bsearch(&guid, sorted, n, sizeof(guid), guid_cmp);
+	return sorted_u64_has(sorted, n, guid);
 }
 
 struct guid_list {

@@ -10,6 +10,7 @@
 #include "lib/log.h"
 #include "perf/health.h"
 #include "sm/port.h"
+#include "sm/part.h"
 #include "sm/sm.h"
 
 struct health {
@@ -19,6 +20,15 @@ struct health {
 	struct health_stats st;
 	struct event *timer; /* releases quarantines that are due */
 };
+
+static void health_free(struct sm *sm, void *obj);
+
+static const struct sm_part_ops health_part = {"health", health_free};
+
+static struct health *health_of(const struct sm *sm)
+{
+	return sm_part_get(sm, &health_part);
+}
 
 static struct health_port *health_get(struct health *h, uint64_t guid, uint8_t port, bool add)
 {
@@ -42,19 +52,19 @@ static struct health_port *health_get(struct health *h, uint64_t guid, uint8_t p
 
 const struct health_port *health_find(const struct sm *sm, uint64_t guid, uint8_t port)
 {
-	return sm->health ? health_get(sm->health, guid, port, false) : NULL;
+	return health_of(sm) ? health_get(health_of(sm), guid, port, false) : NULL;
 }
 
 void health_get_stats(const struct sm *sm, struct health_stats *ret)
 {
 	memset(ret, 0, sizeof(*ret));
-	if (sm->health)
-		*ret = sm->health->st;
+	if (health_of(sm))
+		*ret = health_of(sm)->st;
 }
 
 int health_link_down(struct sm *sm, uint64_t guid, uint8_t port, double now)
 {
-	struct health *h = sm->health;
+	struct health *h = health_of(sm);
 	struct health_port *p;
 	double window = sm->conf.flap_window_s;
 	unsigned keep = 0;
@@ -84,7 +94,7 @@ int health_link_down(struct sm *sm, uint64_t guid, uint8_t port, double now)
 
 void health_forget(struct sm *sm, uint64_t guid, uint8_t port)
 {
-	struct health *h = sm->health;
+	struct health *h = health_of(sm);
 	struct health_port *p = h ? health_get(h, guid, port, false) : NULL;
 
 	if (!p)
@@ -134,7 +144,7 @@ static void health_quarantine(struct sm *sm, struct health_port *p, const char *
 		log_port(LOG_CAT_SWEEP, LOG_WARNING, p->guid, p->port,
 			 "%s is unhealthy (%s) but cannot be disabled: %s", who, why, strerror(-r));
 		p->quarantined = false;
-		sm->health->st.quarantined--;
+		health_of(sm)->st.quarantined--;
 		return;
 	}
 	log_port(LOG_CAT_SWEEP, LOG_WARNING, p->guid, p->port, "%s quarantined: %s; disabled %s",
@@ -196,7 +206,7 @@ static void health_diff_one(void *arg, const struct diff_change *c)
 	if (c->kind == DIFF_LINK_UP)
 		return; /* a quarantined port that came up: health_redisable */
 	if (health_link_down(sm, guid, port, hd->now) == 1) {
-		struct health_port *p = health_get(sm->health, guid, port, false);
+		struct health_port *p = health_get(health_of(sm), guid, port, false);
 		char why[256];
 
 		snprintf(why, sizeof(why), "%u link downs in %d s (link to %s)", p->n_downs,
@@ -208,7 +218,7 @@ static void health_diff_one(void *arg, const struct diff_change *c)
 int health_port_error(struct sm *sm, uint16_t slid, uint16_t lid, uint8_t port, double now)
 {
 	const struct fabric *f = sm->snap ? sm->snap->fabric : NULL;
-	struct health *h = sm->health;
+	struct health *h = health_of(sm);
 	struct health_port *p;
 	const struct node *n, *sw;
 	uint32_t ni, si, swi;
@@ -271,7 +281,7 @@ int health_port_error(struct sm *sm, uint16_t slid, uint16_t lid, uint8_t port, 
 static void health_redisable(struct sm *sm)
 {
 	const struct fabric *f = sm->snap->fabric;
-	struct health *h = sm->health;
+	struct health *h = health_of(sm);
 
 	for (size_t i = 0; i < h->n; i++) {
 		const struct health_port *q = &h->ports[i];
@@ -305,7 +315,7 @@ static void health_on_published(void *arg, const void *data)
 static void health_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
-	struct health *h = sm->health;
+	struct health *h = health_of(sm);
 	double now = clock_mono_s();
 
 	(void)fd;
@@ -327,35 +337,45 @@ static void health_tick(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-int health_init(struct sm *sm)
+/* A port-error trap (sm->hooks.port_error, sm/trap.c). */
+static void health_on_port_error(void *ctx, const void *data)
+{
+	const struct sm_port_error *e = data;
+
+	health_port_error(ctx, e->slid, e->lid, e->port, e->now);
+}
+
+int health_attach(struct sm *sm, char *err, size_t err_len)
 {
 	struct health *h = calloc(1, sizeof(*h));
 	struct timeval tv = {1, 0};
 
-	if (!h)
-		return -ENOMEM;
+	if (!h || sm_part_add(sm, &health_part, h) < 0) {
+		free(h);
+		goto fail;
+	}
 	h->sm = sm;
 	h->timer = event_new(sm->base, -1, EV_PERSIST, health_tick, sm);
 	if (!h->timer || event_add(h->timer, &tv) < 0 ||
-	    hook_add(&sm->hooks.published, health_on_published, sm) < 0) {
-		if (h->timer)
-			event_free(h->timer);
-		free(h);
-		return -ENOMEM;
-	}
-	sm->health = h;
+	    hook_add(&sm->hooks.published, health_on_published, sm) < 0 ||
+	    hook_add(&sm->hooks.port_error, health_on_port_error, sm) < 0)
+		goto fail; /* the part is registered: sm_fini frees it */
 	return 0;
+fail:
+	snprintf(err, err_len, "out of memory setting up the port health policy");
+	return -ENOMEM;
 }
 
-void health_fini(struct sm *sm)
+static void health_free(struct sm *sm, void *obj)
 {
-	struct health *h = sm->health;
+	struct health *h = obj;
 
 	if (!h)
 		return;
 	hook_remove(&sm->hooks.published, health_on_published, sm);
-	event_free(h->timer);
+	hook_remove(&sm->hooks.port_error, health_on_port_error, sm);
+	if (h->timer)
+		event_free(h->timer);
 	free(h->ports);
 	free(h);
-	sm->health = NULL;
 }

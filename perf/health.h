@@ -16,6 +16,7 @@
 #define IBSMD_HEALTH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct sm;
@@ -51,9 +52,11 @@ struct health_stats {
 	unsigned quarantined; /* now */
 };
 
-/* Attach to the SM's hooks; 0 or -ENOMEM. */
-int health_init(struct sm *sm);
-void health_fini(struct sm *sm);
+/*
+ * Attach the policy to the SM (a part, sm/part.h): the published and
+ * port_error hooks, a 1 s timer for releases.  0 or -ENOMEM with err.
+ */
+int health_attach(struct sm *sm, char *err, size_t err_len);
 
 /*
  * A link of (guid, port) went down at now (monotonic seconds): count it,

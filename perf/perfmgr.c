@@ -29,6 +29,7 @@
 #include "mad/wire.h"
 #include "mad/xact.h"
 #include "perf/perfmgr.h"
+#include "sm/part.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
 
@@ -73,6 +74,10 @@ const struct perfmgr_counter_info perfmgr_counter_info[PERFMGR_NCOUNTERS] = {
     [PERFMGR_MULTICAST_RCV_PKTS] = {"multicast_rcv_pkts", "PortMulticastRcvPkts", 0,
 				    PERFMGR_KIND_PKTS, 0},
 };
+
+static void perfmgr_free(struct sm *sm, void *obj);
+
+static const struct sm_part_ops perfmgr_part = {"perfmgr", perfmgr_free};
 
 const char *perfmgr_reason_name(uint32_t bit)
 {
@@ -636,7 +641,7 @@ static void perfmgr_on_published(void *ctx, const void *old)
 
 void perfmgr_schedule(struct sm *sm)
 {
-	struct perfmgr *pm = sm->perf;
+	struct perfmgr *pm = sm_part_get(sm, &perfmgr_part);
 	struct timeval tv = {sm->conf.perfmgr_sweep_time_s, 0};
 
 	if (!pm)
@@ -657,42 +662,63 @@ void perfmgr_schedule(struct sm *sm)
 		perfmgr_cycle_start(pm);
 }
 
-int perfmgr_init(struct sm *sm)
+/* perfmgr, perfmgr_sweep_time_s changed: start, stop or re-time the counter sweeps. */
+static int perfmgr_apply(void *ctx, struct sm *sm, const char *key, const struct sm_conf *old,
+			 char *err, size_t err_len)
 {
-	struct perfmgr *pm = calloc(1, sizeof(*pm));
-
-	if (!pm)
-		return -ENOMEM;
-	pm->sm = sm;
-	if (hook_add(&sm->hooks.sweep_done, perfmgr_on_sweep_done, pm) < 0 ||
-	    hook_add(&sm->hooks.published, perfmgr_on_published, pm) < 0) {
-		hook_remove(&sm->hooks.sweep_done, perfmgr_on_sweep_done, pm);
-		free(pm);
-		return -ENOMEM;
-	}
-	sm->perf = pm;
 	perfmgr_schedule(sm);
 	return 0;
 }
 
-void perfmgr_fini(struct sm *sm)
+int perfmgr_attach(struct sm *sm, char *err, size_t err_len)
 {
-	struct perfmgr *pm = sm->perf;
+	struct perfmgr *pm = calloc(1, sizeof(*pm));
+
+	if (!pm || sm_part_add(sm, &perfmgr_part, pm) < 0) {
+		free(pm);
+		goto fail;
+	}
+	pm->sm = sm;
+	if (hook_add(&sm->hooks.sweep_done, perfmgr_on_sweep_done, pm) < 0 ||
+	    hook_add(&sm->hooks.published, perfmgr_on_published, pm) < 0 ||
+	    sm_conf_applier_add(sm, "perfmgr", perfmgr_apply, NULL) < 0 ||
+	    sm_conf_applier_add(sm, "perfmgr_sweep_time_s", perfmgr_apply, NULL) < 0)
+		goto fail; /* the part is registered: sm_fini frees it */
+	perfmgr_schedule(sm);
+	return 0;
+fail:
+	snprintf(err, err_len, "out of memory setting up the performance manager");
+	return -ENOMEM;
+}
+
+static void perfmgr_free(struct sm *sm, void *obj)
+{
+	struct perfmgr *pm = obj;
 
 	if (!pm)
 		return;
 	hook_remove(&sm->hooks.sweep_done, perfmgr_on_sweep_done, pm);
 	hook_remove(&sm->hooks.published, perfmgr_on_published, pm);
+	sm_conf_applier_remove(sm, "perfmgr", perfmgr_apply, NULL);
+	sm_conf_applier_remove(sm, "perfmgr_sweep_time_s", perfmgr_apply, NULL);
 	if (pm->timer)
 		event_free(pm->timer);
 	free(pm->ports);
 	free(pm->index);
 	free(pm);
-	sm->perf = NULL;
+}
+
+const struct perfmgr *perfmgr_of(const struct sm *sm)
+{
+	return sm_part_get(sm, &perfmgr_part);
 }
 
 void perfmgr_get_stats(const struct perfmgr *pm, struct perfmgr_stats *ret)
 {
+	if (!pm) {
+		memset(ret, 0, sizeof(*ret));
+		return;
+	}
 	*ret = pm->st;
 	ret->unhealthy = 0;
 	for (size_t i = 0; i < pm->n; i++)
@@ -704,13 +730,13 @@ void perfmgr_get_stats(const struct perfmgr *pm, struct perfmgr_stats *ret)
 
 const struct perfmgr_port *perfmgr_ports(const struct perfmgr *pm, size_t *ret_n)
 {
-	*ret_n = pm->n;
-	return pm->ports;
+	*ret_n = pm ? pm->n : 0;
+	return pm ? pm->ports : NULL;
 }
 
 const struct perfmgr_port *perfmgr_find(const struct perfmgr *pm, uint64_t node_guid, uint8_t port)
 {
-	size_t i = perfmgr_lookup(pm, node_guid, port);
+	size_t i = pm ? perfmgr_lookup(pm, node_guid, port) : SIZE_MAX;
 
 	return i == SIZE_MAX ? NULL : &pm->ports[i];
 }

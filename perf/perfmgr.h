@@ -181,15 +181,19 @@ bool perfmgr_needs_clear(const struct perfmgr_reading *r);
 
 /* ---- the manager ---------------------------------------------------------- */
 
-/* Set up (timer armed when sm->conf.perfmgr).  0 or -ENOMEM. */
-int perfmgr_init(struct sm *sm);
-/* After xact_free (pending requests were cancelled).  NULL-safe on sm->perf. */
-void perfmgr_fini(struct sm *sm);
+/*
+ * Attach the manager to the SM (a part, sm/part.h): its hooks, the perfmgr
+ * appliers, the timer (armed when sm->conf.perfmgr).  0 or -ENOMEM with err.
+ */
+int perfmgr_attach(struct sm *sm, char *err, size_t err_len);
+/* The manager, or NULL when it is not attached. */
+const struct perfmgr *perfmgr_of(const struct sm *sm);
 /* perfmgr or perfmgr_sweep_time_s changed: start, stop or re-arm. */
 void perfmgr_schedule(struct sm *sm);
 
+/* ret: the manager's counters (zeros for pm NULL). */
 void perfmgr_get_stats(const struct perfmgr *pm, struct perfmgr_stats *ret);
-/* The ports known, in node order of the snapshot that listed them; *ret_n of them. */
+/* The ports known, in node order of the snapshot that listed them; *ret_n of them (0: pm NULL). */
 const struct perfmgr_port *perfmgr_ports(const struct perfmgr *pm, size_t *ret_n);
 /* A port by node GUID and number; NULL when not read. */
 const struct perfmgr_port *perfmgr_find(const struct perfmgr *pm, uint64_t node_guid, uint8_t port);

@@ -1,9 +1,9 @@
 /*
  * What the SM object (struct sm, sm.h) does for every part of the SM, below
- * them all: the registry of live-key appliers, the guid2lid file written
- * (and retried), the debug lines of MAD and memory use.  sm.c, above every
- * part, makes and frees the object and wires the parts together; the parts
- * call down into this file, never up into sm.c.
+ * them all: the registry of parts (sm/part.h), the registry of live-key appliers, the guid2lid file
+ * written (and retried), the debug lines of MAD and memory use.  sm.c, above every part, makes and
+ * frees the object and wires the parts together; the parts call down into this file, never up into
+ * sm.c.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -15,6 +15,37 @@
 
 #include "lib/log.h"
 #include "sm/sm.h"
+
+/* ---- parts (sm/part.h) ------------------------------------------------------ */
+
+int sm_part_add(struct sm *sm, const struct sm_part_ops *ops, void *obj)
+{
+	if (sm_part_get(sm, ops))
+		return -EEXIST;
+	if (sm->n_registry == SM_MAX_PARTS)
+		return -ENOSPC;
+	sm->registry[sm->n_registry++] = (struct sm_part){ops, obj};
+	return 0;
+}
+
+void *sm_part_get(const struct sm *sm, const struct sm_part_ops *ops)
+{
+	for (unsigned i = 0; i < sm->n_registry; i++)
+		if (sm->registry[i].ops == ops)
+			return sm->registry[i].obj;
+	return NULL;
+}
+
+void sm_parts_free(struct sm *sm)
+{
+	/* a part being freed still finds itself (sm_part_get) */
+	while (sm->n_registry) {
+		const struct sm_part *p = &sm->registry[sm->n_registry - 1];
+
+		p->ops->free(sm, p->obj);
+		sm->n_registry--;
+	}
+}
 
 /* ---- live-key appliers ---------------------------------------------------- */
 

@@ -9,7 +9,6 @@
 #include "mad/wire.h"
 #include "sm/light.h"
 #include "sm/sm.h"
-#include "failover/smstate.h"
 #include "sm/sweep_sched.h"
 
 struct light {
@@ -96,7 +95,8 @@ int light_sweep(struct sm *sm)
 	if (sm->state != SM_MASTER)
 		return 0;
 	/* another master (a healed partition, one that was hung) or a better SM */
-	smstate_light(sm);
+	if (sm->role.ops)
+		sm->role.ops->light(sm->role.ctx);
 	/*
 	 * Heavy instead when there is nothing good to compare with, when the last
 	 * heavy sweep missed nodes (they may answer again without any port

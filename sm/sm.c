@@ -20,22 +20,19 @@
 #include "mad/sa_wire.h"
 #include "mad/wire.h"
 #include "lib/log.h"
-#include "daemon/offline.h"
-#include "perf/perfmgr.h"
+#include "policy/roots.h"
 #include "sa/sa.h"
 #include "sm/dump.h"
 #include "sm/changes.h"
-#include "perf/health.h"
 #include "sm/sm.h"
 #include "sm/sweep.h"
-#include "failover/sync.h"
-#include "failover/smstate.h"
 #include "sm/trap.h"
 
 /*
  * Received MADs, wired by the dispatch table (sm_dispatch_new): responses
- * to the transaction engine, SMInfo Get and Set (and the TrapRepress of our
- * trap 144) to smstate.c, traps to trap.c, the rest counted as not served.
+ * to the transaction engine, traps to trap.c, the SA class to the SA, the
+ * rest counted as not served.  Parts add rows of their own (the role:
+ * SMInfo Get and Set, TrapRepress; failover/smstate.c).
  */
 static void sm_recv_response(void *ctx, const struct madio_addr *from,
 			     const struct wire_mad_hdr *hdr, const uint8_t *buf, size_t len)
@@ -115,12 +112,7 @@ static struct dispatch *sm_dispatch_new(struct sm *sm)
 	    {WIRE_CLASS_SMI_DR, DISPATCH_ANY_RESPONSE, DISPATCH_ANY_ATTR, sm_recv_response},
 	    {WIRE_CLASS_SA, DISPATCH_ANY_RESPONSE, DISPATCH_ANY_ATTR, sm_recv_response},
 	    {WIRE_CLASS_PERF, DISPATCH_ANY_RESPONSE, DISPATCH_ANY_ATTR, sm_recv_response},
-	    {WIRE_CLASS_SMI, WIRE_GET, WIRE_ATTR_SM_INFO, smstate_recv_sminfo},
-	    {WIRE_CLASS_SMI_DR, WIRE_GET, WIRE_ATTR_SM_INFO, smstate_recv_sminfo},
-	    {WIRE_CLASS_SMI, WIRE_SET, WIRE_ATTR_SM_INFO, smstate_recv_sminfo},
-	    {WIRE_CLASS_SMI_DR, WIRE_SET, WIRE_ATTR_SM_INFO, smstate_recv_sminfo},
 	    {WIRE_CLASS_SMI, WIRE_TRAP, DISPATCH_ANY_ATTR, trap_recv},
-	    {WIRE_CLASS_SMI, WIRE_TRAP_REPRESS, DISPATCH_ANY_ATTR, smstate_recv_trap_repress},
 	};
 	struct dispatch *d = dispatch_new(sm_recv_unserved, sm);
 
@@ -261,11 +253,6 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	r = sm_load_roots(sm, err, err_len);
 	if (r < 0)
 		goto fail;
-	r = smstate_init(sm);
-	if (r < 0) {
-		snprintf(err, err_len, "out of memory setting up the SM state");
-		goto fail;
-	}
 	r = mfts_init(sm);
 	if (r < 0) {
 		snprintf(err, err_len, "out of memory setting up multicast");
@@ -317,19 +304,6 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 		r = -EINVAL;
 		goto fail;
 	}
-	r = sync_init(sm, err, err_len);
-	if (r < 0)
-		goto fail;
-	r = perfmgr_init(sm);
-	if (r < 0) {
-		snprintf(err, err_len, "out of memory setting up the performance manager");
-		goto fail;
-	}
-	r = health_init(sm);
-	if (r < 0) {
-		snprintf(err, err_len, "out of memory setting up the port health policy");
-		goto fail;
-	}
 	return 0;
 fail:
 	sm_fini(sm);
@@ -366,10 +340,6 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 		return sm_load_qos(sm, err, err_len);
 	} else if (!strcmp(key, "log_level")) {
 		log_set_level(-1, sm->conf.log_level);
-	} else if (!strcmp(key, "sm_priority")) {
-		smstate_priority_changed(sm);
-	} else if (!strcmp(key, "perfmgr") || !strcmp(key, "perfmgr_sweep_time_s")) {
-		perfmgr_schedule(sm);
 	} else {
 		snprintf(err, err_len, "no applier for %s", key);
 		return -ENOENT;
@@ -380,9 +350,9 @@ static int sm_apply(void *ctx, struct sm *sm, const char *key, const struct sm_c
 static int sm_conf_appliers_init(struct sm *sm)
 {
 	static const char *const keys[] = {
-	    "mad_window",      "mad_timeout_ms",	"mad_retries", "sweep_interval",
-	    "updn_roots_file", "partition_config_file", "log_level",   "sm_priority",
-	    "perfmgr",	       "perfmgr_sweep_time_s",	"m_key",       "allow_both_pkeys"};
+	    "mad_window",     "mad_timeout_ms",	 "mad_retries",
+	    "sweep_interval", "updn_roots_file", "partition_config_file",
+	    "log_level",      "m_key",		 "allow_both_pkeys"};
 
 #define QOS_CLASS_KEYS(c)                                                                          \
 	"qos_" c "max_vls", "qos_" c "high_limit", "qos_" c "vlarb_high", "qos_" c "vlarb_low",    \
@@ -436,6 +406,12 @@ static int sm_conf_apply_key(struct sm *sm, const char *key, const struct sm_con
 		return -ENOENT;
 	}
 	return 0;
+}
+
+int sm_conf_changed(struct sm *sm, const char *key, const struct sm_conf *old, char *err,
+		    size_t err_len)
+{
+	return sm_conf_apply_key(sm, key, old, err, err_len);
 }
 
 size_t sm_reconfigure(struct sm *sm, const struct sm_conf *nc)
@@ -608,7 +584,7 @@ int sm_load_roots(struct sm *sm, char *err, size_t err_len)
 {
 	uint64_t *roots;
 	size_t n;
-	int r = offline_load_roots(sm->conf.updn_roots_file, &roots, &n, err, err_len);
+	int r = roots_load(sm->conf.updn_roots_file, &roots, &n, err, err_len);
 
 	if (r < 0)
 		return r;
@@ -624,7 +600,6 @@ void sm_fini(struct sm *sm)
 {
 	sweep_abort(sm);
 	routes_spare_clear(&sm->route.spare);
-	sync_fini(sm);
 	if (sm->sa)
 		sa_set_mcast(sm->sa, NULL); /* the database goes first */
 	mfts_fini(sm);
@@ -633,12 +608,9 @@ void sm_fini(struct sm *sm)
 	if (sm->sigchld)
 		event_free(sm->sigchld);
 	sm->sigchld = NULL;
-	xact_free(sm->xe); /* cancels smstate's requests: it goes after */
+	xact_free(sm->xe); /* cancels the parts' requests: they go after */
 	sm->xe = NULL;
-	smstate_fini(sm);
-	/* after the engine: its cancelled requests call back into the manager */
-	perfmgr_fini(sm);
-	health_fini(sm);
+	sm_parts_free(sm);
 	madio_close(sm->io);
 	sm->io = NULL;
 	dispatch_free(sm->disp);
@@ -660,6 +632,8 @@ void sm_fini(struct sm *sm)
 	hook_list_clear(&sm->hooks.state_changed);
 	hook_list_clear(&sm->hooks.port_health);
 	hook_list_clear(&sm->hooks.quarantine);
+	hook_list_clear(&sm->hooks.port_error);
+	hook_list_clear(&sm->hooks.configure);
 	free(sm->roots);
 	sm->roots = NULL;
 	partition_config_free(sm->parts);

@@ -24,8 +24,9 @@
 #include "sm/light.h"
 #include "sm/mfts.h"
 #include "sm/route.h"
-#include "failover/smstate.h"
 #include "sm/sweep_sched.h"
+#include "sm/part.h"
+#include "sm/role.h"
 #include "fabric/fabric.h"
 #include "fabric/diff.h"
 #include "fabric/snapshot.h"
@@ -37,8 +38,6 @@ struct sweep;
 struct sm;
 struct dispatch;
 struct sa;
-struct perfmgr;
-struct sync;
 
 /*
  * Applies a new value of a CONF_LIVE_APPLY key (sm->conf already holds it,
@@ -83,6 +82,20 @@ struct sm_hooks {
 	struct hook_list state_changed; /* const struct sm_state_change * */
 	struct hook_list port_health;	/* const struct perfmgr_health_change * (perf/perfmgr.h) */
 	struct hook_list quarantine;	/* const struct health_change * (perf/health.h) */
+	struct hook_list port_error;	/* const struct sm_port_error *: a port-error trap */
+	/*
+	 * A configure batch is about to be built (PROGRAM): struct
+	 * program_params * (smp/program.h), which the hook may amend.
+	 */
+	struct hook_list configure;
+};
+
+/* A port-error trap (129-131) came (data of the port_error hooks, sm/trap.c). */
+struct sm_port_error {
+	uint16_t slid; /* its sender */
+	uint16_t lid;  /* the port it is about: (lid, port) of the published fabric */
+	uint8_t port;
+	double now; /* CLOCK_MONOTONIC seconds */
 };
 
 struct sm {
@@ -104,7 +117,11 @@ struct sm {
 		struct event *retry;
 	} lid_save;
 	struct event *sigchld; /* reaps the routing dump writer as soon as it exits */
-	enum sm_state state;
+	enum sm_state state;   /* written by the role (sm/role.h) */
+	uint64_t master_guid;  /* STANDBY: the master SM's port GUID, polled by the role */
+	struct sm_role role;   /* may the sweep program?  (failover/smstate.c) */
+	struct sm_part registry[SM_MAX_PARTS]; /* the parts (sm/part.h), in the order attached */
+	unsigned n_registry;
 	bool subnet_up;
 	bool once; /* --once: no sweep follows the one that brings the subnet up */
 	uint64_t sweeps;
@@ -117,10 +134,6 @@ struct sm {
 	struct light_state light; /* sm/light.c */
 	struct mcast_db *mcast;	  /* multicast groups (sa/mcast.h); outlive sweeps */
 	struct mfts mfts;	  /* the MFTs the switches were given (sm/mfts.c) */
-	struct smstate smstate;	  /* peer SMs, polling, handover (failover/smstate.c) */
-	struct perfmgr *perf;	  /* port counters and unhealthy ports (perf/perfmgr.c) */
-	struct health *health;	  /* flapping links, quarantined ports (perf/health.c) */
-	struct sync *sync;	  /* state sync with the other SM of the pair (failover/sync.c) */
 	struct sm_hooks hooks;
 	struct partition_config *parts; /* from conf.partition_config_file (policy/partition.h) */
 	/* the QoS policy (policy/qos.h): the qos_ keys and conf.qos_policy_file */
@@ -209,6 +222,14 @@ int sm_save_lids(struct sm *sm);
  */
 int sm_conf_applier_add(struct sm *sm, const char *key, sm_conf_apply_fn *fn, void *ctx);
 void sm_conf_applier_remove(struct sm *sm, const char *key, sm_conf_apply_fn *fn, void *ctx);
+
+/*
+ * An order changed the live value of key (sm->conf holds it now, old the
+ * one before): run its appliers.  0, or -errno with err: the old value is
+ * back (and -ENOENT when nothing applies the key in this daemon).
+ */
+int sm_conf_changed(struct sm *sm, const char *key, const struct sm_conf *old, char *err,
+		    size_t err_len);
 
 /*
  * SIGHUP with nc, the file and command line as they are now.  The rule for

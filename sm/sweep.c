@@ -19,10 +19,8 @@
 #include "sm/dump.h"
 #include "smp/program.h"
 #include "smp/readback.h"
-#include "failover/sync.h"
 #include "sm/route.h"
 #include "sm/sm.h"
-#include "failover/smstate.h"
 #include "sm/sweep.h"
 #include "sm/sweep_sched.h"
 
@@ -103,8 +101,8 @@ void sweep_abort(struct sm *sm)
 	if (!sw)
 		return;
 	sm->sched.cur = NULL;
-	if (sw->phase == SWEEP_DECIDE)
-		smstate_decide_abort(sm);
+	if (sw->phase == SWEEP_DECIDE && sm->role.ops)
+		sm->role.ops->decide_abort(sm->role.ctx);
 	/* discovery and a batch free themselves once their SMPs are cancelled */
 	sweep_destroy(sw);
 }
@@ -151,14 +149,14 @@ static void on_discovered(void *arg, int status, struct discover_result *res)
 }
 
 /* DECIDE is over: program, or stand by (touching no switch). */
-static void on_decided(void *arg, enum smstate_decision d)
+static void on_decided(void *arg, enum role_decision d, const char *why)
 {
 	struct sweep *sw = arg;
 
-	if (d == SMSTATE_STAND_BY) {
+	if (d == ROLE_STAND_BY) {
 		sw->sum.standby = true;
 		snprintf(sw->sum.reason, sizeof(sw->sum.reason), "%s: %s",
-			 names_sm_state(sw->sm->state), sw->sm->smstate.why);
+			 names_sm_state(sw->sm->state), why);
 		sw->phase = SWEEP_PUBLISH;
 	} else {
 		sw->phase = SWEEP_ASSIGN;
@@ -168,7 +166,8 @@ static void on_decided(void *arg, enum smstate_decision d)
 
 static void phase_decide(struct sweep *sw)
 {
-	int r = smstate_decide_start(sw->sm, sw->f, on_decided, sw);
+	const struct sm_role *role = &sw->sm->role;
+	int r = role->ops->decide_start(role->ctx, sw->f, on_decided, sw);
 
 	if (r < 0) {
 		sweep_fail(sw, "cannot ask the other SMs: %s", strerror(-r));
@@ -364,8 +363,8 @@ static void phase_batch(struct sweep *sw)
 					    NULL,
 					    NULL};
 
-		sync_program_params(sm, &pp); /* ClientReregister after a takeover */
-		pp.qos = sm->qos.policy;      /* policy/qos.h */
+		hook_run(&sm->hooks.configure, &pp); /* ClientReregister after a takeover */
+		pp.qos = sm->qos.policy;	     /* policy/qos.h */
 		/* what old's tables were written with; unknown after a batch that failed */
 		pp.qos_old = sm->qos.rewrite ? NULL : sm->qos.last;
 		sm->qos.rewrite = true; /* until this batch completes without a VL error */
@@ -455,7 +454,10 @@ static void phase_publish(struct sweep *sw)
 	sm->snap = snap;
 	sm->sweeps++;
 	sm->last = *s;
-	smstate_sweep_done(sm, s);
+	if (sm->role.ops)
+		sm->role.ops->sweep_done(sm->role.ctx, s);
+	else if (sm->state == SM_DISCOVERING)
+		sm->state = SM_MASTER; /* no role: nobody else programs */
 	sm->subnet_up = s->status == 0 && sm->state == SM_MASTER;
 	t_hooks = clock_mono_ms();
 	{
@@ -554,6 +556,10 @@ static void sweep_step(struct sweep *sw)
 		case SWEEP_DISCOVER:
 			return; /* on_discovered moves on */
 		case SWEEP_DECIDE:
+			if (!sw->sm->role.ops) {
+				sw->phase = SWEEP_ASSIGN; /* no role: program */
+				break;
+			}
 			phase_decide(sw);
 			return; /* on_decided moves on */
 		case SWEEP_ASSIGN:
@@ -611,7 +617,10 @@ int sweep_begin(struct sm *sm, const char *why)
 	sw->t0 = clock_mono_ms();
 	sw->t_phase = sw->t0;
 	sm->sched.cur = sw;
-	smstate_sweep_started(sm);
+	if (sm->role.ops)
+		sm->role.ops->sweep_started(sm->role.ctx);
+	else if (sm->state == SM_NOTACTIVE)
+		sm->state = SM_DISCOVERING;
 	r = -ENOENT;
 	if (incremental) {
 		r = discover_start_around(sm->xe, sm->snap->fabric, sm->sched.dirty,

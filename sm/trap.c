@@ -7,7 +7,6 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "perf/health.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
 #include "sm/trap.h"
@@ -205,7 +204,8 @@ void trap_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_h
 		trap_count_mkey(sm, &n);
 	trap_log(sm, &n, from->slid, a, why);
 	if (a == TRAP_PORT_ERROR)
-		health_port_error(sm, from->slid, n.lid, n.port, clock_mono_s());
+		hook_run(&sm->hooks.port_error,
+			 &(struct sm_port_error){from->slid, n.lid, n.port, clock_mono_s()});
 	rep = req;
 	rep.method = WIRE_TRAP_REPRESS;
 	rep.status = 0;

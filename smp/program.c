@@ -17,7 +17,7 @@
 #include "mad/wire.h"
 #include "smp/discover.h"
 #include "smp/program.h"
-#include "failover/syncdoc.h"
+#include "lib/sorted.h"
 
 enum program_op {
 	OP_PORTINFO,
@@ -761,7 +761,7 @@ static void program_port(struct program *pg, const struct routes *r,
 	/* a takeover that could not carry the port's SA state: its host registers again */
 	want.client_reregister = 0;
 	if (pn != 0 && !node_is_switch(n) &&
-	    (pp->rereg_all || syncdoc_guid_listed(pp->rereg_guids, pp->n_rereg, p->guid)))
+	    (pp->rereg_all || sorted_u64_has(pp->rereg_guids, pp->n_rereg, p->guid)))
 		want.client_reregister = 1;
 	/*
 	 * VLHighLimit alone is written when the policy changed: an SMA that

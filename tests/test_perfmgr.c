@@ -327,6 +327,7 @@ static void pma_init(struct pma *p)
 	struct xact_opts xo = {32, 200, 1, false};
 	struct routes *r;
 	uint16_t max;
+	char err[256];
 
 	memset(p, 0, sizeof(*p));
 	max = testutil_assign_lids(f, 0);
@@ -347,13 +348,14 @@ static void pma_init(struct pma *p)
 	CU_ASSERT_EQUAL_FATAL(snapshot_new(f, r, 1, &p->sm.snap), 0);
 	p->sm.xe = xact_new(p->base, &xo, pma_send, p);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p->sm.xe);
-	CU_ASSERT_EQUAL_FATAL(perfmgr_init(&p->sm), 0);
+	CU_ASSERT_EQUAL_FATAL(perfmgr_attach(&p->sm, err, sizeof(err)), 0);
 }
 
 static void pma_fini(struct pma *p)
 {
 	xact_free(p->sm.xe);
-	perfmgr_fini(&p->sm);
+	sm_parts_free(&p->sm);
+	free(p->sm.appliers);
 	snapshot_free(p->sm.snap);
 	hook_list_clear(&p->sm.hooks.published);
 	hook_list_clear(&p->sm.hooks.sweep_done);
@@ -367,12 +369,12 @@ static void pma_cycle(struct pma *p)
 	struct perfmgr_stats st;
 	uint64_t before;
 
-	perfmgr_get_stats(p->sm.perf, &st);
+	perfmgr_get_stats(perfmgr_of(&p->sm), &st);
 	before = st.cycles;
 	perfmgr_schedule(&p->sm); /* starts one now: the snapshot is there */
 	for (int i = 0; i < 2000; i++) {
 		event_base_loop(p->base, EVLOOP_ONCE);
-		perfmgr_get_stats(p->sm.perf, &st);
+		perfmgr_get_stats(perfmgr_of(&p->sm), &st);
 		if (st.cycles > before && !st.inflight)
 			return;
 	}
@@ -399,7 +401,7 @@ static void test_manager(void)
 	pma_init(&p);
 	hook_add(&p.sm.hooks.port_health, on_health, NULL);
 	pma_cycle(&p);
-	perfmgr_get_stats(p.sm.perf, &st);
+	perfmgr_get_stats(perfmgr_of(&p.sm), &st);
 	/* 8 ACTIVE ports: S1 1-3, S2 1 and 3, H1, H2, H3 */
 	CU_ASSERT_EQUAL(st.ports, 8);
 	CU_ASSERT_EQUAL(p.pc, 8);
@@ -407,25 +409,25 @@ static void test_manager(void)
 	CU_ASSERT(p.max_in_flight <= 3);
 	CU_ASSERT_EQUAL(st.mads, 16);
 	CU_ASSERT_EQUAL(st.failures, 0);
-	port = perfmgr_ports(p.sm.perf, &n);
+	port = perfmgr_ports(perfmgr_of(&p.sm), &n);
 	CU_ASSERT_EQUAL(n, 8);
 	for (size_t i = 0; i < n; i++) {
 		CU_ASSERT(port[i].have);
 		CU_ASSERT(port[i].last.ext);
 	}
 	/* a switch port is asked for through the switch's LID, with its number */
-	port = perfmgr_find(p.sm.perf, p.sm.snap->fabric->nodes[0].guid, 3);
+	port = perfmgr_find(perfmgr_of(&p.sm), p.sm.snap->fabric->nodes[0].guid, 3);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(port);
 	CU_ASSERT_EQUAL(port->lid, p.sm.snap->fabric->nodes[0].ports[0].lid);
-	CU_ASSERT_PTR_NULL(perfmgr_find(p.sm.perf, p.sm.snap->fabric->nodes[0].guid, 4));
+	CU_ASSERT_PTR_NULL(perfmgr_find(perfmgr_of(&p.sm), p.sm.snap->fabric->nodes[0].guid, 4));
 
 	/* errors rise by 5 a port: over the threshold of 4, each port turns unhealthy once */
 	p.errors = 5;
 	pma_cycle(&p);
-	perfmgr_get_stats(p.sm.perf, &st);
+	perfmgr_get_stats(perfmgr_of(&p.sm), &st);
 	CU_ASSERT_EQUAL(st.unhealthy, 8);
 	CU_ASSERT_EQUAL(health_changes, 8);
-	port = perfmgr_find(p.sm.perf, p.sm.snap->fabric->nodes[0].guid, 1);
+	port = perfmgr_find(perfmgr_of(&p.sm), p.sm.snap->fabric->nodes[0].guid, 1);
 	CU_ASSERT_EQUAL(port->delta[PERFMGR_RCV_ERRORS], 5);
 	CU_ASSERT(port->delta[PERFMGR_XMIT_DATA] > 0);
 
@@ -437,13 +439,13 @@ static void test_manager(void)
 		event_base_loop(p.base, EVLOOP_NONBLOCK);
 	CU_ASSERT_EQUAL(p.sent, sent);
 	CU_ASSERT_EQUAL(p.sent_during_sweep, 0);
-	perfmgr_get_stats(p.sm.perf, &st);
+	perfmgr_get_stats(perfmgr_of(&p.sm), &st);
 	CU_ASSERT(st.sweep_waits >= 1);
 	p.sm.sched.cur = NULL;
 	hook_run(&p.sm.hooks.sweep_done, NULL);
 	for (int i = 0; i < 2000 && (st.running || st.inflight); i++) {
 		event_base_loop(p.base, EVLOOP_ONCE);
-		perfmgr_get_stats(p.sm.perf, &st);
+		perfmgr_get_stats(perfmgr_of(&p.sm), &st);
 	}
 	CU_ASSERT(!st.running);
 	CU_ASSERT_EQUAL(p.sent, sent + 16);
@@ -466,9 +468,9 @@ static void test_manager_no_ext(void)
 	/* refused once: not asked again */
 	CU_ASSERT_EQUAL(p.pcx, 8);
 	CU_ASSERT_EQUAL(p.pc, 16);
-	perfmgr_get_stats(p.sm.perf, &st);
+	perfmgr_get_stats(perfmgr_of(&p.sm), &st);
 	CU_ASSERT_EQUAL(st.failures, 0);
-	port = perfmgr_ports(p.sm.perf, &n);
+	port = perfmgr_ports(perfmgr_of(&p.sm), &n);
 	for (size_t i = 0; i < n; i++) {
 		CU_ASSERT(port[i].no_ext);
 		CU_ASSERT(!port[i].last.ext);
@@ -478,7 +480,7 @@ static void test_manager_no_ext(void)
 	p.errors = 60000;
 	pma_cycle(&p);
 	CU_ASSERT_EQUAL(p.sets, 8);
-	port = perfmgr_ports(p.sm.perf, &n);
+	port = perfmgr_ports(perfmgr_of(&p.sm), &n);
 	CU_ASSERT_EQUAL(port[0].last.v[PERFMGR_RCV_ERRORS], 0);
 	CU_ASSERT_EQUAL(port[0].clears, 1);
 	pma_fini(&p);
@@ -495,11 +497,11 @@ static void test_manager_short(void)
 	pma_init(&p);
 	p.reply_len = 40;
 	pma_cycle(&p);
-	perfmgr_get_stats(p.sm.perf, &st);
+	perfmgr_get_stats(perfmgr_of(&p.sm), &st);
 	CU_ASSERT_EQUAL(p.pc, 8);
 	CU_ASSERT_EQUAL(p.pcx, 0);
 	CU_ASSERT_EQUAL(st.failures, 8);
-	port = perfmgr_ports(p.sm.perf, &n);
+	port = perfmgr_ports(perfmgr_of(&p.sm), &n);
 	for (size_t i = 0; i < n; i++) {
 		CU_ASSERT(!port[i].have);
 		CU_ASSERT_EQUAL(port[i].failures, 1);

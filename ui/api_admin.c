@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "failover/smstate.h"
 #include "perf/health.h"
 #include "sm/port.h"
 #include "ui/api_int.h"
@@ -206,8 +207,14 @@ int api_priority(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, st
 	api->sm->conf.sm_priority = (int)json_integer_value(v);
 	log_info("SM priority %d -> %d (pid %d uid %u)", prev, api->sm->conf.sm_priority,
 		 (int)ctl_client_pid(c), (unsigned)ctl_client_uid(c));
-	if (prev != api->sm->conf.sm_priority)
-		smstate_priority_changed(api->sm);
+	if (prev != api->sm->conf.sm_priority) {
+		struct sm_conf old = api->sm->conf;
+		char why[256];
+
+		old.sm_priority = prev;
+		if (sm_conf_changed(api->sm, "sm_priority", &old, why, sizeof(why)) < 0)
+			log_msg(LOG_CAT_CTL, LOG_DEBUG, "priority: %s", why);
+	}
 	*ret = json_pack("{s:i, s:i}", "priority", api->sm->conf.sm_priority, "previous", prev);
 	return *ret ? 0 : -ENOMEM;
 }

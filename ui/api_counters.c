@@ -133,8 +133,7 @@ json_t *api_perfmgr_json(const struct sm *sm)
 {
 	struct perfmgr_stats st = {0};
 
-	if (sm->perf)
-		perfmgr_get_stats(sm->perf, &st);
+	perfmgr_get_stats(perfmgr_of(sm), &st);
 	return json_pack(
 	    "{s:b, s:b, s:i, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:i, s:i}", "enabled",
 	    sm->conf.perfmgr, "running", st.running, "sweep_time_s", sm->conf.perfmgr_sweep_time_s,
@@ -187,8 +186,7 @@ int api_counters(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, st
 			return ctl_error_set(err, CTL_ERR_NOT_FOUND, "node %.64s has %u ports",
 					     f->nodes[ni].desc, f->nodes[ni].nports);
 	}
-	if (sm->perf)
-		ports = perfmgr_ports(sm->perf, &n);
+	ports = perfmgr_ports(perfmgr_of(sm), &n);
 	o = api_perfmgr_json(sm);
 	a = json_array();
 	if (!o || !a) {

@@ -20,6 +20,7 @@
 #include "perf/health.h"
 #include "sm/sweep.h"
 #include "perf/perfmgr.h"
+#include "failover/smstate.h"
 #include "failover/sync.h"
 #include "ui/api_int.h"
 
@@ -158,9 +159,8 @@ static const char *api_sm_key_str(uint64_t key)
 }
 
 /* The other SMs this SM knows, as they last answered. */
-static json_t *api_peers_json(const struct sm *sm)
+static json_t *api_peers_json(const struct smstate_status *ss)
 {
-	const struct smstate *ss = &sm->smstate;
 	json_t *a = json_array();
 	double now = clock_mono_ms();
 
@@ -183,13 +183,11 @@ static json_t *api_peers_json(const struct sm *sm)
 }
 
 /* Role, peers and the failover counters (smstate.h). */
-static json_t *api_failover_json(const struct sm *sm)
+static json_t *api_failover_json(const struct sm *sm, const struct smstate_status *ss)
 {
-	const struct smstate *ss = &sm->smstate;
-
 	return json_pack(
 	    "{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i}", "master",
-	    ss->master_guid ? api_guid(ss->master_guid) : json_null(), "handover_to",
+	    sm->master_guid ? api_guid(sm->master_guid) : json_null(), "handover_to",
 	    ss->handover_to ? api_guid(ss->handover_to) : json_null(), "polls",
 	    (json_int_t)ss->polls, "polls_failed", (json_int_t)ss->polls_failed, "takeovers",
 	    (json_int_t)ss->takeovers, "handovers_sent", (json_int_t)ss->handovers_sent,
@@ -276,17 +274,19 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	uint16_t sm_lid = 0;
 	uint64_t sm_guid = sm->port_guid;
 	uint32_t switches = 0, nodes = 0;
+	struct smstate_status ss;
 
 	if (api_check_args(args, NULL, err))
 		return -EINVAL;
 	if (f && f->sm_node < f->n_nodes)
 		sm_lid = f->nodes[f->sm_node].ports[f->sm_port].lid;
-	if (sm->state == SM_STANDBY && sm->smstate.master_guid) {
+	smstate_status_get(sm, &ss);
+	if (sm->state == SM_STANDBY && sm->master_guid) {
 		/* the master's, as it last answered */
-		for (unsigned i = 0; i < sm->smstate.n_peers; i++)
-			if (sm->smstate.peers[i].guid == sm->smstate.master_guid)
-				sm_lid = sm->smstate.peers[i].lid;
-		sm_guid = sm->smstate.master_guid;
+		for (unsigned i = 0; i < ss.n_peers; i++)
+			if (ss.peers[i].guid == sm->master_guid)
+				sm_lid = ss.peers[i].lid;
+		sm_guid = sm->master_guid;
 	}
 	if (f) {
 		nodes = f->n_nodes;
@@ -320,11 +320,11 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 					      (json_int_t)sm->penf.unfit));
 		json_object_set_new(*ret, "qos", api_qos_json(sm, s));
 		json_object_set_new(*ret, "last_sweep_lft_reads", json_integer(s->lft_reads));
-		json_object_set_new(*ret, "state_reason", json_string(sm->smstate.why));
-		json_object_set_new(*ret, "state_since", json_real(sm->smstate.since_wall));
+		json_object_set_new(*ret, "state_reason", json_string(ss.why));
+		json_object_set_new(*ret, "state_since", json_real(ss.since_wall));
 		json_object_set_new(*ret, "sm_key", json_string(api_sm_key_str(sm->conf.sm_key)));
-		json_object_set_new(*ret, "peers", api_peers_json(sm));
-		json_object_set_new(*ret, "failover", api_failover_json(sm));
+		json_object_set_new(*ret, "peers", api_peers_json(&ss));
+		json_object_set_new(*ret, "failover", api_failover_json(sm, &ss));
 		json_object_set_new(*ret, "sync", sync_status_json(sm));
 		json_object_set_new(*ret, "guid2lid_pending", json_boolean(sm->lid_save.owed));
 		json_object_set_new(*ret, "trap_actions", api_trap_actions_json(sm));
@@ -438,7 +438,7 @@ int api_nodes(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struc
 static bool api_port_unhealthy(const struct sm *sm, uint64_t guid, uint8_t port)
 {
 	const struct health_port *h = health_find(sm, guid, port);
-	const struct perfmgr_port *p = sm->perf ? perfmgr_find(sm->perf, guid, port) : NULL;
+	const struct perfmgr_port *p = perfmgr_find(perfmgr_of(sm), guid, port);
 
 	return (h && h->quarantined) || (p && p->unhealthy);
 }

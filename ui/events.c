@@ -154,8 +154,8 @@ static void events_state_changed(void *arg, const void *data)
 	    json_pack("{s:s, s:s, s:s, s:s}", "type", "state", "state", names_sm_state(c->to),
 		      "previous", names_sm_state(c->from), "reason", c->why);
 
-	if (ev && c->to == SM_STANDBY && sm->smstate.master_guid)
-		json_object_set_new(ev, "master", api_guid(sm->smstate.master_guid));
+	if (ev && c->to == SM_STANDBY && sm->master_guid)
+		json_object_set_new(ev, "master", api_guid(sm->master_guid));
 	events_emit(api, ev, sm->snap ? sm->snap->generation : 0);
 }
 

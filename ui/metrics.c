@@ -16,6 +16,7 @@
 #include "sa/sa.h"
 #include "perf/health.h"
 #include "perf/perfmgr.h"
+#include "failover/smstate.h"
 #include "failover/sync.h"
 #include "ui/api_int.h"
 
@@ -91,10 +92,8 @@ static void metrics_ports(FILE *b, const struct sm *sm, const struct fabric *f)
 	size_t n = 0;
 	char *labels;
 
-	if (sm->perf) {
-		ports = perfmgr_ports(sm->perf, &n);
-		perfmgr_get_stats(sm->perf, &st);
-	}
+	ports = perfmgr_ports(perfmgr_of(sm), &n);
+	perfmgr_get_stats(perfmgr_of(sm), &st);
 	/* every port's labels once, for the 17 families that repeat them */
 	labels = malloc(n ? n * METRICS_LABEL_MAX : 1);
 	if (!labels) {
@@ -218,6 +217,7 @@ char *metrics_text(struct api *api, size_t *ret_len)
 	uint32_t sw = f ? fabric_count(f, NODE_SWITCH) : 0;
 	uint32_t nodes = f ? f->n_nodes : 0;
 	const struct http_stats *hs = &api->http_st;
+	struct smstate_status role;
 
 	if (sm->xe)
 		xact_get_stats(sm->xe, &xs);
@@ -262,18 +262,16 @@ char *metrics_text(struct api *api, size_t *ret_len)
 		    sm->last.ports_active);
 	metrics_one(b, "ibsmd_lids", "gauge", "LIDs assigned.", sm->last.lids);
 	metrics_one(b, "ibsmd_sm_priority", "gauge", "Our SM priority.", sm->conf.sm_priority);
-	metrics_one(b, "ibsmd_sm_peers", "gauge", "Other SMs known.", sm->smstate.n_peers);
+	smstate_status_get(sm, &role);
+	metrics_one(b, "ibsmd_sm_peers", "gauge", "Other SMs known.", role.n_peers);
 	metrics_one(b, "ibsmd_sminfo_polls_failed_total", "counter",
-		    "Polls of the master (by a standby) that failed.",
-		    (double)sm->smstate.polls_failed);
+		    "Polls of the master (by a standby) that failed.", (double)role.polls_failed);
 	metrics_one(b, "ibsmd_takeovers_total", "counter", "Takeovers from a master that went.",
-		    (double)sm->smstate.takeovers);
+		    (double)role.takeovers);
 	metrics_one(b, "ibsmd_handovers_total", "counter",
-		    "Handovers sent to or received from another SM.",
-		    (double)(sm->smstate.handovers_sent + sm->smstate.handovers_received));
+		    "Handovers sent to or received from another SM.", (double)role.handovers);
 	metrics_one(b, "ibsmd_sminfo_sets_refused_total", "counter",
-		    "SMInfo Sets refused (SM_Key, sender, state).",
-		    (double)sm->smstate.sets_refused);
+		    "SMInfo Sets refused (SM_Key, sender, state).", (double)role.sets_refused);
 	{
 		struct sync_stats ss;
 
