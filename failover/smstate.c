@@ -1550,6 +1550,32 @@ fail:
 	return r;
 }
 
+#define SS_FIELD(m, key, metric, kind, help)                                                       \
+	STAT_FIELD(struct smstate_status, m, key, metric, kind, help)
+static const struct stat_field smstate_stat_fields[] = {
+    STAT_GUID_FIELD(struct smstate_status, master, "master"),
+    STAT_GUID_FIELD(struct smstate_status, handover_to, "handover_to"),
+    SS_FIELD(n_peers, NULL, "ibsmd_sm_peers", STAT_GAUGE, "Other SMs known."),
+    SS_FIELD(polls, "polls", NULL, STAT_COUNTER, NULL),
+    SS_FIELD(polls_failed, "polls_failed", "ibsmd_sminfo_polls_failed_total", STAT_COUNTER,
+	     "Polls of the master (by a standby) that failed."),
+    SS_FIELD(takeovers, "takeovers", "ibsmd_takeovers_total", STAT_COUNTER,
+	     "Takeovers from a master that went."),
+    SS_FIELD(handovers_sent, "handovers_sent", NULL, STAT_COUNTER, NULL),
+    SS_FIELD(handovers_received, "handovers_received", NULL, STAT_COUNTER, NULL),
+    SS_FIELD(handovers, NULL, "ibsmd_handovers_total", STAT_COUNTER,
+	     "Handovers sent to or received from another SM."),
+    SS_FIELD(sets_accepted, "sets_accepted", NULL, STAT_COUNTER, NULL),
+    SS_FIELD(sets_refused, "sets_refused", "ibsmd_sminfo_sets_refused_total", STAT_COUNTER,
+	     "SMInfo Sets refused (SM_Key, sender, state)."),
+    SS_FIELD(foreign_sms, "foreign_sms", NULL, STAT_COUNTER, NULL),
+    SS_FIELD(poll_interval_ms, "poll_interval_ms", NULL, STAT_GAUGE, NULL),
+    SS_FIELD(poll_count, "poll_count", NULL, STAT_GAUGE, NULL),
+};
+#undef SS_FIELD
+
+const struct stat_table smstate_stat_table = STAT_TABLE("failover", smstate_stat_fields);
+
 void smstate_status_get(const struct sm *sm, struct smstate_status *ret)
 {
 	const struct smstate *ss = smstate_of(sm);
@@ -1559,7 +1585,10 @@ void smstate_status_get(const struct sm *sm, struct smstate_status *ret)
 		return;
 	memcpy(ret->peers, ss->peers, sizeof(ret->peers));
 	ret->n_peers = ss->n_peers;
+	ret->master = sm->master_guid;
 	ret->handover_to = ss->handover_to;
+	ret->poll_interval_ms = sm->conf.sminfo_poll_interval_ms;
+	ret->poll_count = sm->conf.sminfo_poll_count;
 	snprintf(ret->why, sizeof(ret->why), "%s", ss->why);
 	ret->since_wall = ss->since_wall;
 	ret->polls = ss->polls;

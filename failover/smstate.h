@@ -46,6 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/stat.h"
 #include "mad/madio.h"
 #include "mad/wire.h"
 #include "sm/role.h"
@@ -74,9 +75,11 @@ struct smstate_peer {
 struct smstate_status {
 	struct smstate_peer peers[SMSTATE_MAX_PEERS];
 	unsigned n_peers;
-	uint64_t handover_to; /* MASTER: the SM handed over to, waiting for it */
-	char why[160];	      /* the reason of the last state change */
-	double since_wall;    /* when the state last changed (wall clock) */
+	uint64_t master;		  /* STANDBY: the master polled (sm->master_guid) */
+	uint64_t handover_to;		  /* MASTER: the SM handed over to, waiting for it */
+	int poll_interval_ms, poll_count; /* sminfo_poll_interval_ms, sminfo_poll_count */
+	char why[160];			  /* the reason of the last state change */
+	double since_wall;		  /* when the state last changed (wall clock) */
 	uint64_t polls, polls_failed, takeovers, handovers_sent, handovers_received;
 	uint64_t handovers; /* sent + received */
 	uint64_t sets_accepted, sets_refused, gets_answered, foreign_sms;
@@ -91,6 +94,8 @@ int smstate_attach(struct sm *sm, char *err, size_t err_len);
 
 /* ret: the role's status (zeros when it is not attached). */
 void smstate_status_get(const struct sm *sm, struct smstate_status *ret);
+/* Its counters (status "failover", metrics), lib/stat.h. */
+extern const struct stat_table smstate_stat_table;
 
 /* Set the state: logs "SM state A -> B: why" and runs the state_changed hooks. */
 void smstate_set(struct sm *sm, enum sm_state to, const char *why);

@@ -630,74 +630,77 @@ static void sync_free(struct sm *sm, void *obj)
 	free(sy);
 }
 
-void sync_get_stats(const struct sm *sm, struct sync_stats *ret)
+#define SY_FIELD(m, key, metric, kind, help)                                                       \
+	STAT_FIELD(struct sync_status, m, key, metric, kind, help)
+static const struct stat_field sync_stat_fields[] = {
+    SY_FIELD(listen, "listen", NULL, STAT_GAUGE, NULL),
+    SY_FIELD(interval_ms, "interval_ms", NULL, STAT_GAUGE, NULL),
+    SY_FIELD(pulls, "pulls", "ibsmd_sync_pulls_total", STAT_COUNTER,
+	     "State documents asked of the master (standby)."),
+    SY_FIELD(accepted, "accepted", "ibsmd_sync_accepted_total", STAT_COUNTER,
+	     "State documents taken from the master (standby)."),
+    SY_FIELD(rejected, "rejected", "ibsmd_sync_rejected_total", STAT_COUNTER,
+	     "Pulls that failed or whose document was refused (standby)."),
+    SY_FIELD(served, "served", "ibsmd_sync_served_total", STAT_COUNTER,
+	     "State documents served to a standby (master)."),
+    SY_FIELD(refused, "refused", "ibsmd_sync_refused_total", STAT_COUNTER,
+	     "Sync requests refused (wrong SM_Key, not a sync request)."),
+    SY_FIELD(age_s, NULL, "ibsmd_sync_age_seconds", STAT_GAUGE,
+	     "Age of the master's state held (standby), -1 without one."),
+    SY_FIELD(carried, "carried", "ibsmd_sync_takeovers_carried_total", STAT_COUNTER,
+	     "Takeovers that carried the master's SA state."),
+    SY_FIELD(rereg_all, "rereg_takeovers", "ibsmd_sync_takeovers_rereg_total", STAT_COUNTER,
+	     "Takeovers that could not, and set ClientReregister on every host port."),
+    SY_FIELD(rereg_ports, "rereg_ports", "ibsmd_client_reregister_total", STAT_COUNTER,
+	     "PortInfo Sets with ClientReregister."),
+    SY_FIELD(max_age_ms, "max_age_ms", NULL, STAT_GAUGE, NULL),
+};
+#undef SY_FIELD
+
+const struct stat_table sync_stat_table = STAT_TABLE("sync", sync_stat_fields);
+
+bool sync_status_get(const struct sm *sm, struct sync_status *ret)
 {
 	const struct sync *sy = sync_of(sm);
 
 	memset(ret, 0, sizeof(*ret));
-	ret->age_ms = -1;
+	ret->age_s = -1;
 	if (!sy)
-		return;
+		return false;
+	snprintf(ret->listen, sizeof(ret->listen), "%s", sm->conf.sync_listen);
+	ret->interval_ms = sm->conf.sync_interval_ms;
+	for (unsigned i = 0; i < sy->n_peers; i++) {
+		snprintf(ret->peers[i].address, sizeof(ret->peers[i].address), "%s",
+			 sy->peers[i].name);
+		ret->peers[i].last_ok_wall = sy->peers[i].last_ok_wall;
+		ret->peers[i].errors = sy->peers[i].errors;
+	}
+	ret->n_peers = sy->n_peers;
 	ret->pulls = sy->pulls;
 	ret->accepted = sy->accepted;
 	ret->rejected = sy->rejected;
 	ret->served = sy->served;
 	ret->refused = sy->refused;
-	ret->generation = sy->doc ? sy->doc->generation : sy->gen;
-	ret->age_ms = sy->doc ? clock_mono_ms() - sy->doc_ms : -1;
 	ret->carried = sy->carried;
 	ret->rereg_all = sy->rereg_takeovers;
 	ret->rereg_ports = sy->rereg_ports;
-}
-
-json_t *sync_status_json(const struct sm *sm)
-{
-	const struct sync *sy = sync_of(sm);
-	json_t *o, *peers;
-
-	if (!sy)
-		return json_null();
-	peers = json_array();
-	for (unsigned i = 0; peers && i < sy->n_peers; i++) {
-		const struct sync_peer *p = &sy->peers[i];
-
-		json_array_append_new(
-		    peers, json_pack("{s:s,s:o,s:I}", "address", p->name, "last_ok",
-				     p->last_ok_wall ? json_real(p->last_ok_wall) : json_null(),
-				     "errors", (json_int_t)p->errors));
-	}
-	o = json_pack("{s:s,s:o,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "listen",
-		      sm->conf.sync_listen, "peers", peers ? peers : json_null(), "interval_ms",
-		      sm->conf.sync_interval_ms, "pulls", (json_int_t)sy->pulls, "accepted",
-		      (json_int_t)sy->accepted, "rejected", (json_int_t)sy->rejected, "served",
-		      (json_int_t)sy->served, "refused", (json_int_t)sy->refused, "carried",
-		      (json_int_t)sy->carried, "rereg_takeovers", (json_int_t)sy->rereg_takeovers,
-		      "rereg_ports", (json_int_t)sy->rereg_ports);
-	if (!o)
-		return NULL;
 	if (sy->doc) {
-		char g[24];
-
-		snprintf(g, sizeof(g), "0x%016" PRIx64, sy->doc->sm_guid);
-		json_object_set_new(o, "held",
-				    json_pack("{s:I,s:s,s:f,s:f,s:s,s:I,s:I,s:I}", "generation",
-					      (json_int_t)sy->doc->generation, "master", g, "time",
-					      sy->doc_wall, "age_ms", clock_mono_ms() - sy->doc_ms,
-					      "peer", sy->doc_peer, "groups",
-					      (json_int_t)sy->doc->n_groups, "services",
-					      (json_int_t)sy->doc->n_services, "informs",
-					      (json_int_t)sy->doc->n_informs));
-	} else {
-		json_object_set_new(o, "held", json_null());
+		ret->held = true;
+		ret->held_generation = sy->doc->generation;
+		ret->held_master = sy->doc->sm_guid;
+		ret->held_time = sy->doc_wall;
+		ret->held_age_ms = clock_mono_ms() - sy->doc_ms;
+		ret->age_s = ret->held_age_ms / 1000;
+		snprintf(ret->held_peer, sizeof(ret->held_peer), "%s", sy->doc_peer);
+		ret->held_groups = sy->doc->n_groups;
+		ret->held_services = sy->doc->n_services;
+		ret->held_informs = sy->doc->n_informs;
 	}
-	if (sm->state == SM_MASTER && sy->http)
-		json_object_set_new(o, "generation", json_integer((json_int_t)sy->gen));
-	json_object_set_new(o, "last_error",
-			    sy->last_error[0] ? json_string(sy->last_error) : json_null());
-	json_object_set_new(o, "last_error_time",
-			    sy->last_error_wall ? json_real(sy->last_error_wall) : json_null());
-	json_object_set_new(o, "last_takeover",
-			    sy->last_takeover[0] ? json_string(sy->last_takeover) : json_null());
-	json_object_set_new(o, "max_age_ms", json_integer(sync_max_age_ms(sm)));
-	return o;
+	ret->serving = sm->state == SM_MASTER && sy->http;
+	ret->generation = sy->gen;
+	snprintf(ret->last_error, sizeof(ret->last_error), "%s", sy->last_error);
+	ret->last_error_wall = sy->last_error_wall;
+	snprintf(ret->last_takeover, sizeof(ret->last_takeover), "%s", sy->last_takeover);
+	ret->max_age_ms = sync_max_age_ms(sm);
+	return true;
 }

@@ -30,7 +30,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <jansson.h>
+
+#include "lib/stat.h"
+#include "sm/conf.h"
 
 struct sm;
 struct program_params;
@@ -50,16 +52,38 @@ int sync_attach(struct sm *sm, char *err, size_t err_len);
 /* The oldest document a takeover carries, in ms (from the configuration). */
 unsigned sync_max_age_ms(const struct sm *sm);
 
-/* smctl status's "sync" object; NULL on ENOMEM. */
-json_t *sync_status_json(const struct sm *sm);
-
-/* Counters for metrics. */
-struct sync_stats {
-	uint64_t pulls, accepted, rejected, served, refused;
-	uint64_t generation; /* of the held document (standby) or the one served (master) */
-	double age_ms;	     /* of the held document, -1 without one */
-	uint64_t carried, rereg_all, rereg_ports;
+/* A peer a standby pulls from, as smctl status shows it. */
+struct sync_peer_status {
+	char address[CONF_NAME_MAX];
+	double last_ok_wall; /* 0 = never */
+	uint64_t errors;
 };
-void sync_get_stats(const struct sm *sm, struct sync_stats *ret);
+
+/* What state sync shows (smctl status "sync", metrics). */
+struct sync_status {
+	char listen[CONF_NAME_MAX]; /* sync_listen */
+	int interval_ms;	    /* sync_interval_ms */
+	struct sync_peer_status peers[SYNC_MAX_PEERS];
+	unsigned n_peers;
+	uint64_t pulls, accepted, rejected, served, refused;
+	uint64_t carried, rereg_all, rereg_ports;
+	double age_s; /* of the held document, -1 without one */
+	/* the document held (standby) */
+	bool held;
+	uint64_t held_generation, held_master, held_groups, held_services, held_informs;
+	double held_time, held_age_ms;
+	char held_peer[CONF_NAME_MAX];
+	bool serving;	     /* MASTER with an endpoint: generation is the one served */
+	uint64_t generation; /* served */
+	char last_error[CONF_NAME_MAX + 208];
+	double last_error_wall; /* 0 = none */
+	char last_takeover[256];
+	unsigned max_age_ms;
+};
+
+/* ret: the status; false (ret zeroed, age_s -1) when sync is not attached. */
+bool sync_status_get(const struct sm *sm, struct sync_status *ret);
+/* Its counters (status "sync", metrics), lib/stat.h. */
+extern const struct stat_table sync_stat_table;
 
 #endif

@@ -55,6 +55,20 @@ const struct health_port *health_find(const struct sm *sm, uint64_t guid, uint8_
 	return health_of(sm) ? health_get(health_of(sm), guid, port, false) : NULL;
 }
 
+static const struct stat_field health_stat_fields[] = {
+    STAT_FIELD(struct health_stats, link_downs, "link_downs", "ibsmd_link_downs_total",
+	       STAT_COUNTER, "Link downs counted by the flapping-link policy."),
+    STAT_FIELD(struct health_stats, port_traps, "port_traps", "ibsmd_port_error_traps_total",
+	       STAT_COUNTER, "Port-error traps (129-131) counted by the babbling-port policy."),
+    STAT_FIELD(struct health_stats, quarantines, "quarantines", "ibsmd_quarantines_total",
+	       STAT_COUNTER, "Ports quarantined (disabled) for flapping or babbling."),
+    STAT_FIELD(struct health_stats, releases, "releases", NULL, STAT_COUNTER, NULL),
+    STAT_FIELD(struct health_stats, quarantined, "quarantined", "ibsmd_ports_quarantined",
+	       STAT_GAUGE, "Ports quarantined now."),
+};
+
+const struct stat_table health_stat_table = STAT_TABLE("flapping", health_stat_fields);
+
 void health_get_stats(const struct sm *sm, struct health_stats *ret)
 {
 	memset(ret, 0, sizeof(*ret));

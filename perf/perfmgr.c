@@ -713,6 +713,32 @@ const struct perfmgr *perfmgr_of(const struct sm *sm)
 	return sm_part_get(sm, &perfmgr_part);
 }
 
+static const struct stat_field perfmgr_stat_fields[] = {
+    STAT_FIELD(struct perfmgr_stats, enabled, "enabled", "ibsmd_perfmgr_enabled", STAT_GAUGE,
+	       "1 when the performance manager runs."),
+    STAT_FIELD(struct perfmgr_stats, running, "running", NULL, STAT_GAUGE, NULL),
+    STAT_FIELD(struct perfmgr_stats, sweep_time_s, "sweep_time_s", NULL, STAT_GAUGE, NULL),
+    STAT_FIELD(struct perfmgr_stats, cycles, "cycles", "ibsmd_perfmgr_sweeps_total", STAT_COUNTER,
+	       "Counter sweeps finished."),
+    STAT_FIELD_SCALED(struct perfmgr_stats, last_cycle_ms, "last_cycle_ms",
+		      "ibsmd_perfmgr_last_sweep_seconds", STAT_GAUGE,
+		      "Duration of the last counter sweep.", 1e-3),
+    STAT_FIELD(struct perfmgr_stats, last_cycle_end, "last_cycle_end", NULL, STAT_GAUGE, NULL),
+    STAT_FIELD(struct perfmgr_stats, mads, "mads", "ibsmd_perfmgr_mads_total", STAT_COUNTER,
+	       "PerfMgt MADs sent."),
+    STAT_FIELD(struct perfmgr_stats, failures, "failures", "ibsmd_perfmgr_mad_failures_total",
+	       STAT_COUNTER, "PerfMgt MADs that timed out or were answered with an error."),
+    STAT_FIELD(struct perfmgr_stats, skipped, "skipped", NULL, STAT_COUNTER, NULL),
+    STAT_FIELD(struct perfmgr_stats, sweep_waits, "sweep_waits", NULL, STAT_COUNTER, NULL),
+    STAT_FIELD(struct perfmgr_stats, clears, "clears", NULL, STAT_COUNTER, NULL),
+    STAT_FIELD(struct perfmgr_stats, ports, "ports", "ibsmd_perfmgr_ports", STAT_GAUGE,
+	       "Ports whose counters are read."),
+    STAT_FIELD(struct perfmgr_stats, unhealthy, "unhealthy", "ibsmd_perfmgr_unhealthy_ports",
+	       STAT_GAUGE, "Ports over an error threshold (not yet clean again)."),
+};
+
+const struct stat_table perfmgr_stat_table = STAT_TABLE("perfmgr", perfmgr_stat_fields);
+
 void perfmgr_get_stats(const struct perfmgr *pm, struct perfmgr_stats *ret)
 {
 	if (!pm) {
@@ -726,6 +752,8 @@ void perfmgr_get_stats(const struct perfmgr *pm, struct perfmgr_stats *ret)
 	ret->running = pm->running;
 	ret->ports = pm->n;
 	ret->inflight = pm->inflight;
+	ret->enabled = pm->sm->conf.perfmgr;
+	ret->sweep_time_s = pm->sm->conf.perfmgr_sweep_time_s;
 }
 
 const struct perfmgr_port *perfmgr_ports(const struct perfmgr *pm, size_t *ret_n)

@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/stat.h"
 #include "mad/perf_wire.h"
 
 struct sm;
@@ -150,6 +151,7 @@ struct perfmgr_stats {
 	size_t ports;	       /* ports known */
 	size_t unhealthy;
 	unsigned inflight;
+	int sweep_time_s; /* perfmgr_sweep_time_s */
 };
 
 /* ---- pure: counter arithmetic (unit-tested) ----------------------------- */
@@ -193,6 +195,8 @@ void perfmgr_schedule(struct sm *sm);
 
 /* ret: the manager's counters (zeros for pm NULL). */
 void perfmgr_get_stats(const struct perfmgr *pm, struct perfmgr_stats *ret);
+/* Its fields (status "perfmgr", metrics), lib/stat.h. */
+extern const struct stat_table perfmgr_stat_table;
 /* The ports known, in node order of the snapshot that listed them; *ret_n of them (0: pm NULL). */
 const struct perfmgr_port *perfmgr_ports(const struct perfmgr *pm, size_t *ret_n);
 /* A port by node GUID and number; NULL when not read. */

@@ -15,6 +15,7 @@
 #include "fabric/names.h"
 #include "perf/perfmgr.h"
 #include "ui/api_int.h"
+#include "ui/stat.h"
 
 /* The PERFMGR_R_* bits as an array of names. */
 static json_t *api_counters_reasons(uint32_t reasons)
@@ -131,16 +132,10 @@ static json_t *api_counters_detail(const struct fabric *f, const struct perfmgr_
 
 json_t *api_perfmgr_json(const struct sm *sm)
 {
-	struct perfmgr_stats st = {0};
+	struct perfmgr_stats st;
 
 	perfmgr_get_stats(perfmgr_of(sm), &st);
-	return json_pack(
-	    "{s:b, s:b, s:i, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:i, s:i}", "enabled",
-	    sm->conf.perfmgr, "running", st.running, "sweep_time_s", sm->conf.perfmgr_sweep_time_s,
-	    "cycles", (json_int_t)st.cycles, "last_cycle_ms", st.last_cycle_ms, "last_cycle_end",
-	    st.last_cycle_end, "mads", (json_int_t)st.mads, "failures", (json_int_t)st.failures,
-	    "skipped", (json_int_t)st.skipped, "sweep_waits", (json_int_t)st.sweep_waits, "clears",
-	    (json_int_t)st.clears, "ports", (int)st.ports, "unhealthy", (int)st.unhealthy);
+	return stat_json(&perfmgr_stat_table, &st);
 }
 
 int api_counters(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)

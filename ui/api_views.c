@@ -23,6 +23,7 @@
 #include "failover/smstate.h"
 #include "failover/sync.h"
 #include "ui/api_int.h"
+#include "ui/stat.h"
 
 #define API_ROUTE_MAX_HOPS 64
 
@@ -182,19 +183,47 @@ static json_t *api_peers_json(const struct smstate_status *ss)
 	return a;
 }
 
-/* Role, peers and the failover counters (smstate.h). */
-static json_t *api_failover_json(const struct sm *sm, const struct smstate_status *ss)
+/* State sync (failover/sync.h): null when it is not attached. */
+static json_t *api_sync_json(const struct sm *sm)
 {
-	return json_pack(
-	    "{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i}", "master",
-	    sm->master_guid ? api_guid(sm->master_guid) : json_null(), "handover_to",
-	    ss->handover_to ? api_guid(ss->handover_to) : json_null(), "polls",
-	    (json_int_t)ss->polls, "polls_failed", (json_int_t)ss->polls_failed, "takeovers",
-	    (json_int_t)ss->takeovers, "handovers_sent", (json_int_t)ss->handovers_sent,
-	    "handovers_received", (json_int_t)ss->handovers_received, "sets_accepted",
-	    (json_int_t)ss->sets_accepted, "sets_refused", (json_int_t)ss->sets_refused,
-	    "foreign_sms", (json_int_t)ss->foreign_sms, "poll_interval_ms",
-	    sm->conf.sminfo_poll_interval_ms, "poll_count", sm->conf.sminfo_poll_count);
+	struct sync_status st;
+	json_t *o, *peers;
+
+	if (!sync_status_get(sm, &st))
+		return json_null();
+	o = stat_json(&sync_stat_table, &st);
+	peers = json_array();
+	for (unsigned i = 0; peers && i < st.n_peers; i++) {
+		const struct sync_peer_status *p = &st.peers[i];
+
+		json_array_append_new(
+		    peers, json_pack("{s:s,s:o,s:I}", "address", p->address, "last_ok",
+				     p->last_ok_wall ? json_real(p->last_ok_wall) : json_null(),
+				     "errors", (json_int_t)p->errors));
+	}
+	if (!o) {
+		json_decref(peers);
+		return NULL;
+	}
+	json_object_set_new(o, "peers", peers ? peers : json_null());
+	json_object_set_new(
+	    o, "held",
+	    st.held
+		? json_pack("{s:I,s:o,s:f,s:f,s:s,s:I,s:I,s:I}", "generation",
+			    (json_int_t)st.held_generation, "master", api_guid(st.held_master),
+			    "time", st.held_time, "age_ms", st.held_age_ms, "peer", st.held_peer,
+			    "groups", (json_int_t)st.held_groups, "services",
+			    (json_int_t)st.held_services, "informs", (json_int_t)st.held_informs)
+		: json_null());
+	if (st.serving)
+		json_object_set_new(o, "generation", json_integer((json_int_t)st.generation));
+	json_object_set_new(o, "last_error",
+			    st.last_error[0] ? json_string(st.last_error) : json_null());
+	json_object_set_new(o, "last_error_time",
+			    st.last_error_wall ? json_real(st.last_error_wall) : json_null());
+	json_object_set_new(o, "last_takeover",
+			    st.last_takeover[0] ? json_string(st.last_takeover) : json_null());
+	return o;
 }
 
 /*
@@ -324,21 +353,15 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 		json_object_set_new(*ret, "state_since", json_real(ss.since_wall));
 		json_object_set_new(*ret, "sm_key", json_string(api_sm_key_str(sm->conf.sm_key)));
 		json_object_set_new(*ret, "peers", api_peers_json(&ss));
-		json_object_set_new(*ret, "failover", api_failover_json(sm, &ss));
-		json_object_set_new(*ret, "sync", sync_status_json(sm));
+		stat_json_section(*ret, &smstate_stat_table, &ss);
+		json_object_set_new(*ret, "sync", api_sync_json(sm));
 		json_object_set_new(*ret, "guid2lid_pending", json_boolean(sm->lid_save.owed));
 		json_object_set_new(*ret, "trap_actions", api_trap_actions_json(sm));
 		{
 			struct health_stats hs;
 
 			health_get_stats(sm, &hs);
-			json_object_set_new(*ret, "flapping",
-					    json_pack("{s:I, s:I, s:I, s:I, s:i}", "link_downs",
-						      (json_int_t)hs.link_downs, "port_traps",
-						      (json_int_t)hs.port_traps, "quarantines",
-						      (json_int_t)hs.quarantines, "releases",
-						      (json_int_t)hs.releases, "quarantined",
-						      (int)hs.quarantined));
+			stat_json_section(*ret, &health_stat_table, &hs);
 		}
 		json_object_set_new(
 		    *ret, "last_sweep_incremental",

@@ -19,6 +19,7 @@
 #include "failover/smstate.h"
 #include "failover/sync.h"
 #include "ui/api_int.h"
+#include "ui/stat.h"
 
 static void metrics_one(FILE *b, const char *name, const char *type, const char *help, double v)
 {
@@ -103,21 +104,7 @@ static void metrics_ports(FILE *b, const struct sm *sm, const struct fabric *f)
 	for (size_t i = 0; i < n; i++)
 		metrics_port_labels(labels + i * METRICS_LABEL_MAX, ports[i].node_guid,
 				    metrics_desc(f, ports[i].node_guid), ports[i].port);
-	metrics_one(b, "ibsmd_perfmgr_enabled", "gauge", "1 when the performance manager runs.",
-		    sm->conf.perfmgr);
-	metrics_one(b, "ibsmd_perfmgr_sweeps_total", "counter", "Counter sweeps finished.",
-		    (double)st.cycles);
-	metrics_one(b, "ibsmd_perfmgr_last_sweep_seconds", "gauge",
-		    "Duration of the last counter sweep.", st.last_cycle_ms / 1e3);
-	metrics_one(b, "ibsmd_perfmgr_mads_total", "counter", "PerfMgt MADs sent.",
-		    (double)st.mads);
-	metrics_one(b, "ibsmd_perfmgr_mad_failures_total", "counter",
-		    "PerfMgt MADs that timed out or were answered with an error.",
-		    (double)st.failures);
-	metrics_one(b, "ibsmd_perfmgr_ports", "gauge", "Ports whose counters are read.",
-		    (double)st.ports);
-	metrics_one(b, "ibsmd_perfmgr_unhealthy_ports", "gauge",
-		    "Ports over an error threshold (not yet clean again).", (double)st.unhealthy);
+	stat_metrics(b, &perfmgr_stat_table, &st);
 	metrics_port_family(b, ports, n, labels, "ibsmd_port_xmit_bytes_total",
 			    "Bytes sent (PortXmitData x 4), since the SM first read the port.",
 			    PERFMGR_XMIT_DATA, 4);
@@ -263,43 +250,12 @@ char *metrics_text(struct api *api, size_t *ret_len)
 	metrics_one(b, "ibsmd_lids", "gauge", "LIDs assigned.", sm->last.lids);
 	metrics_one(b, "ibsmd_sm_priority", "gauge", "Our SM priority.", sm->conf.sm_priority);
 	smstate_status_get(sm, &role);
-	metrics_one(b, "ibsmd_sm_peers", "gauge", "Other SMs known.", role.n_peers);
-	metrics_one(b, "ibsmd_sminfo_polls_failed_total", "counter",
-		    "Polls of the master (by a standby) that failed.", (double)role.polls_failed);
-	metrics_one(b, "ibsmd_takeovers_total", "counter", "Takeovers from a master that went.",
-		    (double)role.takeovers);
-	metrics_one(b, "ibsmd_handovers_total", "counter",
-		    "Handovers sent to or received from another SM.", (double)role.handovers);
-	metrics_one(b, "ibsmd_sminfo_sets_refused_total", "counter",
-		    "SMInfo Sets refused (SM_Key, sender, state).", (double)role.sets_refused);
+	stat_metrics(b, &smstate_stat_table, &role);
 	{
-		struct sync_stats ss;
+		struct sync_status sy;
 
-		sync_get_stats(sm, &ss);
-		metrics_one(b, "ibsmd_sync_pulls_total", "counter",
-			    "State documents asked of the master (standby).", (double)ss.pulls);
-		metrics_one(b, "ibsmd_sync_accepted_total", "counter",
-			    "State documents taken from the master (standby).",
-			    (double)ss.accepted);
-		metrics_one(b, "ibsmd_sync_rejected_total", "counter",
-			    "Pulls that failed or whose document was refused (standby).",
-			    (double)ss.rejected);
-		metrics_one(b, "ibsmd_sync_served_total", "counter",
-			    "State documents served to a standby (master).", (double)ss.served);
-		metrics_one(b, "ibsmd_sync_refused_total", "counter",
-			    "Sync requests refused (wrong SM_Key, not a sync request).",
-			    (double)ss.refused);
-		metrics_one(b, "ibsmd_sync_age_seconds", "gauge",
-			    "Age of the master's state held (standby), -1 without one.",
-			    ss.age_ms < 0 ? -1 : ss.age_ms / 1000);
-		metrics_one(b, "ibsmd_sync_takeovers_carried_total", "counter",
-			    "Takeovers that carried the master's SA state.", (double)ss.carried);
-		metrics_one(
-		    b, "ibsmd_sync_takeovers_rereg_total", "counter",
-		    "Takeovers that could not, and set ClientReregister on every host port.",
-		    (double)ss.rereg_all);
-		metrics_one(b, "ibsmd_client_reregister_total", "counter",
-			    "PortInfo Sets with ClientReregister.", (double)ss.rereg_ports);
+		sync_status_get(sm, &sy);
+		stat_metrics(b, &sync_stat_table, &sy);
 	}
 	if (sm->mcast) {
 		metrics_one(b, "ibsmd_mcast_groups", "gauge", "Multicast groups.",
@@ -371,17 +327,7 @@ char *metrics_text(struct api *api, size_t *ret_len)
 		struct health_stats fs;
 
 		health_get_stats(sm, &fs);
-		metrics_one(b, "ibsmd_link_downs_total", "counter",
-			    "Link downs counted by the flapping-link policy.",
-			    (double)fs.link_downs);
-		metrics_one(b, "ibsmd_port_error_traps_total", "counter",
-			    "Port-error traps (129-131) counted by the babbling-port policy.",
-			    (double)fs.port_traps);
-		metrics_one(b, "ibsmd_quarantines_total", "counter",
-			    "Ports quarantined (disabled) for flapping or babbling.",
-			    (double)fs.quarantines);
-		metrics_one(b, "ibsmd_ports_quarantined", "gauge", "Ports quarantined now.",
-			    fs.quarantined);
+		stat_metrics(b, &health_stat_table, &fs);
 	}
 	{
 		struct sm_mem mem;
