@@ -10,6 +10,7 @@
 #include "lib/log.h"
 #include "mad/wire.h"
 #include "routing/mtree.h"
+#include "sa/sa.h"
 #include "sm/mfts.h"
 #include "smp/mftread.h"
 #include "smp/program.h"
@@ -105,7 +106,7 @@ static void mfts_drop_want(struct mfts *ms)
  */
 static int mfts_refresh(struct sm *sm, struct mfts_compute_stats *sum)
 {
-	struct mfts *ms = &sm->mfts;
+	struct mfts *ms = sm->mfts;
 	uint16_t blocks = mft_blocks_for(mcast_mlid_top(sm->mcast));
 	struct mtree_member *m = NULL;
 	size_t cap = 0;
@@ -145,7 +146,7 @@ static int mfts_refresh(struct sm *sm, struct mfts_compute_stats *sum)
 static void mfts_done(void *arg, const struct program_stats *st)
 {
 	struct sm *sm = arg;
-	struct mfts *ms = &sm->mfts;
+	struct mfts *ms = sm->mfts;
 
 	ms->batch = NULL;
 	ms->blocks += st->mft_blocks;
@@ -166,7 +167,7 @@ static void mfts_done(void *arg, const struct program_stats *st)
 static void mfts_read_done(void *arg, struct mft_set *read, const struct mftread_stats *st)
 {
 	struct sm *sm = arg;
-	struct mfts *ms = &sm->mfts;
+	struct mfts *ms = sm->mfts;
 	const struct mft *t;
 	uint64_t guid;
 	size_t pos = 0, n = 0;
@@ -192,7 +193,7 @@ static void mfts_read_done(void *arg, struct mft_set *read, const struct mftread
 /* Compute the tables for sm->snap and start the batch of what differs. */
 static void mfts_update(struct sm *sm)
 {
-	struct mfts *ms = &sm->mfts;
+	struct mfts *ms = sm->mfts;
 	struct mfts_compute_stats cs = {0};
 	struct program *pg;
 	bool full = ms->full;
@@ -259,12 +260,12 @@ void mfts_request(struct sm *sm)
 {
 	struct timeval now = {0, 0};
 
-	if (sm->mfts.batch) {
-		sm->mfts.pending = true;
+	if (sm->mfts->batch) {
+		sm->mfts->pending = true;
 		return;
 	}
-	if (sm->mfts.kick)
-		evtimer_add(sm->mfts.kick, &now);
+	if (sm->mfts->kick)
+		evtimer_add(sm->mfts->kick, &now);
 	else
 		mfts_update(sm);
 }
@@ -276,7 +277,7 @@ static void mfts_on_group(void *ctx, const void *data)
 	const struct mcast_group *g = data;
 	unsigned i = g->mlid - MCAST_MLID_FIRST;
 
-	sm->mfts.dirty[i / 64] |= 1ULL << (i % 64);
+	sm->mfts->dirty[i / 64] |= 1ULL << (i % 64);
 	mfts_request(sm);
 }
 
@@ -287,7 +288,7 @@ static void mfts_on_group(void *ctx, const void *data)
 static void mfts_forget(struct sm *sm, const struct snapshot *old)
 {
 	const struct fabric *f = sm->snap->fabric;
-	struct mft_set *known = sm->mfts.known;
+	struct mft_set *known = sm->mfts->known;
 	uint64_t *drop = malloc((mft_set_count(known) + 1) * sizeof(*drop));
 	const struct mft *t;
 	uint64_t guid;
@@ -295,7 +296,7 @@ static void mfts_forget(struct sm *sm, const struct snapshot *old)
 
 	if (!drop) {
 		mft_set_free(known); /* cannot tell: forget all */
-		sm->mfts.known = mft_set_new();
+		sm->mfts->known = mft_set_new();
 		return;
 	}
 	while (mft_set_next(known, &pos, &guid, &t)) {
@@ -322,17 +323,17 @@ static void mfts_on_sweep_begin(void *ctx, const void *data)
 {
 	struct sm *sm = ctx;
 
-	if (sm->mfts.reading) {
-		mftread_free(sm->mfts.reading); /* read again after the sweep */
-		sm->mfts.reading = NULL;
-		sm->mfts.read_gen = 0;
-		sm->mfts.pending = true;
+	if (sm->mfts->reading) {
+		mftread_free(sm->mfts->reading); /* read again after the sweep */
+		sm->mfts->reading = NULL;
+		sm->mfts->read_gen = 0;
+		sm->mfts->pending = true;
 	}
-	if (!sm->mfts.batch)
+	if (!sm->mfts->batch)
 		return;
-	program_abort(sm->mfts.batch); /* its switches are unknown again */
-	sm->mfts.batch = NULL;
-	sm->mfts.pending = true;
+	program_abort(sm->mfts->batch); /* its switches are unknown again */
+	sm->mfts->batch = NULL;
+	sm->mfts->pending = true;
 }
 
 static void mfts_on_published(void *ctx, const void *data)
@@ -342,35 +343,37 @@ static void mfts_on_published(void *ctx, const void *data)
 	size_t gone;
 
 	/* a batch on the old snapshot: its switches are unknown again (program_abort) */
-	program_abort(sm->mfts.batch);
-	sm->mfts.batch = NULL;
-	mftread_free(sm->mfts.reading);
-	sm->mfts.reading = NULL;
-	mfts_drop_want(&sm->mfts); /* computed over the old snapshot */
+	program_abort(sm->mfts->batch);
+	sm->mfts->batch = NULL;
+	mftread_free(sm->mfts->reading);
+	sm->mfts->reading = NULL;
+	mfts_drop_want(sm->mfts); /* computed over the old snapshot */
 	if (sm->state != SM_MASTER) {
 		/* another SM programs the switches: what we knew goes stale */
-		mft_set_free(sm->mfts.known);
-		sm->mfts.known = NULL;
+		mft_set_free(sm->mfts->known);
+		sm->mfts->known = NULL;
 		return;
 	}
-	if (sm->mfts.known)
+	if (sm->mfts->known)
 		mfts_forget(sm, old);
 	gone = mcast_reconcile(sm->mcast, sm->snap);
 	if (gone)
 		log_info("multicast: %zu memberships dropped: their ports left the fabric or "
 			 "the group's partition",
 			 gone);
-	sm->mfts.full = true;
+	sm->mfts->full = true;
 	mfts_request(sm);
 }
 
 int mfts_init(struct sm *sm)
 {
-	struct mfts *ms = &sm->mfts;
+	struct mfts *ms = calloc(1, sizeof(*ms));
 	struct mcast_hooks *h;
 	const struct mcast_group *g;
 
-	memset(ms, 0, sizeof(*ms));
+	sm->mfts = ms;
+	if (!ms)
+		return -ENOMEM;
 	sm->mcast = mcast_db_new();
 	ms->known = mft_set_new();
 	if (!sm->mcast || !ms->known)
@@ -393,8 +396,10 @@ nomem:
 
 void mfts_stand_down(struct sm *sm)
 {
-	struct mfts *ms = &sm->mfts;
+	struct mfts *ms = sm->mfts;
 
+	if (!ms)
+		return;
 	/* a batch in flight is abandoned: its switches are unknown again */
 	program_abort(ms->batch);
 	ms->batch = NULL;
@@ -407,8 +412,10 @@ void mfts_stand_down(struct sm *sm)
 
 void mfts_fini(struct sm *sm)
 {
-	struct mfts *ms = &sm->mfts;
+	struct mfts *ms = sm->mfts;
 
+	if (!ms)
+		return;
 	program_abort(ms->batch);
 	ms->batch = NULL;
 	mftread_free(ms->reading);
@@ -422,5 +429,48 @@ void mfts_fini(struct sm *sm)
 	mcast_db_free(sm->mcast);
 	sm->mcast = NULL;
 	mft_set_free(ms->known);
-	ms->known = NULL;
+	free(ms);
+	sm->mfts = NULL;
+}
+
+#define MS_FIELD(m, metric, kind, help) STAT_FIELD(struct mfts_status, m, #m, metric, kind, help)
+static const struct stat_field mfts_stat_fields[] = {
+    MS_FIELD(groups, "ibsmd_mcast_groups", STAT_GAUGE, "Multicast groups."),
+    MS_FIELD(members, "ibsmd_mcast_members", STAT_GAUGE, "Multicast memberships."),
+    MS_FIELD(mlids, NULL, STAT_GAUGE, NULL),
+    MS_FIELD(mlid_top, NULL, STAT_GAUGE, NULL),
+    MS_FIELD(mft_updates, NULL, STAT_COUNTER, NULL),
+    MS_FIELD(mft_blocks, "ibsmd_mft_blocks_total", STAT_COUNTER,
+	     "MFT blocks sent (those that differed)."),
+    MS_FIELD(mft_read_blocks, NULL, STAT_COUNTER, NULL),
+    MS_FIELD(mft_errors, NULL, STAT_COUNTER, NULL),
+    MS_FIELD(sa_joins, NULL, STAT_COUNTER, NULL),
+    MS_FIELD(sa_leaves, NULL, STAT_COUNTER, NULL),
+    MS_FIELD(sa_refused, NULL, STAT_COUNTER, NULL),
+};
+#undef MS_FIELD
+
+const struct stat_table mfts_stat_table = STAT_TABLE("multicast", mfts_stat_fields);
+
+bool mfts_status_get(const struct sm *sm, struct mfts_status *ret)
+{
+	struct sa_stats sst = {0};
+
+	memset(ret, 0, sizeof(*ret));
+	if (!sm->mcast || !sm->mfts)
+		return false;
+	if (sm->sa)
+		sa_get_stats(sm->sa, &sst);
+	ret->groups = mcast_group_count(sm->mcast);
+	ret->members = mcast_member_count(sm->mcast);
+	ret->mlids = mcast_mlid_count(sm->mcast);
+	ret->mlid_top = mcast_mlid_top(sm->mcast);
+	ret->mft_updates = sm->mfts->updates;
+	ret->mft_blocks = sm->mfts->blocks;
+	ret->mft_read_blocks = sm->mfts->read_blocks;
+	ret->mft_errors = sm->mfts->errors;
+	ret->sa_joins = sst.mcast_joins;
+	ret->sa_leaves = sst.mcast_leaves;
+	ret->sa_refused = sst.mcast_refused;
+	return true;
 }

@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "fabric/mft.h"
+#include "lib/stat.h"
 #include "fabric/snapshot.h"
 #include "sa/mcast.h"
 
@@ -102,5 +103,16 @@ void mfts_fini(struct sm *sm);
 void mfts_stand_down(struct sm *sm);
 /* Ask for an update; it runs from the event loop. */
 void mfts_request(struct sm *sm);
+
+/* What multicast shows (smctl status "multicast", metrics). */
+struct mfts_status {
+	uint64_t groups, members, mlids, mlid_top;
+	uint64_t mft_updates, mft_blocks, mft_read_blocks, mft_errors;
+	uint64_t sa_joins, sa_leaves, sa_refused; /* MCMemberRecord requests (sa/sa.h) */
+};
+/* ret: the status; false (ret zeroed) when there is no group database. */
+bool mfts_status_get(const struct sm *sm, struct mfts_status *ret);
+/* Its counters (lib/stat.h). */
+extern const struct stat_table mfts_stat_table;
 
 #endif

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -17,6 +18,44 @@
  * routing/keep.h), for the engines whose routes allow it and when the
  * engine is the one that routed the published snapshot.
  */
+struct route_state {
+	struct route_status st;
+	struct chain_refusal last_refusals[CHAIN_MAX];
+	unsigned int n_last_refusals;
+	struct routing_stats last_stats;
+	struct routes_spare spare; /* the tables of the snapshot before, for the next repair */
+};
+
+int route_state_new(struct route_state **ret)
+{
+	*ret = calloc(1, sizeof(**ret));
+	return *ret ? 0 : -ENOMEM;
+}
+
+void route_state_free(struct route_state *rs)
+{
+	if (!rs)
+		return;
+	routes_spare_clear(&rs->spare);
+	free(rs);
+}
+
+const struct route_status *route_status(const struct sm *sm)
+{
+	return &sm->route->st;
+}
+
+void route_spare_take(struct sm *sm, struct routes *old)
+{
+	routes_spare_take(&sm->route->spare, old);
+}
+
+void route_spare_clear(struct sm *sm)
+{
+	if (sm->route)
+		routes_spare_clear(&sm->route->spare);
+}
+
 static void route_keep(struct sm *sm, const struct fabric *f, struct routes *r, const char *engine,
 		       struct keep_stats *ks)
 {
@@ -27,7 +66,7 @@ static void route_keep(struct sm *sm, const struct fabric *f, struct routes *r, 
 	memset(ks, 0, sizeof(*ks));
 	if (!sm->conf.keep_routes || sm->sched.force_lft || !old || !old->routes ||
 	    !sm->last.programmed || (!ftree && strcmp(engine, "minhop")) ||
-	    strcmp(sm->route.last_engine, engine))
+	    strcmp(sm->route->st.last_engine, engine))
 		return;
 	routes_keep(old->fabric, old->routes, f, r, ftree,
 		    sm->conf.keep_routes_max_drift_pct / 100.0, ks);
@@ -57,50 +96,53 @@ static void route_keep(struct sm *sm, const struct fabric *f, struct routes *r, 
 static bool route_repair(struct sm *sm, const struct fabric *f, struct routes **ret, char *engine,
 			 size_t engine_len, double *ret_ms)
 {
-	struct route_state *rs = &sm->route;
+	struct route_state *rs = sm->route;
 	const struct snapshot *old = sm->snap;
-	const char *last = rs->last_engine;
+	const char *last = rs->st.last_engine;
 	bool ftree = !strcmp(last, "ftree");
 	double t0 = clock_mono_ms();
 	int r;
 
-	rs->last_repaired = false;
-	memset(&rs->last_repair, 0, sizeof(rs->last_repair));
-	snprintf(rs->last_repair.why, sizeof(rs->last_repair.why), "not tried");
+	rs->st.last_repaired = false;
+	memset(&rs->st.last_repair, 0, sizeof(rs->st.last_repair));
+	snprintf(rs->st.last_repair.why, sizeof(rs->st.last_repair.why), "not tried");
 	if (!sm->conf.incremental_routing || sm->sched.force_lft || !old || !old->routes ||
 	    !sm->last.programmed || (!ftree && strcmp(last, "minhop")) ||
 	    strcmp(sm->conf.routing_engine, last))
 		return false;
 	r = routes_repair(old->fabric, old->routes, f, ftree,
 			  sm->conf.keep_routes_max_drift_pct / 100.0, ROUTE_REPAIR_MAX_LIDS_PCT,
-			  &rs->spare, ret, &rs->last_repair);
-	rs->repair_ms = clock_mono_ms() - t0;
+			  &rs->spare, ret, &rs->st.last_repair);
+	rs->st.repair_ms = clock_mono_ms() - t0;
 	if (r < 0) {
 		log_msg(LOG_CAT_ROUTE, LOG_INFO,
 			"incremental re-route not taken (%s): %s routes the whole fabric",
-			r == -EAGAIN ? rs->last_repair.why : strerror(-r), sm->conf.routing_engine);
+			r == -EAGAIN ? rs->st.last_repair.why : strerror(-r),
+			sm->conf.routing_engine);
 		return false;
 	}
-	rs->last_repaired = true;
-	memset(&rs->last_keep, 0, sizeof(rs->last_keep));
-	snprintf(rs->last_keep.why, sizeof(rs->last_keep.why), "repaired incrementally instead");
+	rs->st.last_repaired = true;
+	memset(&rs->st.last_keep, 0, sizeof(rs->st.last_keep));
+	snprintf(rs->st.last_keep.why, sizeof(rs->st.last_keep.why),
+		 "repaired incrementally instead");
 	snprintf(engine, engine_len, "%s", last);
-	*ret_ms = rs->repair_ms;
-	log_msg(LOG_CAT_ROUTE, rs->last_repair.lids ? LOG_INFO : LOG_DEBUG,
+	*ret_ms = rs->st.repair_ms;
+	log_msg(LOG_CAT_ROUTE, rs->st.last_repair.lids ? LOG_INFO : LOG_DEBUG,
 		"re-routed incrementally: %u LIDs looked at (%u hop by hop, %u by distances, %u "
 		"gone), %llu forwarding entries moved, busiest port %u LIDs (%u before), %.1f ms",
-		rs->last_repair.lids, rs->last_repair.lids_local, rs->last_repair.lids_distance,
-		rs->last_repair.lids_gone, (unsigned long long)rs->last_repair.moved,
-		rs->last_repair.max_port, rs->last_repair.max_port_before, rs->repair_ms);
+		rs->st.last_repair.lids, rs->st.last_repair.lids_local,
+		rs->st.last_repair.lids_distance, rs->st.last_repair.lids_gone,
+		(unsigned long long)rs->st.last_repair.moved, rs->st.last_repair.max_port,
+		rs->st.last_repair.max_port_before, rs->st.repair_ms);
 	return true;
 }
 
 int route_fabric(struct sm *sm, const struct fabric *f, bool incremental, struct routes **ret,
 		 char *engine, size_t engine_len, double *ret_ms)
 {
-	struct route_state *rs = &sm->route;
-	struct routing_opts ro = {.roots = sm->roots,
-				  .n_roots = sm->n_roots,
+	struct route_state *rs = sm->route;
+	struct routing_opts ro = {.roots = sm->policy.roots,
+				  .n_roots = sm->policy.n_roots,
 				  .max_vls = (uint8_t)sm->conf.max_vls,
 				  .lmc = (uint8_t)sm->conf.lmc};
 	struct chain_result res;
@@ -109,12 +151,12 @@ int route_fabric(struct sm *sm, const struct fabric *f, bool incremental, struct
 	bool changed;
 	int r;
 
-	rs->engine_ms = rs->repair_ms = rs->keep_ms = rs->stats_ms = 0;
+	rs->st.engine_ms = rs->st.repair_ms = rs->st.keep_ms = rs->st.stats_ms = 0;
 	if (incremental && route_repair(sm, f, ret, engine, engine_len, ret_ms)) {
 		t0 = clock_mono_ms();
 		routing_stats(f, *ret, &st); /* from the port counts: O(ports) */
-		rs->stats_ms = clock_mono_ms() - t0;
-		*ret_ms += rs->stats_ms;
+		rs->st.stats_ms = clock_mono_ms() - t0;
+		*ret_ms += rs->st.stats_ms;
 		goto stats;
 	}
 	/*
@@ -147,10 +189,10 @@ int route_fabric(struct sm *sm, const struct fabric *f, bool incremental, struct
 	res.routes = NULL;
 	chain_result_clear(&res);
 
-	rs->engine_ms = *ret_ms;
+	rs->st.engine_ms = *ret_ms;
 	t0 = clock_mono_ms();
-	route_keep(sm, f, *ret, engine, &rs->last_keep);
-	rs->keep_ms = clock_mono_ms() - t0;
+	route_keep(sm, f, *ret, engine, &rs->st.last_keep);
+	rs->st.keep_ms = clock_mono_ms() - t0;
 	t0 = clock_mono_ms();
 	{
 		struct lid_map m = {0};
@@ -162,8 +204,8 @@ int route_fabric(struct sm *sm, const struct fabric *f, bool incremental, struct
 		fabric_lid_map_clear(&m);
 	}
 	routing_stats(f, *ret, &st);
-	rs->stats_ms = clock_mono_ms() - t0;
-	*ret_ms += rs->keep_ms + rs->stats_ms;
+	rs->st.stats_ms = clock_mono_ms() - t0;
+	*ret_ms += rs->st.keep_ms + rs->st.stats_ms;
 	/*
 	 * With no tables published yet (whose block the publish would keep for
 	 * the next repair), the first repair copies into faulted-in pages too;
@@ -173,14 +215,14 @@ int route_fabric(struct sm *sm, const struct fabric *f, bool incremental, struct
 		routes_spare_prepare(&rs->spare, *ret);
 stats:
 	/* info when the outcome changes, debug on the periodic re-route */
-	changed = strcmp(rs->last_engine, engine) ||
+	changed = strcmp(rs->st.last_engine, engine) ||
 		  st.max_routes_per_port != rs->last_stats.max_routes_per_port ||
 		  st.unreachable != rs->last_stats.unreachable ||
 		  st.mean_routes_per_port != rs->last_stats.mean_routes_per_port;
 	log_msg(LOG_CAT_ROUTE, changed ? LOG_INFO : LOG_DEBUG,
 		"routed with %s: %.1f ms, max %u / mean %.1f routes per port, %u unreachable",
 		engine, *ret_ms, st.max_routes_per_port, st.mean_routes_per_port, st.unreachable);
-	snprintf(rs->last_engine, sizeof(rs->last_engine), "%s", engine);
+	snprintf(rs->st.last_engine, sizeof(rs->st.last_engine), "%s", engine);
 	rs->last_stats = st;
 	return 0;
 }

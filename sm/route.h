@@ -18,20 +18,30 @@
 #include "routing/routing.h"
 
 struct sm;
+struct route_state;
 
 /* What the last routing pass said, to tell a repeat from news. */
-struct route_state {
+/* What the last routing pass did (smctl status: last_route_keep, last_route_repair). */
+struct route_status {
 	char last_engine[32];
-	struct chain_refusal last_refusals[CHAIN_MAX];
-	unsigned int n_last_refusals;
-	struct routing_stats last_stats;
 	struct keep_stats last_keep; /* what the last re-route kept (routing/keep.h) */
 	/* the last routing pass's time, ms: the engine, the repair, keeping, the statistics */
 	double engine_ms, repair_ms, keep_ms, stats_ms;
 	bool last_repaired;		 /* the last pass repaired (routing/repair.h) */
 	struct repair_stats last_repair; /* what the last attempt did, or why it refused */
-	struct routes_spare spare; /* the tables of the snapshot before, for the next repair */
 };
+
+/* The routing state of the SM (sm->route): 0 or -ENOMEM; free NULL-safe. */
+int route_state_new(struct route_state **ret);
+void route_state_free(struct route_state *rs);
+/* The last pass's status (never NULL on an SM made by sm_init). */
+const struct route_status *route_status(const struct sm *sm);
+/*
+ * The published tables that are being replaced keep their block for the
+ * next incremental routing (routes_spare_take); drop it with clear.
+ */
+void route_spare_take(struct sm *sm, struct routes *old);
+void route_spare_clear(struct sm *sm);
 
 /*
  * Route f per sm->conf (routing_engine, routing_chain, lmc) and the updn

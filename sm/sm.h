@@ -22,10 +22,9 @@
 #include "sm/conf.h"
 #include "smp/discover.h"
 #include "sm/light.h"
-#include "sm/mfts.h"
-#include "sm/route.h"
 #include "sm/sweep_sched.h"
 #include "sm/part.h"
+#include "sm/policies.h"
 #include "sm/role.h"
 #include "fabric/fabric.h"
 #include "fabric/diff.h"
@@ -36,6 +35,9 @@
 
 struct sweep;
 struct sm;
+struct route_state;
+struct mfts;
+struct mcast_db;
 struct dispatch;
 struct sa;
 
@@ -129,25 +131,13 @@ struct sm {
 	struct snapshot *snap; /* the published snapshot; replaced whole after a sweep */
 	/* while the published hooks run: what changed from the snapshot before (computed once) */
 	const struct diff_list *publish_diff;
-	struct sweep_sched sched; /* sm/sweep.c */
-	struct route_state route; /* sm/route.c */
-	struct light_state light; /* sm/light.c */
-	struct mcast_db *mcast;	  /* multicast groups (sa/mcast.h); outlive sweeps */
-	struct mfts mfts;	  /* the MFTs the switches were given (sm/mfts.c) */
+	struct sweep_sched sched;  /* sm/sweep.c */
+	struct route_state *route; /* the last routing pass, the spare tables (sm/route.c) */
+	struct light_state light;  /* sm/light.c */
+	struct mcast_db *mcast;	   /* multicast groups (sa/mcast.h); outlive sweeps */
+	struct mfts *mfts;	   /* the MFTs the switches were given (sm/mfts.c) */
 	struct sm_hooks hooks;
-	struct partition_config *parts; /* from conf.partition_config_file (policy/partition.h) */
-	/* the QoS policy (policy/qos.h): the qos_ keys and conf.qos_policy_file */
-	struct {
-		struct qos_policy *policy; /* never NULL after sm_init */
-		uint64_t loads;		   /* policy->generation of the last load */
-		struct qos_policy *last;   /* the one the last configure batch wrote, or NULL */
-		bool rewrite;	       /* that batch failed or did not finish: write every table */
-		uint16_t conflict_sls; /* SLs where the engine's VL overrode the policy's */
-		uint32_t conflict_ports; /* ports where it did, at the last configure batch */
-		uint16_t reported_sls;	 /* what was last logged (once per change) */
-	} qos;
-	uint64_t *roots; /* from conf.updn_roots_file */
-	size_t n_roots;
+	struct sm_policy policy; /* partitions, QoS, updn roots (sm/policies.h) */
 	uint64_t port_guid;
 	uint64_t mad_malformed, mad_unexpected, traps;
 	struct {
@@ -188,25 +178,6 @@ void sm_log_io(struct sm *sm, const struct snapshot *prev);
  * snapshot: the list the publish computed once, else diff_fabrics.
  */
 void sm_publish_diff(const struct sm *sm, const struct snapshot *old, diff_fn *fn, void *arg);
-
-/* (Re)load conf.updn_roots_file into sm->roots.  0 or -errno with err; old roots kept on error. */
-int sm_load_roots(struct sm *sm, char *err, size_t err_len);
-
-/*
- * (Re)load conf.partition_config_file into sm->parts and create the IPoIB
- * broadcast group of each partition flagged ipoib.  0 or -errno with err
- * (every error, FILE:LINE each); the running partitions are kept on error.
- * The next heavy sweep programs the tables.
- */
-int sm_load_partitions(struct sm *sm, char *err, size_t err_len);
-
-/*
- * (Re)build sm->qos.policy from the qos_ keys and (when qos is on)
- * conf.qos_policy_file.  0 or -errno with err (every error, FILE:LINE each
- * for the file); the running policy is kept on error.  The next heavy
- * sweep writes the tables that changed.
- */
-int sm_load_qos(struct sm *sm, char *err, size_t err_len);
 
 /*
  * core.c: write the guid2lid file now.  A write that fails (a full disk) is logged

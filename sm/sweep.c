@@ -288,11 +288,11 @@ static void sweep_qos_conflicts(struct sm *sm, const struct program_stats *st)
 	char sls[64] = "";
 	size_t off = 0;
 
-	sm->qos.conflict_sls = st->qos_conflict_sls;
-	sm->qos.conflict_ports = st->qos_conflict_ports;
-	if (st->qos_conflict_sls == sm->qos.reported_sls)
+	sm->policy.qos_conflict_sls = st->qos_conflict_sls;
+	sm->policy.qos_conflict_ports = st->qos_conflict_ports;
+	if (st->qos_conflict_sls == sm->policy.qos_reported_sls)
 		return;
-	sm->qos.reported_sls = st->qos_conflict_sls;
+	sm->policy.qos_reported_sls = st->qos_conflict_sls;
 	if (!st->qos_conflict_sls) {
 		log_info("QoS: the policy's SL-to-VL tables no longer conflict with the routing "
 			 "engine's");
@@ -327,7 +327,7 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 	sw->sum.vlarb_blocks += st->vlarb_blocks;
 	if (sw->phase == SWEEP_PROGRAM) {
 		sweep_qos_conflicts(sw->sm, st);
-		sw->sm->qos.rewrite = st->vl_errors != 0;
+		sw->sm->policy.qos_rewrite = st->vl_errors != 0;
 	}
 	sw->phase++;
 	sweep_step(sw);
@@ -354,7 +354,7 @@ static void phase_batch(struct sweep *sw)
 					    false,
 					    NULL,
 					    0,
-					    sm->parts, /* partitions (policy/partition.h) */
+					    sm->policy.parts, /* partitions (policy/partition.h) */
 					    sm->port_guid,
 					    {sm->conf.m_key, (uint8_t)sm->conf.m_key_protect_bits,
 					     (uint16_t)sm->conf.m_key_lease_period},
@@ -364,15 +364,15 @@ static void phase_batch(struct sweep *sw)
 					    NULL};
 
 		hook_run(&sm->hooks.configure, &pp); /* ClientReregister after a takeover */
-		pp.qos = sm->qos.policy;	     /* policy/qos.h */
+		pp.qos = sm->policy.qos;	     /* policy/qos.h */
 		/* what old's tables were written with; unknown after a batch that failed */
-		pp.qos_old = sm->qos.rewrite ? NULL : sm->qos.last;
-		sm->qos.rewrite = true; /* until this batch completes without a VL error */
+		pp.qos_old = sm->policy.qos_rewrite ? NULL : sm->policy.qos_last;
+		sm->policy.qos_rewrite = true; /* until this batch completes without a VL error */
 		program_configure(sw->batch, sw->routes, old ? old->fabric : NULL,
 				  old ? old->routes : NULL, &pp);
-		if (sm->qos.last != sm->qos.policy)
-			qos_policy_free(sm->qos.last);
-		sm->qos.last = sm->qos.policy;
+		if (sm->policy.qos_last != sm->policy.qos)
+			qos_policy_free(sm->policy.qos_last);
+		sm->policy.qos_last = sm->policy.qos;
 		sm->sched.force_lft = false;
 		sw->sum.programmed = true;
 		break;
@@ -477,7 +477,7 @@ static void phase_publish(struct sweep *sw)
 			   &sm->sched.dump_pid);
 	/* the old tables' block serves the next incremental routing (sm/route.c) */
 	if (old && sm->conf.incremental_routing)
-		routes_spare_take(&sm->route.spare, old->routes);
+		route_spare_take(sm, old->routes);
 	snapshot_free(old);
 	s->publish_hooks_ms = t_dump - t_hooks;
 	s->publish_dump_ms = clock_mono_ms() - t_dump;
@@ -486,7 +486,7 @@ static void phase_publish(struct sweep *sw)
 	sm->last.publish_dump_ms = s->publish_dump_ms;
 	sm->last.phase_ms[SWEEP_PUBLISH] = s->phase_ms[SWEEP_PUBLISH];
 	if (log_enabled(LOG_CAT_SWEEP, LOG_DEBUG)) {
-		const struct route_state *rs = &sm->route;
+		const struct route_status *rs = route_status(sm);
 
 		log_msg(
 		    LOG_CAT_SWEEP, LOG_DEBUG,

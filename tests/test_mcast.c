@@ -1696,9 +1696,9 @@ static void test_updates(void)
 	sm.state = SM_MASTER;
 	hook_run(&sm.hooks.published, NULL);
 	run_loop(fk, 300);
-	CU_ASSERT_EQUAL(sm.mfts.updates, 1);
-	CU_ASSERT_EQUAL(sm.mfts.blocks, 2);
-	CU_ASSERT_PTR_NULL(sm.mfts.batch);
+	CU_ASSERT_EQUAL(sm.mfts->updates, 1);
+	CU_ASSERT_EQUAL(sm.mfts->blocks, 2);
+	CU_ASSERT_PTR_NULL(sm.mfts->batch);
 
 	/* joins: each hook asks for an update; they fold into few batches */
 	fake_reset(fk);
@@ -1710,8 +1710,8 @@ static void test_updates(void)
 		CU_ASSERT_EQUAL(mcast_join(sm.mcast, &r, &res), 0);
 	}
 	run_loop(fk, 300);
-	CU_ASSERT_EQUAL(sm.mfts.updates, 2);	   /* four joins, one update */
-	CU_ASSERT_EQUAL(sm.mfts.full_computes, 1); /* only MLID 0xC000 was computed again */
+	CU_ASSERT_EQUAL(sm.mfts->updates, 2);	    /* four joins, one update */
+	CU_ASSERT_EQUAL(sm.mfts->full_computes, 1); /* only MLID 0xC000 was computed again */
 	CU_ASSERT_EQUAL(fk->mft_sets, 2);
 	CU_ASSERT_EQUAL_FATAL(mfts_compute(sm.mcast, a, &want, NULL), 0);
 	assert_switches_hold(fk, want);
@@ -1726,7 +1726,7 @@ static void test_updates(void)
 	CU_ASSERT_EQUAL(join(sm.mcast, mgid, port_guid(a, "H3", 1), MCAST_NON, &res), 0);
 	run_loop(fk, 300);
 	CU_ASSERT_EQUAL(fk->mft_sets, 3);
-	CU_ASSERT_EQUAL(sm.mfts.full_computes, 1);
+	CU_ASSERT_EQUAL(sm.mfts->full_computes, 1);
 	CU_ASSERT_EQUAL_FATAL(mfts_compute(sm.mcast, a, &want, NULL), 0);
 	assert_switches_hold(fk, want); /* computing MLIDs one by one gives the same tables */
 	mft_set_free(want);
@@ -1741,7 +1741,7 @@ static void test_updates(void)
 	CU_ASSERT_PTR_NULL(mcast_group_member(mcast_find(sm.mcast, mgid), port_guid(a, "H3", 1)));
 	/* S2 loses H3 in both groups, S1 its link to S2 in the small one */
 	CU_ASSERT_EQUAL(fk->mft_sets, 2);
-	CU_ASSERT_EQUAL(sm.mfts.full_computes, 2); /* a new snapshot: every MLID */
+	CU_ASSERT_EQUAL(sm.mfts->full_computes, 2); /* a new snapshot: every MLID */
 	CU_ASSERT_EQUAL_FATAL(mfts_compute(sm.mcast, b, &want, NULL), 0);
 	assert_switches_hold(fk, want);
 	mft_set_free(want);
@@ -1752,7 +1752,7 @@ static void test_updates(void)
 	CU_ASSERT_EQUAL(join(sm.mcast, mgid, port_guid(b, "H4", 1), MCAST_NON, &res), 0);
 	run_loop(fk, 200);
 	CU_ASSERT_EQUAL(fk->mft_sets, 0);
-	CU_ASSERT_TRUE(sm.mfts.pending);
+	CU_ASSERT_TRUE(sm.mfts->pending);
 	sm.sched.cur = NULL;
 	hook_run(&sm.hooks.published, b);
 	run_loop(fk, 300);
@@ -1766,11 +1766,11 @@ static void test_updates(void)
 	fk->hold = true;
 	CU_ASSERT_EQUAL(join(sm.mcast, mgid, port_guid(b, "H2", 1), MCAST_NON, &res), 0);
 	run_loop(fk, 20);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(sm.mfts.batch);
-	CU_ASSERT_PTR_NOT_NULL(mft_set_get(sm.mfts.known, b->fabric->nodes[0].guid));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sm.mfts->batch);
+	CU_ASSERT_PTR_NOT_NULL(mft_set_get(sm.mfts->known, b->fabric->nodes[0].guid));
 	hook_run(&sm.hooks.sweep_begin, "test");
-	CU_ASSERT_PTR_NULL(sm.mfts.batch);
-	CU_ASSERT_PTR_NULL(mft_set_get(sm.mfts.known, b->fabric->nodes[0].guid)); /* S1 */
+	CU_ASSERT_PTR_NULL(sm.mfts->batch);
+	CU_ASSERT_PTR_NULL(mft_set_get(sm.mfts->known, b->fabric->nodes[0].guid)); /* S1 */
 	run_loop(fk, 600); /* the held SMPs time out into the abandoned batch */
 	fk->hold = false;
 	hook_run(&sm.hooks.published, b);
@@ -1788,7 +1788,7 @@ static void test_updates(void)
 	CU_ASSERT_EQUAL(join(sm.mcast, mgid, port_guid(b, "H2", 1), MCAST_NON, &res), 0);
 	run_loop(fk, 200);
 	CU_ASSERT_EQUAL(fk->mft_sets, 0);
-	CU_ASSERT_EQUAL(mft_set_count(sm.mfts.known), 0);
+	CU_ASSERT_EQUAL(mft_set_count(sm.mfts->known), 0);
 
 	mfts_fini(&sm);
 	hook_list_clear(&sm.hooks.published);
@@ -1802,7 +1802,7 @@ static void test_updates(void)
 static void settle(struct fake *fk, struct sm *sm)
 {
 	for (int i = 0; i < 10000; i++) {
-		if (!sm->mfts.batch && !evtimer_pending(sm->mfts.kick, NULL))
+		if (!sm->mfts->batch && !evtimer_pending(sm->mfts->kick, NULL))
 			return;
 		event_base_loop(fk->base, EVLOOP_ONCE);
 	}
@@ -1851,7 +1851,7 @@ static void test_incremental(void)
 	sm.state = SM_MASTER;
 	hook_run(&sm.hooks.published, NULL);
 	settle(fk, &sm);
-	full_before = (unsigned)sm.mfts.full_computes;
+	full_before = (unsigned)sm.mfts->full_computes;
 	for (int step = 0; step < 300; step++) {
 		struct mft_set *want = NULL;
 		struct mcast_result res;
@@ -1874,7 +1874,7 @@ static void test_incremental(void)
 		}
 		settle(fk, &sm);
 		CU_ASSERT_EQUAL_FATAL(mfts_compute(sm.mcast, s, &want, NULL), 0);
-		if (!same_tables(want, sm.mfts.want)) {
+		if (!same_tables(want, sm.mfts->want)) {
 			fprintf(stderr, "\nstep %d: kept tables differ from a full computation\n",
 				step);
 			CU_FAIL("incremental MFT computation");
@@ -1885,7 +1885,7 @@ static void test_incremental(void)
 		mft_set_free(want);
 	}
 	/* the MLIDs stayed within one block: never a full computation again */
-	CU_ASSERT_EQUAL(sm.mfts.full_computes, full_before);
+	CU_ASSERT_EQUAL(sm.mfts->full_computes, full_before);
 	mfts_fini(&sm);
 	hook_list_clear(&sm.hooks.published);
 	hook_list_clear(&sm.hooks.sweep_begin);

@@ -18,6 +18,8 @@
 #include "policy/partition.h"
 #include "policy/qos.h"
 #include "perf/health.h"
+#include "sm/mfts.h"
+#include "sm/route.h"
 #include "sm/sweep.h"
 #include "perf/perfmgr.h"
 #include "failover/smstate.h"
@@ -280,16 +282,16 @@ static json_t *api_trap_actions_json(const struct sm *sm)
 /* The QoS policy and how it met the routing engine at the last configure batch. */
 static json_t *api_qos_json(const struct sm *sm, const struct sweep_summary *s)
 {
-	const struct qos_policy *q = sm->qos.policy;
+	const struct qos_policy *q = sm->policy.qos;
 	json_t *sls = json_array();
 
 	for (unsigned sl = 0; sls && sl < 16; sl++)
-		if (sm->qos.conflict_sls & (1u << sl))
+		if (sm->policy.qos_conflict_sls & (1u << sl))
 			json_array_append_new(sls, json_integer(sl));
 	return json_pack("{s:b, s:I, s:b, s:o, s:I, s:I, s:I}", "enabled", q && q->enabled,
 			 "ulp_rules", (json_int_t)(q ? q->n_rules : 0), "ulp_default",
 			 q && q->has_default, "engine_conflict_sls", sls ? sls : json_array(),
-			 "engine_conflict_ports", (json_int_t)sm->qos.conflict_ports,
+			 "engine_conflict_ports", (json_int_t)sm->policy.qos_conflict_ports,
 			 "last_sweep_sl2vl_blocks", (json_int_t)s->sl2vl_blocks,
 			 "last_sweep_vlarb_blocks", (json_int_t)s->vlarb_blocks);
 }
@@ -339,8 +341,9 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 		json_object_set_new(*ret, "last_sweep_sets", json_integer(s->sets));
 		json_object_set_new(*ret, "last_sweep_lft_blocks", json_integer(s->lft_blocks));
 		json_object_set_new(*ret, "last_sweep_pkey_blocks", json_integer(s->pkey_blocks));
-		json_object_set_new(*ret, "partitions",
-				    json_integer(sm->parts ? (json_int_t)sm->parts->n : 0));
+		json_object_set_new(
+		    *ret, "partitions",
+		    json_integer(sm->policy.parts ? (json_int_t)sm->policy.parts->n : 0));
 		json_object_set_new(*ret, "partition_enforcement",
 				    json_pack("{s:s, s:b, s:I, s:I}", "mode",
 					      conf_enforce_str(sm->conf.part_enforce),
@@ -377,10 +380,11 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 						    json_real(s->phase_ms[i]));
 			if (ph) {
 				json_object_set_new(ph, "route_engine",
-						    json_real(sm->route.engine_ms));
+						    json_real(route_status(sm)->engine_ms));
 				json_object_set_new(ph, "route_repair",
-						    json_real(sm->route.repair_ms));
-				json_object_set_new(ph, "route_keep", json_real(sm->route.keep_ms));
+						    json_real(route_status(sm)->repair_ms));
+				json_object_set_new(ph, "route_keep",
+						    json_real(route_status(sm)->keep_ms));
 				json_object_set_new(ph, "publish_hooks",
 						    json_real(s->publish_hooks_ms));
 				json_object_set_new(ph, "publish_dumps",
@@ -392,44 +396,34 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 		json_object_set_new(*ret, "ctl", api_ctl_json(api));
 		json_object_set_new(
 		    *ret, "last_route_keep",
-		    json_pack(
-			"{s:b, s:I, s:I, s:I, s:i, s:i, s:s}", "kept", sm->route.last_keep.kept,
-			"entries", (json_int_t)sm->route.last_keep.entries, "moved",
-			(json_int_t)sm->route.last_keep.moved, "fresh_moved",
-			(json_int_t)sm->route.last_keep.fresh_moved, "max_port",
-			(int)sm->route.last_keep.max_port_kept, "max_port_fresh",
-			(int)sm->route.last_keep.max_port_fresh, "why", sm->route.last_keep.why));
+		    json_pack("{s:b, s:I, s:I, s:I, s:i, s:i, s:s}", "kept",
+			      route_status(sm)->last_keep.kept, "entries",
+			      (json_int_t)route_status(sm)->last_keep.entries, "moved",
+			      (json_int_t)route_status(sm)->last_keep.moved, "fresh_moved",
+			      (json_int_t)route_status(sm)->last_keep.fresh_moved, "max_port",
+			      (int)route_status(sm)->last_keep.max_port_kept, "max_port_fresh",
+			      (int)route_status(sm)->last_keep.max_port_fresh, "why",
+			      route_status(sm)->last_keep.why));
 		json_object_set_new(
 		    *ret, "last_route_repair",
 		    json_pack("{s:b, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:s}", "repaired",
-			      sm->route.last_repaired, "lids", (int)sm->route.last_repair.lids,
-			      "lids_local", (int)sm->route.last_repair.lids_local, "lids_distance",
-			      (int)sm->route.last_repair.lids_distance, "lids_gone",
-			      (int)sm->route.last_repair.lids_gone, "moved",
-			      (json_int_t)sm->route.last_repair.moved, "max_port",
-			      (int)sm->route.last_repair.max_port, "max_port_before",
-			      (int)sm->route.last_repair.max_port_before, "why",
-			      sm->route.last_repaired ? "" : sm->route.last_repair.why));
+			      route_status(sm)->last_repaired, "lids",
+			      (int)route_status(sm)->last_repair.lids, "lids_local",
+			      (int)route_status(sm)->last_repair.lids_local, "lids_distance",
+			      (int)route_status(sm)->last_repair.lids_distance, "lids_gone",
+			      (int)route_status(sm)->last_repair.lids_gone, "moved",
+			      (json_int_t)route_status(sm)->last_repair.moved, "max_port",
+			      (int)route_status(sm)->last_repair.max_port, "max_port_before",
+			      (int)route_status(sm)->last_repair.max_port_before, "why",
+			      route_status(sm)->last_repaired ? ""
+							      : route_status(sm)->last_repair.why));
 		json_object_set_new(*ret, "perfmgr", api_perfmgr_json(sm));
 	}
-	if (*ret && sm->mcast) {
-		struct sa_stats sst = {0};
+	if (*ret) {
+		struct mfts_status ms;
 
-		if (sm->sa)
-			sa_get_stats(sm->sa, &sst);
-		json_object_set_new(
-		    *ret, "multicast",
-		    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "groups",
-			      (json_int_t)mcast_group_count(sm->mcast), "members",
-			      (json_int_t)mcast_member_count(sm->mcast), "mlids",
-			      (json_int_t)mcast_mlid_count(sm->mcast), "mlid_top",
-			      (json_int_t)mcast_mlid_top(sm->mcast), "mft_updates",
-			      (json_int_t)sm->mfts.updates, "mft_blocks",
-			      (json_int_t)sm->mfts.blocks, "mft_read_blocks",
-			      (json_int_t)sm->mfts.read_blocks, "mft_errors",
-			      (json_int_t)sm->mfts.errors, "sa_joins", (json_int_t)sst.mcast_joins,
-			      "sa_leaves", (json_int_t)sst.mcast_leaves, "sa_refused",
-			      (json_int_t)sst.mcast_refused));
+		if (mfts_status_get(sm, &ms))
+			stat_json_section(*ret, &mfts_stat_table, &ms);
 	}
 	if (*ret && sm->sa) {
 		struct sa_stats sst = {0};

@@ -18,6 +18,7 @@
 #include "perf/perfmgr.h"
 #include "failover/smstate.h"
 #include "failover/sync.h"
+#include "sm/mfts.h"
 #include "ui/api_int.h"
 #include "ui/stat.h"
 
@@ -257,13 +258,11 @@ char *metrics_text(struct api *api, size_t *ret_len)
 		sync_status_get(sm, &sy);
 		stat_metrics(b, &sync_stat_table, &sy);
 	}
-	if (sm->mcast) {
-		metrics_one(b, "ibsmd_mcast_groups", "gauge", "Multicast groups.",
-			    (double)mcast_group_count(sm->mcast));
-		metrics_one(b, "ibsmd_mcast_members", "gauge", "Multicast memberships.",
-			    (double)mcast_member_count(sm->mcast));
-		metrics_one(b, "ibsmd_mft_blocks_total", "counter",
-			    "MFT blocks sent (those that differed).", (double)sm->mfts.blocks);
+	{
+		struct mfts_status mc;
+
+		if (mfts_status_get(sm, &mc))
+			stat_metrics(b, &mfts_stat_table, &mc);
 	}
 	metrics_one(b, "ibsmd_mads_sent_total", "counter", "SMPs sent, retries included.",
 		    (double)xs.sent);

@@ -1,0 +1,165 @@
+/*
+ * The SM's policies (sm/policies.h): partitions, QoS and the updn roots,
+ * loaded from their files at start and on SIGHUP.  The parsers are pure
+ * (policy/); this file keeps what they return, logs what changed and
+ * creates each partition's IPoIB broadcast group.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "policy/partition.h"
+#include "policy/qos.h"
+#include "policy/roots.h"
+#include "sa/mcast.h"
+#include "sm/mfts.h"
+#include "sm/policies.h"
+#include "sm/sm.h"
+
+/* ---- partitions (policy/partition.h) ---------------------------------------- */
+
+/* ff1S:401b:PKEY:0000:0000:0000:ffff:ffff: IPv4 broadcast of a partition, scope S. */
+static void sm_ipoib_mgid(uint16_t pkey, unsigned scope, uint8_t mgid[16])
+{
+	memcpy(mgid, mcast_ipoib_broadcast_mgid, 16);
+	mgid[1] = (uint8_t)(0x10 | (scope & 0xf));
+	mgid[4] = (uint8_t)(pkey >> 8);
+	mgid[5] = (uint8_t)pkey;
+}
+
+int sm_load_partitions(struct sm *sm, char *err, size_t err_len)
+{
+	struct partition_config *c = NULL;
+	size_t groups = 0;
+	int r = partition_load(sm->conf.partition_config_file, &c, err, err_len);
+
+	if (r < 0)
+		return r;
+	c->allow_both = sm->conf.allow_both_pkeys;
+	for (size_t i = 0; sm->mcast && i < c->n; i++) {
+		const struct partition *p = &c->parts[i];
+
+		if (!p->ipoib || p->pkey == PARTITION_DEFAULT_PKEY)
+			continue; /* the default partition's group exists from the start */
+		for (unsigned s = 0; s < 16; s++) {
+			struct mcast_params mp = {
+			    .qkey = p->qkey,
+			    .pkey = (uint16_t)(p->pkey | PARTITION_FULL),
+			    .mtu = p->mtu,
+			    .rate = p->rate,
+			    .pkt_life = MCAST_DEFAULT_PKT_LIFE,
+			    .sl = p->sl,
+			    .scope = (uint8_t)s,
+			};
+			const struct mcast_group *g;
+			uint8_t mgid[16];
+
+			if (!(p->scopes & (1u << s)))
+				continue;
+			sm_ipoib_mgid(mp.pkey, s, mgid);
+			r = mcast_add_well_known(sm->mcast, mgid, &mp, &g);
+			if (r == 0)
+				groups++;
+			else if (r != -EEXIST)
+				log_warn("partition '%s' (0x%04x): no IPoIB group: %s", p->name,
+					 p->pkey, strerror(-r));
+		}
+	}
+	partition_config_free(sm->policy.parts);
+	sm->policy.parts = c;
+	log_info("partitions: %zu from %s%s, %zu new IPoIB group%s", c->n,
+		 c->from_file ? sm->conf.partition_config_file : "the built-in default",
+		 c->from_file ? "" : " (Default=0x7fff,ipoib : ALL=full)", groups,
+		 groups == 1 ? "" : "s");
+	return 0;
+}
+
+/* ---- QoS (policy/qos.h) ------------------------------------------------------ */
+
+int sm_load_qos(struct sm *sm, char *err, size_t err_len)
+{
+	const struct sm_conf *c = &sm->conf;
+	struct qos_policy *q = NULL;
+	struct qos_tables dflt, all;
+	struct {
+		const char *name;
+		int max_vls, high_limit;
+		const char *vh, *vl, *s2v;
+	} cls[QOS_N_CLASSES] = {
+	    [QOS_CA] = {"qos_ca_", c->qos_ca_max_vls, c->qos_ca_high_limit, c->qos_ca_vlarb_high,
+			c->qos_ca_vlarb_low, c->qos_ca_sl2vl},
+	    [QOS_SW0] = {"qos_sw0_", c->qos_sw0_max_vls, c->qos_sw0_high_limit,
+			 c->qos_sw0_vlarb_high, c->qos_sw0_vlarb_low, c->qos_sw0_sl2vl},
+	    [QOS_SWE] = {"qos_swe_", c->qos_swe_max_vls, c->qos_swe_high_limit,
+			 c->qos_swe_vlarb_high, c->qos_swe_vlarb_low, c->qos_swe_sl2vl},
+	    [QOS_RTR] = {"qos_rtr_", c->qos_rtr_max_vls, c->qos_rtr_high_limit,
+			 c->qos_rtr_vlarb_high, c->qos_rtr_vlarb_low, c->qos_rtr_sl2vl},
+	};
+	char why[256];
+	int r;
+
+	/* the policy file counts only with QoS on, as OpenSM's -Y without -Q */
+	r = qos_policy_load(c->qos ? c->qos_policy_file : "", &q, err, err_len);
+	if (r < 0)
+		return r;
+	qos_tables_default(&dflt);
+	if (qos_tables_build(&all, c->qos_max_vls, c->qos_high_limit, c->qos_vlarb_high,
+			     c->qos_vlarb_low, c->qos_sl2vl, &dflt, why, sizeof(why)) < 0) {
+		snprintf(err, err_len, "qos_%s", why);
+		qos_policy_free(q);
+		return -EINVAL;
+	}
+	for (int k = 0; k < QOS_N_CLASSES; k++)
+		if (qos_tables_build(&q->cls[k], cls[k].max_vls, cls[k].high_limit, cls[k].vh,
+				     cls[k].vl, cls[k].s2v, &all, why, sizeof(why)) < 0) {
+			snprintf(err, err_len, "%s%s", cls[k].name, why);
+			qos_policy_free(q);
+			return -EINVAL;
+		}
+	q->enabled = c->qos;
+	q->generation = ++sm->policy.qos_loads;
+	/* at info when it is turned on or off or its rules change, else debug (a SIGHUP) */
+	bool news = !sm->policy.qos || sm->policy.qos->enabled != q->enabled ||
+		    sm->policy.qos->n_rules != q->n_rules ||
+		    sm->policy.qos->has_default != q->has_default;
+	if (sm->policy.qos != sm->policy.qos_last)
+		qos_policy_free(sm->policy.qos); /* the last one written stays for the diff */
+	sm->policy.qos = q;
+	if (q->enabled)
+		log_msg(LOG_CAT_SWEEP, news ? LOG_INFO : LOG_DEBUG,
+			"QoS: on, %zu qos-ulps rule%s%s from %s", q->n_rules,
+			q->n_rules == 1 ? "" : "s", q->has_default ? " and a default" : "",
+			q->from_file ? c->qos_policy_file : "no policy file");
+	else
+		log_msg(LOG_CAT_SWEEP, news && sm->policy.qos_loads > 1 ? LOG_INFO : LOG_DEBUG,
+			"QoS: off");
+	return 0;
+}
+
+int sm_load_roots(struct sm *sm, char *err, size_t err_len)
+{
+	uint64_t *roots;
+	size_t n;
+	int r = roots_load(sm->conf.updn_roots_file, &roots, &n, err, err_len);
+
+	if (r < 0)
+		return r;
+	free(sm->policy.roots);
+	sm->policy.roots = roots;
+	sm->policy.n_roots = n;
+	if (n)
+		log_info("updn: %zu root switches from %s", n, sm->conf.updn_roots_file);
+	return 0;
+}
+
+void sm_policy_clear(struct sm_policy *p)
+{
+	free(p->roots);
+	partition_config_free(p->parts);
+	if (p->qos_last != p->qos)
+		qos_policy_free(p->qos_last);
+	qos_policy_free(p->qos);
+	memset(p, 0, sizeof(*p));
+}
