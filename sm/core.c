@@ -13,6 +13,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "fabric/lid.h"
+#include "mad/xact.h"
+#include "mad/madio.h"
 #include "lib/log.h"
 #include "sm/sm.h"
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mad/xact.h"
 #include "lib/log.h"
 #include "mad/wire.h"
 #include "sm/light.h"

@@ -15,6 +15,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "fabric/lid.h"
+#include "mad/xact.h"
+#include "mad/madio.h"
 #include "policy/partition.h"
 #include "mad/dispatch.h"
 #include "mad/sa_wire.h"

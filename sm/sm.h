@@ -13,28 +13,23 @@
 #include <sys/types.h>
 #include <event2/event.h>
 
-#include "mad/madio.h"
-#include "mad/xact.h"
-#include "routing/chain.h"
-#include "routing/routing.h"
 #include "sm/trap.h"
 #include "smp/mkey.h"
 #include "sm/conf.h"
-#include "smp/discover.h"
 #include "sm/light.h"
 #include "sm/sweep_sched.h"
 #include "sm/part.h"
 #include "sm/policies.h"
 #include "sm/role.h"
-#include "fabric/fabric.h"
 #include "fabric/diff.h"
-#include "fabric/snapshot.h"
-#include "policy/qos.h"
 #include "lib/hook.h"
-#include "fabric/lid.h"
 
 struct sweep;
 struct sm;
+struct madio;
+struct xact_engine;
+struct lid_db;
+struct snapshot;
 struct route_state;
 struct mfts;
 struct mcast_db;

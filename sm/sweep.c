@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "fabric/lid.h"
+#include "smp/discover.h"
 #include "lib/clock.h"
 #include "fabric/names.h"
 #include "lib/log.h"

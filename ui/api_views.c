@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/xact.h"
 #include "lib/clock.h"
 #include "fabric/diff.h"
 #include "fabric/names.h"

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/xact.h"
+#include "mad/madio.h"
 #include "fabric/names.h"
 #include "sa/sa.h"
 #include "perf/health.h"
