@@ -35,7 +35,9 @@ enum stat_type {
 	STAT_BOOL,
 	STAT_DOUBLE,
 	STAT_CHARS, /* char[]: JSON string, never a metric */
+	STAT_STR,   /* const char *: JSON string (NULL: null), never a metric */
 	STAT_GUID,  /* uint64_t shown as "0x%016x", 0 as null; never a metric */
+	STAT_HEX64, /* uint64_t shown as "0x%016x", always; never a metric */
 };
 
 struct stat_field {
@@ -61,7 +63,8 @@ struct stat_table {
 	    int: STAT_INT,                                                                         \
 	    bool: STAT_BOOL,                                                                       \
 	    double: STAT_DOUBLE,                                                                   \
-	    char *: STAT_CHARS)
+	    char *: STAT_CHARS,                                                                    \
+	    const char *: STAT_STR)
 
 #define STAT_FIELD(st, m, key, metric, kind, help)                                                 \
 	{                                                                                          \
@@ -75,6 +78,10 @@ struct stat_table {
 #define STAT_GUID_FIELD(st, m, key)                                                                \
 	{                                                                                          \
 		(key), NULL, NULL, STAT_GAUGE, STAT_GUID, offsetof(st, m), 0                       \
+	}
+#define STAT_HEX64_FIELD(st, m, key)                                                               \
+	{                                                                                          \
+		(key), NULL, NULL, STAT_GAUGE, STAT_HEX64, offsetof(st, m), 0                      \
 	}
 #define STAT_TABLE(section, fields)                                                                \
 	{                                                                                          \

@@ -21,6 +21,7 @@
 #include "perf/health.h"
 #include "sm/mfts.h"
 #include "sm/route.h"
+#include "sm/status.h"
 #include "sm/sweep.h"
 #include "perf/perfmgr.h"
 #include "failover/smstate.h"
@@ -138,30 +139,6 @@ static json_t *api_links_json(const struct fabric *f, struct api_list *l)
 
 /* ---- read commands ---------------------------------------------------- */
 
-static json_t *api_mad_json(const struct api *api)
-{
-	struct xact_stats xs = {0};
-
-	if (api->sm->xe)
-		xact_get_stats(api->sm->xe, &xs);
-	return json_pack(
-	    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:I}", "unsolicited",
-	    (json_int_t)api->sm->mad_unexpected, "sent", (json_int_t)xs.sent, "received",
-	    (json_int_t)xs.received, "timeouts", (json_int_t)xs.timeouts, "retries",
-	    (json_int_t)xs.retries, "errors", (json_int_t)(xs.remote_errors + xs.send_errors),
-	    "unmatched", (json_int_t)xs.unmatched, "malformed",
-	    (json_int_t)(xs.malformed + api->sm->mad_malformed), "outstanding", (int)xs.outstanding,
-	    "window", (int)xs.window, "max_bulk_outstanding", (int)xs.max_bulk,
-	    "control_outstanding", (int)xs.ctl_outstanding, "window_in_effect", (int)xs.cwnd,
-	    "window_cuts", (json_int_t)xs.window_cuts);
-}
-
-/* "default" (OpenSM's 1: no protection), "none" (0: any SM is a peer) or "set". */
-static const char *api_sm_key_str(uint64_t key)
-{
-	return key == 1 ? "default" : key == 0 ? "none" : "set";
-}
-
 /* The other SMs this SM knows, as they last answered. */
 static json_t *api_peers_json(const struct smstate_status *ss)
 {
@@ -229,11 +206,8 @@ static json_t *api_sync_json(const struct sm *sm)
 	return o;
 }
 
-/*
- * M_Key: whether one is set (never the key), the refusals counted, and the
- * ports named by trap 256 or that refused us, by port.
- */
-static json_t *api_mkey_json(const struct sm *sm)
+/* The ports named by trap 256 or that refused us (the M_Key itself is never shown). */
+static json_t *api_mkey_offenders_json(const struct sm *sm)
 {
 	const struct mkey_offenders *t = &sm->mkey.offenders;
 	json_t *a = json_array();
@@ -245,12 +219,7 @@ static json_t *api_mkey_json(const struct sm *sm)
 						   (int)o->lid, "traps", (json_int_t)o->traps,
 						   "refused", (json_int_t)o->refused));
 	}
-	return json_pack("{s:b, s:i, s:i, s:I, s:I, s:I, s:o, s:I}", "set", sm->conf.m_key != 0,
-			 "protect_bits", sm->conf.m_key_protect_bits, "lease_period",
-			 sm->conf.m_key_lease_period, "refused", (json_int_t)sm->mkey.refused,
-			 "unanswered", (json_int_t)sm->mkey.unanswered, "traps",
-			 (json_int_t)sm->mkey.traps, "offenders", a, "offenders_untracked",
-			 (json_int_t)t->others);
+	return a;
 }
 
 /* The control socket: who is connected, who was refused or closed and why. */
@@ -297,146 +266,121 @@ static json_t *api_qos_json(const struct sm *sm, const struct sweep_summary *s)
 			 "last_sweep_vlarb_blocks", (json_int_t)s->vlarb_blocks);
 }
 
+/* The last heavy sweep's phases, ms (sweep.c's order), and inside ROUTE and PUBLISH. */
+static json_t *api_phases_json(const struct sm *sm)
+{
+	const struct sweep_summary *s = &sm->last;
+	const struct route_status *rs = route_status(sm);
+	json_t *ph = json_object();
+
+	for (unsigned i = 0; ph && i < SWEEP_N_PHASES; i++)
+		json_object_set_new(ph, sweep_phase_names[i], json_real(s->phase_ms[i]));
+	if (ph) {
+		json_object_set_new(ph, "route_engine", json_real(rs->engine_ms));
+		json_object_set_new(ph, "route_repair", json_real(rs->repair_ms));
+		json_object_set_new(ph, "route_keep", json_real(rs->keep_ms));
+		json_object_set_new(ph, "publish_hooks", json_real(s->publish_hooks_ms));
+		json_object_set_new(ph, "publish_dumps", json_real(s->publish_dump_ms));
+	}
+	return ph;
+}
+
+/* What the last routing pass kept of the routes before, and what its repair did. */
+static void api_route_json(const struct sm *sm, json_t *o)
+{
+	const struct route_status *rs = route_status(sm);
+	const struct keep_stats *k = &rs->last_keep;
+	const struct repair_stats *r = &rs->last_repair;
+
+	json_object_set_new(o, "last_route_keep",
+			    json_pack("{s:b, s:I, s:I, s:I, s:i, s:i, s:s}", "kept", k->kept,
+				      "entries", (json_int_t)k->entries, "moved",
+				      (json_int_t)k->moved, "fresh_moved",
+				      (json_int_t)k->fresh_moved, "max_port", (int)k->max_port_kept,
+				      "max_port_fresh", (int)k->max_port_fresh, "why", k->why));
+	json_object_set_new(o, "last_route_repair",
+			    json_pack("{s:b, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:s}", "repaired",
+				      rs->last_repaired, "lids", (int)r->lids, "lids_local",
+				      (int)r->lids_local, "lids_distance", (int)r->lids_distance,
+				      "lids_gone", (int)r->lids_gone, "moved", (json_int_t)r->moved,
+				      "max_port", (int)r->max_port, "max_port_before",
+				      (int)r->max_port_before, "why",
+				      rs->last_repaired ? "" : r->why));
+}
+
+/*
+ * status: the core's tables (sm/status.h), then every part's (the role,
+ * state sync, the health policy, the performance manager, multicast), and
+ * the lists no table holds (peers, M_Key offenders, trap actions, QoS).
+ */
 int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)
 {
 	struct api *api = ctx;
 	struct sm *sm = api->sm;
-	const struct fabric *f = sm->snap ? sm->snap->fabric : NULL;
-	const struct sweep_summary *s = &sm->last;
-	uint16_t sm_lid = 0;
-	uint64_t sm_guid = sm->port_guid;
-	uint32_t switches = 0, nodes = 0;
+	struct sm_status st;
+	struct sm_mad_status mad;
+	struct sm_mkey_status mk;
+	struct sm_penf_status pe;
+	struct sm_incremental_status inc;
 	struct smstate_status ss;
+	struct health_stats hs;
+	struct mfts_status mc;
+	json_t *o;
 
 	if (api_check_args(args, NULL, err))
 		return -EINVAL;
-	if (f && f->sm_node < f->n_nodes)
-		sm_lid = f->nodes[f->sm_node].ports[f->sm_port].lid;
+	sm_status_get(sm, &st);
 	smstate_status_get(sm, &ss);
 	if (sm->state == SM_STANDBY && sm->master_guid) {
 		/* the master's, as it last answered */
 		for (unsigned i = 0; i < ss.n_peers; i++)
 			if (ss.peers[i].guid == sm->master_guid)
-				sm_lid = ss.peers[i].lid;
-		sm_guid = sm->master_guid;
+				st.sm_lid = ss.peers[i].lid;
+		st.sm_guid = sm->master_guid;
 	}
-	if (f) {
-		nodes = f->n_nodes;
-		switches = fabric_count(f, NODE_SWITCH);
-	}
-	*ret = json_pack(
-	    "{s:s, s:b, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:i, s:s, s:I, s:I,"
-	    " s:s, s:s, s:I, s:I, s:o, s:I}",
-	    "state", names_sm_state(sm->state), "subnet_up", sm->subnet_up, "nodes", (int)nodes,
-	    "switches", (int)switches, "cas", (int)(nodes - switches), "ports_active",
-	    (int)s->ports_active, "links", (int)s->links, "lids", (int)s->lids, "sm_lid", sm_lid,
-	    "sm_guid", api_guid(sm_guid), "priority", sm->conf.sm_priority, "routing_engine",
-	    s->engine[0] ? s->engine : sm->conf.routing_engine, "sweeps", (json_int_t)sm->sweeps,
-	    "last_sweep_ms", (json_int_t)(s->ms + 0.5), "last_sweep_status",
-	    sm->sweeps ? (s->status ? "failed" : "ok") : "none", "last_sweep_reason", s->reason,
-	    "generation", (json_int_t)(sm->snap ? sm->snap->generation : 0), "uptime_s",
-	    (json_int_t)api_uptime(api), "mad", api_mad_json(api), "traps", (json_int_t)sm->traps);
-	if (*ret) {
-		json_object_set_new(*ret, "light_sweeps",
-				    json_integer((json_int_t)sm->light.sweeps));
-		json_object_set_new(*ret, "last_sweep_sets", json_integer(s->sets));
-		json_object_set_new(*ret, "last_sweep_lft_blocks", json_integer(s->lft_blocks));
-		json_object_set_new(*ret, "last_sweep_pkey_blocks", json_integer(s->pkey_blocks));
-		json_object_set_new(
-		    *ret, "partitions",
-		    json_integer(sm->policy.parts ? (json_int_t)sm->policy.parts->n : 0));
-		json_object_set_new(*ret, "partition_enforcement",
-				    json_pack("{s:s, s:b, s:I, s:I}", "mode",
-					      conf_enforce_str(sm->conf.part_enforce),
-					      "allow_both_pkeys", sm->conf.allow_both_pkeys,
-					      "blocks", (json_int_t)sm->penf.blocks, "unfit",
-					      (json_int_t)sm->penf.unfit));
-		json_object_set_new(*ret, "qos", api_qos_json(sm, s));
-		json_object_set_new(*ret, "last_sweep_lft_reads", json_integer(s->lft_reads));
-		json_object_set_new(*ret, "state_reason", json_string(ss.why));
-		json_object_set_new(*ret, "state_since", json_real(ss.since_wall));
-		json_object_set_new(*ret, "sm_key", json_string(api_sm_key_str(sm->conf.sm_key)));
-		json_object_set_new(*ret, "peers", api_peers_json(&ss));
-		stat_json_section(*ret, &smstate_stat_table, &ss);
-		json_object_set_new(*ret, "sync", api_sync_json(sm));
-		json_object_set_new(*ret, "guid2lid_pending", json_boolean(sm->lid_save.owed));
-		json_object_set_new(*ret, "trap_actions", api_trap_actions_json(sm));
-		{
-			struct health_stats hs;
-
-			health_get_stats(sm, &hs);
-			stat_json_section(*ret, &health_stat_table, &hs);
-		}
-		json_object_set_new(
-		    *ret, "last_sweep_incremental",
-		    json_pack("{s:b, s:i, s:i, s:i, s:i}", "incremental", sm->last.incremental,
-			      "switches_asked", (int)sm->last.reprobed, "links_down",
-			      (int)sm->last.links_down, "links_up", (int)sm->last.links_up,
-			      "nodes_removed", (int)sm->last.removed));
-		{
-			json_t *ph = json_object();
-
-			for (unsigned i = 0; ph && i < SWEEP_N_PHASES; i++)
-				json_object_set_new(ph, sweep_phase_names[i],
-						    json_real(s->phase_ms[i]));
-			if (ph) {
-				json_object_set_new(ph, "route_engine",
-						    json_real(route_status(sm)->engine_ms));
-				json_object_set_new(ph, "route_repair",
-						    json_real(route_status(sm)->repair_ms));
-				json_object_set_new(ph, "route_keep",
-						    json_real(route_status(sm)->keep_ms));
-				json_object_set_new(ph, "publish_hooks",
-						    json_real(s->publish_hooks_ms));
-				json_object_set_new(ph, "publish_dumps",
-						    json_real(s->publish_dump_ms));
-			}
-			json_object_set_new(*ret, "last_sweep_phases_ms", ph);
-		}
-		json_object_set_new(*ret, "mkey", api_mkey_json(sm));
-		json_object_set_new(*ret, "ctl", api_ctl_json(api));
-		json_object_set_new(
-		    *ret, "last_route_keep",
-		    json_pack("{s:b, s:I, s:I, s:I, s:i, s:i, s:s}", "kept",
-			      route_status(sm)->last_keep.kept, "entries",
-			      (json_int_t)route_status(sm)->last_keep.entries, "moved",
-			      (json_int_t)route_status(sm)->last_keep.moved, "fresh_moved",
-			      (json_int_t)route_status(sm)->last_keep.fresh_moved, "max_port",
-			      (int)route_status(sm)->last_keep.max_port_kept, "max_port_fresh",
-			      (int)route_status(sm)->last_keep.max_port_fresh, "why",
-			      route_status(sm)->last_keep.why));
-		json_object_set_new(
-		    *ret, "last_route_repair",
-		    json_pack("{s:b, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:s}", "repaired",
-			      route_status(sm)->last_repaired, "lids",
-			      (int)route_status(sm)->last_repair.lids, "lids_local",
-			      (int)route_status(sm)->last_repair.lids_local, "lids_distance",
-			      (int)route_status(sm)->last_repair.lids_distance, "lids_gone",
-			      (int)route_status(sm)->last_repair.lids_gone, "moved",
-			      (json_int_t)route_status(sm)->last_repair.moved, "max_port",
-			      (int)route_status(sm)->last_repair.max_port, "max_port_before",
-			      (int)route_status(sm)->last_repair.max_port_before, "why",
-			      route_status(sm)->last_repaired ? ""
-							      : route_status(sm)->last_repair.why));
-		json_object_set_new(*ret, "perfmgr", api_perfmgr_json(sm));
-	}
-	if (*ret) {
-		struct mfts_status ms;
-
-		if (mfts_status_get(sm, &ms))
-			stat_json_section(*ret, &mfts_stat_table, &ms);
-	}
-	if (*ret && sm->sa) {
+	sm_mad_status_get(sm, &mad);
+	sm_mkey_status_get(sm, &mk);
+	sm_penf_status_get(sm, &pe);
+	sm_incremental_status_get(sm, &inc);
+	health_get_stats(sm, &hs);
+	*ret = o = json_object();
+	if (!o || stat_json_section(o, &sm_stat_table, &st) < 0 ||
+	    stat_json_section(o, &sm_mad_stat_table, &mad) < 0 ||
+	    stat_json_section(o, &sm_penf_stat_table, &pe) < 0 ||
+	    stat_json_section(o, &sm_incremental_stat_table, &inc) < 0 ||
+	    stat_json_section(o, &sm_mkey_stat_table, &mk) < 0 ||
+	    stat_json_section(o, &smstate_stat_table, &ss) < 0 ||
+	    stat_json_section(o, &health_stat_table, &hs) < 0)
+		goto nomem;
+	json_object_set_new(o, "uptime_s", json_integer((json_int_t)api_uptime(api)));
+	json_object_set_new(json_object_get(o, "mkey"), "offenders", api_mkey_offenders_json(sm));
+	json_object_set_new(o, "qos", api_qos_json(sm, &sm->last));
+	json_object_set_new(o, "state_reason", json_string(ss.why));
+	json_object_set_new(o, "state_since", json_real(ss.since_wall));
+	json_object_set_new(o, "peers", api_peers_json(&ss));
+	json_object_set_new(o, "sync", api_sync_json(sm));
+	json_object_set_new(o, "trap_actions", api_trap_actions_json(sm));
+	json_object_set_new(o, "last_sweep_phases_ms", api_phases_json(sm));
+	json_object_set_new(o, "ctl", api_ctl_json(api));
+	api_route_json(sm, o);
+	json_object_set_new(o, "perfmgr", api_perfmgr_json(sm));
+	if (mfts_status_get(sm, &mc) && stat_json_section(o, &mfts_stat_table, &mc) < 0)
+		goto nomem;
+	if (sm->sa) {
 		struct sa_stats sst = {0};
 
 		sa_get_stats(sm->sa, &sst);
 		json_object_set_new(
-		    *ret, "sa_partition_refused",
+		    o, "sa_partition_refused",
 		    json_pack("{s:I, s:I, s:I, s:I}", "paths", (json_int_t)sst.pkey_paths, "joins",
 			      (json_int_t)sst.pkey_joins, "services", (json_int_t)sst.pkey_services,
 			      "informs", (json_int_t)sst.pkey_informs));
 	}
-	return *ret ? 0 : -ENOMEM;
+	return 0;
+nomem:
+	json_decref(o);
+	*ret = NULL;
+	return -ENOMEM;
 }
 
 int api_nodes(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct ctl_error *err)

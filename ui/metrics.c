@@ -21,6 +21,7 @@
 #include "failover/smstate.h"
 #include "failover/sync.h"
 #include "sm/mfts.h"
+#include "sm/status.h"
 #include "ui/api_int.h"
 #include "ui/stat.h"
 
@@ -198,21 +199,19 @@ char *metrics_text(struct api *api, size_t *ret_len)
 {
 	struct sm *sm = api->sm;
 	const struct fabric *f = sm->snap ? sm->snap->fabric : NULL;
-	struct xact_stats xs = {0};
-	struct madio_stats ms = {0};
 	struct ctl_stats cs;
 	struct api_text t;
 	FILE *b;
 	char *text;
-	uint32_t sw = f ? fabric_count(f, NODE_SWITCH) : 0;
-	uint32_t nodes = f ? f->n_nodes : 0;
 	const struct http_stats *hs = &api->http_st;
+	struct sm_status st;
+	struct sm_mad_status mad;
+	struct sm_mkey_status mk;
+	struct sm_penf_status pe;
 	struct smstate_status role;
+	struct sync_status sy;
+	struct mfts_status mc;
 
-	if (sm->xe)
-		xact_get_stats(sm->xe, &xs);
-	if (sm->io)
-		madio_get_stats(sm->io, &ms);
 	ctl_server_stats(api->srv, &cs);
 	if (api_text_begin(&t) < 0)
 		return NULL;
@@ -231,79 +230,26 @@ char *metrics_text(struct api *api, size_t *ret_len)
 	for (int s = SM_NOTACTIVE; s <= SM_MASTER; s++)
 		fprintf(b, "ibsmd_state{state=\"%s\"} %d\n", names_sm_state(s),
 			sm->state == (enum sm_state)s);
-	metrics_one(b, "ibsmd_subnet_up", "gauge",
-		    "1 when the last heavy sweep brought every port up.", sm->subnet_up);
-	metrics_one(b, "ibsmd_sweeps_total", "counter", "Heavy sweeps done.", (double)sm->sweeps);
-	metrics_one(b, "ibsmd_light_sweeps_total", "counter",
-		    "Light sweeps (SwitchInfo polls) done.", (double)sm->light.sweeps);
-	metrics_one(b, "ibsmd_last_sweep_seconds", "gauge", "Duration of the last heavy sweep.",
-		    sm->last.ms / 1e3);
-	metrics_one(b, "ibsmd_last_sweep_ok", "gauge", "1 when the last heavy sweep succeeded.",
-		    sm->sweeps && sm->last.status == 0);
-	metrics_one(b, "ibsmd_generation", "gauge", "Generation of the published fabric snapshot.",
-		    sm->snap ? (double)sm->snap->generation : 0);
+	sm_status_get(sm, &st);
 	fprintf(b,
 		"# HELP ibsmd_nodes Nodes in the current snapshot, by type.\n"
 		"# TYPE ibsmd_nodes gauge\n"
 		"ibsmd_nodes{type=\"switch\"} %u\nibsmd_nodes{type=\"ca\"} %u\n",
-		sw, nodes - sw);
-	metrics_one(b, "ibsmd_links", "gauge", "Links between two ports.", sm->last.links);
-	metrics_one(b, "ibsmd_ports_active", "gauge", "Linked ports in state ACTIVE.",
-		    sm->last.ports_active);
-	metrics_one(b, "ibsmd_lids", "gauge", "LIDs assigned.", sm->last.lids);
-	metrics_one(b, "ibsmd_sm_priority", "gauge", "Our SM priority.", sm->conf.sm_priority);
+		st.switches, st.cas);
+	stat_metrics(b, &sm_stat_table, &st);
 	smstate_status_get(sm, &role);
 	stat_metrics(b, &smstate_stat_table, &role);
-	{
-		struct sync_status sy;
-
-		sync_status_get(sm, &sy);
-		stat_metrics(b, &sync_stat_table, &sy);
-	}
-	{
-		struct mfts_status mc;
-
-		if (mfts_status_get(sm, &mc))
-			stat_metrics(b, &mfts_stat_table, &mc);
-	}
-	metrics_one(b, "ibsmd_mads_sent_total", "counter", "SMPs sent, retries included.",
-		    (double)xs.sent);
-	metrics_one(b, "ibsmd_mads_received_total", "counter", "SMP responses received.",
-		    (double)xs.received);
-	metrics_one(b, "ibsmd_mad_timeouts_total", "counter",
-		    "SMP transactions that failed after every retry.", (double)xs.timeouts);
-	metrics_one(b, "ibsmd_mad_retries_total", "counter", "SMP retries.", (double)xs.retries);
-	metrics_one(b, "ibsmd_mad_errors_total", "counter",
-		    "SMPs answered with an error status or that could not be sent.",
-		    (double)(xs.remote_errors + xs.send_errors));
-	metrics_one(b, "ibsmd_mad_unmatched_total", "counter",
-		    "Responses that matched no outstanding request.", (double)xs.unmatched);
-	metrics_one(b, "ibsmd_mad_malformed_total", "counter", "Malformed MADs dropped.",
-		    (double)(xs.malformed + sm->mad_malformed));
-	metrics_one(b, "ibsmd_mads_outstanding", "gauge", "SMPs in flight now.", xs.outstanding);
-	metrics_one(b, "ibsmd_umad_received_total", "counter", "MADs read from the umad port.",
-		    (double)ms.received);
-	metrics_one(b, "ibsmd_umad_dropped_total", "counter",
-		    "MADs dropped between the receiver thread and the loop.", (double)ms.dropped);
-	metrics_one(b, "ibsmd_traps_total", "counter", "Traps received.", (double)sm->traps);
-	metrics_one(b, "ibsmd_mad_unsolicited_total", "counter",
-		    "Requests of a class we do not serve, and unmatched responses, dropped.",
-		    (double)sm->mad_unexpected);
+	sync_status_get(sm, &sy);
+	stat_metrics(b, &sync_stat_table, &sy);
+	if (mfts_status_get(sm, &mc))
+		stat_metrics(b, &mfts_stat_table, &mc);
+	sm_mad_status_get(sm, &mad);
+	stat_metrics(b, &sm_mad_stat_table, &mad);
 	/* security (issue 12): M_Key, partitions */
-	metrics_one(b, "ibsmd_mkey_refused_total", "counter",
-		    "PortInfo Sets not sent: the port holds another M_Key.",
-		    (double)sm->mkey.refused);
-	metrics_one(b, "ibsmd_mkey_unanswered_total", "counter",
-		    "PortInfo Sets lost on ports whose M_Key may not be ours.",
-		    (double)sm->mkey.unanswered);
-	metrics_one(b, "ibsmd_mkey_traps_total", "counter", "Traps 256 (bad M_Key) received.",
-		    (double)sm->mkey.traps);
-	metrics_one(b, "ibsmd_partition_enforcement_blocks_total", "counter",
-		    "P_KeyTable blocks written to switch ports facing CAs (part_enforce).",
-		    (double)sm->penf.blocks);
-	metrics_one(b, "ibsmd_partition_enforcement_unfit_total", "counter",
-		    "Switch ports whose CA's P_Keys did not fit: enforcement left off.",
-		    (double)sm->penf.unfit);
+	sm_mkey_status_get(sm, &mk);
+	stat_metrics(b, &sm_mkey_stat_table, &mk);
+	sm_penf_status_get(sm, &pe);
+	stat_metrics(b, &sm_penf_stat_table, &pe);
 	if (sm->sa) {
 		struct sa_stats sst = {0};
 

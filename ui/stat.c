@@ -25,6 +25,11 @@ static json_t *stat_field_json(const struct stat_field *f, const void *st)
 		return json_real(*(const double *)p);
 	case STAT_CHARS:
 		return json_string(p);
+	case STAT_STR:
+		return *(const char *const *)p ? json_string(*(const char *const *)p) : json_null();
+	case STAT_HEX64:
+		snprintf(g, sizeof(g), "0x%016" PRIx64, *(const uint64_t *)p);
+		return json_string(g);
 	case STAT_GUID:
 		if (!*(const uint64_t *)p)
 			return json_null();
@@ -68,7 +73,7 @@ void stat_metrics(FILE *b, const struct stat_table *t, const void *st)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct stat_field *f = &t->fields[i];
 
-		if (!f->metric || f->type == STAT_CHARS || f->type == STAT_GUID)
+		if (!f->metric || f->type >= STAT_CHARS)
 			continue;
 		fprintf(b, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", f->metric, f->help, f->metric,
 			f->kind == STAT_COUNTER ? "counter" : "gauge", f->metric,
