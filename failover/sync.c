@@ -47,8 +47,7 @@ struct sync_peer {
 
 struct sync {
 	struct sm *sm;
-	/* master: the endpoint */
-	struct evhttp *http;
+	/* master: what it serves (ui/http.c on sync_listen, sync_answer) */
 	char *last_cmp; /* the document last served, leases zeroed: what changes the generation */
 	uint64_t gen;
 	uint64_t served, refused;
@@ -199,105 +198,46 @@ out:
 	return body;
 }
 
-static void sync_reply_text(struct evhttp_request *req, int code, const char *reason,
-			    const char *text)
+int sync_answer(struct sm *sm, const char *path, const char *key, const char *peer,
+		struct sync_reply *ret)
 {
-	struct evbuffer *b = evbuffer_new();
+	struct sync *sy = sync_of(sm);
 
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "text/plain");
-	if (b)
-		evbuffer_add_printf(b, "%s\n", text);
-	evhttp_send_reply(req, code, reason, b);
-	if (b)
-		evbuffer_free(b);
-}
-
-static void sync_body_free(const void *data, size_t len, void *extra)
-{
-	free((void *)data);
-}
-
-static void sync_serve(struct evhttp_request *req, void *arg)
-{
-	struct sync *sy = arg;
-	struct sm *sm = sy->sm;
-	struct evhttp_connection *ec = evhttp_request_get_connection(req);
-	const char *uri = evhttp_request_get_uri(req), *key;
-	char *peer = NULL;
-	ev_uint16_t pport = 0;
-	struct evbuffer *b;
-	char *body;
-	size_t len = 0;
-
-	if (ec)
-		evhttp_connection_get_peer(ec, &peer, &pport);
-	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET || !uri || strcmp(uri, SYNC_PATH)) {
-		sy->refused++;
-		sync_reply_text(req, HTTP_NOTFOUND, "Not Found", "not a sync request");
-		return;
+	*ret = (struct sync_reply){404, "Not Found", "text/plain", NULL, 0};
+	if (!sy || strcmp(path, SYNC_PATH)) {
+		if (sy)
+			sy->refused++;
+		ret->body = strdup("not a sync request\n");
+		goto text;
 	}
-	key = evhttp_find_header(evhttp_request_get_input_headers(req), SYNC_KEY_HEADER);
 	if (!sync_key_ok(sm, key)) {
 		sy->refused++;
 		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
-				"sync: request from %s:%u refused: %s SM_Key", peer ? peer : "?",
-				pport, key ? "wrong" : "no");
-		sync_reply_text(req, 403, "Forbidden", "wrong SM_Key");
-		return;
+				"sync: request from %s refused: %s SM_Key", peer,
+				key ? "wrong" : "no");
+		*ret = (struct sync_reply){403, "Forbidden", "text/plain", strdup("wrong SM_Key\n"),
+					   0};
+		goto text;
 	}
 	if (sm->state != SM_MASTER) {
-		sync_reply_text(req, 503, "Service Unavailable", "not the master");
-		return;
+		*ret = (struct sync_reply){503, "Service Unavailable", "text/plain",
+					   strdup("not the master\n"), 0};
+		goto text;
 	}
-	body = sync_document(sy, &len);
-	b = body ? evbuffer_new() : NULL;
-	/* the reply moves the reference out of b: the body goes when libevent is done with it */
-	if (!b || evbuffer_add_reference(b, body, len, sync_body_free, NULL) < 0) {
-		if (b)
-			evbuffer_free(b);
-		free(body);
-		sync_reply_text(req, HTTP_INTERNAL, "Internal Server Error", "out of memory");
-		return;
+	ret->body = sync_document(sy, &ret->len);
+	if (!ret->body) {
+		*ret = (struct sync_reply){500, "Internal Server Error", "text/plain",
+					   strdup("out of memory\n"), 0};
+		goto text;
 	}
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-			  "application/json");
-	evhttp_send_reply(req, HTTP_OK, "OK", b);
-	evbuffer_free(b);
+	*ret = (struct sync_reply){200, "OK", "application/json", ret->body, ret->len};
 	sy->served++;
-	log_debug(LOG_CAT_SWEEP, "sync: document generation %" PRIu64 " (%zu bytes) to %s:%u",
-		  sy->gen, len, peer ? peer : "?", pport);
-}
-
-static int sync_listen(struct sync *sy, char *err, size_t err_len)
-{
-	struct sm *sm = sy->sm;
-	char host[CONF_NAME_MAX];
-	uint16_t port;
-
-	if (!sync_split(sm->conf.sync_listen, host, sizeof(host), &port)) {
-		snprintf(err, err_len, "sync_listen: '%s' is not ADDRESS:PORT",
-			 sm->conf.sync_listen);
-		return -EINVAL;
-	}
-	sy->http = evhttp_new(sm->base);
-	if (!sy->http) {
-		snprintf(err, err_len, "out of memory");
-		return -ENOMEM;
-	}
-	evhttp_set_allowed_methods(sy->http, EVHTTP_REQ_GET);
-	evhttp_set_max_headers_size(sy->http, 8192);
-	evhttp_set_max_body_size(sy->http, 0);
-	evhttp_set_timeout(sy->http, SYNC_TIMEOUT_MS / 1000 + 1);
-	evhttp_set_gencb(sy->http, sync_serve, sy);
-	if (evhttp_bind_socket(sy->http, host, port) < 0) {
-		snprintf(err, err_len, "sync_listen %s: cannot listen: %s", sm->conf.sync_listen,
-			 strerror(errno));
-		return -EADDRNOTAVAIL;
-	}
-	log_info("sync: serving the SA state on %s (not encrypted: keep it on a management "
-		 "network)",
-		 sm->conf.sync_listen);
-	return 0;
+	log_debug(LOG_CAT_SWEEP, "sync: document generation %" PRIu64 " (%zu bytes) to %s", sy->gen,
+		  ret->len, peer);
+	return ret->status;
+text:
+	ret->len = ret->body ? strlen(ret->body) : 0;
+	return ret->status;
 }
 
 /* ---- the standby's pulls ------------------------------------------------------ */
@@ -555,7 +495,6 @@ int sync_attach(struct sm *sm, char *err, size_t err_len)
 {
 	struct sync *sy = calloc(1, sizeof(*sy));
 	const char *q = sm->conf.sync_peers;
-	int r;
 
 	if (!sy || sm_part_add(sm, &sync_part, sy) < 0) {
 		free(sy);
@@ -592,11 +531,6 @@ int sync_attach(struct sm *sm, char *err, size_t err_len)
 		snprintf(err, err_len, "out of memory");
 		return -ENOMEM;
 	}
-	if (sm->conf.sync_listen[0] && sm->base) {
-		r = sync_listen(sy, err, err_len);
-		if (r < 0)
-			return r;
-	}
 	if (sy->n_peers && sm->base) {
 		sy->timer = evtimer_new(sm->base, sync_tick, sy);
 		if (!sy->timer) {
@@ -622,8 +556,6 @@ static void sync_free(struct sm *sm, void *obj)
 	for (unsigned i = 0; i < sy->n_peers; i++)
 		if (sy->peers[i].conn)
 			evhttp_connection_free(sy->peers[i].conn); /* runs pending callbacks */
-	if (sy->http)
-		evhttp_free(sy->http);
 	syncdoc_free(sy->doc);
 	free(sy->last_cmp);
 	free(sy->rereg_guids);
@@ -696,7 +628,7 @@ bool sync_status_get(const struct sm *sm, struct sync_status *ret)
 		ret->held_services = sy->doc->n_services;
 		ret->held_informs = sy->doc->n_informs;
 	}
-	ret->serving = sm->state == SM_MASTER && sy->http;
+	ret->serving = sm->state == SM_MASTER && sm->conf.sync_listen[0];
 	ret->generation = sy->gen;
 	snprintf(ret->last_error, sizeof(ret->last_error), "%s", sy->last_error);
 	ret->last_error_wall = sy->last_error_wall;

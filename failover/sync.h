@@ -5,10 +5,12 @@
  * multicast groups (same MLIDs), services and subscriptions, and sets
  * ClientReregister only on ports whose state it could not carry.
  *
- * Transport: HTTP/1.1 (libevent's evhttp, client and server).  The master
- * listens on sync_listen and answers GET SYNC_PATH with the document
- * (application/json) only when the request's X-Ibsmd-SM-Key header is its
- * sm_key (403 otherwise) and it is MASTER (503 otherwise).  A standby pulls
+ * Transport: HTTP/1.1.  The master's endpoint on sync_listen is served by
+ * ui/http.c (its hardened request reader: bounded heads, timeouts, a cap on
+ * connections), which hands each request to sync_answer: GET SYNC_PATH is
+ * answered with the document (application/json) only when the request's
+ * X-Ibsmd-SM-Key header is its sm_key (403 otherwise) and it is MASTER
+ * (503 otherwise).  The standby pulls with libevent's evhttp client.  A standby pulls
  * every sync_interval_ms from each of sync_peers (one request in flight per
  * peer, SYNC_TIMEOUT_MS each, answers over SYNCDOC_MAX_BYTES dropped) and
  * keeps the newest document whose sm_guid is the master it polls by SMInfo;
@@ -48,6 +50,24 @@ struct program_params;
  * (sync_listen cannot be bound, a bad peer, out of memory).
  */
 int sync_attach(struct sm *sm, char *err, size_t err_len);
+
+/* An answer to a sync request (sync_answer). */
+struct sync_reply {
+	int status; /* HTTP: 200, 403, 404, 500, 503 */
+	const char *reason;
+	const char *ctype;
+	char *body; /* malloc'd (the caller frees), NULL when out of memory */
+	size_t len;
+};
+
+/*
+ * The master's side of a pull (ui/http.c calls it for every request on
+ * sync_listen): path the request's path, key its X-Ibsmd-SM-Key header
+ * (NULL without one), peer "ADDRESS:PORT" for the log.  Refusals are
+ * counted and logged (rate-limited).  Returns ret->status.
+ */
+int sync_answer(struct sm *sm, const char *path, const char *key, const char *peer,
+		struct sync_reply *ret);
 
 /* The oldest document a takeover carries, in ms (from the configuration). */
 unsigned sync_max_age_ms(const struct sm *sm);

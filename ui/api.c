@@ -119,12 +119,10 @@ int api_start(struct sm *sm, struct api **ret, char *err, size_t err_len)
 		goto err_free;
 	}
 	events_attach(api);
-	if (sm->conf.http_listen[0]) {
-		r = http_start(api, err, err_len);
-		if (r < 0) {
-			api_free(api);
-			return r;
-		}
+	r = http_start(api, err, err_len);
+	if (r < 0) {
+		api_free(api);
+		return r;
 	}
 	log_msg(LOG_CAT_CTL, LOG_DEBUG, "control socket %s", sm->conf.socket_path);
 	*ret = api;
@@ -140,6 +138,8 @@ void api_free(struct api *api)
 		return;
 	http_free(api->http);
 	api->http = NULL;
+	http_free(api->http_sync);
+	api->http_sync = NULL;
 	hook_remove(&api->sm->hooks.published, api_on_publish, api);
 	sm_conf_applier_remove(api->sm, "admin_group", api_apply_admin_group, api);
 	events_detach(api);

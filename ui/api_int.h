@@ -53,6 +53,8 @@ struct api {
 	struct ctl_server *srv;
 	struct http *http; /* NULL unless http_listen is set */
 	struct http_stats http_st;
+	struct http *http_sync; /* NULL unless sync_listen is set */
+	struct http_stats sync_st;
 	struct timespec started;
 	double started_unix;		 /* CLOCK_REALTIME at start: process_start_time_seconds */
 	json_t *events[API_EVENTS_KEPT]; /* ring: event seq s is at s % API_EVENTS_KEPT */

@@ -40,6 +40,7 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "failover/sync.h"
 #include "ui/api_int.h"
 #include "ui/http.h"
 
@@ -59,6 +60,7 @@ struct http_blob {
 
 struct http_conn {
 	struct http *h;
+	char peer[NI_MAXHOST + NI_MAXSERV + 2]; /* "ADDRESS:PORT", for the log */
 	struct bufferevent *bev;
 	struct event *deadline;
 	struct http_conn *prev, *next;
@@ -69,6 +71,7 @@ struct http_conn {
 
 struct http {
 	struct api *api;
+	enum http_site site;
 	struct event_base *base;
 	struct evconnlistener *lis;
 	struct http_conn *conns;
@@ -516,7 +519,32 @@ int http_parse_head(char *head, size_t len, struct http_head *ret, const char **
 #undef HTTP_REFUSE
 	ret->target = target;
 	ret->head_only = !strcmp(method, "HEAD");
+	ret->headers = line_end + 1;
 	return 0;
+}
+
+const char *http_header(const char *headers, const char *name, char *buf, size_t len)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = headers; *p && *p != '\r' && *p != '\n';) {
+		const char *eol = strchr(p, '\n'), *v;
+		size_t k;
+
+		if (!eol)
+			break;
+		if (!strncasecmp(p, name, n) && p[n] == ':') {
+			for (v = p + n + 1; *v == ' ' || *v == '\t'; v++)
+				;
+			for (k = (size_t)(eol - v);
+			     k && (v[k - 1] == '\r' || v[k - 1] == ' ' || v[k - 1] == '\t'); k--)
+				;
+			snprintf(buf, len, "%.*s", (int)k, v);
+			return buf;
+		}
+		p = eol + 1;
+	}
+	return NULL;
 }
 
 static const char *http_reason(int status)
@@ -536,6 +564,23 @@ static const char *http_reason(int status)
 	return "Error";
 }
 
+/* ---- the sync site: the master's state for its standby (failover/sync.h) ---- */
+
+static void http_sync(struct http_conn *c, const struct http_head *hh)
+{
+	char key[80];
+	const char *k = http_header(hh->headers, SYNC_KEY_HEADER, key, sizeof(key));
+	struct sync_reply r;
+
+	sync_answer(c->h->api->sm, hh->target, k, c->peer, &r);
+	if (!r.body) {
+		http_error(c, 500, "Internal Server Error", "out of memory");
+		return;
+	}
+	http_reply(c, r.status, r.reason, r.ctype, NULL, r.body, r.len, NULL);
+	free(r.body);
+}
+
 /* The request head in head[0..len) (NUL-terminated): check it, then route. */
 static void http_request(struct http_conn *c, char *head, size_t len)
 {
@@ -548,7 +593,10 @@ static void http_request(struct http_conn *c, char *head, size_t len)
 		return;
 	}
 	c->head_only = hh.head_only;
-	http_route(c, hh.target);
+	if (c->h->site == HTTP_SITE_SYNC)
+		http_sync(c, &hh);
+	else
+		http_route(c, hh.target);
 }
 
 static void http_read_cb(struct bufferevent *bev, void *arg)
@@ -619,6 +667,7 @@ static void http_accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struc
 	struct http *h = arg;
 	struct timeval idle = {HTTP_IDLE_TIMEOUT_S, 0};
 	struct http_conn *c;
+	char host[NI_MAXHOST], serv[NI_MAXSERV];
 
 	if (h->st->clients >= h->max_clients || h->st->queued >= HTTP_MAX_QUEUED) {
 		h->st->rejected++;
@@ -638,6 +687,11 @@ static void http_accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struc
 		return;
 	}
 	c->h = h;
+	if (getnameinfo(sa, (socklen_t)salen, host, sizeof(host), serv, sizeof(serv),
+			NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, serv);
+	else
+		snprintf(c->peer, sizeof(c->peer), "?");
 	c->bev = bufferevent_socket_new(h->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	c->deadline = c->bev ? evtimer_new(h->base, http_deadline_cb, c) : NULL;
 	if (!c->deadline) {
@@ -663,7 +717,12 @@ static void http_accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struc
 
 /* ---- life cycle -------------------------------------------------------- */
 
-int http_start(struct api *api, char *err, size_t err_len)
+/*
+ * Listen on addr (the value of key, "ADDRESS:PORT" or "[ADDRESS]:PORT") and
+ * serve site there, counting in st.  0 with *ret, or -errno with err.
+ */
+static int http_listen(struct api *api, const char *key, const char *addr, enum http_site site,
+		       struct http_stats *st, struct http **ret, char *err, size_t err_len)
 {
 	const struct sm_conf *conf = &api->sm->conf;
 	struct addrinfo hints = {.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
@@ -673,13 +732,12 @@ int http_start(struct api *api, char *err, size_t err_len)
 	struct http *h;
 	int r;
 
-	snprintf(host, sizeof(host), "%s", conf->http_listen);
+	snprintf(host, sizeof(host), "%s", addr);
 	if (host[0] == '[') {
 		char *close = strchr(host, ']');
 
 		if (!close || close[1] != ':') {
-			snprintf(err, err_len, "http_listen: '%s' is not [ADDRESS]:PORT",
-				 conf->http_listen);
+			snprintf(err, err_len, "%s: '%s' is not [ADDRESS]:PORT", key, addr);
 			return -EINVAL;
 		}
 		*close = '\0';
@@ -688,15 +746,14 @@ int http_start(struct api *api, char *err, size_t err_len)
 	} else {
 		port = strrchr(host, ':');
 		if (!port) {
-			snprintf(err, err_len, "http_listen: '%s' is not ADDRESS:PORT",
-				 conf->http_listen);
+			snprintf(err, err_len, "%s: '%s' is not ADDRESS:PORT", key, addr);
 			return -EINVAL;
 		}
 		*port++ = '\0';
 	}
 	r = getaddrinfo(host, port, &hints, &res);
 	if (r) {
-		snprintf(err, err_len, "http_listen %s: %s", conf->http_listen, gai_strerror(r));
+		snprintf(err, err_len, "%s %s: %s", key, addr, gai_strerror(r));
 		return -EINVAL;
 	}
 	h = calloc(1, sizeof(*h));
@@ -706,11 +763,12 @@ int http_start(struct api *api, char *err, size_t err_len)
 		return -ENOMEM;
 	}
 	h->api = api;
-	h->st = &api->http_st;
+	h->site = site;
+	h->st = st;
 	h->base = api->sm->base;
 	h->max_clients = (unsigned)conf->http_max_clients;
 	snprintf(h->root, sizeof(h->root), "%s", conf->http_root);
-	snprintf(h->listen, sizeof(h->listen), "%s", conf->http_listen);
+	snprintf(h->listen, sizeof(h->listen), "%s", addr);
 	errno = EADDRNOTAVAIL;
 	for (ai = res; ai && !h->lis; ai = ai->ai_next)
 		h->lis = evconnlistener_new_bind(h->base, http_accept_cb, h,
@@ -720,13 +778,36 @@ int http_start(struct api *api, char *err, size_t err_len)
 	freeaddrinfo(res);
 	if (!h->lis) {
 		r = -errno;
-		snprintf(err, err_len, "http_listen %s: cannot listen: %s", conf->http_listen,
-			 strerror(errno));
+		snprintf(err, err_len, "%s %s: cannot listen: %s", key, addr, strerror(errno));
 		free(h);
 		return r;
 	}
-	api->http = h;
-	log_info("HTTP on %s (metrics, read-only API, web page from %s)", h->listen, h->root);
+	*ret = h;
+	return 0;
+}
+
+int http_start(struct api *api, char *err, size_t err_len)
+{
+	const struct sm_conf *conf = &api->sm->conf;
+	int r;
+
+	if (conf->http_listen[0]) {
+		r = http_listen(api, "http_listen", conf->http_listen, HTTP_SITE_MAIN,
+				&api->http_st, &api->http, err, err_len);
+		if (r < 0)
+			return r;
+		log_info("HTTP on %s (metrics, read-only API, web page from %s)", conf->http_listen,
+			 conf->http_root);
+	}
+	if (conf->sync_listen[0]) {
+		r = http_listen(api, "sync_listen", conf->sync_listen, HTTP_SITE_SYNC,
+				&api->sync_st, &api->http_sync, err, err_len);
+		if (r < 0)
+			return r;
+		log_info("sync: serving the SA state on %s (not encrypted: keep it on a "
+			 "management network)",
+			 conf->sync_listen);
+	}
 	return 0;
 }
 

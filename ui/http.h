@@ -8,6 +8,9 @@
  *                     reply as on the socket ({"ok":...}); orders are
  *                     refused (403): they stay on the peer-checked socket
  *   GET /, /FILE      the web page: static files under http_root
+ *
+ * and, on sync_listen, GET /ibsmd/sync/v1 for the standby SM (failover/sync.h)
+ * with the same request reader and limits.
  */
 #ifndef IBSMD_HTTP_H
 #define IBSMD_HTTP_H
@@ -27,10 +30,17 @@ struct http;
 #define HTTP_MAX_FILE (1u << 20)    /* a static file */
 #define HTTP_METRICS_CACHE_MS 1000  /* scrapes within this share one text */
 
+/* What a listener serves. */
+enum http_site {
+	HTTP_SITE_MAIN, /* http_listen: the routes above */
+	HTTP_SITE_SYNC, /* sync_listen: the master's state for its standby (failover/sync.h) */
+};
+
 /* A request head that passed http_parse_head. */
 struct http_head {
-	const char *target; /* inside the head given */
-	bool head_only;	    /* HEAD: no body in the reply */
+	const char *target;  /* inside the head given */
+	bool head_only;	     /* HEAD: no body in the reply */
+	const char *headers; /* the header lines, up to the empty line */
 };
 
 /*
@@ -42,8 +52,15 @@ struct http_head {
 int http_parse_head(char *head, size_t len, struct http_head *ret, const char **ret_why);
 
 /*
- * Listen on api->sm->conf.http_listen and serve on the SM's loop; sets
- * api->http.  0, or -errno with err (bad address, bind failure).
+ * The value of header name (case-insensitive) among headers (struct
+ * http_head's), blanks trimmed, copied into buf; NULL when absent.  Pure.
+ */
+const char *http_header(const char *headers, const char *name, char *buf, size_t len);
+
+/*
+ * Listen on api->sm->conf.http_listen (the main site: api->http) and on
+ * sync_listen (the sync site: api->http_sync), where set, and serve on the
+ * SM's loop.  0, or -errno with err (bad address, bind failure).
  */
 int http_start(struct api *api, char *err, size_t err_len);
 /* Close every connection and the listener.  NULL ok. */

@@ -9,7 +9,9 @@
  *  - http_parse_head returns 0 or one of 400, 405, 413, 414, 505, with a reason;
  *  - on 0 the target lies inside the head, is at most HTTP_MAX_TARGET bytes
  *    and the request line was a GET or a HEAD of HTTP/1.0 or 1.1;
- *  - the same input always gives the same answer.
+ *  - the same input always gives the same answer;
+ *  - a header value found by http_header (the sync site's X-Ibsmd-SM-Key)
+ *    is NUL-terminated within its buffer and carries no line end.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +56,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(strlen(hh.target) <= HTTP_MAX_TARGET);
 		FUZZ_CHECK(hh.head_only == hh2.head_only);
 		FUZZ_CHECK(!strncmp(copy, hh.head_only ? "HEAD" : "GET", hh.head_only ? 4 : 3));
+		{
+			char key[80];
+			const char *v = http_header(hh.headers, "X-Ibsmd-SM-Key", key, sizeof(key));
+
+			FUZZ_CHECK(
+			    !v || (v == key && strlen(key) < sizeof(key) && !strpbrk(key, "\r\n")));
+		}
 		uri = evhttp_uri_parse(hh.target);
 		if (uri) {
 			const char *path = evhttp_uri_get_path(uri),
