@@ -1,10 +1,13 @@
 /*
  * The daemon's log: stderr, or the journal with structured fields when
- * running under systemd.  Only sm/ and ui/ log; mad/ and routing/ return codes.
+ * running under systemd.  The daemon's parts log (daemon/, ui/, sm/, smp/,
+ * sa/, failover/, perf/); library code (mad/, routing/, fabric/, policy/ and
+ * the rest of lib/) does not: it returns codes and counts.
  *
- * Levels follow syslog.  Debug lines sit behind categories that can be turned
- * on at run time (smctl loglevel).  Remote errors go through log_ratelimited()
- * so a misbehaving fabric cannot flood the journal.
+ * Levels follow syslog.  Errors and warnings are always printed; notice, info
+ * and debug lines pass by their category's level (info by default), which
+ * can be changed at run time (smctl loglevel).  Remote errors go through
+ * log_ratelimited() so a misbehaving fabric cannot flood the journal.
  */
 #ifndef IBSMD_LOG_H
 #define IBSMD_LOG_H
@@ -23,7 +26,10 @@ enum log_cat {
 };
 
 void log_init(const char *ident, bool to_journal);
-/* Minimum level printed (LOG_ERR..LOG_DEBUG) for a category, or all if cat < 0. */
+/*
+ * The most verbose level printed (clamped to LOG_ERR..LOG_DEBUG) for a
+ * category, or for every one if cat < 0.
+ */
 void log_set_level(int cat, int level);
 int log_get_level(int cat);
 bool log_enabled(int cat, int level);
@@ -41,7 +47,11 @@ void log_msg(int cat, int level, const char *fmt, ...) __attribute__((format(pri
  */
 void log_port(int cat, int level, uint64_t node_guid, int port, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-/* At most `burst` lines per 10 s for this call site; the rest are counted. */
+/*
+ * At most 10 lines per 10 s from this call site; the rest are counted and
+ * reported in one warning ("N similar messages suppressed") when the next
+ * window opens.
+ */
 #define log_ratelimited(cat, level, ...)                                                           \
 	do {                                                                                       \
 		static struct log_rl log_rl_site_;                                                 \

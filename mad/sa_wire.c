@@ -1,17 +1,17 @@
 /*
  * The SA codec (see sa_wire.h).  IBA 1.4 vol 1: 13.6.2 (RMPP header),
- * 15.2.1 (SA MAD format), 15.2.4 (component masks), 15.2.5 (records).
- * libibmad's field tables give every layout they have (the SA header, the
- * RMPP header, NodeRecord, PortInfo, SMInfo, ClassPortInfo, PathRecord's
- * GIDs, LIDs, NumbPath and SL, MultiPathRecord's NumbPath, GID counts and
- * GID list); the few
- * components libibmad lacks are bit ranges here, taken from the IBA's
- * record tables.
+ * 15.2.1 (SA MAD format), 15.2.4 (component masks), 15.2.5 (records),
+ * 13.4.8.1 (ClassPortInfo), 13.4.8.2 (Notice).  The headers go through
+ * libibmad's fields; a record's components through its table of fields
+ * (mad/sa_wire_tables.c, mad/field.h), which also carries the few bit
+ * ranges libibmad lacks; the Notice and ClassPortInfo through tables of
+ * their own here.  This file owns the length checks and the host structs.
  */
 #include <errno.h>
 #include <string.h>
 #include <infiniband/mad.h>
 
+#include "mad/field.h"
 #include "mad/sa_wire.h"
 
 #define SA_CLASS 0x03
@@ -68,52 +68,11 @@ int sa_wire_encode(const struct sa_wire_mad *m, uint8_t *buf, size_t len)
 	return WIRE_MAD_SIZE;
 }
 
-/* ---- bits ---------------------------------------------------------------- */
-
-uint64_t sa_wire_bits_get(const uint8_t *buf, unsigned offs, unsigned len)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < len && i < 64; i++) {
-		unsigned b = offs + i;
-		v = v << 1 | ((buf[b / 8] >> (7 - b % 8)) & 1);
-	}
-	return v;
-}
-
-void sa_wire_bits_set(uint8_t *buf, unsigned offs, unsigned len, uint64_t v)
-{
-	for (unsigned i = 0; i < len && i < 64; i++) {
-		unsigned b = offs + len - 1 - i;
-		uint8_t bit = (uint8_t)(1u << (7 - b % 8));
-
-		if ((v >> i) & 1)
-			buf[b / 8] |= bit;
-		else
-			buf[b / 8] &= (uint8_t)~bit;
-	}
-}
-
 /* ---- components --------------------------------------------------------- */
 
 bool sa_wire_mask_valid(const struct sa_wire_rec *r, uint64_t mask)
 {
 	return r->n_comps >= 64 || !(mask >> r->n_comps);
-}
-
-/* A component's value as bytes that compare equal exactly when the values do. */
-static void comp_value(const struct sa_wire_comp *c, const uint8_t *rec, uint8_t out[64])
-{
-	memset(out, 0, 64);
-	if (c->field) {
-		mad_decode_field((uint8_t *)rec + c->base, (enum MAD_FIELDS)c->field, out);
-	} else if (c->bit_len <= 64) {
-		uint64_t v = sa_wire_bits_get(rec, c->bit_offs, c->bit_len);
-		memcpy(out, &v, sizeof(v));
-	} else {
-		/* wide own components are byte aligned (GIDs, names) */
-		memcpy(out, rec + c->bit_offs / 8, c->bit_len / 8 > 64 ? 64 : c->bit_len / 8);
-	}
 }
 
 bool sa_wire_match(const struct sa_wire_rec *r, const uint8_t *q, const uint8_t *rec, uint64_t mask)
@@ -124,8 +83,8 @@ bool sa_wire_match(const struct sa_wire_rec *r, const uint8_t *q, const uint8_t 
 
 		if (!((mask >> i) & 1) || c->reserved)
 			continue;
-		comp_value(c, q, a);
-		comp_value(c, rec, b);
+		field_bytes(&c->at, q, a);
+		field_bytes(&c->at, rec, b);
 		if (c->subset) {
 			for (size_t k = 0; k < sizeof(a); k++)
 				if ((a[k] & b[k]) != a[k])
@@ -139,344 +98,13 @@ bool sa_wire_match(const struct sa_wire_rec *r, const uint8_t *q, const uint8_t 
 
 uint64_t sa_wire_comp_get(const struct sa_wire_rec *r, unsigned i, const uint8_t *rec)
 {
-	const struct sa_wire_comp *c;
-
-	if (i >= r->n_comps)
-		return 0;
-	c = &r->comps[i];
-	if (c->field) {
-		/* libibmad decodes up to 32 bits as a uint32_t, 64 as a uint64_t */
-		uint8_t v[64];
-		uint64_t x;
-
-		comp_value(c, rec, v);
-		memcpy(&x, v, sizeof(x));
-		return x;
-	}
-	return c->bit_len <= 64 ? sa_wire_bits_get(rec, c->bit_offs, c->bit_len) : 0;
+	return i < r->n_comps ? field_get(&r->comps[i].at, rec) : 0;
 }
 
 int sa_wire_comp_set(const struct sa_wire_rec *r, unsigned i, uint8_t *rec, uint64_t v)
 {
-	const struct sa_wire_comp *c;
-
-	if (i >= r->n_comps)
-		return -EINVAL;
-	c = &r->comps[i];
-	if (c->field) {
-		/* libibmad reads a uint32_t or a uint64_t per the field's width (host order) */
-		uint8_t buf[64] = {0};
-
-		memcpy(buf, &v, sizeof(v));
-		mad_encode_field(rec + c->base, (enum MAD_FIELDS)c->field, buf);
-		return 0;
-	}
-	if (c->bit_len > 64)
-		return -EINVAL;
-	sa_wire_bits_set(rec, c->bit_offs, c->bit_len, v);
-	return 0;
+	return i < r->n_comps ? field_set(&r->comps[i].at, rec, v) : -EINVAL;
 }
-
-/* ---- record tables --------------------------------------------------------- */
-
-#define F(n, f, b)                                                                                 \
-	{                                                                                          \
-		.name = n, .field = f, .base = b                                                   \
-	}
-#define B(n, offs, len)                                                                            \
-	{                                                                                          \
-		.name = n, .bit_offs = offs, .bit_len = len                                        \
-	}
-#define R(offs, len)                                                                               \
-	{                                                                                          \
-		.name = "reserved", .bit_offs = offs, .bit_len = len, .reserved = true             \
-	}
-
-/* NodeRecord (15.2.5.2): LID, reserved, NodeInfo, NodeDescription; 108 bytes. */
-static const struct sa_wire_comp node_record_comps[] = {
-    F("LID", IB_SA_NR_LID_F, 0),
-    R(16, 16),
-    F("BaseVersion", IB_SA_NR_BASEVER_F, 0),
-    F("ClassVersion", IB_SA_NR_CLASSVER_F, 0),
-    F("NodeType", IB_SA_NR_TYPE_F, 0),
-    F("NumPorts", IB_SA_NR_NPORTS_F, 0),
-    F("SystemImageGUID", IB_SA_NR_SYSTEM_GUID_F, 0),
-    F("NodeGUID", IB_SA_NR_GUID_F, 0),
-    F("PortGUID", IB_SA_NR_PORT_GUID_F, 0),
-    F("PartitionCap", IB_SA_NR_PARTITION_CAP_F, 0),
-    F("DeviceID", IB_SA_NR_DEVID_F, 0),
-    F("Revision", IB_SA_NR_REVISION_F, 0),
-    F("LocalPortNum", IB_SA_NR_LOCAL_PORT_F, 0),
-    F("VendorID", IB_SA_NR_VENDORID_F, 0),
-    F("NodeDescription", IB_SA_NR_NODEDESC_F, 0),
-};
-
-const struct sa_wire_rec sa_wire_node_record = {
-    SA_ATTR_NODE_RECORD, "NodeRecord", 108, node_record_comps,
-    sizeof(node_record_comps) / sizeof(node_record_comps[0])};
-
-/*
- * PortInfoRecord (15.2.5.3): EndportLID, PortNum, Options, then PortInfo
- * (14.2.5.6) at byte 4, component by component; 68 bytes.  The capability
- * masks match as sets (a port with every bit the query asks for), which the
- * SA's ClassPortInfo advertises (IsPortInfoCapMaskMatchSupported).
- */
-#define PI(n, f) F(n, f, 4)
-static const struct sa_wire_comp portinfo_record_comps[] = {
-    B("EndportLID", 0, 16),
-    B("PortNum", 16, 8),
-    B("Options", 24, 8),
-    PI("M_Key", IB_PORT_MKEY_F),
-    PI("GidPrefix", IB_PORT_GID_PREFIX_F),
-    PI("LID", IB_PORT_LID_F),
-    PI("MasterSMLID", IB_PORT_SMLID_F),
-    {.name = "CapabilityMask", .field = IB_PORT_CAPMASK_F, .base = 4, .subset = true},
-    PI("DiagCode", IB_PORT_DIAG_F),
-    PI("M_KeyLeasePeriod", IB_PORT_MKEY_LEASE_F),
-    PI("LocalPortNum", IB_PORT_LOCAL_PORT_F),
-    PI("LinkWidthEnabled", IB_PORT_LINK_WIDTH_ENABLED_F),
-    PI("LinkWidthSupported", IB_PORT_LINK_WIDTH_SUPPORTED_F),
-    PI("LinkWidthActive", IB_PORT_LINK_WIDTH_ACTIVE_F),
-    PI("LinkSpeedSupported", IB_PORT_LINK_SPEED_SUPPORTED_F),
-    PI("PortState", IB_PORT_STATE_F),
-    PI("PortPhysicalState", IB_PORT_PHYS_STATE_F),
-    PI("LinkDownDefaultState", IB_PORT_LINK_DOWN_DEF_F),
-    PI("M_KeyProtectBits", IB_PORT_MKEY_PROT_BITS_F),
-    R(32 + 274, 3),
-    PI("LMC", IB_PORT_LMC_F),
-    PI("LinkSpeedActive", IB_PORT_LINK_SPEED_ACTIVE_F),
-    PI("LinkSpeedEnabled", IB_PORT_LINK_SPEED_ENABLED_F),
-    PI("NeighborMTU", IB_PORT_NEIGHBOR_MTU_F),
-    PI("MasterSMSL", IB_PORT_SMSL_F),
-    PI("VLCap", IB_PORT_VL_CAP_F),
-    PI("InitType", IB_PORT_INIT_TYPE_F),
-    PI("VLHighLimit", IB_PORT_VL_HIGH_LIMIT_F),
-    PI("VLArbitrationHighCap", IB_PORT_VL_ARBITRATION_HIGH_CAP_F),
-    PI("VLArbitrationLowCap", IB_PORT_VL_ARBITRATION_LOW_CAP_F),
-    PI("InitTypeReply", IB_PORT_INIT_TYPE_REPLY_F),
-    PI("MTUCap", IB_PORT_MTU_CAP_F),
-    PI("VLStallCount", IB_PORT_VL_STALL_COUNT_F),
-    PI("HOQLife", IB_PORT_HOQ_LIFE_F),
-    PI("OperationalVLs", IB_PORT_OPER_VLS_F),
-    PI("PartitionEnforcementInbound", IB_PORT_PART_EN_INB_F),
-    PI("PartitionEnforcementOutbound", IB_PORT_PART_EN_OUTB_F),
-    PI("FilterRawInbound", IB_PORT_FILTER_RAW_INB_F),
-    PI("FilterRawOutbound", IB_PORT_FILTER_RAW_OUTB_F),
-    PI("M_KeyViolations", IB_PORT_MKEY_VIOL_F),
-    PI("P_KeyViolations", IB_PORT_PKEY_VIOL_F),
-    PI("Q_KeyViolations", IB_PORT_QKEY_VIOL_F),
-    PI("GUIDCap", IB_PORT_GUID_CAP_F),
-    PI("ClientReregister", IB_PORT_CLIENT_REREG_F),
-    R(32 + 409, 2), /* MulticastPKeyTrapSuppressionEnabled and a reserved bit */
-    PI("SubnetTimeOut", IB_PORT_SUBN_TIMEOUT_F),
-    R(32 + 416, 3),
-    PI("RespTimeValue", IB_PORT_RESP_TIME_VAL_F),
-    PI("LocalPhyErrors", IB_PORT_LOCAL_PHYS_ERR_F),
-    PI("OverrunErrors", IB_PORT_OVERRUN_ERR_F),
-    PI("MaxCreditHint", IB_PORT_MAX_CREDIT_HINT_F),
-    R(32 + 448, 8),
-    PI("LinkRoundTripLatency", IB_PORT_LINK_ROUND_TRIP_F),
-    {.name = "CapabilityMask2", .field = IB_PORT_CAPMASK2_F, .base = 4, .subset = true},
-    PI("LinkSpeedExtActive", IB_PORT_LINK_SPEED_EXT_ACTIVE_F),
-    PI("LinkSpeedExtSupported", IB_PORT_LINK_SPEED_EXT_SUPPORTED_F),
-    R(32 + 504, 3),
-    PI("LinkSpeedExtEnabled", IB_PORT_LINK_SPEED_EXT_ENABLED_F),
-};
-
-const struct sa_wire_rec sa_wire_portinfo_record = {
-    SA_ATTR_PORTINFO_RECORD, "PortInfoRecord", 68, portinfo_record_comps,
-    sizeof(portinfo_record_comps) / sizeof(portinfo_record_comps[0])};
-
-/* LinkRecord (15.2.5.13): FromLID, FromPort, ToPort, ToLID; 8 bytes. */
-static const struct sa_wire_comp link_record_comps[] = {
-    B("FromLID", 0, 16),
-    B("FromPort", 16, 8),
-    B("ToPort", 24, 8),
-    B("ToLID", 32, 16),
-};
-
-const struct sa_wire_rec sa_wire_link_record = {
-    SA_ATTR_LINK_RECORD, "LinkRecord", 8, link_record_comps,
-    sizeof(link_record_comps) / sizeof(link_record_comps[0])};
-
-/* SMInfoRecord (15.2.5.15): LID, reserved, SMInfo (14.2.5.13); 28 bytes. */
-static const struct sa_wire_comp sminfo_record_comps[] = {
-    B("LID", 0, 16),
-    R(16, 16),
-    F("GUID", IB_SMINFO_GUID_F, 4),
-    F("SM_Key", IB_SMINFO_KEY_F, 4),
-    F("ActCount", IB_SMINFO_ACT_F, 4),
-    F("Priority", IB_SMINFO_PRIO_F, 4),
-    F("SMState", IB_SMINFO_STATE_F, 4),
-};
-
-const struct sa_wire_rec sa_wire_sminfo_record = {
-    SA_ATTR_SMINFO_RECORD, "SMInfoRecord", 28, sminfo_record_comps,
-    sizeof(sminfo_record_comps) / sizeof(sminfo_record_comps[0])};
-
-/*
- * SwitchInfoRecord (15.2.5.4): LID, reserved, SwitchInfo (14.2.5.4) at byte
- * 4; only the two record components are matched (IBA: the SwitchInfo fields
- * are not components).  4 + 20 bytes.
- */
-static const struct sa_wire_comp switchinfo_record_comps[] = {
-    B("LID", 0, 16),
-    R(16, 16),
-};
-
-const struct sa_wire_rec sa_wire_switchinfo_record = {
-    SA_ATTR_SWITCHINFO_RECORD, "SwitchInfoRecord", 24, switchinfo_record_comps,
-    sizeof(switchinfo_record_comps) / sizeof(switchinfo_record_comps[0])};
-
-/* LinearForwardingTableRecord (15.2.5.6): LID, BlockNum, reserved, 64 ports; 72 bytes. */
-static const struct sa_wire_comp lft_record_comps[] = {
-    B("LID", 0, 16),
-    B("BlockNum", 16, 16),
-};
-
-const struct sa_wire_rec sa_wire_lft_record = {
-    SA_ATTR_LFT_RECORD, "LinearForwardingTableRecord", 72, lft_record_comps,
-    sizeof(lft_record_comps) / sizeof(lft_record_comps[0])};
-
-/*
- * MulticastForwardingTableRecord (15.2.5.8): LID, Position (4 bits),
- * reserved (3), BlockNum (9), reserved, 32 port masks of 16 bits; 72 bytes.
- */
-static const struct sa_wire_comp mft_record_comps[] = {
-    B("LID", 0, 16), B("Position", 16, 4), R(20, 3), B("BlockNum", 23, 9), R(32, 32),
-};
-
-const struct sa_wire_rec sa_wire_mft_record = {
-    SA_ATTR_MFT_RECORD, "MulticastForwardingTableRecord", 72, mft_record_comps,
-    sizeof(mft_record_comps) / sizeof(mft_record_comps[0])};
-
-/* SLtoVLMappingTableRecord (15.2.5.4): LID, InputPortNum, OutputPortNum, reserved, table; 16. */
-static const struct sa_wire_comp sl2vl_record_comps[] = {
-    B("LID", 0, 16),
-    B("InputPortNum", 16, 8),
-    B("OutputPortNum", 24, 8),
-};
-
-const struct sa_wire_rec sa_wire_sl2vl_record = {
-    SA_ATTR_SL2VL_RECORD, "SLtoVLMappingTableRecord", 16, sl2vl_record_comps,
-    sizeof(sl2vl_record_comps) / sizeof(sl2vl_record_comps[0])};
-
-/* VLArbitrationTableRecord (15.2.5.9): LID, OutputPortNum, BlockNum, reserved, table; 72. */
-static const struct sa_wire_comp vlarb_record_comps[] = {
-    B("LID", 0, 16),
-    B("OutputPortNum", 16, 8),
-    B("BlockNum", 24, 8),
-};
-
-const struct sa_wire_rec sa_wire_vlarb_record = {
-    SA_ATTR_VLARB_RECORD, "VLArbitrationTableRecord", 72, vlarb_record_comps,
-    sizeof(vlarb_record_comps) / sizeof(vlarb_record_comps[0])};
-
-/* P_KeyTableRecord (15.2.5.11): LID, BlockNum, PortNum, reserved, 32 P_Keys; 72 bytes. */
-static const struct sa_wire_comp pkey_record_comps[] = {
-    B("LID", 0, 16),
-    B("BlockNum", 16, 16),
-    B("PortNum", 32, 8),
-};
-
-const struct sa_wire_rec sa_wire_pkey_record = {
-    SA_ATTR_PKEY_RECORD, "P_KeyTableRecord", 72, pkey_record_comps,
-    sizeof(pkey_record_comps) / sizeof(pkey_record_comps[0])};
-
-/* GUIDInfoRecord (15.2.5.18): LID, BlockNum, reserved, reserved, 8 GUIDs; 72 bytes. */
-static const struct sa_wire_comp guidinfo_record_comps[] = {
-    F("LID", IB_SA_GIR_LID_F, 0),
-    F("BlockNum", IB_SA_GIR_BLOCKNUM_F, 0),
-    R(24, 8),
-    R(32, 32),
-    F("GUID0", IB_SA_GIR_GUID0_F, 0),
-    F("GUID1", IB_SA_GIR_GUID1_F, 0),
-    F("GUID2", IB_SA_GIR_GUID2_F, 0),
-    F("GUID3", IB_SA_GIR_GUID3_F, 0),
-    F("GUID4", IB_SA_GIR_GUID4_F, 0),
-    F("GUID5", IB_SA_GIR_GUID5_F, 0),
-    F("GUID6", IB_SA_GIR_GUID6_F, 0),
-    F("GUID7", IB_SA_GIR_GUID7_F, 0),
-};
-
-const struct sa_wire_rec sa_wire_guidinfo_record = {
-    SA_ATTR_GUIDINFO_RECORD, "GUIDInfoRecord", 72, guidinfo_record_comps,
-    sizeof(guidinfo_record_comps) / sizeof(guidinfo_record_comps[0])};
-
-/*
- * PathRecord (15.2.5.16, Table 205 as amended by IBA 1.2): ServiceID,
- * DGID, SGID, DLID, SLID, RawTraffic, reserved, FlowLabel, HopLimit,
- * TClass, Reversible, NumbPath, P_Key, QoSClass, SL, the three selector
- * and value pairs, Preference, reserved; 64 bytes.  The layout is OpenSM's
- * ib_path_rec_t: service_id 0..7, dgid 8..23, sgid 24..39, dlid 40, slid
- * 42, hop_flow_raw 44..47, tclass 48, num_path 49, pkey 50, qos_class_sl
- * 52, mtu 54, rate 55, pkt_life 56, preference 57, resv2 58..63.
- */
-static const struct sa_wire_comp path_record_comps[] = {
-    B("ServiceID(MSB)", 0, 32),
-    B("ServiceID(LSB)", 32, 32),
-    F("DGID", IB_SA_PR_DGID_F, 0),
-    F("SGID", IB_SA_PR_SGID_F, 0),
-    F("DLID", IB_SA_PR_DLID_F, 0),
-    F("SLID", IB_SA_PR_SLID_F, 0),
-    B("RawTraffic", 352, 1),
-    R(353, 3),
-    B("FlowLabel", 356, 20),
-    B("HopLimit", 376, 8),
-    B("TClass", 384, 8),
-    B("Reversible", 392, 1),
-    F("NumbPath", IB_SA_PR_NPATH_F, 0),
-    B("P_Key", 400, 16),
-    B("QoSClass", 416, 12),
-    F("SL", IB_SA_PR_SL_F, 0),
-    B("MTUSelector", 432, 2),
-    B("MTU", 434, 6),
-    B("RateSelector", 440, 2),
-    B("Rate", 442, 6),
-    B("PacketLifeTimeSelector", 448, 2),
-    B("PacketLifeTime", 450, 6),
-    B("Preference", 456, 8),
-    R(464, 48),
-};
-
-const struct sa_wire_rec sa_wire_path_record = {
-    SA_ATTR_PATH_RECORD, "PathRecord", SA_WIRE_PR_SIZE, path_record_comps,
-    sizeof(path_record_comps) / sizeof(path_record_comps[0])};
-
-/*
- * MultiPathRecord (15.2.5.20): the PathRecord's parameters without the
- * ends, the ServiceID split 8 + 56 bits, IndependenceSelector, the GID
- * counts, then the GIDs (OpenSM's ib_multipath_rec_t); 24 + 11 x 16 bytes
- * in one MAD.
- */
-static const struct sa_wire_comp multipath_record_comps[] = {
-    B("RawTraffic", 0, 1),
-    R(1, 3),
-    B("FlowLabel", 4, 20),
-    B("HopLimit", 24, 8),
-    B("TClass", 32, 8),
-    B("Reversible", 40, 1),
-    F("NumbPath", IB_SA_MP_NPATH_F, 0),
-    B("P_Key", 48, 16),
-    B("QoSClass", 64, 12),
-    B("SL", 76, 4),
-    B("MTUSelector", 80, 2),
-    B("MTU", 82, 6),
-    B("RateSelector", 88, 2),
-    B("Rate", 90, 6),
-    B("PacketLifeTimeSelector", 96, 2),
-    B("PacketLifeTime", 98, 6),
-    B("ServiceID(8 MSB)", 104, 8),
-    B("IndependenceSelector", 112, 2),
-    R(114, 6),
-    F("SGIDCount", IB_SA_MP_NSRC_F, 0),
-    F("DGIDCount", IB_SA_MP_NDEST_F, 0),
-    B("ServiceID(56 LSB)", 136, 56),
-};
-
-const struct sa_wire_rec sa_wire_multipath_record = {
-    SA_ATTR_MULTIPATH_RECORD, "MultiPathRecord", SA_WIRE_MPR_HDR_SIZE + 16 * SA_WIRE_MPR_MAX_GIDS,
-    multipath_record_comps, sizeof(multipath_record_comps) / sizeof(multipath_record_comps[0])};
 
 /* A GID as 16 bytes, big-endian (the layout of libibmad's GID arrays). */
 static void gid_put(uint8_t *b, const struct sa_wire_gid *g)
@@ -647,143 +275,6 @@ int sa_wire_mpath_rec_decode(const uint8_t *rec, size_t len, struct sa_wire_mpat
 	return 0;
 }
 
-/*
- * ServiceRecord (15.2.5.14): ServiceID, ServiceGID, ServiceP_Key, reserved,
- * ServiceLease, ServiceKey, ServiceName (64 bytes), ServiceData8[16],
- * ServiceData16[8], ServiceData32[4], ServiceData64[2]; 176 bytes.  The
- * component order is OpenSM's IB_SR_COMPMASK_*: every ServiceData element is
- * a component of its own.  libibmad has the fields up to the name; the data
- * elements are bit ranges.
- */
-/* ServiceData<bits>[i]: the arrays start at bits 896, 1024, 1152 and 1280 */
-#define SD(bits, start, i) B("ServiceData" #bits, (start) + (bits) * (i), bits)
-#define SD8(i) SD(8, 896, i)
-#define SD16(i) SD(16, 1024, i)
-#define SD32(i) SD(32, 1152, i)
-#define SD64(i) SD(64, 1280, i)
-static const struct sa_wire_comp service_record_comps[] = {
-    F("ServiceID", IB_SA_SR_ID_F, 0),
-    F("ServiceGID", IB_SA_SR_GID_F, 0),
-    F("ServiceP_Key", IB_SA_SR_PKEY_F, 0),
-    R(208, 16),
-    F("ServiceLease", IB_SA_SR_LEASE_F, 0),
-    F("ServiceKey", IB_SA_SR_KEY_F, 0),
-    F("ServiceName", IB_SA_SR_NAME_F, 0),
-    SD8(0),
-    SD8(1),
-    SD8(2),
-    SD8(3),
-    SD8(4),
-    SD8(5),
-    SD8(6),
-    SD8(7),
-    SD8(8),
-    SD8(9),
-    SD8(10),
-    SD8(11),
-    SD8(12),
-    SD8(13),
-    SD8(14),
-    SD8(15),
-    SD16(0),
-    SD16(1),
-    SD16(2),
-    SD16(3),
-    SD16(4),
-    SD16(5),
-    SD16(6),
-    SD16(7),
-    SD32(0),
-    SD32(1),
-    SD32(2),
-    SD32(3),
-    SD64(0),
-    SD64(1),
-};
-
-const struct sa_wire_rec sa_wire_service_record = {
-    SA_ATTR_SERVICE_RECORD, "ServiceRecord", SA_SR_SIZE, service_record_comps,
-    sizeof(service_record_comps) / sizeof(service_record_comps[0])};
-
-/*
- * InformInfo (13.4.8.3): GID, LIDRangeBegin, LIDRangeEnd, reserved,
- * IsGeneric, Subscribe, Type, TrapNumber/DeviceID, QPN, reserved,
- * RespTimeValue, reserved, ProducerType/VendorID; 36 bytes.  libibmad has no
- * fields for it.
- */
-#define II(b, n, offs, len) B(n, (offs) + 8 * (b), len)
-#define IIR(b, offs, len) R((offs) + 8 * (b), len)
-#define INFORM_INFO_COMPS(b)                                                                       \
-	II(b, "GID", 0, 128), II(b, "LIDRangeBegin", 128, 16), II(b, "LIDRangeEnd", 144, 16),      \
-	    IIR(b, 160, 16), II(b, "IsGeneric", 176, 8), II(b, "Subscribe", 184, 8),               \
-	    II(b, "Type", 192, 16), II(b, "TrapNumber", 208, 16), II(b, "QPN", 224, 24),           \
-	    IIR(b, 248, 3), II(b, "RespTimeValue", 251, 5), IIR(b, 256, 8),                        \
-	    II(b, "ProducerType", 264, 24)
-
-static const struct sa_wire_comp inform_info_comps[] = {INFORM_INFO_COMPS(0)};
-
-const struct sa_wire_rec sa_wire_inform_info = {
-    SA_ATTR_INFORM_INFO, "InformInfo", SA_II_SIZE, inform_info_comps,
-    sizeof(inform_info_comps) / sizeof(inform_info_comps[0])};
-
-/*
- * InformInfoRecord (15.2.5.12): SubscriberGID, Enum, reserved (48 bits),
- * InformInfo at byte 24, 4 bytes of padding; 64 bytes.  The components are
- * OpenSM's IB_IIR_COMPMASK_*: the record's three, then InformInfo's.
- */
-static const struct sa_wire_comp inform_info_record_comps[] = {
-    B("SubscriberGID", 0, 128),
-    B("Enum", 128, 16),
-    R(144, 48),
-    INFORM_INFO_COMPS(SA_IIR_II_OFFS),
-};
-
-const struct sa_wire_rec sa_wire_inform_info_record = {
-    SA_ATTR_INFORM_INFO_RECORD, "InformInfoRecord", SA_IIR_SIZE, inform_info_record_comps,
-    sizeof(inform_info_record_comps) / sizeof(inform_info_record_comps[0])};
-
-/*
- * MCMemberRecord (15.2.5.17, Table 195): MGID, PortGID, Q_Key, MLID,
- * MTUSelector, MTU, TClass, P_Key, RateSelector, Rate,
- * PacketLifeTimeSelector, PacketLifeTime, SL, FlowLabel, HopLimit, Scope,
- * JoinState, ProxyJoin, reserved; 53 bytes (libibmad's IB_SA_MCM_RECSZ).
- * The layout is OpenSM's ib_member_rec_t: mgid 0..15, port_gid 16..31, qkey
- * 32, mlid 36, mtu 38, tclass 39, pkey 40, rate 42, pkt_life 43,
- * sl_flow_hop 44..47 (SL 4 bits, FlowLabel 20, HopLimit 8), scope_state 48
- * (Scope high nibble, JoinState low), ProxyJoin the top bit of byte 49.
- * Two libibmad fields are not used: IB_SA_MCM_FLOW_LABEL_F reads the 20
- * bits right but writes any wider value over the SL's four; and OpenSM
- * declares ProxyJoin as a bit-field (`uint8_t proxy_join:1`), which GCC puts
- * in the *low* bit of byte 49 on little-endian hosts, where the IBA,
- * libibmad's IB_SA_MCM_PROXY_JOIN_F and the kernel's ib_sa put it in the
- * high one (0x80): we follow the IBA.
- */
-static const struct sa_wire_comp mcmember_record_comps[] = {
-    F("MGID", IB_SA_MCM_MGID_F, 0),
-    F("PortGID", IB_SA_MCM_PORTGID_F, 0),
-    F("Q_Key", IB_SA_MCM_QKEY_F, 0),
-    F("MLID", IB_SA_MCM_MLID_F, 0),
-    B("MTUSelector", 304, 2),
-    F("MTU", IB_SA_MCM_MTU_F, 0),
-    F("TClass", IB_SA_MCM_TCLASS_F, 0),
-    F("P_Key", IB_SA_MCM_PKEY_F, 0),
-    B("RateSelector", 336, 2),
-    F("Rate", IB_SA_MCM_RATE_F, 0),
-    B("PacketLifeTimeSelector", 344, 2),
-    B("PacketLifeTime", 346, 6),
-    F("SL", IB_SA_MCM_SL_F, 0),
-    B("FlowLabel", 356, 20),
-    B("HopLimit", 376, 8),
-    B("Scope", 384, 4),
-    F("JoinState", IB_SA_MCM_JOIN_STATE_F, 0),
-    F("ProxyJoin", IB_SA_MCM_PROXY_JOIN_F, 0),
-    R(393, 31),
-};
-
-const struct sa_wire_rec sa_wire_mcmember_record = {
-    SA_ATTR_MCMEMBER_RECORD, "MCMemberRecord", SA_MCM_SIZE, mcmember_record_comps,
-    sizeof(mcmember_record_comps) / sizeof(mcmember_record_comps[0])};
-
 #define MCM_SET(c, v) sa_wire_comp_set(&sa_wire_mcmember_record, c, rec, v)
 #define MCM_GET(c) sa_wire_comp_get(&sa_wire_mcmember_record, c, rec)
 
@@ -844,21 +335,35 @@ int sa_wire_mcm_rec_decode(const uint8_t *rec, size_t len, struct sa_wire_mcm_re
 
 /* ---- Notice --------------------------------------------------------------- */
 
+/*
+ * The Notice's fixed part (13.4.8.2, Table 119 as the IBA numbers it):
+ * IsGeneric, Type, ProducerType/VendorID, TrapNumber/DeviceID, IssuerLID,
+ * NoticeToggle and NoticeCount; then 54 bytes of DataDetails at byte 10 and
+ * the IssuerGID at byte 64 (copied as bytes).  libibmad's NoticeCount field
+ * is written 16 bits wide, over the toggle: the 15 bits after it are ours.
+ */
+#define N(m, n, f) FIELD_MAP_IBMAD(struct sa_wire_notice, m, n, f)
+static const struct field_map sa_notice_fields[] = {
+    N(is_generic, "IsGeneric", IB_NOTICE_IS_GENERIC_F),
+    N(type, "Type", IB_NOTICE_TYPE_F),
+    N(producer, "ProducerType", IB_NOTICE_PRODUCER_F),
+    N(trap_num, "TrapNumber", IB_NOTICE_TRAP_NUMBER_F),
+    N(issuer_lid, "IssuerLID", IB_NOTICE_ISSUER_LID_F),
+    N(toggle, "NoticeToggle", IB_NOTICE_TOGGLE_F),
+    FIELD_MAP_BITS(struct sa_wire_notice, count, "NoticeCount", 65, 15),
+};
+#undef N
+#define SA_NOTICE_DATA_OFFS 10
+#define SA_NOTICE_GID_OFFS 64
+
 int sa_wire_notice_encode(const struct sa_wire_notice *n, uint8_t *buf, size_t len)
 {
 	if (len < SA_WIRE_NOTICE_SIZE)
 		return -ENOSPC;
 	memset(buf, 0, SA_WIRE_NOTICE_SIZE);
-	mad_set_field(buf, 0, IB_NOTICE_IS_GENERIC_F, n->is_generic);
-	mad_set_field(buf, 0, IB_NOTICE_TYPE_F, n->type);
-	mad_set_field(buf, 0, IB_NOTICE_PRODUCER_F, n->producer);
-	mad_set_field(buf, 0, IB_NOTICE_TRAP_NUMBER_F, n->trap_num);
-	mad_set_field(buf, 0, IB_NOTICE_ISSUER_LID_F, n->issuer_lid);
-	/* libibmad's NoticeCount overlaps the toggle bit: the 15 bits after it are ours */
-	mad_set_field(buf, 0, IB_NOTICE_TOGGLE_F, n->toggle);
-	sa_wire_bits_set(buf, 65, 15, n->count);
-	memcpy(buf + 10, n->data, sizeof(n->data));
-	memcpy(buf + 64, n->issuer_gid, sizeof(n->issuer_gid));
+	field_map_encode(sa_notice_fields, FIELD_N(sa_notice_fields), n, buf);
+	memcpy(buf + SA_NOTICE_DATA_OFFS, n->data, sizeof(n->data));
+	memcpy(buf + SA_NOTICE_GID_OFFS, n->issuer_gid, sizeof(n->issuer_gid));
 	return SA_WIRE_NOTICE_SIZE;
 }
 
@@ -868,49 +373,44 @@ int sa_wire_notice_decode(const uint8_t *buf, size_t len, struct sa_wire_notice 
 
 	if (!buf || len < SA_WIRE_NOTICE_SIZE)
 		return -EBADMSG;
-	n.is_generic = mad_get_field((void *)buf, 0, IB_NOTICE_IS_GENERIC_F);
-	n.type = (uint8_t)mad_get_field((void *)buf, 0, IB_NOTICE_TYPE_F);
-	n.producer = mad_get_field((void *)buf, 0, IB_NOTICE_PRODUCER_F);
-	n.trap_num = (uint16_t)mad_get_field((void *)buf, 0, IB_NOTICE_TRAP_NUMBER_F);
-	n.issuer_lid = (uint16_t)mad_get_field((void *)buf, 0, IB_NOTICE_ISSUER_LID_F);
-	n.toggle = mad_get_field((void *)buf, 0, IB_NOTICE_TOGGLE_F);
-	n.count = (uint16_t)sa_wire_bits_get(buf, 65, 15);
-	memcpy(n.data, buf + 10, sizeof(n.data));
-	memcpy(n.issuer_gid, buf + 64, sizeof(n.issuer_gid));
+	field_map_decode(sa_notice_fields, FIELD_N(sa_notice_fields), buf, &n);
+	memcpy(n.data, buf + SA_NOTICE_DATA_OFFS, sizeof(n.data));
+	memcpy(n.issuer_gid, buf + SA_NOTICE_GID_OFFS, sizeof(n.issuer_gid));
 	*ret = n;
 	return 0;
 }
 
 /* ---- ClassPortInfo ------------------------------------------------------ */
 
+/* The SA's ClassPortInfo (13.4.8.1): the fields it fills, 72 bytes. */
+#define C(m, n, f) FIELD_MAP_IBMAD(struct sa_wire_cpi, m, n, f)
+static const struct field_map sa_cpi_fields[] = {
+    C(base_version, "BaseVersion", IB_CPI_BASEVER_F),
+    C(class_version, "ClassVersion", IB_CPI_CLASSVER_F),
+    C(cap_mask, "CapabilityMask", IB_CPI_CAPMASK_F),
+    C(cap_mask2, "CapabilityMask2", IB_CPI_CAPMASK2_F),
+    C(resp_time_value, "RespTimeValue", IB_CPI_RESP_TIME_VALUE_F),
+    C(redirect_qp, "RedirectQP", IB_CPI_REDIRECT_QP_F),
+    C(redirect_qkey, "RedirectQ_Key", IB_CPI_REDIRECT_QKEY_F),
+    C(trap_qkey, "TrapQ_Key", IB_CPI_TRAP_QKEY_F),
+};
+#undef C
+#define SA_CPI_SIZE 72
+
 int sa_wire_cpi_encode(const struct sa_wire_cpi *c, uint8_t *data, size_t len)
 {
-	if (len < 72)
+	if (len < SA_CPI_SIZE)
 		return -ENOSPC;
-	memset(data, 0, 72);
-	mad_set_field(data, 0, IB_CPI_BASEVER_F, c->base_version);
-	mad_set_field(data, 0, IB_CPI_CLASSVER_F, c->class_version);
-	mad_set_field(data, 0, IB_CPI_CAPMASK_F, c->cap_mask);
-	mad_set_field(data, 0, IB_CPI_CAPMASK2_F, c->cap_mask2);
-	mad_set_field(data, 0, IB_CPI_RESP_TIME_VALUE_F, c->resp_time_value);
-	mad_set_field(data, 0, IB_CPI_REDIRECT_QP_F, c->redirect_qp);
-	mad_set_field(data, 0, IB_CPI_REDIRECT_QKEY_F, c->redirect_qkey);
-	mad_set_field(data, 0, IB_CPI_TRAP_QKEY_F, c->trap_qkey);
-	return 72;
+	memset(data, 0, SA_CPI_SIZE);
+	field_map_encode(sa_cpi_fields, FIELD_N(sa_cpi_fields), c, data);
+	return SA_CPI_SIZE;
 }
 
 int sa_wire_cpi_decode(const uint8_t *data, size_t len, struct sa_wire_cpi *ret)
 {
-	if (!data || len < 72)
+	if (!data || len < SA_CPI_SIZE)
 		return -EBADMSG;
 	memset(ret, 0, sizeof(*ret));
-	ret->base_version = (uint8_t)mad_get_field((void *)data, 0, IB_CPI_BASEVER_F);
-	ret->class_version = (uint8_t)mad_get_field((void *)data, 0, IB_CPI_CLASSVER_F);
-	ret->cap_mask = (uint16_t)mad_get_field((void *)data, 0, IB_CPI_CAPMASK_F);
-	ret->cap_mask2 = mad_get_field((void *)data, 0, IB_CPI_CAPMASK2_F);
-	ret->resp_time_value = (uint8_t)mad_get_field((void *)data, 0, IB_CPI_RESP_TIME_VALUE_F);
-	ret->redirect_qp = mad_get_field((void *)data, 0, IB_CPI_REDIRECT_QP_F);
-	ret->redirect_qkey = mad_get_field((void *)data, 0, IB_CPI_REDIRECT_QKEY_F);
-	ret->trap_qkey = mad_get_field((void *)data, 0, IB_CPI_TRAP_QKEY_F);
+	field_map_decode(sa_cpi_fields, FIELD_N(sa_cpi_fields), data, ret);
 	return 0;
 }

@@ -8,9 +8,9 @@
  * ComponentMask 48..55) and 200 bytes of data.  Records are described by
  * tables of components, in the order the IBA numbers them, so that one
  * function matches any record against a query's ComponentMask (15.2.4:
- * component i is bit i of the mask): a component is a libibmad field (its
- * layout from libibmad's tables, relative to a byte offset in the record) or,
- * where libibmad has none, a bit range of our own.  Records travel as wire
+ * component i is bit i of the mask): a component is a field (mad/field.h):
+ * libibmad's, relative to a byte offset in the record, or, where libibmad
+ * has none, a bit range of our own.  Records travel as wire
  * images; host structs exist only where the SA must reason about the values.
  *
  * Decoders check the length first and return -EBADMSG on anything short or
@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mad/field.h"
 #include "mad/wire.h"
 
 #define SA_WIRE_CLASS_VERSION 2
@@ -130,16 +131,14 @@ int sa_wire_encode(const struct sa_wire_mad *m, uint8_t *buf, size_t len);
 /* ---- records --------------------------------------------------------- */
 
 /*
- * One component of a record.  field != 0: libibmad's field, relative to byte
- * base of the record; else bits [bit_offs, bit_offs + bit_len) of the record
- * (IBA numbering: bit 0 is the most significant bit of byte 0).  reserved
- * components take their place in the mask and never match anything.
+ * One component of a record: a field of the record image (mad/field.h:
+ * libibmad's, relative to a byte base of the record, or a bit range of our
+ * own, IBA numbering).  reserved components take their place in the mask
+ * and never match anything.  The tables are mad/sa_wire_tables.c.
  */
 struct sa_wire_comp {
 	const char *name;
-	uint16_t field; /* enum MAD_FIELDS, 0 = own layout */
-	uint16_t base;
-	uint16_t bit_offs, bit_len;
+	struct field at;
 	bool reserved;
 	bool subset; /* matches when the record has every bit the query has (capability masks) */
 };
@@ -239,9 +238,16 @@ uint64_t sa_wire_comp_get(const struct sa_wire_rec *r, unsigned i, const uint8_t
 /* Set component i's value (up to 64 bits) in rec.  0, or -EINVAL (no such, or wider). */
 int sa_wire_comp_set(const struct sa_wire_rec *r, unsigned i, uint8_t *rec, uint64_t v);
 
-/* Bits [offs, offs + len) of buf, big-endian, len <= 64. */
-uint64_t sa_wire_bits_get(const uint8_t *buf, unsigned offs, unsigned len);
-void sa_wire_bits_set(uint8_t *buf, unsigned offs, unsigned len, uint64_t v);
+/* Bits [offs, offs + len) of buf, big-endian, len <= 64 (field_bits_get/set). */
+static inline uint64_t sa_wire_bits_get(const uint8_t *buf, unsigned offs, unsigned len)
+{
+	return field_bits_get(buf, offs, len);
+}
+
+static inline void sa_wire_bits_set(uint8_t *buf, unsigned offs, unsigned len, uint64_t v)
+{
+	field_bits_set(buf, offs, len, v);
+}
 
 /* ---- PathRecord (15.2.5.16) and MultiPathRecord (15.2.5.20) -------------- */
 

@@ -1,9 +1,14 @@
 /*
  * MAD header and SMP codec (see wire.h).  IBA 1.4 vol 1: 13.4.2 and 13.4.3
  * (MAD format, common header), 14.2.1.1 and 14.2.1.2 (LID-routed and
- * directed-route SMP formats), 14.2.5 (SM attributes).  Every field is read
- * and written through libibmad's field tables; this file owns only the length
- * checks and the host-order structs.
+ * directed-route SMP formats), 14.2.5 (SM attributes), 13.4.8.2 and
+ * 14.2.5.1 (Notice, traps).  The headers are read and written through
+ * libibmad's fields; each attribute with fields of its own (NodeInfo,
+ * PortInfo, SwitchInfo, SMInfo, Notice and its traps) through a table of
+ * fields (mad/field.h) that drives both its decode and its encode, with a
+ * bit range from the IBA's table where libibmad has no field.  The tables
+ * (P_Key, LFT, MFT, SL2VL, VLArb blocks) are arrays, copied as such.  This
+ * file owns the length checks and the host-order structs.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -12,6 +17,7 @@
 #include <string.h>
 #include <infiniband/mad.h>
 
+#include "mad/field.h"
 #include "mad/wire.h"
 
 #define SMP_DATA_OFFS IB_SMP_DATA_OFFS
@@ -250,6 +256,25 @@ char *wire_dr_path_format(const uint8_t *path, uint8_t hops, char *buf, size_t l
 			return -EBADMSG;                                                           \
 	} while (0)
 
+/* NodeInfo (14.2.5.3): every field, 40 bytes. */
+#define NI(m, n, f) FIELD_MAP_IBMAD(struct wire_nodeinfo, m, n, f)
+static const struct field_map wire_nodeinfo_fields[] = {
+    NI(base_version, "BaseVersion", IB_NODE_BASE_VERS_F),
+    NI(class_version, "ClassVersion", IB_NODE_CLASS_VERS_F),
+    NI(node_type, "NodeType", IB_NODE_TYPE_F),
+    NI(nports, "NumPorts", IB_NODE_NPORTS_F),
+    NI(sys_guid, "SystemImageGUID", IB_NODE_SYSTEM_GUID_F),
+    NI(node_guid, "NodeGUID", IB_NODE_GUID_F),
+    NI(port_guid, "PortGUID", IB_NODE_PORT_GUID_F),
+    NI(partition_cap, "PartitionCap", IB_NODE_PARTITION_CAP_F),
+    NI(device_id, "DeviceID", IB_NODE_DEVID_F),
+    NI(revision, "Revision", IB_NODE_REVISION_F),
+    NI(local_port, "LocalPortNum", IB_NODE_LOCAL_PORT_F),
+    NI(vendor_id, "VendorID", IB_NODE_VENDORID_F),
+};
+#undef NI
+#define WIRE_NODEINFO_SIZE 40
+
 int wire_nodeinfo_decode(const uint8_t *d, size_t len, struct wire_nodeinfo *ret)
 {
 	struct wire_nodeinfo ni;
@@ -257,19 +282,8 @@ int wire_nodeinfo_decode(const uint8_t *d, size_t len, struct wire_nodeinfo *ret
 	if (!d)
 		return -EBADMSG;
 	memset(&ni, 0, sizeof(ni)); /* padding too: callers may memcmp */
-	NEED(len, 40);
-	ni.base_version = get(d, 0, IB_NODE_BASE_VERS_F);
-	ni.class_version = get(d, 0, IB_NODE_CLASS_VERS_F);
-	ni.node_type = get(d, 0, IB_NODE_TYPE_F);
-	ni.nports = get(d, 0, IB_NODE_NPORTS_F);
-	ni.sys_guid = get64(d, 0, IB_NODE_SYSTEM_GUID_F);
-	ni.node_guid = get64(d, 0, IB_NODE_GUID_F);
-	ni.port_guid = get64(d, 0, IB_NODE_PORT_GUID_F);
-	ni.partition_cap = get(d, 0, IB_NODE_PARTITION_CAP_F);
-	ni.device_id = get(d, 0, IB_NODE_DEVID_F);
-	ni.revision = get(d, 0, IB_NODE_REVISION_F);
-	ni.local_port = get(d, 0, IB_NODE_LOCAL_PORT_F);
-	ni.vendor_id = get(d, 0, IB_NODE_VENDORID_F);
+	NEED(len, WIRE_NODEINFO_SIZE);
+	field_map_decode(wire_nodeinfo_fields, FIELD_N(wire_nodeinfo_fields), d, &ni);
 	if (ni.node_type < 1 || ni.node_type > 3 || ni.nports == 0 || ni.node_guid == 0)
 		return -EBADMSG;
 	*ret = ni;
@@ -278,20 +292,9 @@ int wire_nodeinfo_decode(const uint8_t *d, size_t len, struct wire_nodeinfo *ret
 
 int wire_nodeinfo_encode(const struct wire_nodeinfo *ni, uint8_t *d, size_t len)
 {
-	if (len < 40)
+	if (len < WIRE_NODEINFO_SIZE)
 		return -ENOSPC;
-	mad_set_field(d, 0, IB_NODE_BASE_VERS_F, ni->base_version);
-	mad_set_field(d, 0, IB_NODE_CLASS_VERS_F, ni->class_version);
-	mad_set_field(d, 0, IB_NODE_TYPE_F, ni->node_type);
-	mad_set_field(d, 0, IB_NODE_NPORTS_F, ni->nports);
-	mad_set_field64(d, 0, IB_NODE_SYSTEM_GUID_F, ni->sys_guid);
-	mad_set_field64(d, 0, IB_NODE_GUID_F, ni->node_guid);
-	mad_set_field64(d, 0, IB_NODE_PORT_GUID_F, ni->port_guid);
-	mad_set_field(d, 0, IB_NODE_PARTITION_CAP_F, ni->partition_cap);
-	mad_set_field(d, 0, IB_NODE_DEVID_F, ni->device_id);
-	mad_set_field(d, 0, IB_NODE_REVISION_F, ni->revision);
-	mad_set_field(d, 0, IB_NODE_LOCAL_PORT_F, ni->local_port);
-	mad_set_field(d, 0, IB_NODE_VENDORID_F, ni->vendor_id);
+	field_map_encode(wire_nodeinfo_fields, FIELD_N(wire_nodeinfo_fields), ni, d);
 	return 0;
 }
 
@@ -317,6 +320,52 @@ int wire_nodedesc_encode(const char *desc, uint8_t *d, size_t len)
 	return 0;
 }
 
+/*
+ * PortInfo (14.2.5.6, Table 146): the fields struct wire_portinfo holds, in
+ * the table's order.  A field libibmad lacks goes in as FIELD_MAP_BITS with
+ * its bit offset and length from the IBA table (a member in the struct,
+ * one row here; WIRE_PORTINFO_SIZE grows when it lies past byte 53).
+ */
+#define PI(m, n, f) FIELD_MAP_IBMAD(struct wire_portinfo, m, n, f)
+static const struct field_map wire_portinfo_fields[] = {
+    PI(mkey, "M_Key", IB_PORT_MKEY_F),
+    PI(gid_prefix, "GidPrefix", IB_PORT_GID_PREFIX_F),
+    PI(lid, "LID", IB_PORT_LID_F),
+    PI(sm_lid, "MasterSMLID", IB_PORT_SMLID_F),
+    PI(capmask, "CapabilityMask", IB_PORT_CAPMASK_F),
+    PI(mkey_lease, "M_KeyLeasePeriod", IB_PORT_MKEY_LEASE_F),
+    PI(local_port, "LocalPortNum", IB_PORT_LOCAL_PORT_F),
+    PI(width_enabled, "LinkWidthEnabled", IB_PORT_LINK_WIDTH_ENABLED_F),
+    PI(width_supported, "LinkWidthSupported", IB_PORT_LINK_WIDTH_SUPPORTED_F),
+    PI(width_active, "LinkWidthActive", IB_PORT_LINK_WIDTH_ACTIVE_F),
+    PI(speed_supported, "LinkSpeedSupported", IB_PORT_LINK_SPEED_SUPPORTED_F),
+    PI(state, "PortState", IB_PORT_STATE_F),
+    PI(phys_state, "PortPhysicalState", IB_PORT_PHYS_STATE_F),
+    PI(down_default, "LinkDownDefaultState", IB_PORT_LINK_DOWN_DEF_F),
+    PI(mkey_protect, "M_KeyProtectBits", IB_PORT_MKEY_PROT_BITS_F),
+    PI(lmc, "LMC", IB_PORT_LMC_F),
+    PI(speed_active, "LinkSpeedActive", IB_PORT_LINK_SPEED_ACTIVE_F),
+    PI(speed_enabled, "LinkSpeedEnabled", IB_PORT_LINK_SPEED_ENABLED_F),
+    PI(neighbor_mtu, "NeighborMTU", IB_PORT_NEIGHBOR_MTU_F),
+    PI(sm_sl, "MasterSMSL", IB_PORT_SMSL_F),
+    PI(vl_cap, "VLCap", IB_PORT_VL_CAP_F),
+    PI(vl_high_limit, "VLHighLimit", IB_PORT_VL_HIGH_LIMIT_F),
+    PI(vl_arb_high_cap, "VLArbitrationHighCap", IB_PORT_VL_ARBITRATION_HIGH_CAP_F),
+    PI(vl_arb_low_cap, "VLArbitrationLowCap", IB_PORT_VL_ARBITRATION_LOW_CAP_F),
+    PI(mtu_cap, "MTUCap", IB_PORT_MTU_CAP_F),
+    PI(vl_stall, "VLStallCount", IB_PORT_VL_STALL_COUNT_F),
+    PI(hoq_life, "HOQLife", IB_PORT_HOQ_LIFE_F),
+    PI(oper_vls, "OperationalVLs", IB_PORT_OPER_VLS_F),
+    PI(part_enf_in, "PartitionEnforcementInbound", IB_PORT_PART_EN_INB_F),
+    PI(part_enf_out, "PartitionEnforcementOutbound", IB_PORT_PART_EN_OUTB_F),
+    PI(filter_raw_in, "FilterRawInbound", IB_PORT_FILTER_RAW_INB_F),
+    PI(filter_raw_out, "FilterRawOutbound", IB_PORT_FILTER_RAW_OUTB_F),
+    PI(client_reregister, "ClientReregister", IB_PORT_CLIENT_REREG_F),
+    PI(subnet_timeout, "SubnetTimeOut", IB_PORT_SUBN_TIMEOUT_F),
+    PI(resp_time, "RespTimeValue", IB_PORT_RESP_TIME_VAL_F),
+};
+#undef PI
+
 int wire_portinfo_decode(const uint8_t *d, size_t len, struct wire_portinfo *ret)
 {
 	struct wire_portinfo pi;
@@ -324,42 +373,8 @@ int wire_portinfo_decode(const uint8_t *d, size_t len, struct wire_portinfo *ret
 	if (!d)
 		return -EBADMSG;
 	memset(&pi, 0, sizeof(pi)); /* padding too: callers may memcmp */
-	NEED(len, 54);
-	pi.mkey = get64(d, 0, IB_PORT_MKEY_F);
-	pi.gid_prefix = get64(d, 0, IB_PORT_GID_PREFIX_F);
-	pi.lid = get(d, 0, IB_PORT_LID_F);
-	pi.sm_lid = get(d, 0, IB_PORT_SMLID_F);
-	pi.capmask = get(d, 0, IB_PORT_CAPMASK_F);
-	pi.mkey_lease = get(d, 0, IB_PORT_MKEY_LEASE_F);
-	pi.local_port = get(d, 0, IB_PORT_LOCAL_PORT_F);
-	pi.width_enabled = get(d, 0, IB_PORT_LINK_WIDTH_ENABLED_F);
-	pi.width_supported = get(d, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F);
-	pi.width_active = get(d, 0, IB_PORT_LINK_WIDTH_ACTIVE_F);
-	pi.speed_supported = get(d, 0, IB_PORT_LINK_SPEED_SUPPORTED_F);
-	pi.state = get(d, 0, IB_PORT_STATE_F);
-	pi.phys_state = get(d, 0, IB_PORT_PHYS_STATE_F);
-	pi.down_default = get(d, 0, IB_PORT_LINK_DOWN_DEF_F);
-	pi.mkey_protect = get(d, 0, IB_PORT_MKEY_PROT_BITS_F);
-	pi.lmc = get(d, 0, IB_PORT_LMC_F);
-	pi.speed_active = get(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F);
-	pi.speed_enabled = get(d, 0, IB_PORT_LINK_SPEED_ENABLED_F);
-	pi.neighbor_mtu = get(d, 0, IB_PORT_NEIGHBOR_MTU_F);
-	pi.sm_sl = get(d, 0, IB_PORT_SMSL_F);
-	pi.vl_cap = get(d, 0, IB_PORT_VL_CAP_F);
-	pi.vl_high_limit = get(d, 0, IB_PORT_VL_HIGH_LIMIT_F);
-	pi.vl_arb_high_cap = get(d, 0, IB_PORT_VL_ARBITRATION_HIGH_CAP_F);
-	pi.vl_arb_low_cap = get(d, 0, IB_PORT_VL_ARBITRATION_LOW_CAP_F);
-	pi.mtu_cap = get(d, 0, IB_PORT_MTU_CAP_F);
-	pi.vl_stall = get(d, 0, IB_PORT_VL_STALL_COUNT_F);
-	pi.hoq_life = get(d, 0, IB_PORT_HOQ_LIFE_F);
-	pi.oper_vls = get(d, 0, IB_PORT_OPER_VLS_F);
-	pi.part_enf_in = get(d, 0, IB_PORT_PART_EN_INB_F);
-	pi.part_enf_out = get(d, 0, IB_PORT_PART_EN_OUTB_F);
-	pi.filter_raw_in = get(d, 0, IB_PORT_FILTER_RAW_INB_F);
-	pi.filter_raw_out = get(d, 0, IB_PORT_FILTER_RAW_OUTB_F);
-	pi.client_reregister = get(d, 0, IB_PORT_CLIENT_REREG_F);
-	pi.subnet_timeout = get(d, 0, IB_PORT_SUBN_TIMEOUT_F);
-	pi.resp_time = get(d, 0, IB_PORT_RESP_TIME_VAL_F);
+	NEED(len, WIRE_PORTINFO_SIZE);
+	field_map_decode(wire_portinfo_fields, FIELD_N(wire_portinfo_fields), d, &pi);
 	if (pi.state > 5)
 		return -EBADMSG;
 	*ret = pi;
@@ -368,45 +383,35 @@ int wire_portinfo_decode(const uint8_t *d, size_t len, struct wire_portinfo *ret
 
 int wire_portinfo_encode(const struct wire_portinfo *pi, uint8_t *d, size_t len)
 {
-	if (len < 54)
+	if (len < WIRE_PORTINFO_SIZE)
 		return -ENOSPC;
-	mad_set_field64(d, 0, IB_PORT_MKEY_F, pi->mkey);
-	mad_set_field64(d, 0, IB_PORT_GID_PREFIX_F, pi->gid_prefix);
-	mad_set_field(d, 0, IB_PORT_LID_F, pi->lid);
-	mad_set_field(d, 0, IB_PORT_SMLID_F, pi->sm_lid);
-	mad_set_field(d, 0, IB_PORT_CAPMASK_F, pi->capmask);
-	mad_set_field(d, 0, IB_PORT_MKEY_LEASE_F, pi->mkey_lease);
-	mad_set_field(d, 0, IB_PORT_LOCAL_PORT_F, pi->local_port);
-	mad_set_field(d, 0, IB_PORT_LINK_WIDTH_ENABLED_F, pi->width_enabled);
-	mad_set_field(d, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F, pi->width_supported);
-	mad_set_field(d, 0, IB_PORT_LINK_WIDTH_ACTIVE_F, pi->width_active);
-	mad_set_field(d, 0, IB_PORT_LINK_SPEED_SUPPORTED_F, pi->speed_supported);
-	mad_set_field(d, 0, IB_PORT_STATE_F, pi->state);
-	mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, pi->phys_state);
-	mad_set_field(d, 0, IB_PORT_LINK_DOWN_DEF_F, pi->down_default);
-	mad_set_field(d, 0, IB_PORT_MKEY_PROT_BITS_F, pi->mkey_protect);
-	mad_set_field(d, 0, IB_PORT_LMC_F, pi->lmc);
-	mad_set_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F, pi->speed_active);
-	mad_set_field(d, 0, IB_PORT_LINK_SPEED_ENABLED_F, pi->speed_enabled);
-	mad_set_field(d, 0, IB_PORT_NEIGHBOR_MTU_F, pi->neighbor_mtu);
-	mad_set_field(d, 0, IB_PORT_SMSL_F, pi->sm_sl);
-	mad_set_field(d, 0, IB_PORT_VL_CAP_F, pi->vl_cap);
-	mad_set_field(d, 0, IB_PORT_VL_HIGH_LIMIT_F, pi->vl_high_limit);
-	mad_set_field(d, 0, IB_PORT_VL_ARBITRATION_HIGH_CAP_F, pi->vl_arb_high_cap);
-	mad_set_field(d, 0, IB_PORT_VL_ARBITRATION_LOW_CAP_F, pi->vl_arb_low_cap);
-	mad_set_field(d, 0, IB_PORT_MTU_CAP_F, pi->mtu_cap);
-	mad_set_field(d, 0, IB_PORT_VL_STALL_COUNT_F, pi->vl_stall);
-	mad_set_field(d, 0, IB_PORT_HOQ_LIFE_F, pi->hoq_life);
-	mad_set_field(d, 0, IB_PORT_OPER_VLS_F, pi->oper_vls);
-	mad_set_field(d, 0, IB_PORT_PART_EN_INB_F, pi->part_enf_in);
-	mad_set_field(d, 0, IB_PORT_PART_EN_OUTB_F, pi->part_enf_out);
-	mad_set_field(d, 0, IB_PORT_FILTER_RAW_INB_F, pi->filter_raw_in);
-	mad_set_field(d, 0, IB_PORT_FILTER_RAW_OUTB_F, pi->filter_raw_out);
-	mad_set_field(d, 0, IB_PORT_CLIENT_REREG_F, pi->client_reregister);
-	mad_set_field(d, 0, IB_PORT_SUBN_TIMEOUT_F, pi->subnet_timeout);
-	mad_set_field(d, 0, IB_PORT_RESP_TIME_VAL_F, pi->resp_time);
+	field_map_encode(wire_portinfo_fields, FIELD_N(wire_portinfo_fields), pi, d);
 	return 0;
 }
+
+/* SwitchInfo (14.2.5.4): the fields struct wire_switchinfo holds, 20 bytes. */
+#define SW(m, n, f) FIELD_MAP_IBMAD(struct wire_switchinfo, m, n, f)
+static const struct field_map wire_switchinfo_fields[] = {
+    SW(lft_cap, "LinearFDBCap", IB_SW_LINEAR_FDB_CAP_F),
+    SW(rft_cap, "RandomFDBCap", IB_SW_RANDOM_FDB_CAP_F),
+    SW(mft_cap, "MulticastFDBCap", IB_SW_MCAST_FDB_CAP_F),
+    SW(lft_top, "LinearFDBTop", IB_SW_LINEAR_FDB_TOP_F),
+    SW(def_port, "DefaultPort", IB_SW_DEF_PORT_F),
+    SW(def_mcast_prim, "DefaultMulticastPrimaryPort", IB_SW_DEF_MCAST_PRIM_F),
+    SW(def_mcast_not_prim, "DefaultMulticastNotPrimaryPort", IB_SW_DEF_MCAST_NOT_PRIM_F),
+    SW(lifetime, "LifeTimeValue", IB_SW_LIFE_TIME_F),
+    SW(port_state_change, "PortStateChange", IB_SW_STATE_CHANGE_F),
+    SW(lids_per_port, "LIDsPerPort", IB_SW_LIDS_PER_PORT_F),
+    SW(partition_enf_cap, "PartitionEnforcementCap", IB_SW_PARTITION_ENFORCE_CAP_F),
+    SW(enf_in_cap, "InboundEnforcementCap", IB_SW_PARTITION_ENF_INB_F),
+    SW(enf_out_cap, "OutboundEnforcementCap", IB_SW_PARTITION_ENF_OUTB_F),
+    SW(filter_raw_in_cap, "FilterRawInboundCap", IB_SW_FILTER_RAW_INB_F),
+    SW(filter_raw_out_cap, "FilterRawOutboundCap", IB_SW_FILTER_RAW_OUTB_F),
+    SW(enhanced_port0, "EnhancedPort0", IB_SW_ENHANCED_PORT0_F),
+    SW(mft_top, "MulticastFDBTop", IB_SW_MCAST_FDB_TOP_F),
+};
+#undef SW
+#define WIRE_SWITCHINFO_SIZE 20
 
 int wire_switchinfo_decode(const uint8_t *d, size_t len, struct wire_switchinfo *ret)
 {
@@ -415,49 +420,17 @@ int wire_switchinfo_decode(const uint8_t *d, size_t len, struct wire_switchinfo 
 	if (!d)
 		return -EBADMSG;
 	memset(&si, 0, sizeof(si)); /* padding too: callers may memcmp */
-	NEED(len, 20);
-	si.lft_cap = get(d, 0, IB_SW_LINEAR_FDB_CAP_F);
-	si.rft_cap = get(d, 0, IB_SW_RANDOM_FDB_CAP_F);
-	si.mft_cap = get(d, 0, IB_SW_MCAST_FDB_CAP_F);
-	si.lft_top = get(d, 0, IB_SW_LINEAR_FDB_TOP_F);
-	si.def_port = get(d, 0, IB_SW_DEF_PORT_F);
-	si.def_mcast_prim = get(d, 0, IB_SW_DEF_MCAST_PRIM_F);
-	si.def_mcast_not_prim = get(d, 0, IB_SW_DEF_MCAST_NOT_PRIM_F);
-	si.lifetime = get(d, 0, IB_SW_LIFE_TIME_F);
-	si.port_state_change = get(d, 0, IB_SW_STATE_CHANGE_F);
-	si.lids_per_port = get(d, 0, IB_SW_LIDS_PER_PORT_F);
-	si.partition_enf_cap = get(d, 0, IB_SW_PARTITION_ENFORCE_CAP_F);
-	si.enf_in_cap = get(d, 0, IB_SW_PARTITION_ENF_INB_F);
-	si.enf_out_cap = get(d, 0, IB_SW_PARTITION_ENF_OUTB_F);
-	si.filter_raw_in_cap = get(d, 0, IB_SW_FILTER_RAW_INB_F);
-	si.filter_raw_out_cap = get(d, 0, IB_SW_FILTER_RAW_OUTB_F);
-	si.enhanced_port0 = get(d, 0, IB_SW_ENHANCED_PORT0_F);
-	si.mft_top = get(d, 0, IB_SW_MCAST_FDB_TOP_F);
+	NEED(len, WIRE_SWITCHINFO_SIZE);
+	field_map_decode(wire_switchinfo_fields, FIELD_N(wire_switchinfo_fields), d, &si);
 	*ret = si;
 	return 0;
 }
 
 int wire_switchinfo_encode(const struct wire_switchinfo *si, uint8_t *d, size_t len)
 {
-	if (len < 20)
+	if (len < WIRE_SWITCHINFO_SIZE)
 		return -ENOSPC;
-	mad_set_field(d, 0, IB_SW_LINEAR_FDB_CAP_F, si->lft_cap);
-	mad_set_field(d, 0, IB_SW_RANDOM_FDB_CAP_F, si->rft_cap);
-	mad_set_field(d, 0, IB_SW_MCAST_FDB_CAP_F, si->mft_cap);
-	mad_set_field(d, 0, IB_SW_LINEAR_FDB_TOP_F, si->lft_top);
-	mad_set_field(d, 0, IB_SW_DEF_PORT_F, si->def_port);
-	mad_set_field(d, 0, IB_SW_DEF_MCAST_PRIM_F, si->def_mcast_prim);
-	mad_set_field(d, 0, IB_SW_DEF_MCAST_NOT_PRIM_F, si->def_mcast_not_prim);
-	mad_set_field(d, 0, IB_SW_LIFE_TIME_F, si->lifetime);
-	mad_set_field(d, 0, IB_SW_STATE_CHANGE_F, si->port_state_change);
-	mad_set_field(d, 0, IB_SW_LIDS_PER_PORT_F, si->lids_per_port);
-	mad_set_field(d, 0, IB_SW_PARTITION_ENFORCE_CAP_F, si->partition_enf_cap);
-	mad_set_field(d, 0, IB_SW_PARTITION_ENF_INB_F, si->enf_in_cap);
-	mad_set_field(d, 0, IB_SW_PARTITION_ENF_OUTB_F, si->enf_out_cap);
-	mad_set_field(d, 0, IB_SW_FILTER_RAW_INB_F, si->filter_raw_in_cap);
-	mad_set_field(d, 0, IB_SW_FILTER_RAW_OUTB_F, si->filter_raw_out_cap);
-	mad_set_field(d, 0, IB_SW_ENHANCED_PORT0_F, si->enhanced_port0);
-	mad_set_field(d, 0, IB_SW_MCAST_FDB_TOP_F, si->mft_top);
+	field_map_encode(wire_switchinfo_fields, FIELD_N(wire_switchinfo_fields), si, d);
 	return 0;
 }
 
@@ -529,6 +502,16 @@ int wire_pkey_encode(const uint16_t keys[32], uint8_t *d, size_t len)
 	return 0;
 }
 
+/* SMInfo (14.2.5.13): GUID, SM_Key, ActCount, Priority, SMState; 21 bytes. */
+#define SM(m, n, f) FIELD_MAP_IBMAD(struct wire_sminfo, m, n, f)
+static const struct field_map wire_sminfo_fields[] = {
+    SM(guid, "GUID", IB_SMINFO_GUID_F),		SM(sm_key, "SM_Key", IB_SMINFO_KEY_F),
+    SM(act_count, "ActCount", IB_SMINFO_ACT_F), SM(priority, "Priority", IB_SMINFO_PRIO_F),
+    SM(state, "SMState", IB_SMINFO_STATE_F),
+};
+#undef SM
+#define WIRE_SMINFO_SIZE 21
+
 int wire_sminfo_decode(const uint8_t *d, size_t len, struct wire_sminfo *ret)
 {
 	struct wire_sminfo si;
@@ -536,104 +519,151 @@ int wire_sminfo_decode(const uint8_t *d, size_t len, struct wire_sminfo *ret)
 	if (!d)
 		return -EBADMSG;
 	memset(&si, 0, sizeof(si)); /* padding too: callers may memcmp */
-	NEED(len, 21);
-	si.guid = get64(d, 0, IB_SMINFO_GUID_F);
-	si.sm_key = get64(d, 0, IB_SMINFO_KEY_F);
-	si.act_count = get(d, 0, IB_SMINFO_ACT_F);
-	si.priority = get(d, 0, IB_SMINFO_PRIO_F);
-	si.state = get(d, 0, IB_SMINFO_STATE_F);
+	NEED(len, WIRE_SMINFO_SIZE);
+	field_map_decode(wire_sminfo_fields, FIELD_N(wire_sminfo_fields), d, &si);
 	*ret = si;
 	return 0;
 }
 
 int wire_sminfo_encode(const struct wire_sminfo *si, uint8_t *d, size_t len)
 {
-	if (len < 21)
+	if (len < WIRE_SMINFO_SIZE)
 		return -ENOSPC;
-	mad_set_field64(d, 0, IB_SMINFO_GUID_F, si->guid);
-	mad_set_field64(d, 0, IB_SMINFO_KEY_F, si->sm_key);
-	mad_set_field(d, 0, IB_SMINFO_ACT_F, si->act_count);
-	mad_set_field(d, 0, IB_SMINFO_PRIO_F, si->priority);
-	mad_set_field(d, 0, IB_SMINFO_STATE_F, si->state);
+	field_map_encode(wire_sminfo_fields, FIELD_N(wire_sminfo_fields), si, d);
+	return 0;
+}
+
+/*
+ * The Notice (13.4.8.2) as a trap carries it: the fixed part (IsGeneric,
+ * Type, ProducerType, TrapNumber, IssuerLID, NoticeToggle, NoticeCount),
+ * then DataDetails from byte 10 (bit 80), laid out per trap (14.2.5.1, a
+ * table per trap number): libibmad has fields for 128 and 144 only; the
+ * others are bit ranges from the IBA's tables.  libibmad's
+ * NoticeCount is written 16 bits wide, over the toggle: the 15 bits after
+ * the toggle are ours.
+ */
+#define NT(m, n, f) FIELD_MAP_IBMAD(struct wire_notice, m, n, f)
+#define NB(m, n, offs, len) FIELD_MAP_BITS(struct wire_notice, m, n, offs, len)
+static const struct field_map wire_notice_fields[] = {
+    NT(generic, "IsGeneric", IB_NOTICE_IS_GENERIC_F),
+    NT(type, "Type", IB_NOTICE_TYPE_F),
+    NT(producer, "ProducerType", IB_NOTICE_PRODUCER_F),
+    NT(trap_num, "TrapNumber", IB_NOTICE_TRAP_NUMBER_F),
+    NT(issuer_lid, "IssuerLID", IB_NOTICE_ISSUER_LID_F),
+    NT(toggle, "NoticeToggle", IB_NOTICE_TOGGLE_F),
+    NB(count, "NoticeCount", 65, 15),
+};
+/* 128 link state change: the switch's LIDADDR, the first two bytes of DataDetails. */
+static const struct field_map wire_trap128_fields[] = {
+    NT(lid, "LIDADDR", IB_NOTICE_DATA_LID_F),
+};
+/* 129-131 port errors: 16 reserved bits, LIDADDR, PORTNO. */
+static const struct field_map wire_trap129_fields[] = {
+    NB(lid, "LIDADDR", 96, 16),
+    NB(port, "PORTNO", 112, 8),
+};
+/* 144 local changes: 16 reserved bits, LIDADDR, 16 bits, CAPABILITYMASK. */
+static const struct field_map wire_trap144_fields[] = {
+    NT(lid, "LIDADDR", IB_NOTICE_DATA_144_LID_F),
+    NT(capmask, "CAPABILITYMASK", IB_NOTICE_DATA_144_CAPMASK_F),
+};
+/* 145 system image GUID changed: 16 reserved bits, LIDADDR, 16 reserved, SYSTEMIMAGEGUID. */
+static const struct field_map wire_trap145_fields[] = {
+    NB(lid, "LIDADDR", 96, 16),
+    NB(sys_guid, "SYSTEMIMAGEGUID", 128, 64),
+};
+/* 256 bad M_Key: 16 reserved, LIDADDR, DRSLID, METHOD, 8 reserved, ATTRIBUTEID,
+ * ATTRIBUTEMODIFIER, MKEY (the directed-route details after it are not kept). */
+static const struct field_map wire_trap256_fields[] = {
+    NB(lid, "LIDADDR", 96, 16),
+    NB(lid2, "DRSLID", 112, 16),
+    NB(method, "METHOD", 128, 8),
+    NB(attr_id, "ATTRIBUTEID", 144, 16),
+    NB(attr_mod, "ATTRIBUTEMODIFIER", 160, 32),
+    NB(key, "MKEY", 192, 64),
+};
+/* 257-259 bad P_Key, Q_Key, P_Key at a switch's external port: 16 reserved, LIDADDR1,
+ * LIDADDR2, KEY (the SL, QPs and GIDs after it are not kept). */
+static const struct field_map wire_trap257_fields[] = {
+    NB(lid, "LIDADDR1", 96, 16),
+    NB(lid2, "LIDADDR2", 112, 16),
+    NB(key, "KEY", 128, 32),
+};
+#undef NT
+#undef NB
+
+/* The DataDetails of each generic trap this codec knows. */
+static const struct {
+	uint16_t first, last;
+	const struct field_map *map;
+	size_t n;
+} wire_trap_details[] = {
+    {128, 128, wire_trap128_fields, FIELD_N(wire_trap128_fields)},
+    {129, 131, wire_trap129_fields, FIELD_N(wire_trap129_fields)},
+    {144, 144, wire_trap144_fields, FIELD_N(wire_trap144_fields)},
+    {145, 145, wire_trap145_fields, FIELD_N(wire_trap145_fields)},
+    {256, 256, wire_trap256_fields, FIELD_N(wire_trap256_fields)},
+    {257, 259, wire_trap257_fields, FIELD_N(wire_trap257_fields)},
+};
+
+static bool wire_trap_find(const struct wire_notice *n, const struct field_map **ret_map,
+			   size_t *ret_n)
+{
+	if (!n->generic)
+		return false;
+	for (size_t i = 0; i < FIELD_N(wire_trap_details); i++) {
+		if (n->trap_num >= wire_trap_details[i].first &&
+		    n->trap_num <= wire_trap_details[i].last) {
+			*ret_map = wire_trap_details[i].map;
+			*ret_n = wire_trap_details[i].n;
+			return true;
+		}
+	}
+	return false;
+}
+
+int wire_notice_decode(const uint8_t *d, size_t len, struct wire_notice *n)
+{
+	const struct field_map *map;
+	size_t nrows;
+
+	if (!d)
+		return -EBADMSG;
+	NEED(len, WIRE_NOTICE_SIZE);
+	memset(n, 0, sizeof(*n));
+	field_map_decode(wire_notice_fields, FIELD_N(wire_notice_fields), d, n);
+	if (wire_trap_find(n, &map, &nrows))
+		field_map_decode(map, nrows, d, n);
+	return 0;
+}
+
+int wire_notice_encode(const struct wire_notice *n, uint8_t *d, size_t len)
+{
+	const struct field_map *map;
+	size_t nrows;
+
+	if (!d || len < WIRE_NOTICE_SIZE)
+		return -ENOSPC;
+	memset(d, 0, WIRE_NOTICE_SIZE);
+	field_map_encode(wire_notice_fields, FIELD_N(wire_notice_fields), n, d);
+	if (wire_trap_find(n, &map, &nrows))
+		field_map_encode(map, nrows, n, d);
 	return 0;
 }
 
 int wire_trap144_encode(uint16_t lid, uint8_t producer, uint32_t capmask, uint8_t *d, size_t len)
 {
-	if (len < WIRE_SMP_DATA_SIZE)
-		return -ENOSPC;
-	memset(d, 0, WIRE_SMP_DATA_SIZE);
-	mad_set_field(d, 0, IB_NOTICE_IS_GENERIC_F, 1);
-	mad_set_field(d, 0, IB_NOTICE_TYPE_F, 4); /* informational */
-	mad_set_field(d, 0, IB_NOTICE_PRODUCER_F, producer);
-	mad_set_field(d, 0, IB_NOTICE_TRAP_NUMBER_F, 144);
-	mad_set_field(d, 0, IB_NOTICE_ISSUER_LID_F, lid);
-	mad_set_field(d, 0, IB_NOTICE_DATA_144_LID_F, lid);
-	mad_set_field(d, 0, IB_NOTICE_DATA_144_CAPMASK_F, capmask);
-	return 0;
-}
+	const struct wire_notice n = {
+	    .generic = true,
+	    .type = 4, /* informational */
+	    .producer = producer,
+	    .trap_num = 144,
+	    .issuer_lid = lid,
+	    .lid = lid,
+	    .capmask = capmask,
+	};
 
-static uint16_t wire_be16(const uint8_t *d)
-{
-	return (uint16_t)(d[0] << 8 | d[1]);
-}
-
-static uint32_t wire_be32(const uint8_t *d)
-{
-	return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
-}
-
-int wire_notice_decode(const uint8_t *d, size_t len, struct wire_notice *n)
-{
-	if (!d)
-		return -EBADMSG;
-	NEED(len, 64);
-	memset(n, 0, sizeof(*n));
-	n->generic = mad_get_field((void *)d, 0, IB_NOTICE_IS_GENERIC_F);
-	n->type = (uint8_t)mad_get_field((void *)d, 0, IB_NOTICE_TYPE_F);
-	n->producer = mad_get_field((void *)d, 0, IB_NOTICE_PRODUCER_F);
-	n->trap_num = (uint16_t)mad_get_field((void *)d, 0, IB_NOTICE_TRAP_NUMBER_F);
-	n->issuer_lid = (uint16_t)mad_get_field((void *)d, 0, IB_NOTICE_ISSUER_LID_F);
-	n->toggle = mad_get_field((void *)d, 0, IB_NOTICE_TOGGLE_F);
-	n->count = (uint16_t)mad_get_field((void *)d, 0, IB_NOTICE_COUNT_F);
-	if (!n->generic)
-		return 0;
-	/* DataDetails start at byte 10 */
-	switch (n->trap_num) {
-	case 128:
-		n->lid = (uint16_t)mad_get_field((void *)d, 0, IB_NOTICE_DATA_LID_F);
-		break;
-	case 129:
-	case 130:
-	case 131:
-		n->lid = wire_be16(d + 12);
-		n->port = d[14];
-		break;
-	case 144:
-		n->lid = (uint16_t)mad_get_field((void *)d, 0, IB_NOTICE_DATA_144_LID_F);
-		n->capmask = mad_get_field((void *)d, 0, IB_NOTICE_DATA_144_CAPMASK_F);
-		break;
-	case 145:
-		n->lid = wire_be16(d + 12);
-		n->sys_guid = (uint64_t)wire_be32(d + 16) << 32 | wire_be32(d + 20);
-		break;
-	case 256:
-		n->lid = wire_be16(d + 12);
-		n->lid2 = wire_be16(d + 14);
-		n->method = d[16];
-		n->attr_id = wire_be16(d + 18);
-		n->attr_mod = wire_be32(d + 20);
-		n->key = (uint64_t)wire_be32(d + 24) << 32 | wire_be32(d + 28);
-		break;
-	case 257:
-	case 258:
-	case 259:
-		n->lid = wire_be16(d + 12);
-		n->lid2 = wire_be16(d + 14);
-		n->key = wire_be32(d + 16);
-		break;
-	}
-	return 0;
+	return wire_notice_encode(&n, d, len);
 }
 
 /* SLtoVLMappingTable (14.2.5.8): SL0 in the high nibble of byte 0. */

@@ -6,8 +6,10 @@
  * LinearForwardingTable, MulticastForwardingTable, SMInfo) between wire bytes and host-order
  * structs.
  *
- * Bit layouts come from libibmad's field tables (mad_get_field and friends);
- * nothing here casts a struct over a buffer.  Decoders check the length first
+ * Bit layouts come from libibmad's field tables (mad_get_field and friends)
+ * and, where libibmad has no field, from the IBA's tables as bit ranges: one
+ * table of fields per attribute (mad/field.h) drives its decode and encode.
+ * Nothing here casts a struct over a buffer.  Decoders check the length first
  * and return -EBADMSG on anything short or malformed.  No logging.
  */
 #ifndef IBSMD_WIRE_H
@@ -178,6 +180,8 @@ struct wire_portinfo {
 	uint8_t subnet_timeout;
 	uint8_t resp_time;
 };
+/* The shortest PortInfo image decode and encode take (the fields above end in byte 52). */
+#define WIRE_PORTINFO_SIZE 54
 int wire_portinfo_decode(const uint8_t *data, size_t len, struct wire_portinfo *ret);
 /* Write every field of pi over data (other bits of the image are kept). */
 int wire_portinfo_encode(const struct wire_portinfo *pi, uint8_t *data, size_t len);
@@ -288,7 +292,14 @@ struct wire_notice {
 	uint32_t attr_mod; /* 256 */
 	uint64_t key;	   /* 256: the M_Key; 257-259: the P_Key or Q_Key */
 };
+#define WIRE_NOTICE_SIZE 64 /* the Notice an SMP carries: without IssuerGID */
 /* 0, or -EBADMSG when shorter than a Notice's 64 bytes. */
 int wire_notice_decode(const uint8_t *data, size_t len, struct wire_notice *ret);
+/*
+ * The inverse: n's fixed part and the data details of its trap (as listed
+ * above; other numbers and vendor notices get zeros) over the first 64
+ * bytes of data.  0, or -ENOSPC when len < 64.
+ */
+int wire_notice_encode(const struct wire_notice *n, uint8_t *data, size_t len);
 
 #endif

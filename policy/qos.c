@@ -17,12 +17,12 @@
  *		ipoib[, pkey RANGES]              : SL	(default P_Key 0x7fff)
  *	end-qos-ulps
  * RANGES is a comma list of N or N-M (0x hex or decimal); '#' starts a
- * comment.  The rules are tried in file order and the first match wins,
- * as OpenSM's match rules.  OpenSM's full policy (port-groups, qos-setup,
- * qos-levels, qos-match-rules) is not supported: its sections are errors,
- * not silently dropped.  Where we are stricter: an SL above 15, a range
- * whose low end is above its high end, a second "default", an unknown ULP
- * or keyword are errors.
+ * comment.  The ULPs, the keywords each takes and what a rule without one
+ * matches are one table (qos_ulps); the parser and its messages read it.  The rules are tried in
+ *file order and the first match wins, as OpenSM's match rules.  OpenSM's full policy (port-groups,
+ *qos-setup, qos-levels, qos-match-rules) is not supported: its sections are errors, not silently
+ *dropped.  Where we are stricter: an SL above 15, a range whose low end is above its high end, a
+ *second "default", an unknown ULP or keyword are errors.
  *
  * Tables: SL2VL by the port's class; a VL above the port's data VLs is
  * taken modulo their number (OpenSM's rule: the default 0..14,7 on a port
@@ -309,12 +309,116 @@ static void qos_rule_clear(struct qos_rule *r)
 	r->n_ranges = 0;
 }
 
-/* One "ULP[, keyword RANGES] : SL" line of the qos-ulps section. */
+/* ---- the qos-ulps keywords, as data ------------------------------------------- */
+
+/* A keyword a ULP takes before its values: what the values are and what they match. */
+struct qos_kw {
+	const char *name;
+	uint8_t match;	   /* enum qos_match */
+	uint64_t max;	   /* the largest value */
+	uint64_t sid_base; /* port-num: the values are ports, ServiceIDs sid_base + port */
+	const char *what;  /* the values, in messages: "PORTS", "GUIDS", "PKEYS" */
+};
+
+/*
+ * A ULP of the qos-ulps section: its keywords (none: 'default'), whether
+ * one must be given, and what a rule without one matches.
+ */
+struct qos_ulp {
+	const char *name;
+	const struct qos_kw *kws;
+	size_t n_kws;
+	bool kw_required;
+	uint8_t match; /* without a keyword */
+	struct qos_range dflt;
+};
+
+static const struct qos_kw qos_kws_any[] = {
+    {"service-id", QOS_M_SERVICE_ID, UINT64_MAX, 0, "IDS"},
+    {"pkey", QOS_M_PKEY, 0xffff, 0, "PKEYS"},
+    {"target-port-guid", QOS_M_TARGET_GUID, UINT64_MAX, 0, "GUIDS"},
+    {"source-port-guid", QOS_M_SOURCE_GUID, UINT64_MAX, 0, "GUIDS"},
+    {"source-target-port-guid", QOS_M_SOURCE_TARGET_GUID, UINT64_MAX, 0, "GUIDS"},
+};
+static const struct qos_kw qos_kws_sdp[] = {
+    {"port-num", QOS_M_SERVICE_ID, UINT64_MAX, QOS_SDP_SID, "PORTS"},
+};
+static const struct qos_kw qos_kws_rds[] = {
+    {"port-num", QOS_M_SERVICE_ID, UINT64_MAX, QOS_RDS_SID, "PORTS"},
+};
+static const struct qos_kw qos_kws_iser[] = {
+    {"port-num", QOS_M_SERVICE_ID, UINT64_MAX, QOS_ISER_SID, "PORTS"},
+};
+static const struct qos_kw qos_kws_srp[] = {
+    {"target-port-guid", QOS_M_TARGET_GUID, UINT64_MAX, 0, "GUIDS"},
+};
+static const struct qos_kw qos_kws_ipoib[] = {
+    {"pkey", QOS_M_PKEY, 0xffff, 0, "PKEYS"},
+};
+
+#define QOS_KWS(k) k, sizeof(k) / sizeof(k[0])
+static const struct qos_ulp qos_ulps[] = {
+    {"default", NULL, 0, false, 0, {0, 0}},
+    {"any", QOS_KWS(qos_kws_any), true, 0, {0, 0}},
+    {"sdp", QOS_KWS(qos_kws_sdp), false, QOS_M_SERVICE_ID, {QOS_SDP_SID, QOS_SDP_SID + 0xffff}},
+    {"rds",
+     QOS_KWS(qos_kws_rds),
+     false,
+     QOS_M_SERVICE_ID,
+     {QOS_RDS_SID + QOS_RDS_PORT, QOS_RDS_SID + QOS_RDS_PORT}},
+    {"iser",
+     QOS_KWS(qos_kws_iser),
+     false,
+     QOS_M_SERVICE_ID,
+     {QOS_ISER_SID + QOS_ISER_PORT, QOS_ISER_SID + QOS_ISER_PORT}},
+    {"srp", QOS_KWS(qos_kws_srp), true, 0, {0, 0}},
+    {"ipoib", QOS_KWS(qos_kws_ipoib), false, QOS_M_PKEY, {0x7fff, 0x7fff}},
+};
+#undef QOS_KWS
+
+/* The keywords of u, joined by ", ", the last by last. */
+static void qos_kw_list(const struct qos_ulp *u, const char *last, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < u->n_kws && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 !i		     ? ""
+					 : i + 1 == u->n_kws ? last
+							     : ", ",
+					 u->kws[i].name);
+}
+
+/* A keyword ulp does not take (or none where one is required): say what it takes. */
+static void qos_kw_error(struct parse *ps, unsigned line, const struct qos_ulp *u, const char *ulp,
+			 const char *kw)
+{
+	char list[160];
+
+	if (u->n_kws > 1) {
+		qos_kw_list(u, kw ? ", " : " or ", list, sizeof(list));
+		if (kw)
+			perr_add(&ps->pe, line, "'%s, %s': unknown (%s)", u->name, kw, list);
+		else
+			perr_add(&ps->pe, line, "'%s' needs %s", u->name, list);
+	} else if (u->kw_required) {
+		perr_add(&ps->pe, line, "want '%s, %s %s'", u->name, u->kws[0].name,
+			 u->kws[0].what);
+	} else {
+		perr_add(&ps->pe, line, "'%s, %s': want '%s, %s %s'", ulp, kw, ulp, u->kws[0].name,
+			 u->kws[0].what);
+	}
+}
+
+/* One "ULP[, keyword RANGES] : SL" line of the qos-ulps section (qos_ulps says what is valid). */
 static int qos_ulp_line(struct parse *ps, unsigned line, char *text)
 {
 	struct qos_policy *q = ps->q;
 	struct qos_rule r = {.line = line};
 	char *colon = strrchr(text, ':'), *lhs, *kw = NULL, *vals = NULL, *comma;
+	const struct qos_ulp *u = NULL;
+	const struct qos_kw *k = NULL;
 	unsigned long long sl;
 	const char *slp;
 	int rc;
@@ -343,105 +447,54 @@ static int qos_ulp_line(struct parse *ps, unsigned line, char *text)
 	snprintf(r.ulp, sizeof(r.ulp), "%.7s", lhs);
 	for (char *c = r.ulp; *c; c++)
 		*c = (char)tolower((unsigned char)*c);
-	if (!strcasecmp(lhs, "default")) {
+	for (size_t i = 0; i < sizeof(qos_ulps) / sizeof(qos_ulps[0]) && !u; i++)
+		if (!strcasecmp(lhs, qos_ulps[i].name))
+			u = &qos_ulps[i];
+	if (!u) {
+		char list[96];
+		size_t used = 0;
+
+		for (size_t i = 0;
+		     i < sizeof(qos_ulps) / sizeof(qos_ulps[0]) && used < sizeof(list); i++)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+						 i ? ", " : "", qos_ulps[i].name);
+		perr_add(&ps->pe, line, "unknown ULP '%s' (%s)", lhs, list);
+		return -EINVAL;
+	}
+	if (!u->n_kws) { /* default */
 		if (kw) {
-			perr_add(&ps->pe, line, "'default' takes no qualifier");
+			perr_add(&ps->pe, line, "'%s' takes no qualifier", u->name);
 			return -EINVAL;
 		}
 		if (q->has_default) {
-			perr_add(&ps->pe, line, "a second 'default'");
+			perr_add(&ps->pe, line, "a second '%s'", u->name);
 			return -EINVAL;
 		}
 		q->has_default = true;
 		q->default_sl = r.sl;
 		return 0;
 	}
-	if (!strcasecmp(lhs, "any")) {
-		static const struct {
-			const char *kw;
-			uint8_t match;
-			uint64_t max;
-		} any[] = {
-		    {"service-id", QOS_M_SERVICE_ID, UINT64_MAX},
-		    {"pkey", QOS_M_PKEY, 0xffff},
-		    {"target-port-guid", QOS_M_TARGET_GUID, UINT64_MAX},
-		    {"source-port-guid", QOS_M_SOURCE_GUID, UINT64_MAX},
-		    {"source-target-port-guid", QOS_M_SOURCE_TARGET_GUID, UINT64_MAX},
-		};
-		size_t i;
-
-		if (!kw) {
-			perr_add(&ps->pe, line,
-				 "'any' needs service-id, pkey, target-port-guid, "
-				 "source-port-guid or source-target-port-guid");
-			return -EINVAL;
-		}
-		for (i = 0; i < sizeof(any) / sizeof(any[0]); i++)
-			if (!strcasecmp(kw, any[i].kw))
-				break;
-		if (i == sizeof(any) / sizeof(any[0])) {
-			perr_add(&ps->pe, line,
-				 "'any, %s': unknown (service-id, pkey, target-port-guid, "
-				 "source-port-guid, source-target-port-guid)",
-				 kw);
-			return -EINVAL;
-		}
-		r.match = any[i].match;
-		rc = qos_ranges(ps, line, vals, any[i].max, &r);
-	} else if (!strcasecmp(lhs, "sdp") || !strcasecmp(lhs, "rds") || !strcasecmp(lhs, "iser")) {
-		uint64_t base = !strcasecmp(lhs, "sdp")	  ? QOS_SDP_SID
-				: !strcasecmp(lhs, "rds") ? QOS_RDS_SID
-							  : QOS_ISER_SID;
-
-		r.match = QOS_M_SERVICE_ID;
-		if (!kw) {
-			struct qos_range d = {QOS_SDP_SID, QOS_SDP_SID + 0xffff};
-
-			if (!strcasecmp(lhs, "rds"))
-				d.lo = d.hi = QOS_RDS_SID + QOS_RDS_PORT;
-			else if (!strcasecmp(lhs, "iser"))
-				d.lo = d.hi = QOS_ISER_SID + QOS_ISER_PORT;
-			r.ranges = malloc(sizeof(*r.ranges));
-			if (!r.ranges)
-				return -ENOMEM;
-			r.ranges[0] = d;
-			r.n_ranges = 1;
-			rc = 0;
-		} else if (strcasecmp(kw, "port-num")) {
-			perr_add(&ps->pe, line, "'%s, %s': want '%s, port-num PORTS'", r.ulp, kw,
-				 r.ulp);
-			return -EINVAL;
-		} else {
-			rc = qos_ranges(ps, line, vals, UINT64_MAX, &r);
-			if (rc == 0)
-				rc = qos_ports_to_sids(ps, line, &r, base);
-		}
-	} else if (!strcasecmp(lhs, "srp")) {
-		if (!kw || strcasecmp(kw, "target-port-guid")) {
-			perr_add(&ps->pe, line, "want 'srp, target-port-guid GUIDS'");
-			return -EINVAL;
-		}
-		r.match = QOS_M_TARGET_GUID;
-		rc = qos_ranges(ps, line, vals, UINT64_MAX, &r);
-	} else if (!strcasecmp(lhs, "ipoib")) {
-		r.match = QOS_M_PKEY;
-		if (!kw) {
-			r.ranges = malloc(sizeof(*r.ranges));
-			if (!r.ranges)
-				return -ENOMEM;
-			r.ranges[0] = (struct qos_range){0x7fff, 0x7fff};
-			r.n_ranges = 1;
-			rc = 0;
-		} else if (strcasecmp(kw, "pkey")) {
-			perr_add(&ps->pe, line, "'ipoib, %s': want 'ipoib, pkey PKEYS'", kw);
-			return -EINVAL;
-		} else {
-			rc = qos_ranges(ps, line, vals, 0xffff, &r);
-		}
-	} else {
-		perr_add(&ps->pe, line,
-			 "unknown ULP '%s' (default, any, sdp, rds, iser, srp, ipoib)", lhs);
+	for (size_t i = 0; kw && i < u->n_kws && !k; i++)
+		if (!strcasecmp(kw, u->kws[i].name))
+			k = &u->kws[i];
+	if ((kw && !k) || (!kw && u->kw_required)) {
+		qos_kw_error(ps, line, u, r.ulp, kw);
 		return -EINVAL;
+	}
+	if (!k) {
+		/* the ULP's own range */
+		r.match = u->match;
+		r.ranges = malloc(sizeof(*r.ranges));
+		if (!r.ranges)
+			return -ENOMEM;
+		r.ranges[0] = u->dflt;
+		r.n_ranges = 1;
+		rc = 0;
+	} else {
+		r.match = k->match;
+		rc = qos_ranges(ps, line, vals, k->max, &r);
+		if (rc == 0 && k->sid_base)
+			rc = qos_ports_to_sids(ps, line, &r, k->sid_base);
 	}
 	if (rc == 0 && r.match == QOS_M_PKEY)
 		for (size_t i = 0; i < r.n_ranges; i++) {

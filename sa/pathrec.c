@@ -19,8 +19,9 @@
  *    destination is ERR_REQ_INSUFFICIENT_COMPONENTS (OpenSM answers the first
  *    path of the world);
  *  - GetTable with neither end: every port to every port, in LID order;
- *  - a multicast DGID gets no records: multicast PathRecords come with the
- *    multicast groups, which the SA does not have yet.
+ *  - a multicast DGID gets no records: the SA keeps multicast groups
+ *    (sa/mcast.c) but does not answer PathRecords to them (OpenSM answers
+ *    a group's MLID).
  * The constraints path.c applies: SL, Reversible (when the mask names it and
  * its bit is 1: a 0 is "don't care", IBA 1.2 p. 900, as OpenSM), the MTU,
  * rate and packet-lifetime selectors (a selector and its value both in the
@@ -44,7 +45,7 @@
  * SLID, HopLimit 0 (OpenSM sets 255 only for a DGID behind a router), TClass
  * and FlowLabel 0, Reversible, NumbPath 0 (OpenSM: "always return num_path
  * = 0 so this is only the reversible component"), P_Key, QoSClass 0, SL (the
- * routing engine's path SL: dor's dateline SLs reach the hosts; else the QoS
+ * routing engine's path SL: dor's datelines, dfsp's layers; else the QoS
  * policy's, the partition's sl=, see pathrec_path_sl), MTU, Rate
  * and PacketLifeTime each with selector 2 (exactly), Preference (0 for the
  * LMC pairs of the first round, 2 for the rest), ServiceID 0.
@@ -52,9 +53,9 @@
  * GetTable pages through path.c's enumerator, at most PATHREC_BUDGET units
  * of work a query (one unit per path computed or port pair passed over), so
  * a world query on the largest subnet costs the event loop about 10 ms, not
- * minutes (8,192 records in 9.4 ms on a 6,468-node fat tree, test_pathrec):
- * its answer is cut to what the SA can send anyway (until RMPP lands, one
- * MAD: 3 PathRecords).
+ * minutes (8,192 records in 9.4 ms on a 6,468-node fat tree, test_pathrec);
+ * the records found go out whole, a table larger than one MAD as an RMPP
+ * transfer (sa/sa.c, mad/rmpp.c).
  *
  * MultiPathRecord GetMulti (answered with GetMultiResp and PathRecords,
  * o15-0.2.7): every SGID to every DGID of the query (SGIDCount and
@@ -72,9 +73,10 @@
  * Tavor MTU limit (hardware long gone), QoS levels.  OpenSM refuses a
  * GetMulti whose RMPP header is not active; ibsmd also takes a plain MAD
  * (ibsim's clients have no RMPP), refuses a request of several segments
- * until RMPP lands (ERR_REQ_INVALID), and does not ACK the one segment it
- * takes (RMPP's job).  ClassPortInfo does not claim IsMultiPathSupported
- * (bit 10) yet: OpenSM sets it only with two-sided RMPP.
+ * (ERR_REQ_INVALID: the SA's RMPP sends answers but takes no request of
+ * several segments, sa/sa.c), and does not ACK the one segment it takes.
+ * ClassPortInfo does not claim IsMultiPathSupported (bit 10): OpenSM sets
+ * it only with two-sided RMPP.
  */
 #include <errno.h>
 #include <string.h>
@@ -370,7 +372,7 @@ static uint16_t pathrec_get(struct sa_query *q, struct sa_result *res)
 	if (is_get && !pathrec_has(q, SA_PR_DGID) && !pathrec_has(q, SA_PR_DLID))
 		return SA_STATUS_INSUFFICIENT_COMPS;
 	if (pathrec_has(q, SA_PR_DGID) && pathrec_gid_multicast(&pr.dgid))
-		return PATHREC_NONE; /* multicast groups: another issue */
+		return PATHREC_NONE; /* multicast PathRecords are not answered */
 	st = pathrec_end(q, pathrec_has(q, SA_PR_SGID), &pr.sgid, pathrec_has(q, SA_PR_SLID),
 			 pr.slid, &src, &has_src);
 	if (st == SA_STATUS_OK)

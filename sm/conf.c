@@ -3,57 +3,26 @@
  *
  * One table describes every key: its type, bounds, where it lives in struct
  * sm_conf and whether SIGHUP can change it.  Parsing, overrides, the diff and
- * the JSON view all walk that table, so a key cannot be half-supported.
+ * the JSON view all walk that table, so a key cannot be half-supported; and
+ * what a type means (parse and check a value, show it, compare two) is one
+ * row of handlers per type (conf_types), so a type cannot be half-supported
+ * either.
  *
  * libinih parses one line at a time, so every error carries the line it is
  * on, and inih's multi-line continuations cannot glue two lines together.
  */
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 
 #include <ini.h>
 
-#include "policy/qos.h"
-#include "sm/conf.h"
+#include "sm/conf_int.h"
 
 #define CONF_FILE_MAX (1024 * 1024)
 #define CONF_LINE_MAX (INI_MAX_LINE - 2) /* inih's buffer holds the newline and NUL */
-#define CONF_CHAIN_ENTRIES 8
-
-enum conf_type {
-	CONF_STRING,   /* any text that fits */
-	CONF_PATH,     /* absolute path */
-	CONF_OPT_PATH, /* absolute path, or empty */
-	CONF_NAME,     /* [A-Za-z0-9_.-]*, may be empty */
-	CONF_ENGINE,   /* [a-z0-9_-]+ */
-	CONF_CHAIN,    /* comma list of engines */
-	CONF_INT,
-	CONF_U64,
-	CONF_LEVEL,
-	CONF_ENFORCE,	  /* off|in|out|both (OpenSM's part_enforce) -> int CONF_ENFORCE_* */
-	CONF_BOOL,	  /* true|false (also yes|no, on|off, 1|0) */
-	CONF_LISTEN,	  /* "" or HOST:PORT, [IPv6]:PORT */
-	CONF_LISTEN_LIST, /* "" or a comma list of CONF_LISTEN */
-	CONF_VLARB,	  /* "" or OpenSM's "VL:weight,..." (policy/qos.h) */
-	CONF_SL2VL,	  /* "" or OpenSM's "VL,VL,..." for SLs 0..15 */
-};
-
-struct conf_key {
-	const char *name;
-	enum conf_type type;
-	size_t off;
-	size_t size; /* strings: buffer size */
-	long min, max;
-	const char *def; /* the default, as it would be written in the file */
-	enum conf_live live;
-	bool secret; /* never shown: not in conf_to_json, "(hidden)" in conf_value_str */
-};
 
 #define STR_KEY(n, t, def, live)                                                                   \
 	{                                                                                          \
@@ -164,56 +133,6 @@ static const struct conf_key conf_keys[] = {
 
 #define CONF_NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
 
-static const struct {
-	const char *name;
-	int level;
-} conf_levels[] = {
-    {"error", LOG_ERR},
-    {"warning", LOG_WARNING},
-    {"info", LOG_INFO},
-    {"debug", LOG_DEBUG},
-};
-
-static const char *const conf_enforce_names[] = {
-    [CONF_ENFORCE_OFF] = "off",
-    [CONF_ENFORCE_IN] = "in",
-    [CONF_ENFORCE_OUT] = "out",
-    [CONF_ENFORCE_BOTH] = "both",
-};
-
-int conf_enforce_from_str(const char *s)
-{
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(s, conf_enforce_names[i]))
-			return i;
-	return -1;
-}
-
-const char *conf_enforce_str(int v)
-{
-	return v >= 0 && v < 4 ? conf_enforce_names[v] : "?";
-}
-
-int conf_log_level_from_str(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(conf_levels) / sizeof(conf_levels[0]); i++)
-		if (!strcmp(s, conf_levels[i].name))
-			return conf_levels[i].level;
-	return -1;
-}
-
-const char *conf_log_level_str(int level)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(conf_levels) / sizeof(conf_levels[0]); i++)
-		if (conf_levels[i].level == level)
-			return conf_levels[i].name;
-	return NULL;
-}
-
 static const struct conf_key *conf_find(const char *name)
 {
 	size_t i;
@@ -243,270 +162,23 @@ bool conf_key_is_secret(const char *key)
 	return k && k->secret;
 }
 
-static bool conf_is_engine(const char *s, size_t len)
+/* k's type's handlers (conf_defaults checks that every key's type has them all). */
+static const struct conf_type_ops *conf_ops(const struct conf_key *k)
 {
-	size_t i;
-
-	if (!len)
-		return false;
-	for (i = 0; i < len; i++)
-		if (!islower((unsigned char)s[i]) && !isdigit((unsigned char)s[i]) && s[i] != '_' &&
-		    s[i] != '-')
-			return false;
-	return true;
-}
-
-/*
- * HOST:PORT with a host name or IPv4 address of [A-Za-z0-9.-], or an IPv6
- * address in brackets, and a port 1..65535.  Resolved when the endpoint
- * opens, not here.
- */
-static bool conf_is_listen(const char *s)
-{
-	const char *colon, *host_end;
-	char *end;
-	long port;
-
-	if (s[0] == '[') {
-		host_end = strchr(s, ']');
-		if (!host_end || host_end == s + 1 || host_end[1] != ':')
-			return false;
-		for (const char *q = s + 1; q < host_end; q++)
-			if (!isxdigit((unsigned char)*q) && *q != ':' && *q != '.')
-				return false;
-		colon = host_end + 1;
-	} else {
-		colon = strrchr(s, ':');
-		if (!colon || colon == s)
-			return false;
-		for (const char *q = s; q < colon; q++)
-			if (!isalnum((unsigned char)*q) && *q != '.' && *q != '-')
-				return false;
-	}
-	errno = 0;
-	port = strtol(colon + 1, &end, 10);
-	return colon[1] && !*end && !errno && port >= 1 && port <= 65535 &&
-	       isdigit((unsigned char)colon[1]);
-}
-
-/* Whether conf_to_json() can show s (jansson takes UTF-8 only). */
-static bool conf_is_utf8(const char *s)
-{
-	json_t *j = json_string(s);
-	bool ok = j != NULL;
-
-	json_decref(j);
-	return ok;
-}
-
-/* Whether a value of len characters fits k's char array; -EINVAL with why when not. */
-static int conf_fits(const struct conf_key *k, size_t len, char *why, size_t why_len)
-{
-	if (len >= k->size) {
-		snprintf(why, why_len, "value longer than %zu characters", k->size - 1);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* The tail of the string-like types: value (len characters) into k's char array at p. */
-static int conf_copy(char *p, const struct conf_key *k, const char *value, size_t len, char *why,
-		     size_t why_len)
-{
-	if (conf_fits(k, len, why, why_len) < 0)
-		return -EINVAL;
-	memcpy(p, value, len + 1);
-	return 0;
+	return &conf_types[k->type];
 }
 
 /* Parse value for k into *c.  Returns 0 or -EINVAL with why (no key name). */
 static int conf_parse_value(struct sm_conf *c, const struct conf_key *k, const char *value,
 			    char *why, size_t why_len)
 {
-	char *p = (char *)c + k->off;
-	size_t len = strlen(value);
-	const char *s, *comma;
-	unsigned long long u;
-	char *end;
-	long v;
-	int n, lvl;
-	size_t i;
+	return conf_ops(k)->parse((char *)c + k->off, k, value, strlen(value), why, why_len);
+}
 
-	switch (k->type) {
-	case CONF_VLARB:
-	case CONF_SL2VL: {
-		struct qos_vlarb t;
-		uint8_t sl2vl[16];
-		char w[160];
-
-		if (qos_value_unset(value)) {
-			*(char *)p = '\0'; /* "(null)", as opensm -c writes it: not set */
-			return 0;
-		}
-		if ((k->type == CONF_VLARB ? qos_parse_vlarb(value, &t, w, sizeof(w))
-					   : qos_parse_sl2vl(value, sl2vl, w, sizeof(w))) < 0) {
-			snprintf(why, why_len, "%s", w);
-			return -EINVAL;
-		}
-		return conf_copy(p, k, value, len, why, why_len);
-	}
-	case CONF_OPT_PATH:
-		if (!len) {
-			*(char *)p = '\0';
-			return 0;
-		}
-		/* fall through */
-	case CONF_PATH:
-		if (len && value[0] != '/') {
-			snprintf(why, why_len, "'%s' is not an absolute path", value);
-			return -EINVAL;
-		}
-		if (!len) {
-			snprintf(why, why_len, "a path is required");
-			return -EINVAL;
-		}
-		/* fall through */
-	case CONF_STRING:
-		if (!conf_is_utf8(value)) {
-			snprintf(why, why_len, "value is not valid UTF-8");
-			return -EINVAL;
-		}
-		return conf_copy(p, k, value, len, why, why_len);
-	case CONF_NAME:
-		for (i = 0; i < len; i++) {
-			if (!isalnum((unsigned char)value[i]) && !strchr("_.-", value[i])) {
-				snprintf(why, why_len, "'%s' is not a valid name", value);
-				return -EINVAL;
-			}
-		}
-		return conf_copy(p, k, value, len, why, why_len);
-	case CONF_ENGINE:
-		if (!conf_is_engine(value, len)) {
-			snprintf(why, why_len, "'%s' is not a routing engine name", value);
-			return -EINVAL;
-		}
-		return conf_copy(p, k, value, len, why, why_len);
-	case CONF_CHAIN:
-		if (conf_fits(k, len, why, why_len) < 0)
-			return -EINVAL;
-		if (!len) {
-			snprintf(why, why_len, "at least one routing engine is required");
-			return -EINVAL;
-		}
-		for (s = value, n = 0;; s = comma + 1) {
-			comma = strchr(s, ',');
-			if (!conf_is_engine(s, comma ? (size_t)(comma - s) : strlen(s))) {
-				snprintf(why, why_len,
-					 "'%s' is not a comma-separated list of engine names (e.g. "
-					 "ftree,dor,dfsp,updn,minhop)",
-					 value);
-				return -EINVAL;
-			}
-			if (++n > CONF_CHAIN_ENTRIES) {
-				snprintf(why, why_len, "more than %d engines", CONF_CHAIN_ENTRIES);
-				return -EINVAL;
-			}
-			if (!comma)
-				break;
-		}
-		memcpy(p, value, len + 1);
-		return 0;
-	case CONF_INT:
-		errno = 0;
-		v = strtol(value, &end, 10);
-		if (!len || *end || errno) {
-			snprintf(why, why_len, "'%s' is not an integer", value);
-			return -EINVAL;
-		}
-		if (v < k->min || v > k->max) {
-			snprintf(why, why_len, "%ld is out of range %ld..%ld", v, k->min, k->max);
-			return -EINVAL;
-		}
-		*(int *)p = (int)v;
-		return 0;
-	case CONF_U64:
-		errno = 0;
-		u = strtoull(value, &end, 16);
-		if (!len || *end || errno || value[0] == '-' || isspace((unsigned char)value[0])) {
-			if (k->secret)
-				snprintf(why, why_len, "not a 64-bit hex number (e.g. 0x1)");
-			else
-				snprintf(
-				    why, why_len,
-				    "'%s' is not a 64-bit hex number (e.g. 0xfe80000000000000)",
-				    value);
-			return -EINVAL;
-		}
-		*(uint64_t *)p = u;
-		return 0;
-	case CONF_BOOL:
-		if (!strcasecmp(value, "true") || !strcasecmp(value, "yes") ||
-		    !strcasecmp(value, "on") || !strcasecmp(value, "1")) {
-			*(bool *)p = true;
-		} else if (!strcasecmp(value, "false") || !strcasecmp(value, "no") ||
-			   !strcasecmp(value, "off") || !strcasecmp(value, "0")) {
-			*(bool *)p = false;
-		} else {
-			snprintf(why, why_len, "'%s' is not true or false", value);
-			return -EINVAL;
-		}
-		return 0;
-	case CONF_LISTEN:
-		if (len && !conf_is_listen(value)) {
-			snprintf(why, why_len,
-				 "'%s' is not ADDRESS:PORT (e.g. 127.0.0.1:9100 or [::1]:9100)",
-				 value);
-			return -EINVAL;
-		}
-		return conf_copy(p, k, value, len, why, why_len);
-	case CONF_LISTEN_LIST: {
-		char one[CONF_NAME_MAX];
-		const char *q = value;
-
-		if (conf_fits(k, len, why, why_len) < 0)
-			return -EINVAL;
-		while (len && *q) {
-			size_t w = strcspn(q, ",");
-
-			if (w >= sizeof(one)) {
-				snprintf(why, why_len, "an address longer than %zu characters",
-					 sizeof(one) - 1);
-				return -EINVAL;
-			}
-			memcpy(one, q, w);
-			one[w] = 0;
-			if (!conf_is_listen(one)) {
-				snprintf(why, why_len,
-					 "'%s' is not ADDRESS:PORT (e.g. 10.0.0.2:9200 or "
-					 "[fd00::2]:9200)",
-					 one);
-				return -EINVAL;
-			}
-			q += w + (q[w] == ',');
-		}
-		memcpy(p, value, len + 1);
-		return 0;
-	}
-	case CONF_ENFORCE:
-		lvl = conf_enforce_from_str(value);
-		if (lvl < 0) {
-			snprintf(why, why_len, "'%s' is not one of both, in, out, off", value);
-			return -EINVAL;
-		}
-		*(int *)p = lvl;
-		return 0;
-	case CONF_LEVEL:
-		lvl = conf_log_level_from_str(value);
-		if (lvl < 0) {
-			snprintf(why, why_len, "'%s' is not one of error, warning, info, debug",
-				 value);
-			return -EINVAL;
-		}
-		*(int *)p = lvl;
-		return 0;
-	}
-	snprintf(why, why_len, "internal: bad key type");
-	return -EINVAL;
+/* k's value in c as conf_to_json shows it (a new reference). */
+static json_t *conf_key_json(const struct sm_conf *c, const struct conf_key *k)
+{
+	return conf_ops(k)->show((const char *)c + k->off);
 }
 
 void conf_defaults(struct sm_conf *c)
@@ -515,6 +187,13 @@ void conf_defaults(struct sm_conf *c)
 
 	memset(c, 0, sizeof(*c));
 	for (size_t i = 0; i < CONF_NKEYS; i++) {
+		const struct conf_type_ops *ops = conf_ops(&conf_keys[i]);
+
+		if (!ops->parse || !ops->show || !ops->same) {
+			fprintf(stderr, "ibsmd: internal: %s: type %d has no handlers\n",
+				conf_keys[i].name, (int)conf_keys[i].type);
+			abort();
+		}
 		/* the table's defaults are ours: one that does not parse is a bug */
 		if (conf_parse_value(c, &conf_keys[i], conf_keys[i].def, why, sizeof(why)) < 0) {
 			fprintf(stderr, "ibsmd: internal: default of %s: %s\n", conf_keys[i].name,
@@ -729,38 +408,6 @@ out_close:
 
 /* ---- views ------------------------------------------------------------ */
 
-static json_t *conf_key_json(const struct sm_conf *c, const struct conf_key *k)
-{
-	const char *p = (const char *)c + k->off;
-	char hex[24];
-
-	switch (k->type) {
-	case CONF_STRING:
-	case CONF_PATH:
-	case CONF_OPT_PATH:
-	case CONF_NAME:
-	case CONF_ENGINE:
-	case CONF_CHAIN:
-	case CONF_LISTEN:
-	case CONF_LISTEN_LIST:
-	case CONF_VLARB:
-	case CONF_SL2VL:
-		return json_string(p);
-	case CONF_INT:
-		return json_integer(*(const int *)p);
-	case CONF_U64:
-		snprintf(hex, sizeof(hex), "0x%016" PRIx64, *(const uint64_t *)p);
-		return json_string(hex);
-	case CONF_LEVEL:
-		return json_string(conf_log_level_str(*(const int *)p) ?: "unknown");
-	case CONF_ENFORCE:
-		return json_string(conf_enforce_str(*(const int *)p));
-	case CONF_BOOL:
-		return json_boolean(*(const bool *)p);
-	}
-	return json_null();
-}
-
 json_t *conf_to_json(const struct sm_conf *c)
 {
 	json_t *o = json_object();
@@ -789,18 +436,11 @@ int conf_copy_key(struct sm_conf *dst, const struct sm_conf *src, const char *ke
 	return 0;
 }
 
-int conf_value_str(const struct sm_conf *c, const char *key, char *buf, size_t len)
+/* k's value in c as text, as a file writes it (conf_write) and conf_value_str shows it. */
+static void conf_key_text(const struct sm_conf *c, const struct conf_key *k, char *buf, size_t len)
 {
-	const struct conf_key *k = conf_find(key);
-	json_t *v;
+	json_t *v = conf_key_json(c, k);
 
-	if (!k)
-		return -ENOENT;
-	if (k->secret) {
-		snprintf(buf, len, "(hidden)");
-		return 0;
-	}
-	v = conf_key_json(c, k);
 	if (json_is_string(v))
 		snprintf(buf, len, "%s", json_string_value(v));
 	else if (json_is_integer(v))
@@ -810,11 +450,26 @@ int conf_value_str(const struct sm_conf *c, const char *key, char *buf, size_t l
 	else
 		snprintf(buf, len, "?");
 	json_decref(v);
+}
+
+int conf_value_str(const struct sm_conf *c, const char *key, char *buf, size_t len)
+{
+	const struct conf_key *k = conf_find(key);
+
+	if (!k)
+		return -ENOENT;
+	if (k->secret) {
+		snprintf(buf, len, "(hidden)");
+		return 0;
+	}
+	conf_key_text(c, k, buf, len);
 	return 0;
 }
 
 int conf_write(FILE *out, const struct sm_conf *c, const char *comment)
 {
+	char text[CONF_QOS_VLARB_MAX + 8];
+
 	for (const char *l = comment; l && *l;) {
 		const char *nl = strchr(l, '\n');
 		int n = nl ? (int)(nl - l) : (int)strlen(l);
@@ -823,17 +478,8 @@ int conf_write(FILE *out, const struct sm_conf *c, const char *comment)
 		l += n + (nl != NULL);
 	}
 	for (size_t i = 0; i < CONF_NKEYS; i++) {
-		json_t *v = conf_key_json(c, &conf_keys[i]);
-
-		if (json_is_string(v))
-			fprintf(out, "%s = %s\n", conf_keys[i].name, json_string_value(v));
-		else if (json_is_integer(v))
-			fprintf(out, "%s = %" JSON_INTEGER_FORMAT "\n", conf_keys[i].name,
-				json_integer_value(v));
-		else if (json_is_boolean(v))
-			fprintf(out, "%s = %s\n", conf_keys[i].name,
-				json_is_true(v) ? "true" : "false");
-		json_decref(v);
+		conf_key_text(c, &conf_keys[i], text, sizeof(text));
+		fprintf(out, "%s = %s\n", conf_keys[i].name, text);
 	}
 	return fflush(out) == 0 && !ferror(out) ? 0 : -errno;
 }
@@ -841,25 +487,12 @@ int conf_write(FILE *out, const struct sm_conf *c, const char *comment)
 size_t conf_diff(const struct sm_conf *a, const struct sm_conf *b, const char **ret_keys,
 		 size_t max)
 {
-	const struct conf_key *k;
-	size_t i, n = 0;
-	bool same;
+	size_t n = 0;
 
-	for (i = 0; i < CONF_NKEYS; i++) {
-		k = &conf_keys[i];
-		switch (k->type) {
-		case CONF_INT:
-		case CONF_LEVEL:
-		case CONF_ENFORCE:
-		case CONF_U64:
-		case CONF_BOOL:
-			same = !memcmp((const char *)a + k->off, (const char *)b + k->off, k->size);
-			break;
-		default:
-			same = !strcmp((const char *)a + k->off, (const char *)b + k->off);
-			break;
-		}
-		if (same)
+	for (size_t i = 0; i < CONF_NKEYS; i++) {
+		const struct conf_key *k = &conf_keys[i];
+
+		if (conf_ops(k)->same((const char *)a + k->off, (const char *)b + k->off, k))
 			continue;
 		if (n < max)
 			ret_keys[n] = k->name;

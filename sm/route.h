@@ -1,9 +1,11 @@
 /*
- * The routing pass of a sweep: the configured engine and its fallback chain
- * (routing/chain.c) over the discovered fabric, with what the daemon says
- * about it: each refusal logged (a warning when new, debug while it repeats
- * sweep after sweep) and handed to the route_fallback hooks, the outcome
- * logged at info when it changes.
+ * The routing pass of a sweep: after an incremental sweep a repair of the
+ * published routes where it can (routing/repair.c), else the configured
+ * engine and its fallback chain (routing/chain.c) over the discovered
+ * fabric, then keeping what the switches hold where it is intact
+ * (routing/keep.c); with what the daemon says about it: each refusal logged
+ * (a warning when new, debug while it repeats sweep after sweep) and handed
+ * to the route_fallback hooks, the outcome logged at info when it changes.
  */
 #ifndef IBSMD_ROUTE_H
 #define IBSMD_ROUTE_H
@@ -44,16 +46,15 @@ void route_spare_take(struct sm *sm, struct routes *old);
 void route_spare_clear(struct sm *sm);
 
 /*
- * Route f per sm->conf (routing_engine, routing_chain, lmc) and the updn
- * roots.  0 with *ret (the caller's), the engine's name in engine and the
- * time taken in *ret_ms; else the chain's error (no engine could route).
- */
-/*
  * Route f: after an incremental sweep (incremental true) by repairing the
  * published routes where the change allows it (routing/repair.h, key
- * incremental_routing), else by the engine and its chain, then keeping
- * what is intact (routing/keep.h).  The routes get their port counts
- * (routes_load_count).  0 or -errno (no engine could route).
+ * incremental_routing), else per sm->conf (routing_engine, routing_chain,
+ * max_vls, lmc) and the updn roots by the engine and its chain, then
+ * keeping what is intact (routing/keep.h, key keep_routes); the engine's
+ * routes get their port counts (routes_load_count), a repair's come counted.
+ * 0 with *ret (the caller's), the name of the engine that routed in engine
+ * and the time taken in *ret_ms; else the chain's error (no engine could
+ * route; *ret_ms set, *ret untouched).
  */
 int route_fabric(struct sm *sm, const struct fabric *f, bool incremental, struct routes **ret,
 		 char *engine, size_t engine_len, double *ret_ms);

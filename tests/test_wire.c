@@ -3,7 +3,10 @@
  * 14.2.1, 14.2.5): the common MAD header of any class, header round trips
  * for LID-routed and directed-route SMPs, golden byte images written by hand
  * from the spec layout, the SM attributes, directed-route path parsing and
- * validation, and truncation at every length.
+ * validation, and truncation at every length; the field codec (mad/field.h)
+ * and golden images of PortInfo, SwitchInfo, the Notice and each SM trap's
+ * details, the SA's Notice and ClassPortInfo, written from the IBA's
+ * tables, decoded and encoded back to the same bytes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +16,10 @@
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
 
+#include <infiniband/mad.h>
+
+#include "mad/field.h"
+#include "mad/sa_wire.h"
 #include "mad/wire.h"
 #include "tests/testutil.h"
 
@@ -1153,6 +1160,418 @@ static void test_hdr_truncation(void)
 	CU_ASSERT_EQUAL(wire_mad_hdr_decode(NULL, WIRE_MAD_SIZE, &h), -EBADMSG);
 }
 
+/* ---- the field codec (mad/field.h) -------------------------------------- */
+
+static void test_field_bits(void)
+{
+	uint8_t b[16] = {0};
+
+	/* IBA numbering: bit 0 is the most significant bit of byte 0 */
+	field_bits_set(b, 0, 1, 1);
+	CU_ASSERT_EQUAL(b[0], 0x80);
+	field_bits_set(b, 4, 12, 0xabc);
+	CU_ASSERT(b[0] == 0x8a && b[1] == 0xbc);
+	CU_ASSERT_EQUAL(field_bits_get(b, 4, 12), 0xabc);
+	CU_ASSERT_EQUAL(field_bits_get(b, 0, 8), 0x8a);
+	/* only the len low bits of the value are written */
+	field_bits_set(b, 9, 3, 0xff);
+	CU_ASSERT_EQUAL(b[1], 0xfc);
+	CU_ASSERT_EQUAL(b[2], 0);
+	/* 64 bits across a byte boundary */
+	memset(b, 0, sizeof(b));
+	field_bits_set(b, 4, 64, 0x0123456789abcdefULL);
+	CU_ASSERT(b[0] == 0x00 && b[1] == 0x12 && b[7] == 0xde && b[8] == 0xf0);
+	CU_ASSERT_EQUAL(field_bits_get(b, 4, 64), 0x0123456789abcdefULL);
+}
+
+static void test_field_get_set(void)
+{
+	const struct field own = FIELD_BITS(12, 20), lid = FIELD_IBMAD(IB_PORT_LID_F, 0),
+			   mkey = FIELD_IBMAD(IB_PORT_MKEY_F, 0),
+			   lid4 = FIELD_IBMAD(IB_PORT_LID_F, 4),
+			   gid = FIELD_IBMAD(IB_SA_PR_DGID_F, 0), wide = FIELD_BITS(64, 128);
+	uint8_t b[128] = {0}, x[64], y[64];
+
+	CU_ASSERT_EQUAL(field_set(&own, b, 0xbcdef), 0);
+	CU_ASSERT(b[1] == 0x0b && b[2] == 0xcd && b[3] == 0xef);
+	CU_ASSERT_EQUAL(field_get(&own, b), 0xbcdef);
+	/* PortInfo LID: bytes 16-17; relative to a base */
+	CU_ASSERT_EQUAL(field_set(&lid, b, 0x1234), 0);
+	CU_ASSERT(b[16] == 0x12 && b[17] == 0x34);
+	CU_ASSERT_EQUAL(field_get(&lid, b), 0x1234);
+	CU_ASSERT_EQUAL(field_set(&lid4, b, 0x5678), 0);
+	CU_ASSERT(b[20] == 0x56 && b[21] == 0x78);
+	/* a 64-bit libibmad field: M_Key, bytes 0-7 */
+	CU_ASSERT_EQUAL(field_set(&mkey, b, 0xfedcba9876543210ULL), 0);
+	CU_ASSERT(b[0] == 0xfe && b[7] == 0x10);
+	CU_ASSERT_EQUAL(field_get(&mkey, b), 0xfedcba9876543210ULL);
+	/* wider than 64 bits: no value, but comparable bytes */
+	CU_ASSERT_EQUAL(field_set(&gid, b, 1), -EINVAL);
+	CU_ASSERT_EQUAL(field_get(&gid, b), 0);
+	CU_ASSERT_EQUAL(field_set(&wide, b, 1), -EINVAL);
+	CU_ASSERT_EQUAL(field_get(&wide, b), 0);
+	memset(b + 8, 0x5a, 16);
+	field_bytes(&gid, b, x);
+	field_bytes(&wide, b, y);
+	CU_ASSERT(memcmp(x, y, 64) == 0);
+	b[23] ^= 1;
+	field_bytes(&gid, b, y);
+	CU_ASSERT(memcmp(x, y, 64) != 0);
+}
+
+/* A host struct with a member of every kind, for the table codec. */
+struct field_test {
+	bool flag;
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+	uint16_t lid;
+};
+
+static const struct field_map field_test_map[] = {
+    FIELD_MAP_BITS(struct field_test, flag, "Flag", 0, 1),
+    FIELD_MAP_BITS(struct field_test, u8, "Nibble", 4, 4),
+    FIELD_MAP_BITS(struct field_test, u16, "Sixteen", 8, 16),
+    FIELD_MAP_BITS(struct field_test, u32, "TwentyFour", 40, 24),
+    FIELD_MAP_BITS(struct field_test, u64, "Key", 64, 64),
+    FIELD_MAP_IBMAD(struct field_test, lid, "LID", IB_PORT_LID_F),
+};
+
+static void test_field_map(void)
+{
+	static const uint8_t golden[18] = {
+	    0x8c,					    /* Flag, 3 bits kept, Nibble 0xc */
+	    0x12, 0x34,					    /* Sixteen */
+	    0x00, 0x00,					    /* not in the table */
+	    0xab, 0xcd, 0xef,				    /* TwentyFour */
+	    0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, /* Key */
+	    0xc0, 0x01,					    /* LID (PortInfo bytes 16-17) */
+	};
+	struct field_test t, d;
+	uint8_t img[64];
+
+	CU_ASSERT_EQUAL(field_map_extent(field_test_map, FIELD_N(field_test_map)), 18);
+	CU_ASSERT_EQUAL(field_map_extent(field_test_map, 4), 8);
+	memset(&t, 0, sizeof(t));
+	field_map_decode(field_test_map, FIELD_N(field_test_map), golden, &t);
+	CU_ASSERT(t.flag);
+	CU_ASSERT_EQUAL(t.u8, 0xc);
+	CU_ASSERT_EQUAL(t.u16, 0x1234);
+	CU_ASSERT_EQUAL(t.u32, 0xabcdef);
+	CU_ASSERT_EQUAL(t.u64, 0x0102030405060708ULL);
+	CU_ASSERT_EQUAL(t.lid, 0xc001);
+	memset(img, 0, sizeof(img));
+	field_map_encode(field_test_map, FIELD_N(field_test_map), &t, img);
+	CU_ASSERT(memcmp(img, golden, sizeof(golden)) == 0);
+	/* encode writes its fields only; the bits between are kept */
+	memset(img, 0xff, sizeof(img));
+	field_map_encode(field_test_map, FIELD_N(field_test_map), &t, img);
+	CU_ASSERT_EQUAL(img[0], 0xfc);
+	CU_ASSERT(img[3] == 0xff && img[4] == 0xff && img[18] == 0xff);
+	field_map_decode(field_test_map, FIELD_N(field_test_map), img, &d);
+	CU_ASSERT(d.flag && d.u8 == t.u8 && d.u16 == t.u16 && d.u32 == t.u32 && d.u64 == t.u64 &&
+		  d.lid == t.lid);
+	/* values wider than their field are cut to it on encode */
+	t.u8 = 0xf3;
+	memset(img, 0, sizeof(img));
+	field_map_encode(field_test_map, FIELD_N(field_test_map), &t, img);
+	CU_ASSERT_EQUAL(img[0], 0x83);
+}
+
+/* ---- golden images of the attributes, from the IBA's tables -------------- */
+
+/*
+ * PortInfo (14.2.5.6) with every field struct wire_portinfo holds set, the
+ * rest zero, written byte by byte from the table.
+ */
+static const uint8_t golden_portinfo[64] = {
+    0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, /* M_Key */
+    0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, /* GidPrefix */
+    0x12, 0x34,					    /* LID */
+    0x00, 0x42,					    /* MasterSMLID */
+    0x02, 0x51, 0x08, 0x4a,			    /* CapabilityMask */
+    0x00, 0x00,					    /* DiagCode */
+    0xbe, 0xef,					    /* M_KeyLeasePeriod */
+    0x11,					    /* LocalPortNum 17 */
+    0x03,					    /* LinkWidthEnabled */
+    0x07,					    /* LinkWidthSupported */
+    0x02,					    /* LinkWidthActive */
+    0x74,					    /* LinkSpeedSupported 7, PortState 4 (Active) */
+    0x52,	/* PortPhysicalState 5 (LinkUp), LinkDownDefaultState 2 */
+    0xc6,	/* M_KeyProtectBits 3, 3 reserved bits, LMC 6 */
+    0x45,	/* LinkSpeedActive 4, LinkSpeedEnabled 5 */
+    0x59,	/* NeighborMTU 5, MasterSMSL 9 */
+    0x40,	/* VLCap 4, InitType 0 */
+    0x0a,	/* VLHighLimit */
+    0x08,	/* VLArbitrationHighCap */
+    0x07,	/* VLArbitrationLowCap */
+    0x05,	/* InitTypeReply 0, MTUCap 5 */
+    0xf3,	/* VLStallCount 7, HOQLife 19 */
+    0x4b,	/* OperationalVLs 4, PartitionEnforcementInbound 1, Outbound 0, FilterRaw 1 1 */
+    0x00, 0x00, /* M_KeyViolations */
+    0x00, 0x00, /* P_KeyViolations */
+    0x00, 0x00, /* Q_KeyViolations */
+    0x00,	/* GUIDCap */
+    0x92,	/* ClientReregister 1, MulticastPKeyTrapSuppressionEnabled 0, SubnetTimeOut 18 */
+    0x14,	/* 3 reserved bits, RespTimeValue 20 */
+};
+
+static void test_portinfo_golden(void)
+{
+	struct wire_portinfo pi;
+	uint8_t data[64];
+
+	CU_ASSERT_EQUAL_FATAL(wire_portinfo_decode(golden_portinfo, 64, &pi), 0);
+	CU_ASSERT_EQUAL(pi.mkey, 0x0102030405060708ULL);
+	CU_ASSERT_EQUAL(pi.gid_prefix, 0xfe80000000000001ULL);
+	CU_ASSERT_EQUAL(pi.lid, 0x1234);
+	CU_ASSERT_EQUAL(pi.sm_lid, 0x42);
+	CU_ASSERT_EQUAL(pi.capmask, 0x0251084a);
+	CU_ASSERT_EQUAL(pi.mkey_lease, 0xbeef);
+	CU_ASSERT_EQUAL(pi.local_port, 17);
+	CU_ASSERT_EQUAL(pi.width_enabled, 3);
+	CU_ASSERT_EQUAL(pi.width_supported, 7);
+	CU_ASSERT_EQUAL(pi.width_active, 2);
+	CU_ASSERT_EQUAL(pi.speed_supported, 7);
+	CU_ASSERT_EQUAL(pi.state, 4);
+	CU_ASSERT_EQUAL(pi.phys_state, 5);
+	CU_ASSERT_EQUAL(pi.down_default, 2);
+	CU_ASSERT_EQUAL(pi.mkey_protect, 3);
+	CU_ASSERT_EQUAL(pi.lmc, 6);
+	CU_ASSERT_EQUAL(pi.speed_active, 4);
+	CU_ASSERT_EQUAL(pi.speed_enabled, 5);
+	CU_ASSERT_EQUAL(pi.neighbor_mtu, 5);
+	CU_ASSERT_EQUAL(pi.sm_sl, 9);
+	CU_ASSERT_EQUAL(pi.vl_cap, 4);
+	CU_ASSERT_EQUAL(pi.vl_high_limit, 10);
+	CU_ASSERT_EQUAL(pi.vl_arb_high_cap, 8);
+	CU_ASSERT_EQUAL(pi.vl_arb_low_cap, 7);
+	CU_ASSERT_EQUAL(pi.mtu_cap, 5);
+	CU_ASSERT_EQUAL(pi.vl_stall, 7);
+	CU_ASSERT_EQUAL(pi.hoq_life, 19);
+	CU_ASSERT_EQUAL(pi.oper_vls, 4);
+	CU_ASSERT_EQUAL(pi.part_enf_in, 1);
+	CU_ASSERT_EQUAL(pi.part_enf_out, 0);
+	CU_ASSERT_EQUAL(pi.filter_raw_in, 1);
+	CU_ASSERT_EQUAL(pi.filter_raw_out, 1);
+	CU_ASSERT_EQUAL(pi.client_reregister, 1);
+	CU_ASSERT_EQUAL(pi.subnet_timeout, 18);
+	CU_ASSERT_EQUAL(pi.resp_time, 20);
+	memset(data, 0, sizeof(data));
+	CU_ASSERT_EQUAL(wire_portinfo_encode(&pi, data, sizeof(data)), 0);
+	for (size_t i = 0; i < sizeof(data); i++) {
+		if (data[i] != golden_portinfo[i]) {
+			fprintf(stderr, "\n  PortInfo byte %zu: 0x%02x, the IBA's 0x%02x", i,
+				data[i], golden_portinfo[i]);
+			CU_FAIL("PortInfo differs from the golden image");
+		}
+	}
+}
+
+/* SwitchInfo (14.2.5.4), every field struct wire_switchinfo holds. */
+static void test_switchinfo_golden(void)
+{
+	static const uint8_t golden[20] = {
+	    0xc0, 0x00, /* LinearFDBCap */
+	    0x01, 0x02, /* RandomFDBCap */
+	    0x04, 0x00, /* MulticastFDBCap */
+	    0x01, 0xa3, /* LinearFDBTop */
+	    0x07,	/* DefaultPort */
+	    0x08,	/* DefaultMulticastPrimaryPort */
+	    0x09,	/* DefaultMulticastNotPrimaryPort */
+	    0x9c, /* LifeTimeValue 19, PortStateChange 1, OptimizedSLtoVLMappingProgramming 0 */
+	    0x02, 0x03, /* LIDsPerPort */
+	    0x00, 0x20, /* PartitionEnforcementCap */
+	    0xa8, /* Inbound 1, Outbound 0, FilterRawInbound 1, FilterRawOutbound 0, EnhancedPort0 1
+		   */
+	    0x00, /* reserved */
+	    0xc0, 0xff, /* MulticastFDBTop */
+	};
+	struct wire_switchinfo si;
+	uint8_t data[64];
+
+	CU_ASSERT_EQUAL_FATAL(wire_switchinfo_decode(golden, sizeof(golden), &si), 0);
+	CU_ASSERT_EQUAL(si.lft_cap, 0xc000);
+	CU_ASSERT_EQUAL(si.rft_cap, 0x0102);
+	CU_ASSERT_EQUAL(si.mft_cap, 0x0400);
+	CU_ASSERT_EQUAL(si.lft_top, 0x01a3);
+	CU_ASSERT_EQUAL(si.def_port, 7);
+	CU_ASSERT_EQUAL(si.def_mcast_prim, 8);
+	CU_ASSERT_EQUAL(si.def_mcast_not_prim, 9);
+	CU_ASSERT_EQUAL(si.lifetime, 19);
+	CU_ASSERT_EQUAL(si.port_state_change, 1);
+	CU_ASSERT_EQUAL(si.lids_per_port, 0x0203);
+	CU_ASSERT_EQUAL(si.partition_enf_cap, 0x20);
+	CU_ASSERT(si.enf_in_cap && !si.enf_out_cap && si.filter_raw_in_cap &&
+		  !si.filter_raw_out_cap && si.enhanced_port0);
+	CU_ASSERT_EQUAL(si.mft_top, 0xc0ff);
+	memset(data, 0, sizeof(data));
+	CU_ASSERT_EQUAL(wire_switchinfo_encode(&si, data, sizeof(data)), 0);
+	CU_ASSERT(memcmp(data, golden, sizeof(golden)) == 0);
+}
+
+/* A generic Notice's fixed part (13.4.8.2): bytes 0..9. */
+static void notice_hdr(uint8_t d[64], uint8_t type, uint32_t producer, uint16_t trap, uint16_t lid)
+{
+	memset(d, 0, 64);
+	d[0] = (uint8_t)(0x80 | type); /* IsGeneric, Type */
+	d[1] = (uint8_t)(producer >> 16);
+	d[2] = (uint8_t)(producer >> 8);
+	d[3] = (uint8_t)producer;
+	d[4] = (uint8_t)(trap >> 8);
+	d[5] = (uint8_t)trap;
+	d[6] = (uint8_t)(lid >> 8);
+	d[7] = (uint8_t)lid;
+}
+
+/* Decode the image, check, encode what was decoded: the same bytes. */
+static void notice_roundtrip(const uint8_t d[64], struct wire_notice *n)
+{
+	uint8_t back[64];
+
+	CU_ASSERT_EQUAL_FATAL(wire_notice_decode(d, 64, n), 0);
+	memset(back, 0xee, sizeof(back));
+	CU_ASSERT_EQUAL(wire_notice_encode(n, back, sizeof(back)), 0);
+	for (size_t i = 0; i < sizeof(back); i++) {
+		if (back[i] != d[i]) {
+			fprintf(stderr, "\n  trap %u byte %zu: 0x%02x, the IBA's 0x%02x",
+				n->trap_num, i, back[i], d[i]);
+			CU_FAIL("Notice differs from the golden image");
+		}
+	}
+}
+
+/*
+ * The SM traps' DataDetails (14.2.5.1), from byte 10 of the Notice, as the
+ * IBA lays them out (and OpenSM's ib_mad_notice_attr_t and the kernel's
+ * ib_mad_notice_attr read them).
+ */
+static void test_notice_golden(void)
+{
+	struct wire_notice n;
+	uint8_t d[64];
+
+	/* 128: LIDADDR of the switch at DataDetails 0; Toggle 1 and Count 0x123 */
+	notice_hdr(d, 1, 2, 128, 7);
+	d[8] = 0x81;
+	d[9] = 0x23;
+	d[10] = 0x00;
+	d[11] = 0x07;
+	notice_roundtrip(d, &n);
+	CU_ASSERT(n.generic && n.type == 1 && n.producer == 2 && n.trap_num == 128);
+	CU_ASSERT(n.issuer_lid == 7 && n.toggle && n.count == 0x123 && n.lid == 7);
+
+	/* 129: reserved 16, LIDADDR, PORTNO */
+	notice_hdr(d, 1, 2, 129, 9);
+	d[12] = 0x01;
+	d[13] = 0x02;
+	d[14] = 17;
+	notice_roundtrip(d, &n);
+	CU_ASSERT(n.lid == 0x0102 && n.port == 17);
+
+	/* 144: reserved 16, LIDADDR, 16 bits, CAPABILITYMASK at DataDetails 6 */
+	notice_hdr(d, 4, 1, 144, 0x33);
+	d[12] = 0x00;
+	d[13] = 0x33;
+	d[16] = 0x02;
+	d[17] = 0x51;
+	d[18] = 0x0a;
+	d[19] = 0x6a;
+	notice_roundtrip(d, &n);
+	CU_ASSERT(n.lid == 0x33 && n.capmask == 0x02510a6a);
+
+	/* 145: reserved 16, LIDADDR, reserved 16, SYSTEMIMAGEGUID at DataDetails 6 */
+	notice_hdr(d, 4, 1, 145, 4);
+	d[13] = 4;
+	for (int i = 0; i < 8; i++)
+		d[16 + i] = (uint8_t)(0x11 * (i + 1));
+	notice_roundtrip(d, &n);
+	CU_ASSERT(n.lid == 4 && n.sys_guid == 0x1122334455667788ULL);
+
+	/* 256: reserved 16, LIDADDR, DRSLID, METHOD, reserved 8, ATTRIBUTEID,
+	 * ATTRIBUTEMODIFIER, MKEY */
+	notice_hdr(d, 2, 1, 256, 5);
+	d[13] = 5;
+	d[15] = 9;
+	d[16] = 0x02;
+	d[18] = 0x00;
+	d[19] = 0x15;
+	d[20] = 0x12;
+	d[23] = 0x03;
+	d[24] = 0xde;
+	d[31] = 0xad;
+	notice_roundtrip(d, &n);
+	CU_ASSERT(n.lid == 5 && n.lid2 == 9 && n.method == 2 && n.attr_id == 0x15);
+	CU_ASSERT(n.attr_mod == 0x12000003 && n.key == 0xde000000000000adULL);
+
+	/* 257-259: reserved 16, LIDADDR1, LIDADDR2, KEY */
+	for (unsigned t = 257; t <= 259; t++) {
+		notice_hdr(d, 2, 1, (uint16_t)t, 5);
+		d[13] = 5;
+		d[15] = 6;
+		d[16] = 0x80;
+		d[18] = 0x7f;
+		d[19] = 0xff;
+		notice_roundtrip(d, &n);
+		CU_ASSERT(n.lid == 5 && n.lid2 == 6 && n.key == 0x80007fff);
+	}
+
+	/* a trap without details of ours, a vendor notice: the fixed part only */
+	notice_hdr(d, 4, 1, 64, 3);
+	notice_roundtrip(d, &n);
+	CU_ASSERT(n.lid == 0);
+	notice_hdr(d, 1, 0x0002c9, 0x1234, 5);
+	d[0] = 0x01; /* not generic: VendorID, DeviceID */
+	notice_roundtrip(d, &n);
+	CU_ASSERT(!n.generic && n.producer == 0x0002c9 && n.trap_num == 0x1234);
+
+	CU_ASSERT_EQUAL(wire_notice_encode(&n, d, 63), -ENOSPC);
+}
+
+/* The SA's Notice (80 bytes with the IssuerGID) and ClassPortInfo (13.4.8.1). */
+static void test_sa_notice_cpi_golden(void)
+{
+	static const uint8_t cpi_golden[72] = {
+	    0x01,	       /* BaseVersion */
+	    0x02,	       /* ClassVersion */
+	    0x22,	 0x00, /* CapabilityMask */
+	    0x00,	 0x00,	      0x02,
+	    0x12,	 /* CapabilityMask2 (27 bits) 0x10, RespTimeValue 18 */
+	    [33] = 0x12, /* RedirectQP (bytes 33-35, after 8 reserved bits) */
+	    [34] = 0x34, [35] = 0x56, [36] = 0x80, /* RedirectQ_Key */
+	    [37] = 0x01, [68] = 0x80,		   /* TrapQ_Key */
+	    [71] = 0x02,
+	};
+	struct sa_wire_notice sn;
+	struct sa_wire_cpi cpi;
+	uint8_t d[80], back[80];
+
+	notice_hdr(d, 4, 4, 64, 1);
+	memset(d + 64, 0, 16);
+	d[8] = 0x7f; /* Toggle 0, Count 0x7fff */
+	d[9] = 0xff;
+	for (int i = 0; i < 54; i++)
+		d[10 + i] = (uint8_t)i;
+	for (int i = 0; i < 16; i++)
+		d[64 + i] = (uint8_t)(0xf0 + i);
+	CU_ASSERT_EQUAL_FATAL(sa_wire_notice_decode(d, sizeof(d), &sn), 0);
+	CU_ASSERT(sn.is_generic && sn.type == 4 && sn.producer == 4 && sn.trap_num == 64);
+	CU_ASSERT(sn.issuer_lid == 1 && !sn.toggle && sn.count == 0x7fff);
+	CU_ASSERT(sn.data[0] == 0 && sn.data[53] == 53 && sn.issuer_gid[15] == 0xff);
+	CU_ASSERT_EQUAL(sa_wire_notice_encode(&sn, back, sizeof(back)), 80);
+	CU_ASSERT(memcmp(back, d, sizeof(d)) == 0);
+
+	CU_ASSERT_EQUAL_FATAL(sa_wire_cpi_decode(cpi_golden, sizeof(cpi_golden), &cpi), 0);
+	CU_ASSERT(cpi.base_version == 1 && cpi.class_version == 2 && cpi.cap_mask == 0x2200);
+	CU_ASSERT(cpi.cap_mask2 == 0x10 && cpi.resp_time_value == 18);
+	CU_ASSERT(cpi.redirect_qp == 0x123456 && cpi.redirect_qkey == 0x80010000);
+	CU_ASSERT_EQUAL(cpi.trap_qkey, 0x80000002);
+	memset(back, 0xee, sizeof(back));
+	CU_ASSERT_EQUAL(sa_wire_cpi_encode(&cpi, back, sizeof(back)), 72);
+	CU_ASSERT(memcmp(back, cpi_golden, sizeof(cpi_golden)) == 0);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -1180,6 +1599,13 @@ int main(void)
 	    {"MAD header, golden image", test_hdr_golden},
 	    {"MAD header of SMPs", test_hdr_smp},
 	    {"MAD header truncation at every length", test_hdr_truncation},
+	    {"field bits", test_field_bits},
+	    {"field get/set/bytes", test_field_get_set},
+	    {"field tables over a host struct", test_field_map},
+	    {"PortInfo, golden image", test_portinfo_golden},
+	    {"SwitchInfo, golden image", test_switchinfo_golden},
+	    {"Notice and SM traps, golden images", test_notice_golden},
+	    {"SA Notice and ClassPortInfo, golden images", test_sa_notice_cpi_golden},
 	    {NULL, NULL},
 	};
 

@@ -11,6 +11,7 @@
 #include "sm/sm.h"
 
 struct api;
+struct ctl_command;
 
 /*
  * Create the control socket per sm->conf (socket_path, socket_group,
@@ -19,5 +20,15 @@ struct api;
 int api_start(struct sm *sm, struct api **ret, char *err, size_t err_len);
 /* Close the socket and every client.  NULL ok. */
 void api_free(struct api *api);
+
+/*
+ * The command table the control socket and the HTTP endpoint's /api serve
+ * (api_commands.c): every command with its handler and whether it is an
+ * order (admins only), terminated by an entry whose name is NULL.  smctl's
+ * own list (ui/smctl_cmds.c) is checked against it (tests/test_smctl.c).
+ */
+const struct ctl_command *api_command_table(void);
+/* The command table entry called name; NULL when none. */
+const struct ctl_command *api_command_find(const char *name);
 
 #endif

@@ -26,6 +26,7 @@
 #include "fabric/snapshot.h"
 #include "sm/conf.h"
 #include "sm/sm.h"
+#include "ui/api.h"
 #include "ui/ctl.h"
 
 /* A client waiting for a sweep to finish: answered once sm->sweeps >= target. */
@@ -125,10 +126,7 @@ ctl_handler_fn api_status, api_nodes, api_ports, api_links, api_lids, api_node, 
 ctl_handler_fn api_sweep, api_reroute, api_priority, api_handover, api_port, api_loglevel;
 ctl_handler_fn metrics_command;
 
-/* The command table entry called name; NULL when none. */
-const struct ctl_command *api_command_find(const char *name);
-/* The command table (terminated by a NULL name). */
-const struct ctl_command *api_command_table(void);
+/* The command table: api_command_table() and api_command_find() in api.h. */
 
 /* ---- metrics (metrics.c) ------------------------------------------------ */
 
