@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fabric/diff.h"
 
@@ -13,6 +14,49 @@ bool diff_link_first_end(const struct fabric *f, uint32_t a, uint8_t pa)
 	return a < p->remote_node || (a == p->remote_node && pa < p->remote_port);
 }
 
+static void diff_end_of(const struct fabric *f, uint32_t ni, uint8_t pn, struct diff_end *ret)
+{
+	const struct node *n = &f->nodes[ni];
+	uint8_t lp = node_is_switch(n) ? 0 : n->nports ? 1 : 0;
+
+	/* the node's representative port (as smctl shows it): linked with a LID, else with one */
+	for (int pass = 0; !node_is_switch(n) && pass < 2; pass++)
+		for (uint8_t p = 1; p <= n->nports; p++)
+			if (n->ports[p].lid && (pass || port_is_linked(&n->ports[p]))) {
+				lp = p;
+				pass = 2;
+				break;
+			}
+	ret->guid = n->guid;
+	ret->lid = n->ports[lp].lid;
+	ret->type = (uint8_t)n->type;
+	ret->sm = ni == f->sm_node && pn == f->sm_port;
+	memcpy(ret->desc, n->desc, sizeof(ret->desc));
+}
+
+/* c's copies of its ends out of f (c->f). */
+static void diff_fill(struct diff_change *c)
+{
+	const struct fabric *f = c->f;
+	const struct port *p = &f->nodes[c->node].ports[c->port];
+
+	diff_end_of(f, c->node, c->port, &c->a);
+	c->state = c->kind == DIFF_LINK_DOWN || c->kind == DIFF_NODE_REMOVED ? PORT_DOWN : p->state;
+	if (c->kind == DIFF_PORT_DOWN && port_is_linked(p) && p->remote_node < f->n_nodes) {
+		c->linked = true;
+		c->peer = p->remote_node;
+		c->peer_port = p->remote_port;
+	}
+	if (c->kind == DIFF_LINK_DOWN || c->kind == DIFF_LINK_UP || c->linked)
+		diff_end_of(f, c->peer, c->peer_port, &c->b);
+}
+
+static void diff_emit(diff_fn *fn, void *arg, struct diff_change *c)
+{
+	diff_fill(c);
+	fn(arg, c);
+}
+
 /* Nodes of a missing from b. */
 static void diff_nodes(const struct fabric *a, const struct fabric *b, enum diff_kind kind,
 		       diff_fn *fn, void *arg)
@@ -20,7 +64,7 @@ static void diff_nodes(const struct fabric *a, const struct fabric *b, enum diff
 	for (uint32_t i = 0; i < a->n_nodes; i++) {
 		if (fabric_find_guid(b, a->nodes[i].guid) != FABRIC_NO_NODE)
 			continue;
-		fn(arg, &(struct diff_change){.kind = kind, .f = a, .node = i});
+		diff_emit(fn, arg, &(struct diff_change){.kind = kind, .f = a, .node = i});
 	}
 }
 
@@ -49,12 +93,13 @@ static void diff_links(const struct fabric *a, const struct fabric *b, enum diff
 			}
 			if (same)
 				continue;
-			fn(arg, &(struct diff_change){.kind = kind,
-						      .f = a,
-						      .node = i,
-						      .port = (uint8_t)pn,
-						      .peer = p->remote_node,
-						      .peer_port = p->remote_port});
+			diff_emit(fn, arg,
+				  &(struct diff_change){.kind = kind,
+							.f = a,
+							.node = i,
+							.port = (uint8_t)pn,
+							.peer = p->remote_node,
+							.peer_port = p->remote_port});
 		}
 	}
 }
@@ -80,16 +125,19 @@ void diff_fabrics(const struct fabric *old, const struct fabric *new, diff_fn *f
 
 			if (pn && op->state == PORT_ACTIVE && p->state != PORT_ACTIVE) {
 				c.kind = DIFF_PORT_DOWN;
-				fn(arg, &c);
+				diff_emit(fn, arg, &c);
 			} else if (pn && op->state != PORT_ACTIVE && p->state == PORT_ACTIVE) {
 				c.kind = DIFF_PORT_UP;
-				fn(arg, &c);
+				diff_emit(fn, arg, &c);
 			}
 			if (lid_port && op->lid && p->lid && op->lid != p->lid) {
-				c.kind = DIFF_LID_CHANGED;
-				c.lid = p->lid;
-				c.old_lid = op->lid;
-				fn(arg, &c);
+				c = (struct diff_change){.kind = DIFF_LID_CHANGED,
+							 .f = new,
+							 .node = i,
+							 .port = (uint8_t)pn,
+							 .lid = p->lid,
+							 .old_lid = op->lid};
+				diff_emit(fn, arg, &c);
 			}
 		}
 	}

@@ -10,6 +10,7 @@
 #ifndef IBSMD_DIFF_H
 #define IBSMD_DIFF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "fabric/fabric.h"
@@ -24,14 +25,31 @@ enum diff_kind {
 	DIFF_LID_CHANGED,  /* (node, port) of new: lid, was old_lid */
 };
 
+/* One end of a change, copied out of its fabric: it outlives both fabrics. */
+struct diff_end {
+	uint64_t guid; /* node GUID */
+	uint16_t lid;  /* the node's: port 0's on a switch, its first LID port's on a CA */
+	uint8_t type;  /* enum node_type */
+	bool sm;       /* this end's port is the SM's own (f->sm_node, f->sm_port) */
+	char desc[65]; /* NodeDescription */
+};
+
 struct diff_change {
 	enum diff_kind kind;
-	const struct fabric *f; /* the fabric node and peer index: old or new */
+	/*
+	 * Where the change was seen: f and the indexes node and peer are valid
+	 * only while that fabric is (diff_fabrics' callbacks); the rest is a
+	 * copy, valid as long as the change (a snapshot's list, snapshot.h).
+	 */
+	const struct fabric *f;
 	uint32_t node;
 	uint8_t port;
 	uint32_t peer;
 	uint8_t peer_port;
 	uint16_t lid, old_lid;
+	uint8_t state;	      /* the port's PortState in the new fabric (DOWN when gone) */
+	bool linked;	      /* PORT_DOWN: the port is still linked (b is its far end) */
+	struct diff_end a, b; /* node, and peer (links; PORT_DOWN when linked) */
 };
 
 typedef void diff_fn(void *arg, const struct diff_change *c);
@@ -40,9 +58,10 @@ typedef void diff_fn(void *arg, const struct diff_change *c);
 void diff_fabrics(const struct fabric *old, const struct fabric *new, diff_fn *fn, void *arg);
 
 /*
- * The same changes collected once, for several readers (the publish hooks:
- * sm/changes.c, perf/health.c, ui/events.c).  Each change's f points into old
- * or new: valid while both are.  0 or -ENOMEM (the list then empty).
+ * The same changes collected once, for several readers (a published
+ * snapshot carries them for the publish hooks: sm/changes.c, perf/health.c,
+ * ui/events.c).  Read a change's a, b, state and linked, not f (valid only
+ * while both fabrics are).  0 or -ENOMEM (the list then empty).
  */
 struct diff_list {
 	struct diff_change *v;

@@ -79,7 +79,32 @@ size_t snapshot_mem(const struct snapshot *s)
 		return 0;
 	return sizeof(*s) + fabric_mem(s->fabric) + routes_mem(s->routes) +
 	       ((size_t)s->lids.max_lid + 1) * (sizeof(uint32_t) + 1) +
-	       (size_t)s->ports_cap * sizeof(struct snapshot_port_slot);
+	       (size_t)s->ports_cap * sizeof(struct snapshot_port_slot) +
+	       s->changes.cap * sizeof(struct diff_change);
+}
+
+int snapshot_set_changes(struct snapshot *s, const struct snapshot *prev)
+{
+	int r;
+
+	diff_list_clear(&s->changes);
+	s->changes_known = false;
+	if (!prev)
+		return 0;
+	r = diff_collect(prev->fabric, s->fabric, &s->changes);
+	s->changes_known = r == 0;
+	return r;
+}
+
+void snapshot_changes_run(const struct snapshot *s, const struct snapshot *prev, diff_fn *fn,
+			  void *arg)
+{
+	if (!prev || !s)
+		return;
+	if (s->changes_known)
+		diff_list_run(&s->changes, fn, arg);
+	else
+		diff_fabrics(prev->fabric, s->fabric, fn, arg);
 }
 
 void snapshot_free(struct snapshot *s)
@@ -87,6 +112,7 @@ void snapshot_free(struct snapshot *s)
 	if (!s)
 		return;
 	fabric_lid_map_clear(&s->lids);
+	diff_list_clear(&s->changes);
 	free(s->ports);
 	fabric_free(s->fabric);
 	routes_free(s->routes);

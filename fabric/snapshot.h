@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "fabric/fabric.h"
+#include "fabric/diff.h"
 #include "fabric/routes.h"
 
 struct snapshot_port_slot {
@@ -28,6 +29,13 @@ struct snapshot {
 	/* port GUID -> (node, port): open addressing, power-of-two size */
 	struct snapshot_port_slot *ports;
 	uint32_t ports_cap;
+	/*
+	 * What changed from the snapshot before (fabric/diff.h), set once by
+	 * the publisher (snapshot_set_changes); changes_known false: not
+	 * computed (the first snapshot, or out of memory).
+	 */
+	struct diff_list changes;
+	bool changes_known;
 };
 
 /*
@@ -39,6 +47,17 @@ struct snapshot {
 int snapshot_new(struct fabric *f, struct routes *r, uint64_t generation, struct snapshot **ret);
 /* NULL is fine. */
 void snapshot_free(struct snapshot *s);
+/*
+ * Record in s what changed from prev (NULL: nothing known), before s is
+ * published.  0 or -ENOMEM (changes_known then false).
+ */
+int snapshot_set_changes(struct snapshot *s, const struct snapshot *prev);
+/*
+ * fn for every change from prev to s: s's list when known, else computed
+ * now from the two fabrics (prev must still be there).  Nothing when prev is NULL.
+ */
+void snapshot_changes_run(const struct snapshot *s, const struct snapshot *prev, diff_fn *fn,
+			  void *arg);
 /* Bytes held: the fabric, its routes and the indexes; 0 for NULL. */
 size_t snapshot_mem(const struct snapshot *s);
 

@@ -176,40 +176,29 @@ static void health_diff_one(void *arg, const struct diff_change *c)
 {
 	struct health_diff *hd = arg;
 	struct sm *sm = hd->sm;
-	const struct fabric *f = c->f;
-	const struct node *a, *b;
+	const struct diff_end *a = &c->a, *b = &c->b;
 	uint64_t guid;
 	uint8_t port;
 	char peer[160];
 
-	if (c->kind == DIFF_PORT_DOWN) {
-		/*
-		 * Was ACTIVE, is not, and still linked: it went down and came back
-		 * between two sweeps (retrained).  A flap too, of that link.
-		 */
-		const struct port *pp = &f->nodes[c->node].ports[c->port];
-
-		if (!port_is_linked(pp))
-			return; /* the link is gone: DIFF_LINK_DOWN counts it */
-		health_diff_one(arg, &(struct diff_change){DIFF_LINK_DOWN, f, c->node, c->port,
-							   pp->remote_node, pp->remote_port, 0, 0});
+	/*
+	 * PORT_DOWN: was ACTIVE, is not, and still linked: it went down and came
+	 * back between two sweeps (retrained).  A flap too, of that link.  (Not
+	 * linked: the link is gone and its DIFF_LINK_DOWN counts it.)
+	 */
+	if (c->kind == DIFF_PORT_DOWN ? !c->linked
+				      : c->kind != DIFF_LINK_DOWN && c->kind != DIFF_LINK_UP)
 		return;
-	}
-	if (c->kind != DIFF_LINK_DOWN && c->kind != DIFF_LINK_UP)
-		return;
-	a = &f->nodes[c->node];
-	b = &f->nodes[c->peer];
 	/* the SM's own link is never quarantined */
-	if ((c->node == f->sm_node && c->port == f->sm_port) ||
-	    (c->peer == f->sm_node && c->peer_port == f->sm_port))
+	if (a->sm || b->sm)
 		return;
 	/* the switch end; of two switches the lower GUID */
-	if (node_is_switch(a) && (!node_is_switch(b) || a->guid < b->guid)) {
+	if (a->type == NODE_SWITCH && (b->type != NODE_SWITCH || a->guid < b->guid)) {
 		guid = a->guid;
 		port = c->port;
 		snprintf(peer, sizeof(peer), "\"%s\" 0x%016llx port %u", b->desc,
 			 (unsigned long long)b->guid, c->peer_port);
-	} else if (node_is_switch(b)) {
+	} else if (b->type == NODE_SWITCH) {
 		guid = b->guid;
 		port = c->peer_port;
 		snprintf(peer, sizeof(peer), "\"%s\" 0x%016llx port %u", a->desc,
@@ -322,7 +311,7 @@ static void health_on_published(void *arg, const void *data)
 	if (!sm->snap || sm->state != SM_MASTER)
 		return;
 	if (old)
-		sm_publish_diff(sm, old, health_diff_one, &hd);
+		snapshot_changes_run(sm->snap, old, health_diff_one, &hd);
 	health_redisable(sm);
 }
 

@@ -12,16 +12,15 @@ struct changes {
 };
 
 /* "switch "desc" 0x0002c90100000200" */
-static void node_str(const struct node *n, char *buf, size_t len)
+static void node_str(const struct diff_end *n, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s \"%s\" 0x%016llx", node_is_switch(n) ? "switch" : "CA", n->desc,
+	snprintf(buf, len, "%s \"%s\" 0x%016llx", n->type == NODE_SWITCH ? "switch" : "CA", n->desc,
 		 (unsigned long long)n->guid);
 }
 
 static void changes_one(void *arg, const struct diff_change *c)
 {
 	struct changes *ch = arg;
-	const struct node *n = &c->f->nodes[c->node];
 	char a[128], b[128];
 	int level = LOG_INFO;
 
@@ -36,7 +35,7 @@ static void changes_one(void *arg, const struct diff_change *c)
 	}
 	if (level == LOG_INFO)
 		ch->logged++;
-	node_str(n, a, sizeof(a));
+	node_str(&c->a, a, sizeof(a));
 	switch (c->kind) {
 	case DIFF_NODE_REMOVED:
 		log_msg(LOG_CAT_SWEEP, level, "node gone: %s", a);
@@ -46,7 +45,7 @@ static void changes_one(void *arg, const struct diff_change *c)
 		break;
 	case DIFF_LINK_DOWN:
 	case DIFF_LINK_UP:
-		node_str(&c->f->nodes[c->peer], b, sizeof(b));
+		node_str(&c->b, b, sizeof(b));
 		log_msg(LOG_CAT_SWEEP, level, "link %s: %s port %u -- %s port %u",
 			c->kind == DIFF_LINK_DOWN ? "down" : "up", a, c->port, b, c->peer_port);
 		break;
@@ -54,7 +53,7 @@ static void changes_one(void *arg, const struct diff_change *c)
 	case DIFF_PORT_UP:
 		log_msg(LOG_CAT_SWEEP, level, "port %s: %s port %u is %s",
 			c->kind == DIFF_PORT_DOWN ? "down" : "up", a, c->port,
-			names_port_state(n->ports[c->port].state));
+			names_port_state(c->state));
 		break;
 	case DIFF_LID_CHANGED:
 		log_msg(LOG_CAT_SWEEP, level, "LID changed: %s port %u: %u -> %u", a, c->port,
@@ -69,7 +68,7 @@ unsigned changes_log(const struct sm *sm, const struct snapshot *old)
 
 	if (!old || !sm->snap)
 		return 0;
-	sm_publish_diff(sm, old, changes_one, &ch);
+	snapshot_changes_run(sm->snap, old, changes_one, &ch);
 	if (ch.more)
 		log_msg(LOG_CAT_SWEEP, LOG_INFO,
 			"... and %u more changes (smctl eventlog lists every one)", ch.more);

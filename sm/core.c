@@ -189,13 +189,3 @@ void sm_log_io(struct sm *sm, const struct snapshot *prev)
 		mb(m.peak_rss), mb(m.rss), mb(m.heap), mb(m.snapshot), mb(m.fabric), mb(m.routes),
 		mb(m.prev_snapshot), mb(m.xact));
 }
-
-void sm_publish_diff(const struct sm *sm, const struct snapshot *old, diff_fn *fn, void *arg)
-{
-	if (!old || !sm->snap)
-		return;
-	if (sm->publish_diff)
-		diff_list_run(sm->publish_diff, fn, arg);
-	else
-		diff_fabrics(old->fabric, sm->snap->fabric, fn, arg);
-}

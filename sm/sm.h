@@ -123,9 +123,7 @@ struct sm {
 	bool once; /* --once: no sweep follows the one that brings the subnet up */
 	uint64_t sweeps;
 	struct sweep_summary last;
-	struct snapshot *snap; /* the published snapshot; replaced whole after a sweep */
-	/* while the published hooks run: what changed from the snapshot before (computed once) */
-	const struct diff_list *publish_diff;
+	struct snapshot *snap;	   /* the published snapshot; replaced whole after a sweep */
 	struct sweep_sched sched;  /* sm/sweep.c */
 	struct route_state *route; /* the last routing pass, the spare tables (sm/route.c) */
 	struct light_state light;  /* sm/light.c */
@@ -168,11 +166,6 @@ void sm_mem_get(const struct sm *sm, const struct snapshot *prev, struct sm_mem 
  * replaces, still held, or NULL; the transaction engine).
  */
 void sm_log_io(struct sm *sm, const struct snapshot *prev);
-/*
- * For a published hook: fn for every change from old to the published
- * snapshot: the list the publish computed once, else diff_fabrics.
- */
-void sm_publish_diff(const struct sm *sm, const struct snapshot *old, diff_fn *fn, void *arg);
 
 /*
  * core.c: write the guid2lid file now.  A write that fails (a full disk) is logged

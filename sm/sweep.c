@@ -462,16 +462,9 @@ static void phase_publish(struct sweep *sw)
 		sm->state = SM_MASTER; /* no role: nobody else programs */
 	sm->subnet_up = s->status == 0 && sm->state == SM_MASTER;
 	t_hooks = clock_mono_ms();
-	{
-		/* what changed, once for every hook that says or acts on it */
-		struct diff_list dl = {0};
-
-		if (old && diff_collect(old->fabric, snap->fabric, &dl) == 0)
-			sm->publish_diff = &dl;
-		hook_run(&sm->hooks.published, old);
-		sm->publish_diff = NULL;
-		diff_list_clear(&dl);
-	}
+	/* what changed, once for every hook that says or acts on it (a snapshot carries it) */
+	snapshot_set_changes(snap, old);
+	hook_run(&sm->hooks.published, old);
 	sm_log_io(sm, old); /* issue 15: memory by owner at its peak, MAD counters */
 	t_dump = clock_mono_ms();
 	if (s->status == 0 && (s->sets || sm->sweeps == 1))

@@ -188,6 +188,59 @@ static void test_diff(void)
 	fabric_free(b);
 }
 
+/* Records what only a change's copies say (never its fabric: that one is gone). */
+static void record_copy(void *arg, const struct diff_change *c)
+{
+	struct recorded *r = arg;
+
+	if (r->n >= 32)
+		return;
+	snprintf(r->lines[r->n++], 200, "%d %s/%u(0x%llx,%s,lid %u) %s/%u state %u linked %d",
+		 c->kind, c->a.desc, c->port, (unsigned long long)c->a.guid,
+		 c->a.type == NODE_SWITCH ? "sw" : "ca", c->a.lid, c->b.desc, c->peer_port,
+		 c->state, c->linked);
+}
+
+/* A published snapshot carries what changed: the copies outlive the snapshot before. */
+static void test_snapshot_changes(void)
+{
+	struct fabric *a = load(0), *b = load(0);
+	struct snapshot *old = NULL, *cur = NULL;
+	struct recorded rec = {0};
+	uint32_t s1 = testutil_find_desc(b, "S1"), h1 = testutil_find_desc(b, "H1");
+	uint32_t h2 = testutil_find_desc(b, "H2");
+	char want[200];
+
+	b->nodes[s1].ports[1].remote_node = FABRIC_NO_NODE;
+	b->nodes[h1].ports[1].remote_node = FABRIC_NO_NODE;
+	b->nodes[h2].ports[2].state = PORT_INIT;
+	CU_ASSERT_EQUAL_FATAL(snapshot_new(a, routes_new(a, 0), 1, &old), 0);
+	CU_ASSERT_EQUAL_FATAL(snapshot_new(b, routes_new(b, 0), 2, &cur), 0);
+	/* the first snapshot knows nothing of a change */
+	CU_ASSERT_EQUAL(snapshot_set_changes(old, NULL), 0);
+	CU_ASSERT_FALSE(old->changes_known);
+	CU_ASSERT_EQUAL(snapshot_set_changes(cur, old), 0);
+	CU_ASSERT_TRUE(cur->changes_known);
+	CU_ASSERT_EQUAL(cur->changes.n, 2);
+	snapshot_free(old);
+	diff_list_run(&cur->changes, record_copy, &rec);
+	CU_ASSERT_EQUAL_FATAL(rec.n, 2);
+	/* the link down, told from S1's end: H1's GUID and description are copies */
+	CU_ASSERT_PTR_NOT_NULL(strstr(rec.lines[0], "S1/1("));
+	snprintf(want, sizeof(want), "(0x%llx,ca,", (unsigned long long)b->nodes[h1].guid);
+	CU_ASSERT_PTR_NULL(strstr(rec.lines[0], want)); /* a: S1 */
+	snprintf(want, sizeof(want), " H1/1 state %u linked 0", PORT_DOWN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rec.lines[0], want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rec.lines[0], ",sw,"));
+	/* H2 port 2 left ACTIVE but is still cabled: its far end comes along */
+	snprintf(want, sizeof(want), "%d H2/2(", DIFF_PORT_DOWN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rec.lines[1], want));
+	snprintf(want, sizeof(want), " S2/1 state %u linked 1", PORT_INIT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rec.lines[1], want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rec.lines[1], ",ca,lid "));
+	snapshot_free(cur);
+}
+
 /* What the writer prints, the reader reads back: the same nodes, links and LIDs. */
 static void test_topo_write_round_trip(void)
 {
@@ -262,6 +315,7 @@ int main(void)
 	static const struct testutil_case cases[] = {
 	    {"snapshot indexes", test_snapshot_indexes},
 	    {"snapshot diff", test_diff},
+	    {"a snapshot carries its changes", test_snapshot_changes},
 	    {"ibnetdiscover writer read back", test_topo_write_round_trip},
 	    {"enum names", test_names},
 	    {NULL, NULL},

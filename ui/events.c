@@ -80,7 +80,7 @@ static const char *const events_diff_type[] = {
 static void events_diff_one(void *arg, const struct diff_change *c)
 {
 	struct events_diff *d = arg;
-	const struct node *n = &c->f->nodes[c->node];
+	const struct diff_end *n = &c->a;
 	const char *type = events_diff_type[c->kind];
 	json_t *ev = NULL;
 
@@ -89,24 +89,21 @@ static void events_diff_one(void *arg, const struct diff_change *c)
 	case DIFF_NODE_ADDED:
 		ev = json_pack("{s:s, s:o, s:s, s:s, s:i}", "type", type, "guid", api_guid(n->guid),
 			       "desc", n->desc, "node_type", names_node_type(n->type), "lid",
-			       api_node_lid(n));
+			       (int)n->lid);
 		break;
 	case DIFF_LINK_DOWN:
-	case DIFF_LINK_UP: {
-		const struct node *r = &c->f->nodes[c->peer];
-
-		ev = json_pack(
-		    "{s:s, s:o, s:s, s:i, s:o, s:s, s:i, s:s}", "type", type, "guid",
-		    api_guid(n->guid), "desc", n->desc, "port", c->port, "peer_guid",
-		    api_guid(r->guid), "peer_desc", r->desc, "peer_port", c->peer_port, "state",
-		    c->kind == DIFF_LINK_UP ? names_port_state(n->ports[c->port].state) : "DOWN");
+	case DIFF_LINK_UP:
+		ev = json_pack("{s:s, s:o, s:s, s:i, s:o, s:s, s:i, s:s}", "type", type, "guid",
+			       api_guid(n->guid), "desc", n->desc, "port", c->port, "peer_guid",
+			       api_guid(c->b.guid), "peer_desc", c->b.desc, "peer_port",
+			       c->peer_port, "state",
+			       c->kind == DIFF_LINK_UP ? names_port_state(c->state) : "DOWN");
 		break;
-	}
 	case DIFF_PORT_DOWN:
 	case DIFF_PORT_UP:
 		ev = json_pack("{s:s, s:o, s:s, s:i, s:s}", "type", type, "guid", api_guid(n->guid),
 			       "desc", n->desc, "port", c->port, "state",
-			       names_port_state(n->ports[c->port].state));
+			       names_port_state(c->state));
 		break;
 	case DIFF_LID_CHANGED:
 		ev = json_pack("{s:s, s:o, s:s, s:i, s:i, s:i}", "type", type, "guid",
@@ -126,7 +123,7 @@ void events_published(struct api *api, const struct snapshot *old)
 	if (old && snap) {
 		struct events_diff d = {api, gen};
 
-		sm_publish_diff(sm, old, events_diff_one, &d);
+		snapshot_changes_run(snap, old, events_diff_one, &d);
 	}
 	if (sm->subnet_up && !api->last_subnet_up)
 		events_emit(api,
