@@ -479,10 +479,21 @@ static int check_dups(struct parse *ps, const struct partition *p)
 	return 0;
 }
 
+struct partition_config *partition_config_ref(struct partition_config *c)
+{
+	if (c)
+		c->refs++;
+	return c;
+}
+
 void partition_config_free(struct partition_config *c)
 {
 	if (!c)
 		return;
+	if (c->refs) {
+		c->refs--;
+		return;
+	}
 	for (size_t i = 0; i < c->n; i++)
 		free(c->parts[i].members);
 	free(c->parts);

@@ -70,6 +70,7 @@ struct partition_config {
 	 * and limited.  false (the default, parsers leave it so): full only.
 	 */
 	bool allow_both;
+	unsigned refs; /* references beyond the first (partition_config_ref) */
 };
 
 /*
@@ -91,7 +92,12 @@ int partition_load(const char *path, struct partition_config **ret, char *err, s
 /* The built-in policy; NULL on ENOMEM. */
 struct partition_config *partition_default(void);
 
-/* NULL is fine. */
+/*
+ * A configuration is immutable once loaded and may be shared (the SM's, the
+ * SA's): ref takes one more reference (c returned, NULL fine); free drops
+ * one and frees with the last (NULL fine).
+ */
+struct partition_config *partition_config_ref(struct partition_config *c);
 void partition_config_free(struct partition_config *c);
 
 /* The partition with this P_Key (membership bit ignored), or NULL. */

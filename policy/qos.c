@@ -656,10 +656,21 @@ int qos_policy_load(const char *path, struct qos_policy **ret, char *err, size_t
 	return r;
 }
 
+struct qos_policy *qos_policy_ref(struct qos_policy *q)
+{
+	if (q)
+		q->refs++;
+	return q;
+}
+
 void qos_policy_free(struct qos_policy *q)
 {
 	if (!q)
 		return;
+	if (q->refs) {
+		q->refs--;
+		return;
+	}
 	for (size_t i = 0; i < q->n_rules; i++)
 		free(q->rules[i].ranges);
 	free(q->rules);

@@ -83,6 +83,7 @@ struct qos_policy {
 	uint8_t default_sl;
 	bool from_file;
 	uint64_t generation; /* the owner's count of loads, for "changed since programmed" */
+	unsigned refs;	     /* references beyond the first (qos_policy_ref) */
 };
 
 /* OpenSM's built-in tables (max_vls 15, high_limit 0, its vlarb and sl2vl defaults). */
@@ -126,7 +127,13 @@ int qos_policy_parse(const char *name, const char *text, size_t len, struct qos_
 /* qos_policy_parse() of the file at path; "" means no file (no rules).  -errno with "FILE: why". */
 int qos_policy_load(const char *path, struct qos_policy **ret, char *err, size_t err_len);
 
-/* NULL is fine. */
+/*
+ * A policy is immutable once loaded and may be shared: the SM's live one,
+ * the one a configure batch wrote, the one the SA answers by.  ref takes
+ * one more reference (q returned, NULL fine); free drops one and frees
+ * with the last (NULL fine).
+ */
+struct qos_policy *qos_policy_ref(struct qos_policy *q);
 void qos_policy_free(struct qos_policy *q);
 
 /* What a PathRecord query and its path tell the rules. */

@@ -27,12 +27,12 @@ const struct mft_set *sa_mfts(const struct sa *sa)
 
 const struct qos_policy *sa_qos(const struct sa *sa)
 {
-	return sa && sa->qos ? *sa->qos : NULL;
+	return sa ? sa->qos : NULL;
 }
 
 const struct partition_config *sa_parts(const struct sa *sa)
 {
-	return sa && sa->parts ? *sa->parts : NULL;
+	return sa ? sa->parts : NULL;
 }
 
 struct event_base *sa_event_base(const struct sa *sa)

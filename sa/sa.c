@@ -22,6 +22,8 @@
 #include "lib/log.h"
 #include "mad/rmpp.h"
 #include "sa/inform.h"
+#include "policy/partition.h"
+#include "policy/qos.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "sa/service.h"
@@ -87,6 +89,8 @@ void sa_free(struct sa *sa)
 	sa_inform_db_free(sa->informs);
 	sa_service_db_free(sa->services);
 	rmpp_free(sa->rmpp);
+	qos_policy_free(sa->qos);
+	partition_config_free(sa->parts);
 	free(sa);
 }
 
@@ -148,9 +152,12 @@ void sa_set_mfts(struct sa *sa, struct mft_set *const *mfts)
 	sa->mfts = mfts;
 }
 
-void sa_set_policies(struct sa *sa, struct qos_policy *const *qos,
-		     struct partition_config *const *parts)
+void sa_set_policies(struct sa *sa, struct qos_policy *qos, struct partition_config *parts)
 {
+	qos = qos_policy_ref(qos);
+	parts = partition_config_ref(parts);
+	qos_policy_free(sa->qos);
+	partition_config_free(sa->parts);
 	sa->qos = qos;
 	sa->parts = parts;
 }

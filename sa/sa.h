@@ -59,14 +59,15 @@ struct mft_set;
 void sa_set_mfts(struct sa *sa, struct mft_set *const *mfts);
 
 /*
- * Where the SM keeps its QoS policy and partitions (policy/qos.h,
- * policy/partition.h): PathRecord SLs and the SL2VL/VLArb records follow
- * them.  Pointers to the owner's pointers, so a reload is seen.  NULL ok.
+ * The QoS policy and partitions (policy/qos.h, policy/partition.h) the
+ * published snapshot's tables were written with: PathRecord SLs and the
+ * SL2VL/VLArb records follow them, so the SA says what was programmed,
+ * not what a reload asks for next.  The SA takes a reference of each
+ * (dropping those it held); NULL ok.
  */
 struct qos_policy;
 struct partition_config;
-void sa_set_policies(struct sa *sa, struct qos_policy *const *qos,
-		     struct partition_config *const *parts);
+void sa_set_policies(struct sa *sa, struct qos_policy *qos, struct partition_config *parts);
 /*
  * The multicast group database MCMemberRecord Sets and Deletes join and
  * leave (sa/mcast.h; NULL: none, Sets and Deletes are refused with

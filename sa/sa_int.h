@@ -46,8 +46,8 @@ struct sa {
 	struct sa_service_db *services; /* service.c */
 	struct sa_inform_db *informs;	/* inform.c */
 	struct mft_set *const *mfts;	/* where sm/mfts.c keeps what the switches' MFTs hold */
-	struct qos_policy *const *qos;	/* sa_set_policies */
-	struct partition_config *const *parts;
+	struct qos_policy *qos;		/* sa_set_policies: references */
+	struct partition_config *parts;
 	struct sa_mcmember mcm; /* mcmember.c */
 };
 

@@ -124,8 +124,7 @@ int sm_load_qos(struct sm *sm, char *err, size_t err_len)
 	bool news = !sm->policy.qos || sm->policy.qos->enabled != q->enabled ||
 		    sm->policy.qos->n_rules != q->n_rules ||
 		    sm->policy.qos->has_default != q->has_default;
-	if (sm->policy.qos != sm->policy.qos_last)
-		qos_policy_free(sm->policy.qos); /* the last one written stays for the diff */
+	qos_policy_free(sm->policy.qos); /* the last one written keeps its own reference */
 	sm->policy.qos = q;
 	if (q->enabled)
 		log_msg(LOG_CAT_SWEEP, news ? LOG_INFO : LOG_DEBUG,
@@ -158,8 +157,9 @@ void sm_policy_clear(struct sm_policy *p)
 {
 	free(p->roots);
 	partition_config_free(p->parts);
-	if (p->qos_last != p->qos)
-		qos_policy_free(p->qos_last);
+	qos_policy_free(p->qos_last);
 	qos_policy_free(p->qos);
+	qos_policy_free(p->pub_qos);
+	partition_config_free(p->pub_parts);
 	memset(p, 0, sizeof(*p));
 }

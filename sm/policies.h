@@ -19,9 +19,12 @@ struct qos_policy;
 struct sm_policy {
 	struct partition_config *parts; /* from conf.partition_config_file */
 	/* the QoS policy: the qos_ keys and conf.qos_policy_file */
-	struct qos_policy *qos;	     /* never NULL after sm_init */
+	struct qos_policy *qos;	     /* never NULL after sm_init; each pointer a reference */
 	uint64_t qos_loads;	     /* qos->generation of the last load */
 	struct qos_policy *qos_last; /* the one the last configure batch wrote, or NULL */
+	/* what the published snapshot's tables were written with (NULL: none yet) */
+	struct qos_policy *pub_qos;
+	struct partition_config *pub_parts;
 	bool qos_rewrite;	     /* that batch failed or did not finish: write every table */
 	uint16_t qos_conflict_sls;   /* SLs where the engine's VL overrode the policy's */
 	uint32_t qos_conflict_ports; /* ports where it did, at the last configure batch */

@@ -102,6 +102,7 @@ static void sm_on_published(void *ctx, const void *old)
 	struct sm *sm = ctx;
 
 	changes_log(sm, old);
+	sa_set_policies(sm->sa, sm->policy.pub_qos, sm->policy.pub_parts);
 	sa_publish(sm->sa, sm->snap);
 }
 
@@ -277,7 +278,6 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	sm->sa = sa_new(base, &(struct sa_ops){sm_sa_send, sm_sa_sm_info, sm});
 	if (sm->sa) {
 		sa_set_mfts(sm->sa, &sm->mfts->known);
-		sa_set_policies(sm->sa, &sm->policy.qos, &sm->policy.parts);
 	}
 	sm->disp = sm->sa && sa_set_mcast(sm->sa, sm->mcast) == 0 ? sm_dispatch_new(sm) : NULL;
 	if (!sm->disp ||

@@ -65,6 +65,9 @@ struct sweep {
 	/* incremental: the switches it was asked around (asked again if it fails) */
 	uint64_t dirty[SWEEP_MAX_DIRTY];
 	unsigned n_dirty;
+	/* PROGRAM: the policies its tables are written with (references) */
+	struct qos_policy *qos;
+	struct partition_config *parts;
 };
 
 static void sweep_step(struct sweep *sw);
@@ -90,6 +93,8 @@ static void sweep_destroy(struct sweep *sw)
 	program_abort(sw->batch);
 	fabric_free(sw->f);
 	routes_free(sw->routes);
+	qos_policy_free(sw->qos);
+	partition_config_free(sw->parts);
 	free(sw);
 }
 
@@ -372,9 +377,11 @@ static void phase_batch(struct sweep *sw)
 		sm->policy.qos_rewrite = true; /* until this batch completes without a VL error */
 		program_configure(sw->batch, sw->routes, old ? old->fabric : NULL,
 				  old ? old->routes : NULL, &pp);
-		if (sm->policy.qos_last != sm->policy.qos)
-			qos_policy_free(sm->policy.qos_last);
-		sm->policy.qos_last = sm->policy.qos;
+		qos_policy_free(sm->policy.qos_last);
+		sm->policy.qos_last = qos_policy_ref(sm->policy.qos);
+		/* the snapshot will say what it was programmed with (sm_policy.pub_*) */
+		sw->qos = qos_policy_ref(sm->policy.qos);
+		sw->parts = partition_config_ref(sm->policy.parts);
 		sm->sched.force_lft = false;
 		sw->sum.programmed = true;
 		break;
@@ -454,6 +461,15 @@ static void phase_publish(struct sweep *sw)
 	sw->f = NULL;
 	sw->routes = NULL;
 	sm->snap = snap;
+	if (sw->qos) {
+		/* what the published tables were written with: the SA answers by it */
+		qos_policy_free(sm->policy.pub_qos);
+		partition_config_free(sm->policy.pub_parts);
+		sm->policy.pub_qos = sw->qos;
+		sm->policy.pub_parts = sw->parts;
+		sw->qos = NULL;
+		sw->parts = NULL;
+	}
 	sm->sweeps++;
 	sm->last = *s;
 	if (sm->role.ops)

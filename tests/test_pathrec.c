@@ -992,7 +992,7 @@ static void test_qos_sl(void)
 		 (unsigned long long)port_of(&e, "ca-5")->guid);
 	CU_ASSERT_EQUAL_FATAL(qos_policy_parse("q", text, strlen(text), &q, err, sizeof(err)), 0);
 	q->enabled = true;
-	sa_set_policies(e.sa, &q, &parts);
+	sa_set_policies(e.sa, q, parts);
 
 	/* MultiPathRecord: ca-0 to ca-1 the default, to ca-5 the GUID rule */
 	mpr_gids(&e, &m, src, 1, dst, 2);
@@ -1050,6 +1050,7 @@ static void test_qos_sl(void)
 	snprintf(text, sizeof(text), "Default=0x7fff, sl=4 : ALL=full ;");
 	CU_ASSERT_EQUAL_FATAL(partition_parse("p", text, strlen(text), &parts, err, sizeof(err)),
 			      0);
+	sa_set_policies(e.sa, q, parts);
 	pr.sl = 0;
 	sa_wire_path_rec_encode(&pr, img, SA_WIRE_PR_SIZE);
 	handler(&e, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
@@ -1059,7 +1060,7 @@ static void test_qos_sl(void)
 	CU_ASSERT_EQUAL(r.sl, 4);
 	free(res.buf);
 	/* QoS off: the partition's sl= still, the rules not */
-	q->enabled = false;
+	q->enabled = false; /* (the test's own policy: a loaded one is never changed) */
 	pr.dlid = port_of(&e, "ca-5")->lid;
 	sa_wire_path_rec_encode(&pr, img, SA_WIRE_PR_SIZE);
 	handler(&e, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
@@ -1071,6 +1072,7 @@ static void test_qos_sl(void)
 	/* neither: 0 */
 	partition_config_free(parts);
 	parts = NULL;
+	sa_set_policies(e.sa, q, NULL);
 	handler(&e, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
 		PR_BIT(SA_PR_SLID) | PR_BIT(SA_PR_DLID), img, SA_WIRE_PR_SIZE, &res);
 	CU_ASSERT_EQUAL_FATAL(res.n, 1);
