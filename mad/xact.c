@@ -10,6 +10,12 @@
  * to XACT_CONTROL_SLOTS, so neither ever waits for the other's traffic and
  * the bulk window is the same with or without control requests.  Bulk holds
  * at most the largest window, so an admitted request always finds a slot.
+ *
+ * Batches are a list in creation order.  A request keeps a pointer to its
+ * batch while queued or in flight; cancelling marks queued ones dead (the
+ * pump drops them) and makes in-flight ones orphans (their slot ends with
+ * no callback).  A batch whose callback is running is held: freeing it then
+ * only marks it dead, and the last release frees it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,7 +49,9 @@ struct xact_req {
 		xact_mad_done_fn mad_done;
 	};
 	void *arg;
+	struct xact_batch *batch;
 	bool addressed;
+	bool dead;	     /* queued, then cancelled with its batch: dropped when popped */
 	unsigned timeout_ms; /* 0: the engine's */
 	int retries;	     /* < 0: the engine's */
 };
@@ -56,7 +64,8 @@ struct xact_chunk {
 struct xact_queue {
 	struct xact_chunk *head, *tail, *spare;
 	unsigned head_i, tail_i; /* next to pop in head, next free slot in tail */
-	size_t len, chunks;	 /* requests waiting; chunks in the list */
+	size_t len, chunks;	 /* requests waiting (dead ones too); chunks in the list */
+	size_t dead;		 /* of len, cancelled */
 };
 
 struct xact_slot {
@@ -64,6 +73,7 @@ struct xact_slot {
 	unsigned idx;
 	struct event *timer;
 	bool busy;
+	bool orphan; /* its batch cancelled it: ends without a callback */
 	enum xact_lane lane;
 	unsigned tries_left;
 	unsigned timeout_ms; /* per attempt */
@@ -103,7 +113,29 @@ struct xact_engine {
 	unsigned cwnd, grow_acc;
 	uint64_t send_seq, cut_seq; /* transmissions; the count at the last cut */
 	bool pumping;
+	bool cancelling_all; /* xact_cancel_all: no batch settles meanwhile */
+	struct xact_batch *batches, *batches_tail;
+	struct xact_batch *due; /* producers found dry with their batch idle (xact_pump) */
 	struct xact_stats st;
+};
+
+struct xact_batch {
+	struct xact_engine *xe; /* NULL once the engine is gone */
+	struct xact_batch *prev, *next;
+	xact_empty_fn on_empty;
+	void *arg;
+	xact_produce_fn produce;
+	void *produce_ctx;
+	enum xact_lane produce_lane;
+	bool ready;	 /* the producer may have more: ask it */
+	bool armed;	 /* given work since it was last empty */
+	bool cancelling; /* xact_batch_cancel under way */
+	bool in_empty;	 /* on_empty running */
+	bool dead;	 /* freed while held: the last release frees it */
+	bool due;	 /* on xe->due */
+	struct xact_batch *due_next;
+	unsigned hold; /* callbacks of the batch running */
+	struct xact_batch_stats st;
 };
 
 static const struct madio_dest dest_permissive = {WIRE_PERMISSIVE_LID, 0, 0, 0};
@@ -214,6 +246,91 @@ static void req_complete(struct xact_req *r, int status, const uint8_t *req_buf,
 	}
 }
 
+/* ---- batches: accounting, settling ---------------------------------------- */
+
+static void batch_count(struct xact_batch *b, int status)
+{
+	switch (status) {
+	case 0:
+		b->st.ok++;
+		break;
+	case -EREMOTEIO:
+		b->st.failed++;
+		break;
+	case -ETIMEDOUT:
+		b->st.timed_out++;
+		break;
+	case -ECANCELED:
+		b->st.cancelled++;
+		break;
+	}
+}
+
+static bool batch_idle(const struct xact_batch *b)
+{
+	return !b->st.queued && !b->st.outstanding;
+}
+
+/* Let go of b; the last release of a freed batch frees it. */
+static void batch_release(struct xact_batch *b)
+{
+	if (--b->hold == 0 && b->dead)
+		free(b);
+}
+
+/* Ask b's producer for a request, the pump held: what it submits waits in the queue. */
+static bool batch_produce(struct xact_batch *b)
+{
+	struct xact_engine *xe = b->xe;
+	bool was = xe->pumping, r;
+
+	xe->pumping = true;
+	r = b->produce(b->produce_ctx);
+	xe->pumping = was;
+	if (!r)
+		b->ready = false;
+	return r;
+}
+
+/*
+ * b (held by the caller) may be empty: ask its producer, if it may have
+ * more, whether the lane has room or not (one request of b waits at most),
+ * then run on_empty while b is empty and was given work.  Never nested: an
+ * on_empty running for b looks again when it returns.
+ */
+static void batch_settle(struct xact_batch *b)
+{
+	while (!b->dead && b->xe && !b->cancelling && !b->in_empty && !b->xe->cancelling_all &&
+	       batch_idle(b)) {
+		if (b->produce && b->ready) {
+			if (batch_produce(b))
+				break;
+			continue;
+		}
+		if (!b->armed)
+			break;
+		b->armed = false;
+		if (!b->on_empty)
+			break;
+		b->in_empty = true;
+		b->on_empty(b->arg);
+		b->in_empty = false;
+	}
+}
+
+/* b's producer ran dry inside the pump: settle b once the pump is done. */
+static void batch_due(struct xact_engine *xe, struct xact_batch *b)
+{
+	if (b->due || !b->armed || !batch_idle(b))
+		return;
+	b->due = true;
+	b->hold++;
+	b->due_next = xe->due;
+	xe->due = b;
+}
+
+/* ---- slots ---------------------------------------------------------------- */
+
 static void slot_transmit(struct xact_slot *s)
 {
 	struct xact_engine *xe = s->xe;
@@ -226,27 +343,46 @@ static void slot_transmit(struct xact_slot *s)
 	evtimer_add(s->timer, &tv);
 }
 
+/* The slot is done: free it, then the callback (none for an orphan), then refill. */
 static void slot_finish(struct xact_slot *s, int status, const struct xact_resp *resp)
 {
 	struct xact_engine *xe = s->xe;
 	struct xact_req req = s->req;
+	bool orphan = s->orphan;
+	struct xact_batch *b = orphan ? NULL : req.batch;
 	uint8_t req_buf[WIRE_MAD_SIZE];
 
 	/* the slot may be reused by the callback: keep what it needs */
-	if (req.addressed)
+	if (req.addressed && !orphan)
 		memcpy(req_buf, s->buf, sizeof(req_buf));
 	evtimer_del(s->timer);
 	s->busy = false;
+	s->orphan = false;
 	xe->free_slots[xe->n_free++] = s->idx;
 	xe->st.outstanding--;
 	xe->lane_out[s->lane]--;
-	xe->st.completed++;
-	req_complete(&req, status, req_buf, resp);
+	if (!orphan) {
+		xe->st.completed++;
+		if (b) {
+			b->st.outstanding--;
+			batch_count(b, status);
+			b->hold++;
+		}
+		req_complete(&req, status, req_buf, resp);
+		if (b) {
+			batch_settle(b);
+			batch_release(b);
+		}
+	}
 	xact_pump(xe);
 }
 
 static void slot_retry(struct xact_slot *s)
 {
+	if (s->orphan) {
+		slot_finish(s, -ECANCELED, NULL); /* cancelled: no retry, no callback */
+		return;
+	}
 	if (s->tries_left == 0) {
 		s->xe->st.timeouts++;
 		slot_finish(s, -ETIMEDOUT, NULL);
@@ -328,20 +464,33 @@ struct xact_engine *xact_new(struct event_base *base, const struct xact_opts *op
 	return xe;
 }
 
-/* Cancel what waits in one lane. */
+/* Cancel what waits in one lane (the pump held). */
 static void lane_cancel(struct xact_engine *xe, enum xact_lane lane)
 {
 	struct xact_queue *q = &xe->lanes[lane];
 
 	while (q->len) {
 		struct xact_req r = queue_pop(q);
+		struct xact_batch *b = r.batch;
+
+		if (r.dead) {
+			q->dead--;
+			continue;
+		}
+		if (b) {
+			b->st.queued--;
+			b->st.cancelled++;
+			b->hold++;
+		}
 		req_complete(&r, -ECANCELED, r.addressed ? r.a.mad : NULL, NULL);
+		if (b)
+			batch_release(b);
 	}
 }
 
 void xact_cancel_all(struct xact_engine *xe)
 {
-	bool was_pumping;
+	bool was_pumping, was_all;
 
 	if (!xe)
 		return;
@@ -350,7 +499,9 @@ void xact_cancel_all(struct xact_engine *xe)
 	 * (never sent) and is cancelled by the next round.
 	 */
 	was_pumping = xe->pumping;
+	was_all = xe->cancelling_all;
 	xe->pumping = true;
+	xe->cancelling_all = true;
 	do {
 		/* drop the queues first so finishing slots does not refill them */
 		lane_cancel(xe, XACT_CONTROL);
@@ -359,6 +510,10 @@ void xact_cancel_all(struct xact_engine *xe)
 			if (xe->slots[i]->busy)
 				slot_finish(xe->slots[i], -ECANCELED, NULL);
 	} while (xe->lanes[XACT_CONTROL].len || xe->lanes[XACT_BULK].len);
+	/* the batches' work is gone: a producer waits for its next wake */
+	for (struct xact_batch *b = xe->batches; b; b = b->next)
+		b->armed = b->ready = false;
+	xe->cancelling_all = was_all;
 	xe->pumping = was_pumping;
 }
 
@@ -367,6 +522,14 @@ void xact_free(struct xact_engine *xe)
 	if (!xe)
 		return;
 	xact_cancel_all(xe);
+	/* batches still open lose their engine; their owners free them */
+	while (xe->batches) {
+		struct xact_batch *b = xe->batches;
+
+		xe->batches = b->next;
+		b->xe = NULL;
+		b->prev = b->next = NULL;
+	}
 	for (unsigned i = 0; i < xe->n_slots; i++) {
 		event_free(xe->slots[i]->timer);
 		free(xe->slots[i]);
@@ -383,6 +546,7 @@ static void slot_start(struct xact_engine *xe, enum xact_lane lane, struct xact_
 	struct wire_mad_hdr h;
 
 	s->busy = true;
+	s->orphan = false;
 	s->lane = lane;
 	s->req = *r;
 	s->seq = ++xe->seq & ((1u << (32 - SLOT_BITS)) - 1);
@@ -390,7 +554,7 @@ static void slot_start(struct xact_engine *xe, enum xact_lane lane, struct xact_
 	s->tries_left = r->retries >= 0 ? (unsigned)r->retries : xe->opts.retries;
 	s->timeout_ms = r->timeout_ms ? r->timeout_ms : xe->opts.timeout_ms;
 	if (r->addressed) {
-		/* checked by xact_submit_mad: the header decodes */
+		/* checked by xact_submit: the header decodes */
 		memcpy(s->buf, r->a.mad, WIRE_MAD_SIZE);
 		wire_mad_hdr_decode(s->buf, WIRE_MAD_SIZE, &h);
 		h.tid = s->tid;
@@ -410,6 +574,11 @@ static void slot_start(struct xact_engine *xe, enum xact_lane lane, struct xact_
 		s->mgmt_class = s->req.smp.mgmt_class;
 		s->attr_id = s->req.smp.attr_id;
 	}
+	if (r->batch) {
+		r->batch->st.queued--;
+		r->batch->st.outstanding++;
+		r->batch->st.sent++;
+	}
 	xe->st.outstanding++;
 	xe->lane_out[lane]++;
 	if (xe->st.outstanding > xe->st.max_outstanding)
@@ -419,11 +588,28 @@ static void slot_start(struct xact_engine *xe, enum xact_lane lane, struct xact_
 	slot_transmit(s);
 }
 
-static void xact_pump(struct xact_engine *xe)
+/*
+ * The first producer of lane that gives a request, in batch order, when
+ * the lane has room and nothing of it waits.  Producers that run dry are
+ * not asked again until woken; their batch, idle, settles after the pump.
+ */
+static bool pump_produce(struct xact_engine *xe, enum xact_lane lane)
 {
-	if (xe->pumping)
-		return;
-	xe->pumping = true;
+	if (xe->lanes[lane].len || !lane_may_start(xe, lane))
+		return false;
+	for (struct xact_batch *b = xe->batches; b; b = b->next) {
+		if (!b->produce || !b->ready || b->produce_lane != lane || b->cancelling)
+			continue;
+		if (b->produce(b->produce_ctx))
+			return true;
+		b->ready = false;
+		batch_due(xe, b);
+	}
+	return false;
+}
+
+static void pump_run(struct xact_engine *xe)
+{
 	while (xe->n_free) {
 		enum xact_lane lane;
 		struct xact_req r;
@@ -432,12 +618,38 @@ static void xact_pump(struct xact_engine *xe)
 			lane = XACT_CONTROL;
 		else if (xe->lanes[XACT_BULK].len && lane_may_start(xe, XACT_BULK))
 			lane = XACT_BULK;
+		else if (pump_produce(xe, XACT_CONTROL) || pump_produce(xe, XACT_BULK))
+			continue;
 		else
 			break;
 		r = queue_pop(&xe->lanes[lane]);
+		if (r.dead) {
+			xe->lanes[lane].dead--;
+			continue;
+		}
 		slot_start(xe, lane, &r);
 	}
-	xe->pumping = false;
+}
+
+/* Fill the free slots: queued requests first, then producers; then settle dry batches. */
+static void xact_pump(struct xact_engine *xe)
+{
+	if (xe->pumping)
+		return;
+	for (;;) {
+		struct xact_batch *b;
+
+		xe->pumping = true;
+		pump_run(xe);
+		xe->pumping = false;
+		b = xe->due;
+		if (!b)
+			return;
+		xe->due = b->due_next;
+		b->due = false;
+		batch_settle(b);
+		batch_release(b);
+	}
 }
 
 static int xact_enqueue(struct xact_engine *xe, enum xact_lane lane, const struct xact_req *r)
@@ -447,36 +659,13 @@ static int xact_enqueue(struct xact_engine *xe, enum xact_lane lane, const struc
 	if (rc < 0)
 		return rc;
 	xe->st.submitted++;
+	if (r->batch) {
+		r->batch->st.submitted++;
+		r->batch->st.queued++;
+		r->batch->armed = true;
+	}
 	xact_pump(xe);
 	return 0;
-}
-
-int xact_submit_timed(struct xact_engine *xe, enum xact_lane lane, const struct wire_smp *req,
-		      unsigned timeout_ms, int retries, xact_done_fn done, void *arg)
-{
-	struct xact_req r;
-
-	if (!xe || !req || !lane_is_valid(lane) || timeout_ms > XACT_TIMEOUT_MAX_MS ||
-	    retries > XACT_RETRIES_MAX || !wire_smp_valid(req))
-		return -EINVAL;
-	memset(&r, 0, sizeof(r));
-	r.smp = *req;
-	r.done = done;
-	r.arg = arg;
-	r.timeout_ms = timeout_ms;
-	r.retries = retries < 0 ? -1 : retries;
-	return xact_enqueue(xe, lane, &r);
-}
-
-int xact_submit_lane(struct xact_engine *xe, enum xact_lane lane, const struct wire_smp *req,
-		     xact_done_fn done, void *arg)
-{
-	return xact_submit_timed(xe, lane, req, 0, -1, done, arg);
-}
-
-int xact_submit(struct xact_engine *xe, const struct wire_smp *req, xact_done_fn done, void *arg)
-{
-	return xact_submit_lane(xe, XACT_BULK, req, done, arg);
 }
 
 /* A LID-routed SMP to QP0, or a GSI MAD to a QP of its own. */
@@ -484,11 +673,11 @@ static bool dest_fits(const struct wire_mad_hdr *h, const uint8_t *mad, const st
 {
 	struct wire_smp smp;
 
-	if (to->dlid == 0)
+	if (!to || to->dlid == 0)
 		return false;
 	switch (h->mgmt_class) {
 	case WIRE_CLASS_SMI_DR:
-		return false; /* xact_submit */
+		return false; /* as xact_request.smp */
 	case WIRE_CLASS_SMI:
 		return to->qpn == 0 && wire_smp_decode(mad, WIRE_MAD_SIZE, &smp) == 0;
 	default:
@@ -496,34 +685,174 @@ static bool dest_fits(const struct wire_mad_hdr *h, const uint8_t *mad, const st
 	}
 }
 
-int xact_submit_mad_timed(struct xact_engine *xe, enum xact_lane lane, const struct madio_dest *to,
-			  const uint8_t *mad, size_t len, unsigned timeout_ms, int retries,
-			  xact_mad_done_fn done, void *arg)
+int xact_submit(struct xact_engine *xe, const struct xact_request *rq)
 {
 	struct wire_mad_hdr h;
 	struct xact_req r;
 
-	if (!xe || !to || !lane_is_valid(lane) || len != WIRE_MAD_SIZE ||
-	    timeout_ms > XACT_TIMEOUT_MAX_MS || retries > XACT_RETRIES_MAX ||
-	    wire_mad_hdr_decode(mad, len, &h) < 0 || h.base_version != 1 ||
-	    (h.method & WIRE_METHOD_RESP) || !dest_fits(&h, mad, to))
+	if (!xe || !rq || !lane_is_valid(rq->lane) || rq->timeout_ms > XACT_TIMEOUT_MAX_MS ||
+	    rq->tries > XACT_TRIES_MAX || (rq->batch && (rq->batch->xe != xe || rq->batch->dead)))
 		return -EINVAL;
+	if (rq->batch && rq->batch->cancelling)
+		return -ECANCELED;
 	memset(&r, 0, sizeof(r));
-	r.timeout_ms = timeout_ms;
-	r.retries = retries < 0 ? -1 : retries;
-	r.addressed = true;
-	r.a.to = *to;
-	r.mad_done = done;
-	r.arg = arg;
-	memcpy(r.a.mad, mad, WIRE_MAD_SIZE);
-	return xact_enqueue(xe, lane, &r);
+	if (rq->smp && !rq->mad) {
+		if (!wire_smp_valid(rq->smp))
+			return -EINVAL;
+		r.smp = *rq->smp;
+		r.done = rq->done;
+	} else if (rq->mad && !rq->smp) {
+		if (rq->len != WIRE_MAD_SIZE || wire_mad_hdr_decode(rq->mad, rq->len, &h) < 0 ||
+		    h.base_version != 1 || (h.method & WIRE_METHOD_RESP) ||
+		    !dest_fits(&h, rq->mad, rq->to))
+			return -EINVAL;
+		r.addressed = true;
+		r.a.to = *rq->to;
+		memcpy(r.a.mad, rq->mad, WIRE_MAD_SIZE);
+		r.mad_done = rq->mad_done;
+	} else {
+		return -EINVAL;
+	}
+	r.arg = rq->arg;
+	r.batch = rq->batch;
+	r.timeout_ms = rq->timeout_ms;
+	r.retries = rq->tries ? (int)rq->tries - 1 : -1;
+	return xact_enqueue(xe, rq->lane, &r);
 }
 
-int xact_submit_mad(struct xact_engine *xe, enum xact_lane lane, const struct madio_dest *to,
-		    const uint8_t *mad, size_t len, xact_mad_done_fn done, void *arg)
+/* ---- batches: the calls ---------------------------------------------------- */
+
+struct xact_batch *xact_batch_new(struct xact_engine *xe, xact_empty_fn on_empty, void *arg)
 {
-	return xact_submit_mad_timed(xe, lane, to, mad, len, 0, -1, done, arg);
+	struct xact_batch *b;
+
+	if (!xe)
+		return NULL;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->xe = xe;
+	b->on_empty = on_empty;
+	b->arg = arg;
+	b->prev = xe->batches_tail;
+	if (xe->batches_tail)
+		xe->batches_tail->next = b;
+	else
+		xe->batches = b;
+	xe->batches_tail = b;
+	return b;
 }
+
+void xact_batch_set_producer(struct xact_batch *b, enum xact_lane lane, xact_produce_fn fn,
+			     void *ctx)
+{
+	if (!b || !lane_is_valid(lane))
+		return;
+	if (fn != b->produce || ctx != b->produce_ctx)
+		b->ready = false;
+	b->produce = fn;
+	b->produce_ctx = ctx;
+	b->produce_lane = lane;
+}
+
+void xact_batch_wake(struct xact_batch *b)
+{
+	if (!b || !b->xe || b->dead || b->cancelling || !b->produce)
+		return;
+	b->ready = true;
+	b->armed = true;
+	xact_pump(b->xe);
+}
+
+/* Cancel b's requests waiting in q (the pump held, b held). */
+static void queue_cancel(struct xact_queue *q, struct xact_batch *b)
+{
+	unsigned i = q->head_i;
+
+	/* a callback may queue more (other batches'): the tail is read each time */
+	for (struct xact_chunk *c = q->head; c; c = c->next, i = 0) {
+		for (; i < (c == q->tail ? q->tail_i : QUEUE_CHUNK); i++) {
+			struct xact_req *r = &c->r[i];
+
+			if (r->dead || r->batch != b)
+				continue;
+			r->dead = true;
+			q->dead++;
+			b->st.queued--;
+			b->st.cancelled++;
+			req_complete(r, -ECANCELED, r->addressed ? r->a.mad : NULL, NULL);
+		}
+	}
+}
+
+void xact_batch_cancel(struct xact_batch *b)
+{
+	struct xact_engine *xe;
+	bool was_pumping;
+
+	if (!b || !(xe = b->xe) || b->cancelling)
+		return;
+	b->cancelling = true;
+	b->ready = false;
+	b->hold++;
+	was_pumping = xe->pumping;
+	xe->pumping = true;
+	for (unsigned l = 0; l < N_LANES; l++)
+		queue_cancel(&xe->lanes[l], b);
+	for (unsigned i = 0; i < xe->n_slots; i++) {
+		struct xact_slot *s = xe->slots[i];
+
+		if (!s->busy || s->orphan || s->req.batch != b)
+			continue;
+		/* the slot stays taken until its answer or timeout: the window holds */
+		s->orphan = true;
+		b->st.outstanding--;
+		b->st.cancelled++;
+		xe->st.completed++;
+		req_complete(&s->req, -ECANCELED, s->buf, NULL);
+	}
+	xe->pumping = was_pumping;
+	b->armed = false;
+	b->cancelling = false;
+	batch_release(b);
+	xact_pump(xe);
+}
+
+void xact_batch_free(struct xact_batch *b)
+{
+	struct xact_engine *xe;
+
+	if (!b || b->dead)
+		return;
+	b->hold++;
+	xact_batch_cancel(b);
+	b->dead = true;
+	xe = b->xe;
+	if (xe) {
+		if (b->prev)
+			b->prev->next = b->next;
+		else
+			xe->batches = b->next;
+		if (b->next)
+			b->next->prev = b->prev;
+		else
+			xe->batches_tail = b->prev;
+	}
+	b->prev = b->next = NULL;
+	batch_release(b);
+}
+
+unsigned xact_batch_pending(const struct xact_batch *b)
+{
+	return b ? b->st.queued + b->st.outstanding : 0;
+}
+
+void xact_batch_get_stats(const struct xact_batch *b, struct xact_batch_stats *ret)
+{
+	*ret = b->st;
+}
+
+/* ---- input ----------------------------------------------------------------- */
 
 static struct xact_slot *slot_by_tid(struct xact_engine *xe, uint64_t tid)
 {
@@ -605,19 +934,25 @@ int xact_set_window(struct xact_engine *xe, unsigned window)
 	return 0;
 }
 
+/* Requests waiting in a lane, the cancelled ones left out. */
+static size_t lane_queued(const struct xact_engine *xe, enum xact_lane lane)
+{
+	return xe->lanes[lane].len - xe->lanes[lane].dead;
+}
+
 unsigned xact_pending(const struct xact_engine *xe)
 {
 	if (!xe)
 		return 0;
-	return xe->st.outstanding + xe->lanes[XACT_BULK].len + xe->lanes[XACT_CONTROL].len;
+	return xe->st.outstanding + lane_queued(xe, XACT_BULK) + lane_queued(xe, XACT_CONTROL);
 }
 
 void xact_get_stats(const struct xact_engine *xe, struct xact_stats *ret)
 {
 	*ret = xe->st;
-	ret->queued = xe->lanes[XACT_BULK].len + xe->lanes[XACT_CONTROL].len;
+	ret->queued = lane_queued(xe, XACT_BULK) + lane_queued(xe, XACT_CONTROL);
 	ret->ctl_outstanding = xe->lane_out[XACT_CONTROL];
-	ret->ctl_queued = xe->lanes[XACT_CONTROL].len;
+	ret->ctl_queued = lane_queued(xe, XACT_CONTROL);
 	ret->window = xe->opts.window;
 	ret->cwnd = xe->cwnd;
 }
@@ -632,6 +967,8 @@ size_t xact_mem(const struct xact_engine *xe)
 	for (unsigned l = 0; l < N_LANES; l++)
 		n += (xe->lanes[l].chunks + (xe->lanes[l].spare != NULL)) *
 		     sizeof(struct xact_chunk);
+	for (const struct xact_batch *b = xe->batches; b; b = b->next)
+		n += sizeof(*b);
 	return n;
 }
 

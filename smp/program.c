@@ -34,13 +34,11 @@ enum program_op {
 
 struct program {
 	struct xact_engine *xe;
+	struct xact_batch *batch; /* the SMPs; produced by program_produce */
 	struct fabric *f;
 	program_done_fn *done;
 	void *arg;
-	unsigned pending;
-	unsigned ahead; /* pending at most (PROGRAM_AHEAD_WINDOWS) */
 	bool started;
-	bool aborted;
 	bool *lft_failed; /* per node, allocated on the first failed LFT block */
 	enum xact_lane lane;
 	struct mft_set *mft_known; /* program_mft's: switches dropped when a block fails */
@@ -50,7 +48,7 @@ struct program {
 	struct mkey_offenders *offenders; /* program_params' */
 	uint64_t mkey;			  /* the M_Key this batch writes */
 	unsigned by_kind[OP_OTHER + 1];	  /* sent per kind, for the debug trace of a node */
-	/* issue 15: LFT blocks are queued as the window drains (program_fill) */
+	/* issue 15: LFT blocks are made as the engine asks (program_produce) */
 	const struct routes *lft_r;
 	struct program_lft_job *jobs;
 	size_t n_jobs, cap_jobs, job_next, block_next;
@@ -58,24 +56,23 @@ struct program {
 	uint32_t ps_next, ps_end;
 	uint8_t ps_from, ps_to;
 	/*
-	 * Sets decided while pg->ahead were pending (a configure batch decides
-	 * every port's at once): kept here, 76 bytes each, until the window
-	 * drains (program_fill), instead of whole requests in the engine.
+	 * Sets decided and not yet asked for by the engine (a configure batch
+	 * decides every port's at once): kept here in order, 76 bytes each,
+	 * instead of whole requests in the engine (program_produce).
 	 */
-	struct program_later {
+	struct program_decided {
 		uint32_t node, mod;
 		uint16_t attr;
 		uint8_t kind, port;
 		uint8_t data[64];
-	} * later;
-	size_t n_later, cap_later, later_next;
+	} * decided;
+	size_t n_decided, cap_decided, decided_next;
 };
 
 /*
- * A switch's LFT blocks still to queue: decided (diffed) by program_switch,
- * sent by program_fill while fewer than pg->ahead requests are pending,
- * so a fabric's millions of blocks never sit in the transaction queue at
- * once.
+ * A switch's LFT blocks still to send: decided (diffed) by program_switch,
+ * made one at a time as the engine asks (program_produce), so a fabric's
+ * millions of blocks never sit in the transaction queue at once.
  */
 struct program_lft_job {
 	uint32_t node;
@@ -83,13 +80,6 @@ struct program_lft_job {
 	uint32_t *blocks;
 	size_t n;
 };
-
-/*
- * Requests in the engine (sent or queued there) at most, in windows: the
- * window stays full and the engine's queue small (issue 15).
- */
-#define PROGRAM_AHEAD_WINDOWS 4
-#define PROGRAM_AHEAD_MIN 16
 
 struct program_req {
 	struct program *pg;
@@ -108,28 +98,34 @@ static int program_readback(struct program *pg, uint32_t node, uint8_t port,
 static void program_req_done(void *arg, int status, const struct wire_smp *req,
 			     const struct wire_smp *resp);
 
+static void program_on_empty(void *arg);
+static bool program_produce(void *ctx);
+
 struct program *program_new(struct xact_engine *xe, struct fabric *f, program_done_fn *done,
 			    void *arg)
 {
 	struct program *pg = calloc(1, sizeof(*pg));
-	struct xact_stats st;
 
 	if (!pg)
 		return NULL;
 	*pg = (struct program){.xe = xe, .f = f, .done = done, .arg = arg};
-	xact_get_stats(xe, &st);
-	pg->ahead = st.window * PROGRAM_AHEAD_WINDOWS > PROGRAM_AHEAD_MIN
-			? st.window * PROGRAM_AHEAD_WINDOWS
-			: PROGRAM_AHEAD_MIN;
+	pg->batch = xact_batch_new(xe, program_on_empty, pg);
+	if (!pg->batch) {
+		free(pg);
+		return NULL;
+	}
+	xact_batch_set_producer(pg->batch, XACT_BULK, program_produce, pg);
 	return pg;
 }
 
+/* Frees; what is still in flight is cancelled (the callbacks free their ops). */
 static void program_free(struct program *pg)
 {
+	xact_batch_free(pg->batch);
 	for (size_t i = 0; i < pg->n_jobs; i++)
 		free(pg->jobs[i].blocks);
 	free(pg->jobs);
-	free(pg->later);
+	free(pg->decided);
 	free(pg->lft_failed);
 	free(pg->mft_guids);
 	free(pg);
@@ -138,54 +134,70 @@ static void program_free(struct program *pg)
 static void program_port_states_node(struct program *pg, uint32_t i);
 static bool port_is_up(const struct port *p);
 
-/*
- * Queue LFT blocks of the pending jobs, then the port state Sets of the
- * nodes left, until pg->ahead requests are pending.
- */
 static int program_submit(struct program *pg, enum program_op kind, uint32_t node, uint8_t port,
 			  uint16_t attr, uint32_t mod, const uint8_t data[64], bool counted);
 
-static void program_fill(struct program *pg)
+/*
+ * The batch's producer: the engine's next request when it has room.  The
+ * Sets decided, in order; once started (program_start), LFT blocks of the
+ * jobs, then the port state Sets of the nodes left.  False when nothing is
+ * left for now.
+ */
+static bool program_produce(void *ctx)
 {
-	while (!pg->aborted && pg->later_next < pg->n_later && pg->pending < pg->ahead) {
-		const struct program_later *l = &pg->later[pg->later_next++];
+	struct program *pg = ctx;
 
-		if (program_submit(pg, (enum program_op)l->kind, l->node, l->port, l->attr, l->mod,
-				   l->data, true) < 0)
+	for (;;) {
+		if (pg->decided_next < pg->n_decided) {
+			const struct program_decided *l = &pg->decided[pg->decided_next++];
+
+			if (program_submit(pg, (enum program_op)l->kind, l->node, l->port, l->attr,
+					   l->mod, l->data, true) == 0)
+				return true;
 			pg->st.sets--; /* counted when it was decided; an error now */
-	}
-	if (pg->n_later && pg->later_next == pg->n_later) {
-		free(pg->later);
-		pg->later = NULL;
-		pg->n_later = pg->cap_later = pg->later_next = 0;
-	}
-	while (!pg->aborted && !pg->n_later && pg->job_next < pg->n_jobs &&
-	       pg->pending < pg->ahead) {
-		struct program_lft_job *j = &pg->jobs[pg->job_next];
-		uint8_t ports[LFT_BLOCK], data[64];
-
-		if (pg->block_next == j->n) {
-			free(j->blocks);
-			j->blocks = NULL;
-			pg->job_next++;
-			pg->block_next = 0;
 			continue;
 		}
-		lft_block(pg->lft_r->lft[j->node], j->top, j->blocks[pg->block_next], ports);
-		wire_lft_encode(ports, data, sizeof(data));
-		if (program_send(pg, OP_LFT, j->node, 0, WIRE_ATTR_LFT, j->blocks[pg->block_next],
-				 data) == 0)
-			pg->st.lft_blocks++;
-		pg->block_next++;
+		if (pg->n_decided) {
+			free(pg->decided);
+			pg->decided = NULL;
+			pg->n_decided = pg->cap_decided = pg->decided_next = 0;
+		}
+		if (!pg->started)
+			return false;
+		if (pg->job_next < pg->n_jobs) {
+			struct program_lft_job *j = &pg->jobs[pg->job_next];
+			uint8_t ports[LFT_BLOCK], data[64];
+			uint32_t block;
+
+			if (pg->block_next == j->n) {
+				free(j->blocks);
+				j->blocks = NULL;
+				pg->job_next++;
+				pg->block_next = 0;
+				continue;
+			}
+			block = j->blocks[pg->block_next++];
+			lft_block(pg->lft_r->lft[j->node], j->top, block, ports);
+			wire_lft_encode(ports, data, sizeof(data));
+			if (program_submit(pg, OP_LFT, j->node, 0, WIRE_ATTR_LFT, block, data,
+					   false) == 0) {
+				pg->st.lft_blocks++;
+				return true;
+			}
+			continue;
+		}
+		if (pg->ps_next < pg->ps_end) {
+			program_port_states_node(pg, pg->ps_next++); /* into pg->decided */
+			continue;
+		}
+		return false;
 	}
-	while (!pg->aborted && !pg->n_later && pg->job_next >= pg->n_jobs &&
-	       pg->ps_next < pg->ps_end && pg->pending < pg->ahead)
-		program_port_states_node(pg, pg->ps_next++);
 }
 
 static bool program_filled(const struct program *pg)
 {
-	return !pg->n_later && pg->job_next >= pg->n_jobs && pg->ps_next >= pg->ps_end;
+	return pg->decided_next >= pg->n_decided && pg->job_next >= pg->n_jobs &&
+	       pg->ps_next >= pg->ps_end;
 }
 
 /* Every SMP done and no more to come: report, then free. */
@@ -198,6 +210,15 @@ static void program_finish(struct program *pg)
 	if (pg->done)
 		pg->done(pg->arg, &pg->st);
 	program_free(pg);
+}
+
+/* The batch is empty: once started, every SMP is done and none is to come. */
+static void program_on_empty(void *arg)
+{
+	struct program *pg = arg;
+
+	if (pg->started && program_filled(pg))
+		program_finish(pg);
 }
 
 /* The model of a port takes what it answered. */
@@ -270,12 +291,15 @@ static int program_readback(struct program *pg, uint32_t node, uint8_t port,
 	if (!op)
 		return -ENOMEM;
 	*op = (struct program_req){pg, OP_READBACK, node, port, want.lid, want.state};
-	r = xact_submit_lane(pg->xe, pg->lane, &smp, program_req_done, op);
+	r = xact_submit(pg->xe, &(struct xact_request){.lane = pg->lane,
+						       .batch = pg->batch,
+						       .smp = &smp,
+						       .done = program_req_done,
+						       .arg = op});
 	if (r < 0) {
 		free(op);
 		return r;
 	}
-	pg->pending++;
 	pg->st.readbacks++;
 	return 0;
 }
@@ -486,12 +510,8 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 	struct program *pg = op->pg;
 	struct node *n;
 
-	pg->pending--;
-	program_fill(pg);
-	if (pg->aborted) {
-		free(op);
-		if (!pg->pending)
-			program_free(pg);
+	if (status == -ECANCELED) {
+		free(op); /* program_abort: done is not called */
 		return;
 	}
 	n = &pg->f->nodes[op->node];
@@ -511,8 +531,6 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 	if (op->kind == OP_READBACK) {
 		program_readback_done(pg, op, status, resp);
 		free(op);
-		if (!pg->pending && pg->started && program_filled(pg))
-			program_finish(pg);
 		return;
 	}
 	if (status < 0) {
@@ -544,10 +562,7 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 	} else if (op->kind == OP_PKEY) {
 		program_pkey_took(&n->ports[op->port], req, resp);
 	}
-	free(op);
-	program_fill(pg);
-	if (!pg->pending && pg->started && program_filled(pg))
-		program_finish(pg);
+	free(op); /* the last one finishes the batch (program_on_empty) */
 }
 
 /* Hand a Set to the engine now (counted: already in st.sets and by_kind).  0 or -errno. */
@@ -572,13 +587,16 @@ static int program_submit(struct program *pg, enum program_op kind, uint32_t nod
 		return -ENOMEM;
 	}
 	*op = (struct program_req){pg, kind, node, port, 0, 0};
-	r = xact_submit_lane(pg->xe, pg->lane, &smp, program_req_done, op);
+	r = xact_submit(pg->xe, &(struct xact_request){.lane = pg->lane,
+						       .batch = pg->batch,
+						       .smp = &smp,
+						       .done = program_req_done,
+						       .arg = op});
 	if (r < 0) {
 		free(op);
 		pg->st.errors++;
 		return r;
 	}
-	pg->pending++;
 	if (!counted) {
 		pg->st.sets++;
 		pg->by_kind[kind]++;
@@ -587,9 +605,9 @@ static int program_submit(struct program *pg, enum program_op kind, uint32_t nod
 }
 
 /*
- * Send a Set: at once while fewer than pg->ahead are pending, else kept
- * (in order) until the window drains.  0 when sent or kept, -errno when it
- * cannot go (no route to the port, no memory).
+ * Decide a Set: it joins pg->decided, behind the others (the order is
+ * kept), and goes when the engine asks for it (program_produce).  0 when
+ * kept, -errno when it cannot go (no route to the port, no memory).
  */
 static int program_send(struct program *pg, enum program_op kind, uint32_t node, uint8_t port,
 			uint16_t attr, uint32_t mod, const uint8_t data[64])
@@ -597,28 +615,28 @@ static int program_send(struct program *pg, enum program_op kind, uint32_t node,
 	uint8_t path[FABRIC_DR_MAX_HOPS + 1];
 	uint8_t hops;
 
-	if (pg->later_next >= pg->n_later && pg->pending < pg->ahead)
-		return program_submit(pg, kind, node, port, attr, mod, data, false);
 	if (discover_port_path(pg->f, node, port, path, &hops) < 0) {
 		pg->st.errors++;
 		return -EINVAL;
 	}
-	if (pg->n_later == pg->cap_later) {
-		size_t cap = pg->cap_later ? 2 * pg->cap_later : 256;
-		struct program_later *v = realloc(pg->later, cap * sizeof(*v));
+	if (pg->n_decided == pg->cap_decided) {
+		size_t cap = pg->cap_decided ? 2 * pg->cap_decided : 256;
+		struct program_decided *v = realloc(pg->decided, cap * sizeof(*v));
 
 		if (!v) {
 			pg->st.errors++;
 			return -ENOMEM;
 		}
-		pg->later = v;
-		pg->cap_later = cap;
+		pg->decided = v;
+		pg->cap_decided = cap;
 	}
-	pg->later[pg->n_later] = (struct program_later){node, mod, attr, (uint8_t)kind, port, {0}};
-	memcpy(pg->later[pg->n_later].data, data, sizeof(pg->later[0].data));
-	pg->n_later++;
+	pg->decided[pg->n_decided] =
+	    (struct program_decided){node, mod, attr, (uint8_t)kind, port, {0}};
+	memcpy(pg->decided[pg->n_decided].data, data, sizeof(pg->decided[0].data));
+	pg->n_decided++;
 	pg->st.sets++;
 	pg->by_kind[kind]++;
+	xact_batch_wake(pg->batch);
 	return 0;
 }
 
@@ -665,9 +683,12 @@ int program_set(struct program *pg, uint32_t node, uint8_t port, uint16_t attr, 
 void program_start(struct program *pg)
 {
 	pg->started = true;
-	program_fill(pg);
-	if (!pg->pending && program_filled(pg))
+	if (!xact_batch_pending(pg->batch) && program_filled(pg)) {
 		program_finish(pg);
+		return;
+	}
+	/* LFT blocks and port states may go now; the last answer finishes (maybe at once) */
+	xact_batch_wake(pg->batch);
 }
 
 void program_abort(struct program *pg)
@@ -677,14 +698,13 @@ void program_abort(struct program *pg)
 	/* some MFT blocks may not have arrived: those switches are unknown again */
 	for (size_t i = 0; pg->mft_known && i < pg->n_mft_guids; i++)
 		mft_set_remove(pg->mft_known, pg->mft_guids[i]);
-	pg->aborted = true;
-	if (!pg->pending)
-		program_free(pg);
+	program_free(pg); /* its SMPs are cancelled */
 }
 
 void program_set_lane(struct program *pg, enum xact_lane lane)
 {
 	pg->lane = lane;
+	xact_batch_set_producer(pg->batch, lane, program_produce, pg);
 }
 
 static bool port_is_up(const struct port *p)
@@ -878,7 +898,7 @@ static void program_switch(struct program *pg, const struct routes *r, uint32_t 
 	} else {
 		pg->lft_r = r;
 		pg->jobs[pg->n_jobs++] = (struct program_lft_job){ni, top, blocks, nb};
-		pg->by_kind[OP_LFT] += nb; /* for the trace: queued by program_fill */
+		pg->by_kind[OP_LFT] += nb; /* for the trace: made by program_produce */
 	}
 	n->lft_top = top;
 }
@@ -1044,7 +1064,7 @@ static void program_port_states_node(struct program *pg, uint32_t i)
 		program_trace_node(pg, i, to < 5 ? verbs[to] : "state");
 }
 
-/* Queued node by node as the window drains (program_fill), like LFT blocks. */
+/* Decided node by node as the engine asks (program_produce), like LFT blocks. */
 void program_port_states(struct program *pg, uint8_t from, uint8_t to)
 {
 	memset(pg->by_kind, 0, sizeof(pg->by_kind));
