@@ -691,10 +691,10 @@ int xact_submit(struct xact_engine *xe, const struct xact_request *rq)
 	struct xact_req r;
 
 	if (!xe || !rq || !lane_is_valid(rq->lane) || rq->timeout_ms > XACT_TIMEOUT_MAX_MS ||
-	    rq->tries > XACT_TRIES_MAX || (rq->batch && (rq->batch->xe != xe || rq->batch->dead)))
+	    rq->tries > XACT_TRIES_MAX || (rq->batch && rq->batch->xe != xe))
 		return -EINVAL;
-	if (rq->batch && rq->batch->cancelling)
-		return -ECANCELED;
+	if (rq->batch && (rq->batch->cancelling || rq->batch->dead))
+		return -ECANCELED; /* from a callback of its cancel, or of its free */
 	memset(&r, 0, sizeof(r));
 	if (rq->smp && !rq->mad) {
 		if (!wire_smp_valid(rq->smp))
@@ -824,9 +824,10 @@ void xact_batch_free(struct xact_batch *b)
 
 	if (!b || b->dead)
 		return;
+	/* dead first: a callback of the cancel below that frees it again does nothing */
 	b->hold++;
-	xact_batch_cancel(b);
 	b->dead = true;
+	xact_batch_cancel(b);
 	xe = b->xe;
 	if (xe) {
 		if (b->prev)
