@@ -43,6 +43,10 @@ static void mftread_finish(void *arg)
 {
 	struct mftread *mr = arg;
 	struct mft_set *read = mft_set_new();
+	struct xact_batch_stats bs;
+
+	xact_batch_get_stats(mr->batch, &bs);
+	mr->st.blocks = (uint32_t)bs.submitted; /* the Gets asked */
 
 	for (uint32_t i = 0; read && i < mr->n_sw; i++) {
 		if (!mr->sw[i].t)
@@ -159,7 +163,6 @@ int mftread_start(struct xact_engine *xe, const struct fabric *f, const struct m
 					s->t = NULL;
 					goto next_switch;
 				}
-				mr->st.blocks++;
 			}
 	next_switch:;
 	}

@@ -72,7 +72,10 @@ static void readback_finish(void *arg)
 {
 	struct readback *rb = arg;
 	struct program_held *h = rb->held;
+	struct xact_batch_stats bs;
 
+	xact_batch_get_stats(rb->batch, &bs);
+	rb->st.blocks = (uint32_t)bs.submitted; /* the Gets asked */
 	/* a switch with a block missing is unknown: every block gets written */
 	for (uint32_t i = 0; i < h->n_nodes; i++)
 		if (rb->failed[i])
@@ -168,7 +171,6 @@ int readback_start(struct xact_engine *xe, const struct fabric *f, const struct 
 				rb->st.errors++;
 				continue;
 			}
-			rb->st.blocks++;
 		}
 	}
 	if (!xact_batch_pending(rb->batch)) {
