@@ -11,11 +11,8 @@
  * the bulk window is the same with or without control requests.  Bulk holds
  * at most the largest window, so an admitted request always finds a slot.
  *
- * Batches are a list in creation order.  A request keeps a pointer to its
- * batch while queued or in flight; cancelling marks queued ones dead (the
- * pump drops them) and makes in-flight ones orphans (their slot ends with
- * no callback).  A batch whose callback is running is held: freeing it then
- * only marks it dead, and the last release frees it.
+ * Batches and the producers' asks are xact_batch.c's; the structures both
+ * files see are in xact_int.h.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,124 +20,9 @@
 #include <time.h>
 
 #include "mad/xact.h"
-
-#define SLOTS_MAX (XACT_WINDOW_MAX + XACT_CONTROL_SLOTS)
-#define SLOT_BITS 11 /* the low bits of a TID: the slot index */
-#define N_LANES 2
-/*
- * A lane's queue is a list of chunks of this many requests: it grows a
- * chunk at a time (no doubling, no copy of what waits; issue 15) and keeps
- * one spare chunk when it empties.
- */
-#define QUEUE_CHUNK 128
-
-_Static_assert(SLOTS_MAX <= 1u << SLOT_BITS, "every slot index fits in the TID");
-
-struct xact_req {
-	union {
-		struct wire_smp smp; /* directed route (or LID-routed, via xact_submit) */
-		struct {
-			struct madio_dest to;
-			uint8_t mad[WIRE_MAD_SIZE]; /* a copy while queued: no heap per request */
-		} a;				    /* addressed */
-	};
-	union {
-		xact_done_fn done;
-		xact_mad_done_fn mad_done;
-	};
-	void *arg;
-	struct xact_batch *batch;
-	bool addressed;
-	bool dead;	     /* queued, then cancelled with its batch: dropped when popped */
-	unsigned timeout_ms; /* 0: the engine's */
-	int retries;	     /* < 0: the engine's */
-};
-
-struct xact_chunk {
-	struct xact_chunk *next;
-	struct xact_req r[QUEUE_CHUNK];
-};
-
-struct xact_queue {
-	struct xact_chunk *head, *tail, *spare;
-	unsigned head_i, tail_i; /* next to pop in head, next free slot in tail */
-	size_t len, chunks;	 /* requests waiting (dead ones too); chunks in the list */
-	size_t dead;		 /* of len, cancelled */
-};
-
-struct xact_slot {
-	struct xact_engine *xe;
-	unsigned idx;
-	struct event *timer;
-	bool busy;
-	bool orphan; /* its batch cancelled it: ends without a callback */
-	enum xact_lane lane;
-	unsigned tries_left;
-	unsigned timeout_ms; /* per attempt */
-	uint64_t sent_seq;   /* xe->send_seq at its last transmission */
-	uint32_t seq;
-	uint64_t tid;
-	uint8_t mgmt_class; /* a response must have these */
-	uint16_t attr_id;
-	struct xact_req req; /* addressed: the request is buf */
-	struct madio_dest to;
-	uint8_t buf[WIRE_MAD_SIZE];
-};
-
-/* What a completion hands over: a decoded SMP and/or the raw bytes. */
-struct xact_resp {
-	const struct wire_mad_hdr *hdr;
-	const struct wire_smp *smp; /* SMI classes only */
-	const uint8_t *buf;
-	size_t len;
-};
-
-struct xact_engine {
-	struct event_base *base;
-	struct xact_opts opts; /* opts.window: the current bulk window */
-	xact_send_fn send;
-	void *send_ctx;
-	uint64_t mkey;			    /* xact_set_mkey */
-	struct xact_slot *slots[SLOTS_MAX]; /* [0..n_slots) allocated */
-	unsigned n_slots;
-	unsigned free_slots[SLOTS_MAX]; /* stack of free slot indices */
-	unsigned n_free;
-	struct xact_queue lanes[N_LANES];
-	unsigned lane_out[N_LANES];
-	uint32_t tid_high;
-	uint32_t seq;
-	/* adaptive bulk window: cwnd <= opts.window */
-	unsigned cwnd, grow_acc;
-	uint64_t send_seq, cut_seq; /* transmissions; the count at the last cut */
-	bool pumping;
-	bool cancelling_all; /* xact_cancel_all: no batch settles meanwhile */
-	struct xact_batch *batches, *batches_tail;
-	struct xact_batch *due; /* producers found dry with their batch idle (xact_pump) */
-	struct xact_stats st;
-};
-
-struct xact_batch {
-	struct xact_engine *xe; /* NULL once the engine is gone */
-	struct xact_batch *prev, *next;
-	xact_empty_fn on_empty;
-	void *arg;
-	xact_produce_fn produce;
-	void *produce_ctx;
-	enum xact_lane produce_lane;
-	bool ready;	 /* the producer may have more: ask it */
-	bool armed;	 /* given work since it was last empty */
-	bool cancelling; /* xact_batch_cancel under way */
-	bool in_empty;	 /* on_empty running */
-	bool dead;	 /* freed while held: the last release frees it */
-	bool due;	 /* on xe->due */
-	struct xact_batch *due_next;
-	unsigned hold; /* callbacks of the batch running */
-	struct xact_batch_stats st;
-};
+#include "mad/xact_int.h"
 
 static const struct madio_dest dest_permissive = {WIRE_PERMISSIVE_LID, 0, 0, 0};
-
-static void xact_pump(struct xact_engine *xe);
 
 static int queue_push(struct xact_queue *q, const struct xact_req *r)
 {
@@ -198,13 +80,13 @@ static void queue_free(struct xact_queue *q)
 	memset(q, 0, sizeof(*q));
 }
 
-static bool lane_is_valid(enum xact_lane lane)
+bool xact_lane_is_valid(enum xact_lane lane)
 {
 	return lane == XACT_BULK || lane == XACT_CONTROL;
 }
 
 /* After a shrink bulk may hold more than the window until enough complete. */
-static bool lane_may_start(const struct xact_engine *xe, enum xact_lane lane)
+bool xact_lane_may_start(const struct xact_engine *xe, enum xact_lane lane)
 {
 	return xe->lane_out[lane] < (lane == XACT_BULK ? xe->cwnd : XACT_CONTROL_SLOTS);
 }
@@ -234,8 +116,8 @@ static void window_grow(struct xact_engine *xe, const struct xact_slot *s)
 }
 
 /* Run a request's callback: with a response, timed out or cancelled. */
-static void req_complete(struct xact_req *r, int status, const uint8_t *req_buf,
-			 const struct xact_resp *resp)
+void xact_req_complete(struct xact_req *r, int status, const uint8_t *req_buf,
+		       const struct xact_resp *resp)
 {
 	if (r->addressed) {
 		if (r->mad_done)
@@ -244,89 +126,6 @@ static void req_complete(struct xact_req *r, int status, const uint8_t *req_buf,
 	} else if (r->done) {
 		r->done(r->arg, status, &r->smp, resp ? resp->smp : NULL);
 	}
-}
-
-/* ---- batches: accounting, settling ---------------------------------------- */
-
-static void batch_count(struct xact_batch *b, int status)
-{
-	switch (status) {
-	case 0:
-		b->st.ok++;
-		break;
-	case -EREMOTEIO:
-		b->st.failed++;
-		break;
-	case -ETIMEDOUT:
-		b->st.timed_out++;
-		break;
-	case -ECANCELED:
-		b->st.cancelled++;
-		break;
-	}
-}
-
-static bool batch_idle(const struct xact_batch *b)
-{
-	return !b->st.queued && !b->st.outstanding;
-}
-
-/* Let go of b; the last release of a freed batch frees it. */
-static void batch_release(struct xact_batch *b)
-{
-	if (--b->hold == 0 && b->dead)
-		free(b);
-}
-
-/* Ask b's producer for a request, the pump held: what it submits waits in the queue. */
-static bool batch_produce(struct xact_batch *b)
-{
-	struct xact_engine *xe = b->xe;
-	bool was = xe->pumping, r;
-
-	xe->pumping = true;
-	r = b->produce(b->produce_ctx);
-	xe->pumping = was;
-	if (!r)
-		b->ready = false;
-	return r;
-}
-
-/*
- * b (held by the caller) may be empty: ask its producer, if it may have
- * more, whether the lane has room or not (one request of b waits at most),
- * then run on_empty while b is empty and was given work.  Never nested: an
- * on_empty running for b looks again when it returns.
- */
-static void batch_settle(struct xact_batch *b)
-{
-	while (!b->dead && b->xe && !b->cancelling && !b->in_empty && !b->xe->cancelling_all &&
-	       batch_idle(b)) {
-		if (b->produce && b->ready) {
-			if (batch_produce(b))
-				break;
-			continue;
-		}
-		if (!b->armed)
-			break;
-		b->armed = false;
-		if (!b->on_empty)
-			break;
-		b->in_empty = true;
-		b->on_empty(b->arg);
-		b->in_empty = false;
-	}
-}
-
-/* b's producer ran dry inside the pump: settle b once the pump is done. */
-static void batch_due(struct xact_engine *xe, struct xact_batch *b)
-{
-	if (b->due || !b->armed || !batch_idle(b))
-		return;
-	b->due = true;
-	b->hold++;
-	b->due_next = xe->due;
-	xe->due = b;
 }
 
 /* ---- slots ---------------------------------------------------------------- */
@@ -365,13 +164,13 @@ static void slot_finish(struct xact_slot *s, int status, const struct xact_resp 
 		xe->st.completed++;
 		if (b) {
 			b->st.outstanding--;
-			batch_count(b, status);
+			xact_batch_count(b, status);
 			b->hold++;
 		}
-		req_complete(&req, status, req_buf, resp);
+		xact_req_complete(&req, status, req_buf, resp);
 		if (b) {
-			batch_settle(b);
-			batch_release(b);
+			xact_batch_settle(b);
+			xact_batch_release(b);
 		}
 	}
 	xact_pump(xe);
@@ -482,9 +281,9 @@ static void lane_cancel(struct xact_engine *xe, enum xact_lane lane)
 			b->st.cancelled++;
 			b->hold++;
 		}
-		req_complete(&r, -ECANCELED, r.addressed ? r.a.mad : NULL, NULL);
+		xact_req_complete(&r, -ECANCELED, r.addressed ? r.a.mad : NULL, NULL);
 		if (b)
-			batch_release(b);
+			xact_batch_release(b);
 	}
 }
 
@@ -588,37 +387,17 @@ static void slot_start(struct xact_engine *xe, enum xact_lane lane, struct xact_
 	slot_transmit(s);
 }
 
-/*
- * The first producer of lane that gives a request, in batch order, when
- * the lane has room and nothing of it waits.  Producers that run dry are
- * not asked again until woken; their batch, idle, settles after the pump.
- */
-static bool pump_produce(struct xact_engine *xe, enum xact_lane lane)
-{
-	if (xe->lanes[lane].len || !lane_may_start(xe, lane))
-		return false;
-	for (struct xact_batch *b = xe->batches; b; b = b->next) {
-		if (!b->produce || !b->ready || b->produce_lane != lane || b->cancelling)
-			continue;
-		if (b->produce(b->produce_ctx))
-			return true;
-		b->ready = false;
-		batch_due(xe, b);
-	}
-	return false;
-}
-
 static void pump_run(struct xact_engine *xe)
 {
 	while (xe->n_free) {
 		enum xact_lane lane;
 		struct xact_req r;
 
-		if (xe->lanes[XACT_CONTROL].len && lane_may_start(xe, XACT_CONTROL))
+		if (xe->lanes[XACT_CONTROL].len && xact_lane_may_start(xe, XACT_CONTROL))
 			lane = XACT_CONTROL;
-		else if (xe->lanes[XACT_BULK].len && lane_may_start(xe, XACT_BULK))
+		else if (xe->lanes[XACT_BULK].len && xact_lane_may_start(xe, XACT_BULK))
 			lane = XACT_BULK;
-		else if (pump_produce(xe, XACT_CONTROL) || pump_produce(xe, XACT_BULK))
+		else if (xact_batch_ask(xe, XACT_CONTROL) || xact_batch_ask(xe, XACT_BULK))
 			continue;
 		else
 			break;
@@ -632,7 +411,7 @@ static void pump_run(struct xact_engine *xe)
 }
 
 /* Fill the free slots: queued requests first, then producers; then settle dry batches. */
-static void xact_pump(struct xact_engine *xe)
+void xact_pump(struct xact_engine *xe)
 {
 	if (xe->pumping)
 		return;
@@ -647,8 +426,8 @@ static void xact_pump(struct xact_engine *xe)
 			return;
 		xe->due = b->due_next;
 		b->due = false;
-		batch_settle(b);
-		batch_release(b);
+		xact_batch_settle(b);
+		xact_batch_release(b);
 	}
 }
 
@@ -690,7 +469,7 @@ int xact_submit(struct xact_engine *xe, const struct xact_request *rq)
 	struct wire_mad_hdr h;
 	struct xact_req r;
 
-	if (!xe || !rq || !lane_is_valid(rq->lane) || rq->timeout_ms > XACT_TIMEOUT_MAX_MS ||
+	if (!xe || !rq || !xact_lane_is_valid(rq->lane) || rq->timeout_ms > XACT_TIMEOUT_MAX_MS ||
 	    rq->tries > XACT_TRIES_MAX || (rq->batch && rq->batch->xe != xe))
 		return -EINVAL;
 	if (rq->batch && (rq->batch->cancelling || rq->batch->dead))
@@ -718,139 +497,6 @@ int xact_submit(struct xact_engine *xe, const struct xact_request *rq)
 	r.timeout_ms = rq->timeout_ms;
 	r.retries = rq->tries ? (int)rq->tries - 1 : -1;
 	return xact_enqueue(xe, rq->lane, &r);
-}
-
-/* ---- batches: the calls ---------------------------------------------------- */
-
-struct xact_batch *xact_batch_new(struct xact_engine *xe, xact_empty_fn on_empty, void *arg)
-{
-	struct xact_batch *b;
-
-	if (!xe)
-		return NULL;
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return NULL;
-	b->xe = xe;
-	b->on_empty = on_empty;
-	b->arg = arg;
-	b->prev = xe->batches_tail;
-	if (xe->batches_tail)
-		xe->batches_tail->next = b;
-	else
-		xe->batches = b;
-	xe->batches_tail = b;
-	return b;
-}
-
-void xact_batch_set_producer(struct xact_batch *b, enum xact_lane lane, xact_produce_fn fn,
-			     void *ctx)
-{
-	if (!b || !lane_is_valid(lane))
-		return;
-	if (fn != b->produce || ctx != b->produce_ctx)
-		b->ready = false;
-	b->produce = fn;
-	b->produce_ctx = ctx;
-	b->produce_lane = lane;
-}
-
-void xact_batch_wake(struct xact_batch *b)
-{
-	if (!b || !b->xe || b->dead || b->cancelling || !b->produce)
-		return;
-	b->ready = true;
-	b->armed = true;
-	xact_pump(b->xe);
-}
-
-/* Cancel b's requests waiting in q (the pump held, b held). */
-static void queue_cancel(struct xact_queue *q, struct xact_batch *b)
-{
-	unsigned i = q->head_i;
-
-	/* a callback may queue more (other batches'): the tail is read each time */
-	for (struct xact_chunk *c = q->head; c; c = c->next, i = 0) {
-		for (; i < (c == q->tail ? q->tail_i : QUEUE_CHUNK); i++) {
-			struct xact_req *r = &c->r[i];
-
-			if (r->dead || r->batch != b)
-				continue;
-			r->dead = true;
-			q->dead++;
-			b->st.queued--;
-			b->st.cancelled++;
-			req_complete(r, -ECANCELED, r->addressed ? r->a.mad : NULL, NULL);
-		}
-	}
-}
-
-void xact_batch_cancel(struct xact_batch *b)
-{
-	struct xact_engine *xe;
-	bool was_pumping;
-
-	if (!b || !(xe = b->xe) || b->cancelling)
-		return;
-	b->cancelling = true;
-	b->ready = false;
-	b->hold++;
-	was_pumping = xe->pumping;
-	xe->pumping = true;
-	for (unsigned l = 0; l < N_LANES; l++)
-		queue_cancel(&xe->lanes[l], b);
-	for (unsigned i = 0; i < xe->n_slots; i++) {
-		struct xact_slot *s = xe->slots[i];
-
-		if (!s->busy || s->orphan || s->req.batch != b)
-			continue;
-		/* the slot stays taken until its answer or timeout: the window holds */
-		s->orphan = true;
-		b->st.outstanding--;
-		b->st.cancelled++;
-		xe->st.completed++;
-		req_complete(&s->req, -ECANCELED, s->buf, NULL);
-	}
-	xe->pumping = was_pumping;
-	b->armed = false;
-	b->cancelling = false;
-	batch_release(b);
-	xact_pump(xe);
-}
-
-void xact_batch_free(struct xact_batch *b)
-{
-	struct xact_engine *xe;
-
-	if (!b || b->dead)
-		return;
-	/* dead first: a callback of the cancel below that frees it again does nothing */
-	b->hold++;
-	b->dead = true;
-	xact_batch_cancel(b);
-	xe = b->xe;
-	if (xe) {
-		if (b->prev)
-			b->prev->next = b->next;
-		else
-			xe->batches = b->next;
-		if (b->next)
-			b->next->prev = b->prev;
-		else
-			xe->batches_tail = b->prev;
-	}
-	b->prev = b->next = NULL;
-	batch_release(b);
-}
-
-unsigned xact_batch_pending(const struct xact_batch *b)
-{
-	return b ? b->st.queued + b->st.outstanding : 0;
-}
-
-void xact_batch_get_stats(const struct xact_batch *b, struct xact_batch_stats *ret)
-{
-	*ret = b->st;
 }
 
 /* ---- input ----------------------------------------------------------------- */
