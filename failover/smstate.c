@@ -98,8 +98,7 @@ struct smstate_decide {
 	const struct fabric *f;
 	role_decide_fn *done;
 	void *arg;
-	unsigned pending;
-	bool aborted;
+	struct xact_batch *batch; /* its SMInfo Gets; on empty: decide */
 };
 
 /* One SMInfo request of ours and what it is for. */
@@ -388,14 +387,27 @@ static int smstate_send(struct sm *sm, enum smstate_qkind kind, uint8_t method, 
 	    .sm = sm, .dc = dc, .kind = kind, .guid = guid, .lid = lid, .hops = hops};
 	memcpy(q->path, path, sizeof(q->path));
 	if (hops) {
-		r = xact_submit_timed(sm->xe, XACT_CONTROL, &smp, timeout_ms, retries,
-				      smstate_query_done, q);
+		r = xact_submit(sm->xe, &(struct xact_request){
+					    .lane = XACT_CONTROL,
+					    .batch = dc ? dc->batch : NULL,
+					    .smp = &smp,
+					    .done = smstate_query_done,
+					    .arg = q,
+					    .timeout_ms = timeout_ms,
+					    .tries = retries < 0 ? 0 : (unsigned)retries + 1});
 	} else if (wire_smp_encode(&smp, mad, sizeof(mad)) < 0) {
 		r = -EINVAL;
 	} else {
-		r = xact_submit_mad_timed(sm->xe, XACT_CONTROL, &(struct madio_dest){.dlid = lid},
-					  mad, sizeof(mad), timeout_ms, retries,
-					  smstate_query_lid_done, q);
+		r = xact_submit(sm->xe, &(struct xact_request){
+					    .lane = XACT_CONTROL,
+					    .batch = dc ? dc->batch : NULL,
+					    .mad = mad,
+					    .len = sizeof(mad),
+					    .to = &(struct madio_dest){.dlid = lid},
+					    .mad_done = smstate_query_lid_done,
+					    .arg = q,
+					    .timeout_ms = timeout_ms,
+					    .tries = retries < 0 ? 0 : (unsigned)retries + 1});
 	}
 	if (r < 0)
 		free(q);
@@ -712,14 +724,16 @@ static enum role_decision smstate_elect(struct sm *sm, const struct fabric *f)
 	return ROLE_PROGRAM;
 }
 
-static void smstate_decide_finish(struct smstate_decide *dc)
+static void smstate_decide_finish(void *arg)
 {
+	struct smstate_decide *dc = arg;
 	struct sm *sm = dc->sm;
 	enum role_decision d;
 
 	smstate_of(sm)->decide = NULL;
 	d = smstate_elect(sm, dc->f);
 	dc->done(dc->arg, d, d == ROLE_STAND_BY ? smstate_of(sm)->why : "");
+	xact_batch_free(dc->batch);
 	free(dc);
 }
 
@@ -728,7 +742,7 @@ static void smstate_decide_timer_cb(evutil_socket_t fd, short what, void *arg)
 	struct sm *sm = arg;
 	struct smstate_decide *dc = smstate_of(sm)->decide;
 
-	if (dc && !dc->pending)
+	if (dc && !xact_batch_pending(dc->batch))
 		smstate_decide_finish(dc);
 }
 
@@ -838,6 +852,11 @@ static int smstate_decide_start(struct sm *sm, const struct fabric *f, role_deci
 		return -ENOMEM;
 	}
 	*dc = (struct smstate_decide){.sm = sm, .f = f, .done = done, .arg = arg};
+	if (sm->xe && !(dc->batch = xact_batch_new(sm->xe, smstate_decide_finish, dc))) {
+		free(c);
+		free(dc);
+		return -ENOMEM;
+	}
 	/* ibsim clears IsSM on a port it relinks while we hold it: set it again */
 	if (f->sm_node < f->n_nodes && !smstate_port_is_sm(f, f->sm_node, f->sm_port) &&
 	    f->nodes[f->sm_node].ports[f->sm_port].valid && sm->io &&
@@ -854,13 +873,11 @@ static int smstate_decide_start(struct sm *sm, const struct fabric *f, role_deci
 
 		if (discover_port_path(f, c[i].node, c[i].port, path, &hops) < 0)
 			continue;
-		if (smstate_send(sm, Q_DECIDE, WIRE_GET, 0, c[i].guid, c[i].lid, path, hops, 0, 1,
-				 dc) == 0)
-			dc->pending++;
+		smstate_send(sm, Q_DECIDE, WIRE_GET, 0, c[i].guid, c[i].lid, path, hops, 0, 1, dc);
 	}
 	free(c);
 	ss->decide = dc;
-	if (!dc->pending && ss->decide_timer) {
+	if (!xact_batch_pending(dc->batch) && ss->decide_timer) {
 		struct timeval now = {0, 0};
 
 		evtimer_add(ss->decide_timer, &now);
@@ -877,10 +894,8 @@ static void smstate_decide_abort(struct sm *sm)
 	smstate_of(sm)->decide = NULL;
 	if (smstate_of(sm)->decide_timer)
 		evtimer_del(smstate_of(sm)->decide_timer);
-	if (dc->pending)
-		dc->aborted = true; /* freed by its last query */
-	else
-		free(dc);
+	xact_batch_free(dc->batch); /* its queries are cancelled */
+	free(dc);
 }
 
 /* ---- answers to our requests ------------------------------------------------------ */
@@ -937,13 +952,10 @@ static void smstate_query_done(void *arg, int status, const struct wire_smp *req
 {
 	struct smstate_query *q = arg;
 	struct sm *sm = q->sm;
-	struct smstate_decide *dc = q->dc;
 	struct smstate_peer *p;
 	struct wire_sminfo si;
 
 	if (status == -ECANCELED) {
-		if (dc && !--dc->pending && dc->aborted)
-			free(dc);
 		if (q->kind == Q_POLL)
 			smstate_of(sm)->poll_inflight = false;
 		free(q);
@@ -951,14 +963,9 @@ static void smstate_query_done(void *arg, int status, const struct wire_smp *req
 	}
 	switch (q->kind) {
 	case Q_DECIDE:
+		/* the last one decides (the batch's on_empty) */
 		if (status == 0)
 			smstate_note(sm, resp, q->guid, q->lid, q->path, q->hops);
-		if (!--dc->pending) {
-			if (dc->aborted)
-				free(dc);
-			else
-				smstate_decide_finish(dc);
-		}
 		break;
 	case Q_LIGHT:
 		smstate_light_done(sm, q, status, resp);
@@ -1331,14 +1338,22 @@ static int smstate_check_step(struct smstate_check *c)
 	if (c->dr) {
 		if (wire_smp_init_dr(&smp, WIRE_GET, attr, mod, c->path, c->hops) < 0)
 			return -EINVAL;
-		return xact_submit_timed(sm->xe, XACT_CONTROL, &smp, 0, 1, smstate_check_dr_done,
-					 c);
+		return xact_submit(sm->xe, &(struct xact_request){.lane = XACT_CONTROL,
+								  .smp = &smp,
+								  .done = smstate_check_dr_done,
+								  .arg = c,
+								  .tries = 2});
 	}
 	wire_smp_init_lid(&smp, WIRE_GET, attr, mod);
 	if (wire_smp_encode(&smp, mad, sizeof(mad)) < 0)
 		return -EINVAL;
-	return xact_submit_mad(sm->xe, XACT_CONTROL, &(struct madio_dest){.dlid = c->from.slid},
-			       mad, sizeof(mad), smstate_check_lid_done, c);
+	return xact_submit(sm->xe,
+			   &(struct xact_request){.lane = XACT_CONTROL,
+						  .mad = mad,
+						  .len = sizeof(mad),
+						  .to = &(struct madio_dest){.dlid = c->from.slid},
+						  .mad_done = smstate_check_lid_done,
+						  .arg = c});
 }
 
 /* Check the requester of req, then answer (Get) or obey (Set). */

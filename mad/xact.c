@@ -10,6 +10,9 @@
  * to XACT_CONTROL_SLOTS, so neither ever waits for the other's traffic and
  * the bulk window is the same with or without control requests.  Bulk holds
  * at most the largest window, so an admitted request always finds a slot.
+ *
+ * Batches and the producers' asks are xact_batch.c's; the structures both
+ * files see are in xact_int.h.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,98 +20,9 @@
 #include <time.h>
 
 #include "mad/xact.h"
-
-#define SLOTS_MAX (XACT_WINDOW_MAX + XACT_CONTROL_SLOTS)
-#define SLOT_BITS 11 /* the low bits of a TID: the slot index */
-#define N_LANES 2
-/*
- * A lane's queue is a list of chunks of this many requests: it grows a
- * chunk at a time (no doubling, no copy of what waits; issue 15) and keeps
- * one spare chunk when it empties.
- */
-#define QUEUE_CHUNK 128
-
-_Static_assert(SLOTS_MAX <= 1u << SLOT_BITS, "every slot index fits in the TID");
-
-struct xact_req {
-	union {
-		struct wire_smp smp; /* directed route (or LID-routed, via xact_submit) */
-		struct {
-			struct madio_dest to;
-			uint8_t mad[WIRE_MAD_SIZE]; /* a copy while queued: no heap per request */
-		} a;				    /* addressed */
-	};
-	union {
-		xact_done_fn done;
-		xact_mad_done_fn mad_done;
-	};
-	void *arg;
-	bool addressed;
-	unsigned timeout_ms; /* 0: the engine's */
-	int retries;	     /* < 0: the engine's */
-};
-
-struct xact_chunk {
-	struct xact_chunk *next;
-	struct xact_req r[QUEUE_CHUNK];
-};
-
-struct xact_queue {
-	struct xact_chunk *head, *tail, *spare;
-	unsigned head_i, tail_i; /* next to pop in head, next free slot in tail */
-	size_t len, chunks;	 /* requests waiting; chunks in the list */
-};
-
-struct xact_slot {
-	struct xact_engine *xe;
-	unsigned idx;
-	struct event *timer;
-	bool busy;
-	enum xact_lane lane;
-	unsigned tries_left;
-	unsigned timeout_ms; /* per attempt */
-	uint64_t sent_seq;   /* xe->send_seq at its last transmission */
-	uint32_t seq;
-	uint64_t tid;
-	uint8_t mgmt_class; /* a response must have these */
-	uint16_t attr_id;
-	struct xact_req req; /* addressed: the request is buf */
-	struct madio_dest to;
-	uint8_t buf[WIRE_MAD_SIZE];
-};
-
-/* What a completion hands over: a decoded SMP and/or the raw bytes. */
-struct xact_resp {
-	const struct wire_mad_hdr *hdr;
-	const struct wire_smp *smp; /* SMI classes only */
-	const uint8_t *buf;
-	size_t len;
-};
-
-struct xact_engine {
-	struct event_base *base;
-	struct xact_opts opts; /* opts.window: the current bulk window */
-	xact_send_fn send;
-	void *send_ctx;
-	uint64_t mkey;			    /* xact_set_mkey */
-	struct xact_slot *slots[SLOTS_MAX]; /* [0..n_slots) allocated */
-	unsigned n_slots;
-	unsigned free_slots[SLOTS_MAX]; /* stack of free slot indices */
-	unsigned n_free;
-	struct xact_queue lanes[N_LANES];
-	unsigned lane_out[N_LANES];
-	uint32_t tid_high;
-	uint32_t seq;
-	/* adaptive bulk window: cwnd <= opts.window */
-	unsigned cwnd, grow_acc;
-	uint64_t send_seq, cut_seq; /* transmissions; the count at the last cut */
-	bool pumping;
-	struct xact_stats st;
-};
+#include "mad/xact_int.h"
 
 static const struct madio_dest dest_permissive = {WIRE_PERMISSIVE_LID, 0, 0, 0};
-
-static void xact_pump(struct xact_engine *xe);
 
 static int queue_push(struct xact_queue *q, const struct xact_req *r)
 {
@@ -166,13 +80,13 @@ static void queue_free(struct xact_queue *q)
 	memset(q, 0, sizeof(*q));
 }
 
-static bool lane_is_valid(enum xact_lane lane)
+bool xact_lane_is_valid(enum xact_lane lane)
 {
 	return lane == XACT_BULK || lane == XACT_CONTROL;
 }
 
 /* After a shrink bulk may hold more than the window until enough complete. */
-static bool lane_may_start(const struct xact_engine *xe, enum xact_lane lane)
+bool xact_lane_may_start(const struct xact_engine *xe, enum xact_lane lane)
 {
 	return xe->lane_out[lane] < (lane == XACT_BULK ? xe->cwnd : XACT_CONTROL_SLOTS);
 }
@@ -202,8 +116,8 @@ static void window_grow(struct xact_engine *xe, const struct xact_slot *s)
 }
 
 /* Run a request's callback: with a response, timed out or cancelled. */
-static void req_complete(struct xact_req *r, int status, const uint8_t *req_buf,
-			 const struct xact_resp *resp)
+void xact_req_complete(struct xact_req *r, int status, const uint8_t *req_buf,
+		       const struct xact_resp *resp)
 {
 	if (r->addressed) {
 		if (r->mad_done)
@@ -213,6 +127,8 @@ static void req_complete(struct xact_req *r, int status, const uint8_t *req_buf,
 		r->done(r->arg, status, &r->smp, resp ? resp->smp : NULL);
 	}
 }
+
+/* ---- slots ---------------------------------------------------------------- */
 
 static void slot_transmit(struct xact_slot *s)
 {
@@ -226,27 +142,46 @@ static void slot_transmit(struct xact_slot *s)
 	evtimer_add(s->timer, &tv);
 }
 
+/* The slot is done: free it, then the callback (none for an orphan), then refill. */
 static void slot_finish(struct xact_slot *s, int status, const struct xact_resp *resp)
 {
 	struct xact_engine *xe = s->xe;
 	struct xact_req req = s->req;
+	bool orphan = s->orphan;
+	struct xact_batch *b = orphan ? NULL : req.batch;
 	uint8_t req_buf[WIRE_MAD_SIZE];
 
 	/* the slot may be reused by the callback: keep what it needs */
-	if (req.addressed)
+	if (req.addressed && !orphan)
 		memcpy(req_buf, s->buf, sizeof(req_buf));
 	evtimer_del(s->timer);
 	s->busy = false;
+	s->orphan = false;
 	xe->free_slots[xe->n_free++] = s->idx;
 	xe->st.outstanding--;
 	xe->lane_out[s->lane]--;
-	xe->st.completed++;
-	req_complete(&req, status, req_buf, resp);
+	if (!orphan) {
+		xe->st.completed++;
+		if (b) {
+			b->st.outstanding--;
+			xact_batch_count(b, status);
+			b->hold++;
+		}
+		xact_req_complete(&req, status, req_buf, resp);
+		if (b) {
+			xact_batch_settle(b);
+			xact_batch_release(b);
+		}
+	}
 	xact_pump(xe);
 }
 
 static void slot_retry(struct xact_slot *s)
 {
+	if (s->orphan) {
+		slot_finish(s, -ECANCELED, NULL); /* cancelled: no retry, no callback */
+		return;
+	}
 	if (s->tries_left == 0) {
 		s->xe->st.timeouts++;
 		slot_finish(s, -ETIMEDOUT, NULL);
@@ -328,20 +263,33 @@ struct xact_engine *xact_new(struct event_base *base, const struct xact_opts *op
 	return xe;
 }
 
-/* Cancel what waits in one lane. */
+/* Cancel what waits in one lane (the pump held). */
 static void lane_cancel(struct xact_engine *xe, enum xact_lane lane)
 {
 	struct xact_queue *q = &xe->lanes[lane];
 
 	while (q->len) {
 		struct xact_req r = queue_pop(q);
-		req_complete(&r, -ECANCELED, r.addressed ? r.a.mad : NULL, NULL);
+		struct xact_batch *b = r.batch;
+
+		if (r.dead) {
+			q->dead--;
+			continue;
+		}
+		if (b) {
+			b->st.queued--;
+			b->st.cancelled++;
+			b->hold++;
+		}
+		xact_req_complete(&r, -ECANCELED, r.addressed ? r.a.mad : NULL, NULL);
+		if (b)
+			xact_batch_release(b);
 	}
 }
 
 void xact_cancel_all(struct xact_engine *xe)
 {
-	bool was_pumping;
+	bool was_pumping, was_all;
 
 	if (!xe)
 		return;
@@ -350,7 +298,9 @@ void xact_cancel_all(struct xact_engine *xe)
 	 * (never sent) and is cancelled by the next round.
 	 */
 	was_pumping = xe->pumping;
+	was_all = xe->cancelling_all;
 	xe->pumping = true;
+	xe->cancelling_all = true;
 	do {
 		/* drop the queues first so finishing slots does not refill them */
 		lane_cancel(xe, XACT_CONTROL);
@@ -359,6 +309,10 @@ void xact_cancel_all(struct xact_engine *xe)
 			if (xe->slots[i]->busy)
 				slot_finish(xe->slots[i], -ECANCELED, NULL);
 	} while (xe->lanes[XACT_CONTROL].len || xe->lanes[XACT_BULK].len);
+	/* the batches' work is gone: a producer waits for its next wake */
+	for (struct xact_batch *b = xe->batches; b; b = b->next)
+		b->armed = b->ready = false;
+	xe->cancelling_all = was_all;
 	xe->pumping = was_pumping;
 }
 
@@ -367,6 +321,14 @@ void xact_free(struct xact_engine *xe)
 	if (!xe)
 		return;
 	xact_cancel_all(xe);
+	/* batches still open lose their engine; their owners free them */
+	while (xe->batches) {
+		struct xact_batch *b = xe->batches;
+
+		xe->batches = b->next;
+		b->xe = NULL;
+		b->prev = b->next = NULL;
+	}
 	for (unsigned i = 0; i < xe->n_slots; i++) {
 		event_free(xe->slots[i]->timer);
 		free(xe->slots[i]);
@@ -383,6 +345,7 @@ static void slot_start(struct xact_engine *xe, enum xact_lane lane, struct xact_
 	struct wire_mad_hdr h;
 
 	s->busy = true;
+	s->orphan = false;
 	s->lane = lane;
 	s->req = *r;
 	s->seq = ++xe->seq & ((1u << (32 - SLOT_BITS)) - 1);
@@ -390,7 +353,7 @@ static void slot_start(struct xact_engine *xe, enum xact_lane lane, struct xact_
 	s->tries_left = r->retries >= 0 ? (unsigned)r->retries : xe->opts.retries;
 	s->timeout_ms = r->timeout_ms ? r->timeout_ms : xe->opts.timeout_ms;
 	if (r->addressed) {
-		/* checked by xact_submit_mad: the header decodes */
+		/* checked by xact_submit: the header decodes */
 		memcpy(s->buf, r->a.mad, WIRE_MAD_SIZE);
 		wire_mad_hdr_decode(s->buf, WIRE_MAD_SIZE, &h);
 		h.tid = s->tid;
@@ -410,6 +373,11 @@ static void slot_start(struct xact_engine *xe, enum xact_lane lane, struct xact_
 		s->mgmt_class = s->req.smp.mgmt_class;
 		s->attr_id = s->req.smp.attr_id;
 	}
+	if (r->batch) {
+		r->batch->st.queued--;
+		r->batch->st.outstanding++;
+		r->batch->st.sent++;
+	}
 	xe->st.outstanding++;
 	xe->lane_out[lane]++;
 	if (xe->st.outstanding > xe->st.max_outstanding)
@@ -419,25 +387,48 @@ static void slot_start(struct xact_engine *xe, enum xact_lane lane, struct xact_
 	slot_transmit(s);
 }
 
-static void xact_pump(struct xact_engine *xe)
+static void pump_run(struct xact_engine *xe)
 {
-	if (xe->pumping)
-		return;
-	xe->pumping = true;
 	while (xe->n_free) {
 		enum xact_lane lane;
 		struct xact_req r;
 
-		if (xe->lanes[XACT_CONTROL].len && lane_may_start(xe, XACT_CONTROL))
+		if (xe->lanes[XACT_CONTROL].len && xact_lane_may_start(xe, XACT_CONTROL))
 			lane = XACT_CONTROL;
-		else if (xe->lanes[XACT_BULK].len && lane_may_start(xe, XACT_BULK))
+		else if (xe->lanes[XACT_BULK].len && xact_lane_may_start(xe, XACT_BULK))
 			lane = XACT_BULK;
+		else if (xact_batch_ask(xe, XACT_CONTROL) || xact_batch_ask(xe, XACT_BULK))
+			continue;
 		else
 			break;
 		r = queue_pop(&xe->lanes[lane]);
+		if (r.dead) {
+			xe->lanes[lane].dead--;
+			continue;
+		}
 		slot_start(xe, lane, &r);
 	}
-	xe->pumping = false;
+}
+
+/* Fill the free slots: queued requests first, then producers; then settle dry batches. */
+void xact_pump(struct xact_engine *xe)
+{
+	if (xe->pumping)
+		return;
+	for (;;) {
+		struct xact_batch *b;
+
+		xe->pumping = true;
+		pump_run(xe);
+		xe->pumping = false;
+		b = xe->due;
+		if (!b)
+			return;
+		xe->due = b->due_next;
+		b->due = false;
+		xact_batch_settle(b);
+		xact_batch_release(b);
+	}
 }
 
 static int xact_enqueue(struct xact_engine *xe, enum xact_lane lane, const struct xact_req *r)
@@ -447,36 +438,13 @@ static int xact_enqueue(struct xact_engine *xe, enum xact_lane lane, const struc
 	if (rc < 0)
 		return rc;
 	xe->st.submitted++;
+	if (r->batch) {
+		r->batch->st.submitted++;
+		r->batch->st.queued++;
+		r->batch->armed = true;
+	}
 	xact_pump(xe);
 	return 0;
-}
-
-int xact_submit_timed(struct xact_engine *xe, enum xact_lane lane, const struct wire_smp *req,
-		      unsigned timeout_ms, int retries, xact_done_fn done, void *arg)
-{
-	struct xact_req r;
-
-	if (!xe || !req || !lane_is_valid(lane) || timeout_ms > XACT_TIMEOUT_MAX_MS ||
-	    retries > XACT_RETRIES_MAX || !wire_smp_valid(req))
-		return -EINVAL;
-	memset(&r, 0, sizeof(r));
-	r.smp = *req;
-	r.done = done;
-	r.arg = arg;
-	r.timeout_ms = timeout_ms;
-	r.retries = retries < 0 ? -1 : retries;
-	return xact_enqueue(xe, lane, &r);
-}
-
-int xact_submit_lane(struct xact_engine *xe, enum xact_lane lane, const struct wire_smp *req,
-		     xact_done_fn done, void *arg)
-{
-	return xact_submit_timed(xe, lane, req, 0, -1, done, arg);
-}
-
-int xact_submit(struct xact_engine *xe, const struct wire_smp *req, xact_done_fn done, void *arg)
-{
-	return xact_submit_lane(xe, XACT_BULK, req, done, arg);
 }
 
 /* A LID-routed SMP to QP0, or a GSI MAD to a QP of its own. */
@@ -484,11 +452,11 @@ static bool dest_fits(const struct wire_mad_hdr *h, const uint8_t *mad, const st
 {
 	struct wire_smp smp;
 
-	if (to->dlid == 0)
+	if (!to || to->dlid == 0)
 		return false;
 	switch (h->mgmt_class) {
 	case WIRE_CLASS_SMI_DR:
-		return false; /* xact_submit */
+		return false; /* as xact_request.smp */
 	case WIRE_CLASS_SMI:
 		return to->qpn == 0 && wire_smp_decode(mad, WIRE_MAD_SIZE, &smp) == 0;
 	default:
@@ -496,34 +464,42 @@ static bool dest_fits(const struct wire_mad_hdr *h, const uint8_t *mad, const st
 	}
 }
 
-int xact_submit_mad_timed(struct xact_engine *xe, enum xact_lane lane, const struct madio_dest *to,
-			  const uint8_t *mad, size_t len, unsigned timeout_ms, int retries,
-			  xact_mad_done_fn done, void *arg)
+int xact_submit(struct xact_engine *xe, const struct xact_request *rq)
 {
 	struct wire_mad_hdr h;
 	struct xact_req r;
 
-	if (!xe || !to || !lane_is_valid(lane) || len != WIRE_MAD_SIZE ||
-	    timeout_ms > XACT_TIMEOUT_MAX_MS || retries > XACT_RETRIES_MAX ||
-	    wire_mad_hdr_decode(mad, len, &h) < 0 || h.base_version != 1 ||
-	    (h.method & WIRE_METHOD_RESP) || !dest_fits(&h, mad, to))
+	if (!xe || !rq || !xact_lane_is_valid(rq->lane) || rq->timeout_ms > XACT_TIMEOUT_MAX_MS ||
+	    rq->tries > XACT_TRIES_MAX || (rq->batch && rq->batch->xe != xe))
 		return -EINVAL;
+	if (rq->batch && (rq->batch->cancelling || rq->batch->dead))
+		return -ECANCELED; /* from a callback of its cancel, or of its free */
 	memset(&r, 0, sizeof(r));
-	r.timeout_ms = timeout_ms;
-	r.retries = retries < 0 ? -1 : retries;
-	r.addressed = true;
-	r.a.to = *to;
-	r.mad_done = done;
-	r.arg = arg;
-	memcpy(r.a.mad, mad, WIRE_MAD_SIZE);
-	return xact_enqueue(xe, lane, &r);
+	if (rq->smp && !rq->mad) {
+		if (!wire_smp_valid(rq->smp))
+			return -EINVAL;
+		r.smp = *rq->smp;
+		r.done = rq->done;
+	} else if (rq->mad && !rq->smp) {
+		if (rq->len != WIRE_MAD_SIZE || wire_mad_hdr_decode(rq->mad, rq->len, &h) < 0 ||
+		    h.base_version != 1 || (h.method & WIRE_METHOD_RESP) ||
+		    !dest_fits(&h, rq->mad, rq->to))
+			return -EINVAL;
+		r.addressed = true;
+		r.a.to = *rq->to;
+		memcpy(r.a.mad, rq->mad, WIRE_MAD_SIZE);
+		r.mad_done = rq->mad_done;
+	} else {
+		return -EINVAL;
+	}
+	r.arg = rq->arg;
+	r.batch = rq->batch;
+	r.timeout_ms = rq->timeout_ms;
+	r.retries = rq->tries ? (int)rq->tries - 1 : -1;
+	return xact_enqueue(xe, rq->lane, &r);
 }
 
-int xact_submit_mad(struct xact_engine *xe, enum xact_lane lane, const struct madio_dest *to,
-		    const uint8_t *mad, size_t len, xact_mad_done_fn done, void *arg)
-{
-	return xact_submit_mad_timed(xe, lane, to, mad, len, 0, -1, done, arg);
-}
+/* ---- input ----------------------------------------------------------------- */
 
 static struct xact_slot *slot_by_tid(struct xact_engine *xe, uint64_t tid)
 {
@@ -605,19 +581,25 @@ int xact_set_window(struct xact_engine *xe, unsigned window)
 	return 0;
 }
 
+/* Requests waiting in a lane, the cancelled ones left out. */
+static size_t lane_queued(const struct xact_engine *xe, enum xact_lane lane)
+{
+	return xe->lanes[lane].len - xe->lanes[lane].dead;
+}
+
 unsigned xact_pending(const struct xact_engine *xe)
 {
 	if (!xe)
 		return 0;
-	return xe->st.outstanding + xe->lanes[XACT_BULK].len + xe->lanes[XACT_CONTROL].len;
+	return xe->st.outstanding + lane_queued(xe, XACT_BULK) + lane_queued(xe, XACT_CONTROL);
 }
 
 void xact_get_stats(const struct xact_engine *xe, struct xact_stats *ret)
 {
 	*ret = xe->st;
-	ret->queued = xe->lanes[XACT_BULK].len + xe->lanes[XACT_CONTROL].len;
+	ret->queued = lane_queued(xe, XACT_BULK) + lane_queued(xe, XACT_CONTROL);
 	ret->ctl_outstanding = xe->lane_out[XACT_CONTROL];
-	ret->ctl_queued = xe->lanes[XACT_CONTROL].len;
+	ret->ctl_queued = lane_queued(xe, XACT_CONTROL);
 	ret->window = xe->opts.window;
 	ret->cwnd = xe->cwnd;
 }
@@ -632,6 +614,8 @@ size_t xact_mem(const struct xact_engine *xe)
 	for (unsigned l = 0; l < N_LANES; l++)
 		n += (xe->lanes[l].chunks + (xe->lanes[l].spare != NULL)) *
 		     sizeof(struct xact_chunk);
+	for (const struct xact_batch *b = xe->batches; b; b = b->next)
+		n += sizeof(*b);
 	return n;
 }
 

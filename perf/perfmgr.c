@@ -286,8 +286,8 @@ struct perfmgr {
 	bool running;
 	bool waiting_sweep; /* held back by a heavy sweep */
 	uint32_t cycle;
-	size_t next; /* the next port to query */
-	unsigned inflight;
+	size_t next;		  /* the next port to query */
+	struct xact_batch *batch; /* the queries in flight */
 	double t_start;
 	struct perfmgr_stats st;
 };
@@ -443,12 +443,16 @@ static int perfmgr_submit(struct perfmgr *pm, uint32_t idx, uint8_t method, uint
 	if (!rq)
 		return -ENOMEM;
 	*rq = (struct perfmgr_req){pm, idx, pm->cycle, attr, method};
-	r = xact_submit_mad(pm->sm->xe, XACT_BULK, &to, mad, sizeof(mad), perfmgr_done, rq);
+	r = xact_submit(pm->sm->xe, &(struct xact_request){.batch = pm->batch,
+							   .mad = mad,
+							   .len = sizeof(mad),
+							   .to = &to,
+							   .mad_done = perfmgr_done,
+							   .arg = rq});
 	if (r < 0) {
 		free(rq);
 		return r;
 	}
-	pm->inflight++;
 	pm->st.mads++;
 	return 0;
 }
@@ -507,7 +511,6 @@ static void perfmgr_done(void *arg, int status, const uint8_t *req, const struct
 	struct perfmgr_port *p;
 	bool stale;
 
-	pm->inflight--;
 	if (status == -ECANCELED) {
 		free(rq);
 		return;
@@ -577,7 +580,7 @@ static void perfmgr_pump(struct perfmgr *pm)
 
 	if (!pm->running)
 		return;
-	while (pm->next < pm->n && pm->inflight < max) {
+	while (pm->next < pm->n && xact_batch_pending(pm->batch) < max) {
 		if (sweep_running(sm)) {
 			if (!pm->waiting_sweep)
 				pm->st.sweep_waits++;
@@ -589,7 +592,7 @@ static void perfmgr_pump(struct perfmgr *pm)
 		pm->next++;
 	}
 	pm->waiting_sweep = false;
-	if (pm->next >= pm->n && !pm->inflight)
+	if (pm->next >= pm->n && !xact_batch_pending(pm->batch))
 		perfmgr_cycle_end(pm);
 }
 
@@ -602,7 +605,7 @@ static void perfmgr_cycle_start(struct perfmgr *pm)
 		return;
 	}
 	/* a standby SM leaves the counters to the master */
-	if (!sm->snap || !sm->xe || sm->state == SM_STANDBY || pm->inflight)
+	if (!sm->snap || !sm->xe || sm->state == SM_STANDBY || xact_batch_pending(pm->batch))
 		return;
 	pm->cycle++;
 	if (perfmgr_list(pm, sm->snap->fabric) < 0) {
@@ -679,7 +682,8 @@ int perfmgr_attach(struct sm *sm, char *err, size_t err_len)
 		goto fail;
 	}
 	pm->sm = sm;
-	if (hook_add(&sm->hooks.sweep_done, perfmgr_on_sweep_done, pm) < 0 ||
+	if ((sm->xe && !(pm->batch = xact_batch_new(sm->xe, NULL, NULL))) ||
+	    hook_add(&sm->hooks.sweep_done, perfmgr_on_sweep_done, pm) < 0 ||
 	    hook_add(&sm->hooks.published, perfmgr_on_published, pm) < 0 ||
 	    sm_conf_applier_add(sm, "perfmgr", perfmgr_apply, NULL) < 0 ||
 	    sm_conf_applier_add(sm, "perfmgr_sweep_time_s", perfmgr_apply, NULL) < 0)
@@ -703,6 +707,7 @@ static void perfmgr_free(struct sm *sm, void *obj)
 	sm_conf_applier_remove(sm, "perfmgr_sweep_time_s", perfmgr_apply, NULL);
 	if (pm->timer)
 		event_free(pm->timer);
+	xact_batch_free(pm->batch); /* what is still in flight is cancelled */
 	free(pm->ports);
 	free(pm->index);
 	free(pm);
@@ -751,7 +756,7 @@ void perfmgr_get_stats(const struct perfmgr *pm, struct perfmgr_stats *ret)
 		ret->unhealthy += pm->ports[i].unhealthy;
 	ret->running = pm->running;
 	ret->ports = pm->n;
-	ret->inflight = pm->inflight;
+	ret->inflight = xact_batch_pending(pm->batch);
 	ret->enabled = pm->sm->conf.perfmgr;
 	ret->sweep_time_s = pm->sm->conf.perfmgr_sweep_time_s;
 }

@@ -14,7 +14,7 @@
 
 struct light {
 	struct sm *sm;
-	unsigned pending;
+	struct xact_batch *batch; /* the SwitchInfo Gets; on empty: light_finish */
 	bool changed;
 	char why[160];
 	/* switches whose PortStateChange is set: an incremental sweep around them */
@@ -28,6 +28,14 @@ struct light_op {
 	uint32_t node;
 };
 
+static void light_free(struct light *l)
+{
+	if (!l)
+		return;
+	xact_batch_free(l->batch);
+	free(l);
+}
+
 static void light_done(void *arg, int status, const struct wire_smp *req,
 		       const struct wire_smp *resp)
 {
@@ -36,7 +44,6 @@ static void light_done(void *arg, int status, const struct wire_smp *req,
 	struct sm *sm = l->sm;
 	struct wire_switchinfo si;
 
-	l->pending--;
 	if (status != -ECANCELED && !l->changed && sm->snap &&
 	    op->node < sm->snap->fabric->n_nodes) {
 		const struct node *n = &sm->snap->fabric->nodes[op->node];
@@ -60,29 +67,33 @@ static void light_done(void *arg, int status, const struct wire_smp *req,
 		}
 	}
 	free(op);
-	if (l->pending)
-		return;
-	if (status != -ECANCELED) {
-		sm->light.sweeps++;
-		if (l->changed) {
-			log_msg(LOG_CAT_SWEEP, LOG_INFO, "light sweep: %s: heavy sweep", l->why);
-			sweep_start_why(sm, l->why);
-		} else if (l->n_psc > SWEEP_MAX_DIRTY) {
-			log_msg(LOG_CAT_SWEEP, LOG_INFO,
-				"light sweep: %u switches report port state changes: heavy sweep",
-				l->n_psc);
-			sweep_start_why(sm, l->psc_why);
-		} else if (l->n_psc) {
-			log_msg(LOG_CAT_SWEEP, LOG_INFO,
-				"light sweep: %s%s: sweeping around %u switch%s", l->psc_why,
-				l->n_psc > 1 ? " (and others)" : "", l->n_psc,
-				l->n_psc == 1 ? "" : "es");
-			for (unsigned i = 0; i < l->n_psc; i++)
-				sweep_start_around(sm, l->psc[i], l->psc_why);
-		}
+}
+
+/* Every switch answered or not: a heavy sweep, one around some switches, or nothing. */
+static void light_finish(void *arg)
+{
+	struct light *l = arg;
+	struct sm *sm = l->sm;
+
+	sm->light.sweeps++;
+	if (l->changed) {
+		log_msg(LOG_CAT_SWEEP, LOG_INFO, "light sweep: %s: heavy sweep", l->why);
+		sweep_start_why(sm, l->why);
+	} else if (l->n_psc > SWEEP_MAX_DIRTY) {
+		log_msg(LOG_CAT_SWEEP, LOG_INFO,
+			"light sweep: %u switches report port state changes: heavy sweep",
+			l->n_psc);
+		sweep_start_why(sm, l->psc_why);
+	} else if (l->n_psc) {
+		log_msg(LOG_CAT_SWEEP, LOG_INFO, "light sweep: %s%s: sweeping around %u switch%s",
+			l->psc_why, l->n_psc > 1 ? " (and others)" : "", l->n_psc,
+			l->n_psc == 1 ? "" : "es");
+		for (unsigned i = 0; i < l->n_psc; i++)
+			sweep_start_around(sm, l->psc[i], l->psc_why);
 	}
 	sm->light.running = false;
-	free(l);
+	sm->light.cur = NULL;
+	light_free(l);
 }
 
 int light_sweep(struct sm *sm)
@@ -113,6 +124,11 @@ int light_sweep(struct sm *sm)
 	if (!l)
 		return -ENOMEM;
 	l->sm = sm;
+	l->batch = xact_batch_new(sm->xe, light_finish, l);
+	if (!l->batch) {
+		free(l);
+		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		const struct node *n = &f->nodes[i];
 		struct light_op *op;
@@ -124,18 +140,21 @@ int light_sweep(struct sm *sm)
 		if (!op)
 			break;
 		*op = (struct light_op){l, i};
-		if (xact_submit(sm->xe, &smp, light_done, op) < 0) {
+		if (xact_submit(sm->xe, &(struct xact_request){.batch = l->batch,
+							       .smp = &smp,
+							       .done = light_done,
+							       .arg = op}) < 0) {
 			free(op);
 			break;
 		}
-		l->pending++;
 	}
-	if (!l->pending) {
+	if (!xact_batch_pending(l->batch)) {
 		/* no switches (two CAs back to back): nothing cheap to poll */
-		free(l);
+		light_free(l);
 		return sweep_start_why(sm, "periodic: no switch to poll");
 	}
 	sm->light.running = true;
+	sm->light.cur = l;
 	return 0;
 }
 
@@ -164,6 +183,10 @@ void light_schedule(struct sm *sm)
 
 void light_fini(struct sm *sm)
 {
+	/* a light sweep the engine's end cancelled */
+	light_free(sm->light.cur);
+	sm->light.cur = NULL;
+	sm->light.running = false;
 	if (sm->light.timer)
 		event_free(sm->light.timer);
 	sm->light.timer = NULL;

@@ -23,6 +23,7 @@ struct light_state {
 	uint64_t ticks;	 /* periodic ticks, for the every-30th heavy sweep */
 	bool running;
 	struct event *timer; /* the periodic tick */
+	struct light *cur;   /* the light sweep running */
 };
 
 /* One light sweep (or a heavy one, see above).  0 or -errno. */

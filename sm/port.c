@@ -94,7 +94,9 @@ int port_set_enabled(struct sm *sm, uint64_t node_guid, uint8_t port, bool enabl
 	if (!op)
 		return -ENOMEM;
 	*op = (struct port_op){sm, done, arg, node_guid, port, enable};
-	r = xact_submit_lane(sm->xe, XACT_CONTROL, &smp, port_op_done, op);
+	r = xact_submit(sm->xe,
+			&(struct xact_request){
+			    .lane = XACT_CONTROL, .smp = &smp, .done = port_op_done, .arg = op});
 	if (r < 0)
 		free(op);
 	return r;

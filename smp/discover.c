@@ -38,16 +38,14 @@ struct probe {
 #define DISCOVER_EXTRA_ROUNDS 2
 
 /*
- * Probes in the engine (sent or in its queue) at most this many windows'
- * worth; the rest wait in the discovery's own backlog, a few bytes each
- * (issue 15: a discovery wave queued whole in the engine held tens of
- * thousands of full requests, most of the bring-up's peak memory).
+ * A probe in the frontier: its header, then path[1..hops] (hops bytes).  The
+ * frontier is the BFS queue: probes decided, in order, a few bytes each; the
+ * engine asks for the next one when its window has room (discover_produce),
+ * so it never holds more than the window (issue 15: a discovery wave queued
+ * whole in the engine held tens of thousands of full requests, most of the
+ * bring-up's peak memory).
  */
-#define DISCOVER_AHEAD_WINDOWS 4
-#define DISCOVER_AHEAD_MIN 16
-
-/* A probe in the backlog: its header, then path[1..hops] (hops bytes). */
-struct backlog_rec {
+struct frontier_rec {
 	uint32_t parent, node, mod;
 	uint16_t attr;
 	uint8_t kind, parent_port, port, hops;
@@ -55,13 +53,12 @@ struct backlog_rec {
 
 struct discover {
 	struct xact_engine *xe;
+	struct xact_batch *batch; /* the probes; produced from the frontier */
 	discover_done_fn done;
 	void *arg;
 	struct fabric *f;
-	unsigned pending;
 	struct discover_result res;
 	struct timespec t0;
-	bool aborted;
 	bool finishing;
 	bool incremental; /* around some switches of a copy of the last fabric */
 	/*
@@ -81,22 +78,10 @@ struct discover {
 	/* far-end ports asked again, each once (two ends in INIT would ask each other forever) */
 	uint64_t *asked;
 	size_t n_asked, cap_asked;
-	/* probes not yet handed to the engine (more than `ahead` pending), oldest at head */
-	unsigned ahead;
-	uint8_t *backlog;
-	size_t bl_head, bl_tail, bl_cap;
+	/* probes not yet handed to the engine, oldest at head (struct frontier_rec) */
+	uint8_t *frontier;
+	size_t fr_head, fr_tail, fr_cap;
 };
-
-/* The engine's window in probes to keep pending: the window stays full. */
-static unsigned discover_ahead(const struct xact_engine *xe)
-{
-	struct xact_stats st;
-
-	xact_get_stats(xe, &st);
-	return st.window * DISCOVER_AHEAD_WINDOWS > DISCOVER_AHEAD_MIN
-		   ? st.window * DISCOVER_AHEAD_WINDOWS
-		   : DISCOVER_AHEAD_MIN;
-}
 
 /* Whether (node, port) is asked again now: false when it was already, or on ENOMEM. */
 static bool asked_once(struct discover *d, uint32_t node, uint8_t port)
@@ -148,7 +133,7 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 		       const struct wire_smp *resp);
 
 /* Hand a probe to the engine now.  0 or -errno (nothing sent). */
-static int probe_submit(struct discover *d, const struct backlog_rec *b, const uint8_t *path)
+static int probe_submit(struct discover *d, const struct frontier_rec *b, const uint8_t *path)
 {
 	struct wire_smp smp;
 	struct probe *p;
@@ -160,84 +145,96 @@ static int probe_submit(struct discover *d, const struct backlog_rec *b, const u
 	if (!p)
 		return -ENOMEM;
 	*p = (struct probe){d, b->kind, b->parent, b->parent_port, b->node, b->port, 0};
-	r = xact_submit(d->xe, &smp, probe_done, p);
+	r = xact_submit(d->xe, &(struct xact_request){
+				   .batch = d->batch, .smp = &smp, .done = probe_done, .arg = p});
 	if (r < 0) {
 		free(p);
 		return r;
 	}
-	d->pending++;
 	return 0;
 }
 
-static int backlog_push(struct discover *d, const struct backlog_rec *b, const uint8_t *path)
+static int frontier_push(struct discover *d, const struct frontier_rec *b, const uint8_t *path)
 {
 	size_t need = sizeof(*b) + b->hops;
 
-	if (d->bl_tail + need > d->bl_cap && d->bl_head && d->bl_head >= d->bl_cap / 2) {
+	if (d->fr_tail + need > d->fr_cap && d->fr_head && d->fr_head >= d->fr_cap / 2) {
 		/* the front half is spent: move the live part down */
-		memmove(d->backlog, d->backlog + d->bl_head, d->bl_tail - d->bl_head);
-		d->bl_tail -= d->bl_head;
-		d->bl_head = 0;
+		memmove(d->frontier, d->frontier + d->fr_head, d->fr_tail - d->fr_head);
+		d->fr_tail -= d->fr_head;
+		d->fr_head = 0;
 	}
-	if (d->bl_tail + need > d->bl_cap) {
-		size_t cap = d->bl_cap ? 2 * d->bl_cap : 4096;
+	if (d->fr_tail + need > d->fr_cap) {
+		size_t cap = d->fr_cap ? 2 * d->fr_cap : 4096;
 		uint8_t *v;
 
-		while (cap < d->bl_tail + need)
+		while (cap < d->fr_tail + need)
 			cap *= 2;
-		v = realloc(d->backlog, cap);
+		v = realloc(d->frontier, cap);
 		if (!v)
 			return -ENOMEM;
-		d->backlog = v;
-		d->bl_cap = cap;
+		d->frontier = v;
+		d->fr_cap = cap;
 	}
-	memcpy(d->backlog + d->bl_tail, b, sizeof(*b));
+	memcpy(d->frontier + d->fr_tail, b, sizeof(*b));
 	if (b->hops)
-		memcpy(d->backlog + d->bl_tail + sizeof(*b), path + 1, b->hops);
-	d->bl_tail += need;
+		memcpy(d->frontier + d->fr_tail + sizeof(*b), path + 1, b->hops);
+	d->fr_tail += need;
 	return 0;
 }
 
-/* Move probes from the backlog to the engine while it holds fewer than d->ahead. */
-static void backlog_fill(struct discover *d)
+static bool frontier_empty(const struct discover *d)
 {
-	while (!d->aborted && d->bl_head < d->bl_tail && d->pending < d->ahead) {
-		struct backlog_rec b;
-		uint8_t path[FABRIC_DR_MAX_HOPS + 1] = {0};
-
-		memcpy(&b, d->backlog + d->bl_head, sizeof(b));
-		memcpy(path + 1, d->backlog + d->bl_head + sizeof(b), b.hops);
-		d->bl_head += sizeof(b) + b.hops;
-		if (probe_submit(d, &b, path) < 0)
-			d->res.errors++; /* not asked: the sweep is incomplete */
-	}
-	if (d->bl_head == d->bl_tail) {
-		d->bl_head = d->bl_tail = 0;
-		if (d->bl_cap > 65536) {
-			/* the wave is over: give its buffer back */
-			free(d->backlog);
-			d->backlog = NULL;
-			d->bl_cap = 0;
-		}
-	}
+	return d->fr_head == d->fr_tail;
 }
 
 /*
- * Ask (node, port) for attr: at once while the engine holds fewer than
- * d->ahead probes, else behind the others in the backlog (the order
- * is kept either way).  0, or -errno (nothing asked).
+ * The batch's producer: hand the engine the frontier's next probe (the
+ * engine asks when its window has room).  False when the frontier is empty.
+ */
+static bool discover_produce(void *ctx)
+{
+	struct discover *d = ctx;
+
+	while (!frontier_empty(d)) {
+		struct frontier_rec b;
+		uint8_t path[FABRIC_DR_MAX_HOPS + 1] = {0};
+
+		memcpy(&b, d->frontier + d->fr_head, sizeof(b));
+		memcpy(path + 1, d->frontier + d->fr_head + sizeof(b), b.hops);
+		d->fr_head += sizeof(b) + b.hops;
+		if (probe_submit(d, &b, path) == 0)
+			return true;
+		d->res.errors++; /* not asked: the sweep is incomplete */
+	}
+	d->fr_head = d->fr_tail = 0;
+	if (d->fr_cap > 65536) {
+		/* the wave is over: give its buffer back */
+		free(d->frontier);
+		d->frontier = NULL;
+		d->fr_cap = 0;
+	}
+	return false;
+}
+
+/*
+ * Ask (node, port) for attr: the probe joins the frontier, behind the
+ * others (the order is kept), and goes when the engine asks for it.
+ * 0, or -errno (nothing asked).
  */
 static int probe_send(struct discover *d, enum probe_kind kind, const uint8_t *path, uint8_t hops,
 		      uint16_t attr, uint32_t mod, uint32_t parent, uint8_t parent_port,
 		      uint32_t node, uint8_t port)
 {
-	struct backlog_rec b = {parent, node, mod, attr, (uint8_t)kind, parent_port, port, hops};
+	struct frontier_rec b = {parent, node, mod, attr, (uint8_t)kind, parent_port, port, hops};
+	int r;
 
 	if (hops > FABRIC_DR_MAX_HOPS || (hops && !path))
 		return -EINVAL;
-	if (d->bl_head == d->bl_tail && d->pending < d->ahead)
-		return probe_submit(d, &b, path);
-	return backlog_push(d, &b, path);
+	r = frontier_push(d, &b, path);
+	if (r == 0)
+		xact_batch_wake(d->batch);
+	return r;
 }
 
 /* ---- P_Key tables (partitions) ---------------------------------------------- */
@@ -497,11 +494,15 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 	}
 }
 
-static void discover_finish(struct discover *d)
+/* The batch is empty: every probe asked was answered or given up on. */
+static void discover_finish(void *arg)
 {
+	struct discover *d = arg;
 	struct discover_result res = d->res;
 	int status;
 
+	if (d->finishing)
+		return;
 	if (d->incremental && d->f && d->stage == 1) {
 		uint32_t gone = 0;
 		bool pruned = fabric_prune_in_place(d->f, &gone) == 0;
@@ -537,8 +538,8 @@ static void discover_finish(struct discover *d)
 			}
 		}
 		d->n_later = 0;
-		if (d->pending)
-			return; /* stage 2 runs; its last answer finishes */
+		if (xact_batch_pending(d->batch) || !frontier_empty(d))
+			return; /* stage 2 runs; the batch's next emptying finishes */
 		res = d->res;
 	}
 	if (d->incremental && d->f) {
@@ -570,15 +571,8 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 	struct probe *p = arg;
 	struct discover *d = p->d;
 
-	d->pending--;
-	if (d->aborted) {
-		free(p);
-		if (!d->pending) {
-			free(d->backlog);
-			free(d->later);
-			free(d->asked);
-			free(d);
-		}
+	if (status == -ECANCELED) {
+		free(p); /* discover_free */
 		return;
 	}
 	if (status == -ETIMEDOUT && d->incremental && d->stage == 1 &&
@@ -590,9 +584,6 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 		else
 			later_add(d, d->f->nodes[p->node].guid, p->kind, p->port);
 		free(p);
-		backlog_fill(d);
-		if (!d->pending && !d->finishing)
-			discover_finish(d);
 		return;
 	}
 	if (status == -ETIMEDOUT && p->round < DISCOVER_EXTRA_ROUNDS && !d->incremental) {
@@ -600,9 +591,11 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 
 		if (wire_smp_init_dr(&smp, WIRE_GET, req->attr_id, req->attr_mod, req->initial_path,
 				     req->hop_cnt) == 0 &&
-		    xact_submit(d->xe, &smp, probe_done, p) == 0) {
+		    xact_submit(d->xe, &(struct xact_request){.batch = d->batch,
+							      .smp = &smp,
+							      .done = probe_done,
+							      .arg = p}) == 0) {
 			p->round++;
-			d->pending++;
 			d->res.asked_again++;
 			return;
 		}
@@ -658,32 +651,48 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 		}
 	}
 	free(p);
-	backlog_fill(d);
-	if (!d->pending && !d->finishing)
-		discover_finish(d);
+}
+
+/* A discovery with its batch, not started.  NULL on ENOMEM. */
+static struct discover *discover_new(struct xact_engine *xe, discover_done_fn done, void *arg)
+{
+	struct discover *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->xe = xe;
+	d->done = done;
+	d->arg = arg;
+	d->batch = xact_batch_new(xe, discover_finish, d);
+	if (!d->batch) {
+		free(d);
+		return NULL;
+	}
+	xact_batch_set_producer(d->batch, XACT_BULK, discover_produce, d);
+	clock_gettime(CLOCK_MONOTONIC, &d->t0);
+	return d;
+}
+
+/* Whether anything was asked (or waits to be). */
+static bool discover_busy(const struct discover *d)
+{
+	return xact_batch_pending(d->batch) || !frontier_empty(d);
 }
 
 int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg, struct discover **ret)
 {
-	struct discover *d = calloc(1, sizeof(*d));
+	struct discover *d = discover_new(xe, done, arg);
 	int r;
 
 	if (!d)
 		return -ENOMEM;
-	d->xe = xe;
-	d->ahead = discover_ahead(xe);
-	d->done = done;
-	d->arg = arg;
 	d->f = fabric_new();
-	if (!d->f) {
-		free(d);
-		return -ENOMEM;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &d->t0);
-	r = probe_send(d, PROBE_NODEINFO, NULL, 0, WIRE_ATTR_NODE_INFO, 0, 0, 0, 0, 0);
+	r = d->f ? probe_send(d, PROBE_NODEINFO, NULL, 0, WIRE_ATTR_NODE_INFO, 0, 0, 0, 0, 0)
+		 : -ENOMEM;
+	if (r == 0 && !discover_busy(d))
+		r = -ENOMEM; /* the first probe could not be submitted */
 	if (r < 0) {
-		fabric_free(d->f);
-		free(d);
+		discover_free(d);
 		return r;
 	}
 	*ret = d;
@@ -701,21 +710,16 @@ int discover_start_around(struct xact_engine *xe, const struct fabric *base, con
 		if (ni == FABRIC_NO_NODE || !node_is_switch(&base->nodes[ni]))
 			return -ENOENT;
 	}
-	d = calloc(1, sizeof(*d));
+	d = discover_new(xe, done, arg);
 	if (!d)
 		return -ENOMEM;
-	d->xe = xe;
-	d->ahead = discover_ahead(xe);
-	d->done = done;
-	d->arg = arg;
 	d->incremental = true;
 	d->stage = 1;
 	d->f = fabric_clone(base);
 	if (!d->f) {
-		free(d);
+		discover_free(d);
 		return -ENOMEM;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &d->t0);
 	for (size_t i = 0; i < n_dirty; i++) {
 		uint32_t ni = fabric_find_guid(d->f, dirty[i]);
 		struct node *n = &d->f->nodes[ni];
@@ -728,9 +732,8 @@ int discover_start_around(struct xact_engine *xe, const struct fabric *base, con
 				probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops,
 					   WIRE_ATTR_PORT_INFO, p, 0, 0, ni, (uint8_t)p);
 	}
-	if (!d->pending) {
-		fabric_free(d->f);
-		free(d);
+	if (!discover_busy(d)) {
+		discover_free(d);
 		return -EIO;
 	}
 	*ret = d;
@@ -741,14 +744,10 @@ void discover_free(struct discover *d)
 {
 	if (!d)
 		return;
+	/* cancelled: the probes in flight free themselves, done is not called */
+	xact_batch_free(d->batch);
 	fabric_free(d->f);
-	d->f = NULL;
-	if (d->pending && !d->finishing) {
-		/* outstanding probes still point at d: free it when the last one ends */
-		d->aborted = true;
-		return;
-	}
-	free(d->backlog);
+	free(d->frontier);
 	free(d->later);
 	free(d->asked);
 	free(d);

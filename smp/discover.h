@@ -1,7 +1,8 @@
 /*
  * Discovery: breadth-first walk of the subnet by directed-route SMPs (IBA 1.4
  * vol 1, 14.2.2 directed route; 14.2.5 NodeInfo, NodeDescription, PortInfo,
- * SwitchInfo), keeping the transaction window full, into a new struct fabric.
+ * SwitchInfo), keeping the transaction window full (the engine pulls the
+ * next probe from the BFS frontier as it has room), into a new struct fabric.
  * A node that does not answer after the engine's retries is left out and
  * counted; discovery carries on without it.
  */

@@ -18,8 +18,7 @@ struct mftread {
 	void *arg;
 	struct mftread_sw *sw;
 	uint32_t n_sw;
-	unsigned pending;
-	bool aborted;
+	struct xact_batch *batch; /* the Gets; on empty: mftread_finish */
 	struct mftread_stats st;
 };
 
@@ -32,15 +31,22 @@ struct mftread_op {
 
 static void mftread_destroy(struct mftread *mr)
 {
+	xact_batch_free(mr->batch);
 	for (uint32_t i = 0; i < mr->n_sw; i++)
 		mft_free(mr->sw[i].t);
 	free(mr->sw);
 	free(mr);
 }
 
-static void mftread_finish(struct mftread *mr)
+/* Every Get answered or not: hand over the tables read whole. */
+static void mftread_finish(void *arg)
 {
+	struct mftread *mr = arg;
 	struct mft_set *read = mft_set_new();
+	struct xact_batch_stats bs;
+
+	xact_batch_get_stats(mr->batch, &bs);
+	mr->st.blocks = (uint32_t)bs.submitted; /* the Gets asked */
 
 	for (uint32_t i = 0; read && i < mr->n_sw; i++) {
 		if (!mr->sw[i].t)
@@ -65,8 +71,7 @@ static void mftread_get_done(void *arg, int status, const struct wire_smp *req,
 	struct mftread_sw *s = &mr->sw[op->sw];
 	uint16_t masks[MFT_BLOCK];
 
-	mr->pending--;
-	if (!mr->aborted && s->t) {
+	if (status != -ECANCELED && s->t) {
 		if (status < 0 || wire_mft_decode(resp->data, sizeof(resp->data), masks) < 0) {
 			mr->st.errors++;
 			mft_free(s->t);
@@ -81,12 +86,6 @@ static void mftread_get_done(void *arg, int status, const struct wire_smp *req,
 		}
 	}
 	free(op);
-	if (mr->pending)
-		return;
-	if (mr->aborted)
-		mftread_destroy(mr);
-	else
-		mftread_finish(mr);
 }
 
 /* Whether n says it forwards no MLID (MulticastFDBTop below 0xC000, where it has one). */
@@ -112,7 +111,8 @@ int mftread_start(struct xact_engine *xe, const struct fabric *f, const struct m
 	mr->done = done;
 	mr->arg = arg;
 	mr->sw = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(*mr->sw));
-	if (!mr->sw)
+	mr->batch = xact_batch_new(xe, mftread_finish, mr);
+	if (!mr->sw || !mr->batch)
 		goto nomem;
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		const struct node *n = &f->nodes[i];
@@ -150,7 +150,11 @@ int mftread_start(struct xact_engine *xe, const struct fabric *f, const struct m
 							      mft_attr_mod(p, b), n->dr_path,
 							      n->dr_hops);
 					if (rc == 0)
-						rc = xact_submit(xe, &smp, mftread_get_done, op);
+						rc = xact_submit(xe, &(struct xact_request){
+									 .batch = mr->batch,
+									 .smp = &smp,
+									 .done = mftread_get_done,
+									 .arg = op});
 				}
 				if (rc < 0) {
 					free(op);
@@ -159,33 +163,22 @@ int mftread_start(struct xact_engine *xe, const struct fabric *f, const struct m
 					s->t = NULL;
 					goto next_switch;
 				}
-				mr->pending++;
-				mr->st.blocks++;
 			}
 	next_switch:;
 	}
-	if (!mr->pending) {
+	if (!xact_batch_pending(mr->batch)) {
 		mftread_destroy(mr); /* nothing to read, or nothing could be asked */
 		return 0;
 	}
 	*ret = mr;
 	return 0;
 nomem:
-	if (mr->pending) {
-		mr->aborted = true; /* the last Get frees it */
-		return -ENOMEM;
-	}
-	mftread_destroy(mr);
+	mftread_destroy(mr); /* the Gets in flight are cancelled */
 	return -ENOMEM;
 }
 
 void mftread_free(struct mftread *mr)
 {
-	if (!mr)
-		return;
-	if (mr->pending) {
-		mr->aborted = true; /* the last Get frees it */
-		return;
-	}
-	mftread_destroy(mr);
+	if (mr)
+		mftread_destroy(mr); /* the Gets in flight are cancelled */
 }

@@ -44,7 +44,7 @@ typedef void mftread_done_fn(void *arg, struct mft_set *read, const struct mftre
 int mftread_start(struct xact_engine *xe, const struct fabric *f, const struct mft_set *want,
 		  struct mft_set *known, mftread_done_fn *done, void *arg, struct mftread **ret);
 
-/* Abort (done is not called) and free; the Gets in flight free what is theirs.  NULL ok. */
+/* Abort: the Gets in flight are cancelled, done is not called; frees.  NULL ok. */
 void mftread_free(struct mftread *mr);
 
 #endif

@@ -4,6 +4,11 @@
  * last given (LFT blocks and VL tables against the published routes, MFT
  * blocks against the tables kept by switch GUID), so a sweep of a healthy
  * fabric sends only Gets.
+ *
+ * This file: the batch (Sets decided in order, handed to the engine as it
+ * asks, their answers; a failed PortInfo Set read back), the PortInfo of
+ * every port (IBA 14.2.5.6) and the port state batches (7.2).  The table
+ * blocks are program_tables.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,78 +23,7 @@
 #include "smp/discover.h"
 #include "smp/program.h"
 #include "lib/sorted.h"
-
-enum program_op {
-	OP_PORTINFO,
-	OP_PKEY,
-	OP_SWITCHINFO,
-	OP_LFT,
-	OP_SL2VL,
-	OP_VLARB,
-	OP_PORT_STATE,
-	OP_MFT,
-	OP_READBACK, /* PortInfo Get after a PortInfo Set failed */
-	OP_OTHER
-};
-
-struct program {
-	struct xact_engine *xe;
-	struct fabric *f;
-	program_done_fn *done;
-	void *arg;
-	unsigned pending;
-	unsigned ahead; /* pending at most (PROGRAM_AHEAD_WINDOWS) */
-	bool started;
-	bool aborted;
-	bool *lft_failed; /* per node, allocated on the first failed LFT block */
-	enum xact_lane lane;
-	struct mft_set *mft_known; /* program_mft's: switches dropped when a block fails */
-	uint64_t *mft_guids;	   /* switches given MFT blocks (dropped from known on abort) */
-	size_t n_mft_guids, cap_mft_guids;
-	struct program_stats st;
-	struct mkey_offenders *offenders; /* program_params' */
-	uint64_t mkey;			  /* the M_Key this batch writes */
-	unsigned by_kind[OP_OTHER + 1];	  /* sent per kind, for the debug trace of a node */
-	/* issue 15: LFT blocks are queued as the window drains (program_fill) */
-	const struct routes *lft_r;
-	struct program_lft_job *jobs;
-	size_t n_jobs, cap_jobs, job_next, block_next;
-	/* program_port_states: the nodes from ps_next on are still to be queued */
-	uint32_t ps_next, ps_end;
-	uint8_t ps_from, ps_to;
-	/*
-	 * Sets decided while pg->ahead were pending (a configure batch decides
-	 * every port's at once): kept here, 76 bytes each, until the window
-	 * drains (program_fill), instead of whole requests in the engine.
-	 */
-	struct program_later {
-		uint32_t node, mod;
-		uint16_t attr;
-		uint8_t kind, port;
-		uint8_t data[64];
-	} * later;
-	size_t n_later, cap_later, later_next;
-};
-
-/*
- * A switch's LFT blocks still to queue: decided (diffed) by program_switch,
- * sent by program_fill while fewer than pg->ahead requests are pending,
- * so a fabric's millions of blocks never sit in the transaction queue at
- * once.
- */
-struct program_lft_job {
-	uint32_t node;
-	int top;
-	uint32_t *blocks;
-	size_t n;
-};
-
-/*
- * Requests in the engine (sent or queued there) at most, in windows: the
- * window stays full and the engine's queue small (issue 15).
- */
-#define PROGRAM_AHEAD_WINDOWS 4
-#define PROGRAM_AHEAD_MIN 16
+#include "smp/program_int.h"
 
 struct program_req {
 	struct program *pg;
@@ -101,91 +35,110 @@ struct program_req {
 	uint8_t want_state;
 };
 
-static int program_send(struct program *pg, enum program_op kind, uint32_t node, uint8_t port,
-			uint16_t attr, uint32_t mod, const uint8_t data[64]);
 static int program_readback(struct program *pg, uint32_t node, uint8_t port,
 			    const struct wire_smp *set);
 static void program_req_done(void *arg, int status, const struct wire_smp *req,
 			     const struct wire_smp *resp);
 
+static void program_on_empty(void *arg);
+static bool program_produce(void *ctx);
+
 struct program *program_new(struct xact_engine *xe, struct fabric *f, program_done_fn *done,
 			    void *arg)
 {
 	struct program *pg = calloc(1, sizeof(*pg));
-	struct xact_stats st;
 
 	if (!pg)
 		return NULL;
 	*pg = (struct program){.xe = xe, .f = f, .done = done, .arg = arg};
-	xact_get_stats(xe, &st);
-	pg->ahead = st.window * PROGRAM_AHEAD_WINDOWS > PROGRAM_AHEAD_MIN
-			? st.window * PROGRAM_AHEAD_WINDOWS
-			: PROGRAM_AHEAD_MIN;
+	pg->batch = xact_batch_new(xe, program_on_empty, pg);
+	if (!pg->batch) {
+		free(pg);
+		return NULL;
+	}
+	xact_batch_set_producer(pg->batch, XACT_BULK, program_produce, pg);
 	return pg;
 }
 
+/* Frees; what is still in flight is cancelled (the callbacks free their ops). */
 static void program_free(struct program *pg)
 {
+	xact_batch_free(pg->batch);
 	for (size_t i = 0; i < pg->n_jobs; i++)
 		free(pg->jobs[i].blocks);
 	free(pg->jobs);
-	free(pg->later);
+	free(pg->decided);
 	free(pg->lft_failed);
 	free(pg->mft_guids);
 	free(pg);
 }
 
 static void program_port_states_node(struct program *pg, uint32_t i);
-static bool port_is_up(const struct port *p);
 
-/*
- * Queue LFT blocks of the pending jobs, then the port state Sets of the
- * nodes left, until pg->ahead requests are pending.
- */
 static int program_submit(struct program *pg, enum program_op kind, uint32_t node, uint8_t port,
 			  uint16_t attr, uint32_t mod, const uint8_t data[64], bool counted);
 
-static void program_fill(struct program *pg)
+/*
+ * The batch's producer: the engine's next request when it has room.  The
+ * Sets decided, in order; once started (program_start), LFT blocks of the
+ * jobs, then the port state Sets of the nodes left.  False when nothing is
+ * left for now.
+ */
+static bool program_produce(void *ctx)
 {
-	while (!pg->aborted && pg->later_next < pg->n_later && pg->pending < pg->ahead) {
-		const struct program_later *l = &pg->later[pg->later_next++];
+	struct program *pg = ctx;
 
-		if (program_submit(pg, (enum program_op)l->kind, l->node, l->port, l->attr, l->mod,
-				   l->data, true) < 0)
+	for (;;) {
+		if (pg->decided_next < pg->n_decided) {
+			const struct program_decided *l = &pg->decided[pg->decided_next++];
+
+			if (program_submit(pg, (enum program_op)l->kind, l->node, l->port, l->attr,
+					   l->mod, l->data, true) == 0)
+				return true;
 			pg->st.sets--; /* counted when it was decided; an error now */
-	}
-	if (pg->n_later && pg->later_next == pg->n_later) {
-		free(pg->later);
-		pg->later = NULL;
-		pg->n_later = pg->cap_later = pg->later_next = 0;
-	}
-	while (!pg->aborted && !pg->n_later && pg->job_next < pg->n_jobs &&
-	       pg->pending < pg->ahead) {
-		struct program_lft_job *j = &pg->jobs[pg->job_next];
-		uint8_t ports[LFT_BLOCK], data[64];
-
-		if (pg->block_next == j->n) {
-			free(j->blocks);
-			j->blocks = NULL;
-			pg->job_next++;
-			pg->block_next = 0;
 			continue;
 		}
-		lft_block(pg->lft_r->lft[j->node], j->top, j->blocks[pg->block_next], ports);
-		wire_lft_encode(ports, data, sizeof(data));
-		if (program_send(pg, OP_LFT, j->node, 0, WIRE_ATTR_LFT, j->blocks[pg->block_next],
-				 data) == 0)
-			pg->st.lft_blocks++;
-		pg->block_next++;
+		if (pg->n_decided) {
+			free(pg->decided);
+			pg->decided = NULL;
+			pg->n_decided = pg->cap_decided = pg->decided_next = 0;
+		}
+		if (!pg->started)
+			return false;
+		if (pg->job_next < pg->n_jobs) {
+			struct program_lft_job *j = &pg->jobs[pg->job_next];
+			uint8_t ports[LFT_BLOCK], data[64];
+			uint32_t block;
+
+			if (pg->block_next == j->n) {
+				free(j->blocks);
+				j->blocks = NULL;
+				pg->job_next++;
+				pg->block_next = 0;
+				continue;
+			}
+			block = j->blocks[pg->block_next++];
+			lft_block(pg->lft_r->lft[j->node], j->top, block, ports);
+			wire_lft_encode(ports, data, sizeof(data));
+			if (program_submit(pg, OP_LFT, j->node, 0, WIRE_ATTR_LFT, block, data,
+					   false) == 0) {
+				pg->st.lft_blocks++;
+				return true;
+			}
+			continue;
+		}
+		if (pg->ps_next < pg->ps_end) {
+			program_port_states_node(pg, pg->ps_next++); /* into pg->decided */
+			continue;
+		}
+		return false;
 	}
-	while (!pg->aborted && !pg->n_later && pg->job_next >= pg->n_jobs &&
-	       pg->ps_next < pg->ps_end && pg->pending < pg->ahead)
-		program_port_states_node(pg, pg->ps_next++);
 }
 
 static bool program_filled(const struct program *pg)
 {
-	return !pg->n_later && pg->job_next >= pg->n_jobs && pg->ps_next >= pg->ps_end;
+	return pg->decided_next >= pg->n_decided && pg->job_next >= pg->n_jobs &&
+	       pg->ps_next >= pg->ps_end;
 }
 
 /* Every SMP done and no more to come: report, then free. */
@@ -198,6 +151,15 @@ static void program_finish(struct program *pg)
 	if (pg->done)
 		pg->done(pg->arg, &pg->st);
 	program_free(pg);
+}
+
+/* The batch is empty: once started, every SMP is done and none is to come. */
+static void program_on_empty(void *arg)
+{
+	struct program *pg = arg;
+
+	if (pg->started && program_filled(pg))
+		program_finish(pg);
 }
 
 /* The model of a port takes what it answered. */
@@ -270,184 +232,17 @@ static int program_readback(struct program *pg, uint32_t node, uint8_t port,
 	if (!op)
 		return -ENOMEM;
 	*op = (struct program_req){pg, OP_READBACK, node, port, want.lid, want.state};
-	r = xact_submit_lane(pg->xe, pg->lane, &smp, program_req_done, op);
+	r = xact_submit(pg->xe, &(struct xact_request){.lane = pg->lane,
+						       .batch = pg->batch,
+						       .smp = &smp,
+						       .done = program_req_done,
+						       .arg = op});
 	if (r < 0) {
 		free(op);
 		return r;
 	}
-	pg->pending++;
 	pg->st.readbacks++;
 	return 0;
-}
-
-/* ---- P_Key tables (partitions) --------------------------------------------- */
-
-/* The model of an end port takes the P_KeyTable block it answered with. */
-static void program_pkey_took(struct port *p, const struct wire_smp *req,
-			      const struct wire_smp *resp)
-{
-	unsigned b = req->attr_mod & 0xffff;
-
-	if (b < FABRIC_PKEY_BLOCKS && port_pkeys_alloc(p) &&
-	    wire_pkey_decode(resp->data, sizeof(resp->data), &p->pkeys[b * 32]) == 0)
-		p->pkey_known |= (uint8_t)(1u << b);
-}
-
-/*
- * The end port's P_KeyTable as the policy wants it, block by block against
- * what the port holds (read by discovery): only blocks that differ, or that
- * were not read, are written.  The blocks past the port's PartitionCap (or
- * the model's FABRIC_PKEY_BLOCKS) are not; keys that do not fit are counted
- * and logged.
- */
-static void program_pkeys(struct program *pg, const struct program_params *pp, uint32_t ni,
-			  uint8_t pn)
-{
-	struct node *n = &pg->f->nodes[ni];
-	struct port *p = &n->ports[pn];
-	unsigned cap = n->partition_cap ? n->partition_cap : 1;
-	uint16_t want[FABRIC_PKEY_BLOCKS * 32] = {0};
-	size_t nk, room;
-
-	if (cap > FABRIC_PKEY_BLOCKS * 32)
-		cap = FABRIC_PKEY_BLOCKS * 32;
-	room = cap;
-	nk = partition_port_table(pp->parts, pg->f, ni, pn, pp->sm_guid, want, room);
-	if (nk > room) {
-		pg->st.pkey_dropped += (uint32_t)(nk - room);
-		log_port_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, n->guid, pn,
-				     "node 0x%016llx \"%s\" port %u: %zu P_Keys, room for %zu "
-				     "(PartitionCap %u): the last %zu left out",
-				     (unsigned long long)n->guid, n->desc, pn, nk, room,
-				     n->partition_cap, nk - room);
-	}
-	for (unsigned b = 0; b * 32 < cap; b++) {
-		uint8_t data[64];
-
-		if ((p->pkey_known & (1u << b)) &&
-		    !memcmp(&p->pkeys[b * 32], &want[b * 32], 32 * sizeof(want[0])))
-			continue;
-		wire_pkey_encode(&want[b * 32], data, sizeof(data));
-		if (program_send(pg, OP_PKEY, ni, pn, WIRE_ATTR_PKEY_TABLE, b, data) == 0)
-			pg->st.pkey_blocks++;
-	}
-}
-
-/* ---- partition enforcement (part_enforce) ---------------------------------- */
-
-size_t program_peer_pkeys(const uint16_t *ca, size_t n, uint16_t *out, size_t cap)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		uint16_t key = ca[i];
-
-		if (!(key & 0x7fff))
-			continue;
-		if (!(key & PARTITION_FULL) && (partition_table_find(ca, n, key) & PARTITION_FULL))
-			continue; /* the full key stands for both */
-		if (k < cap)
-			out[k] = key;
-		k++;
-	}
-	return k;
-}
-
-/* The switch's P_KeyTable entries per external port (SwitchInfo:PartitionEnforcementCap). */
-static unsigned program_enforce_cap(const struct node *n)
-{
-	struct wire_switchinfo si;
-
-	if (wire_switchinfo_decode(n->si, sizeof(n->si), &si) < 0)
-		return 0;
-	return si.partition_enf_cap;
-}
-
-/* Whether switch port (ni, pn) is linked to a CA (or router) port whose PortInfo was read. */
-static bool program_faces_ca(const struct fabric *f, uint32_t ni, uint8_t pn)
-{
-	const struct port *p = &f->nodes[ni].ports[pn];
-
-	return port_is_linked(p) && !node_is_switch(&f->nodes[p->remote_node]) &&
-	       f->nodes[p->remote_node].ports[p->remote_port].valid;
-}
-
-/*
- * Switch port pn of node ni faces a CA port: its P_KeyTable becomes the CA
- * port's (program_peer_pkeys), block by block against what discovery read,
- * within PartitionEnforcementCap.  Returns whether the table fits (else
- * enforcement stays off on the port: OpenSM's ERR 0507).
- */
-static bool program_enforce_pkeys(struct program *pg, const struct program_params *pp, uint32_t ni,
-				  uint8_t pn)
-{
-	struct node *n = &pg->f->nodes[ni];
-	struct port *p = &n->ports[pn];
-	const struct node *cn = &pg->f->nodes[p->remote_node];
-	unsigned cap = program_enforce_cap(n), ca_cap = cn->partition_cap ? cn->partition_cap : 1;
-	uint16_t ca[FABRIC_PKEY_BLOCKS * 32] = {0}, want[FABRIC_PKEY_BLOCKS * 32] = {0};
-	size_t nk;
-
-	if (ca_cap > FABRIC_PKEY_BLOCKS * 32)
-		ca_cap = FABRIC_PKEY_BLOCKS * 32;
-	if (cap > FABRIC_PKEY_BLOCKS * 32)
-		cap = FABRIC_PKEY_BLOCKS * 32;
-	partition_port_table(pp->parts, pg->f, p->remote_node, p->remote_port, pp->sm_guid, ca,
-			     ca_cap);
-	nk = program_peer_pkeys(ca, ca_cap, want, cap);
-	for (unsigned b = 0; b * 32 < cap; b++) {
-		uint8_t data[64];
-
-		if ((p->pkey_known & (1u << b)) &&
-		    !memcmp(&p->pkeys[b * 32], &want[b * 32], 32 * sizeof(want[0])))
-			continue;
-		if (b * 32 >= nk && !(p->pkey_known & (1u << b)) && b > 0)
-			continue; /* an unread block past the keys: nothing to clear that we know of
-				   */
-		wire_pkey_encode(&want[b * 32], data, sizeof(data));
-		if (program_send(pg, OP_PKEY, ni, pn, WIRE_ATTR_PKEY_TABLE, (uint32_t)pn << 16 | b,
-				 data) == 0) {
-			pg->st.pkey_blocks++;
-			pg->st.enforce_blocks++;
-		}
-	}
-	if (nk <= cap)
-		return true;
-	pg->st.enforce_unfit++;
-	log_port_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, n->guid, pn,
-			     "switch 0x%016llx \"%s\" port %u: the CA port behind it holds %zu "
-			     "P_Keys, PartitionEnforcementCap %u: partition enforcement left off",
-			     (unsigned long long)n->guid, n->desc, pn, nk, cap);
-	return false;
-}
-
-/*
- * The enforcement bits PortInfo of switch port (ni, pn) should carry: -1
- * to leave them alone, else bit 1 Inbound, bit 0 Outbound.  Facing a CA:
- * what part_enforce asks, where the switch says it can (SwitchInfo
- * Inbound/OutboundEnforcementCap; OpenSM does not look), nothing when the
- * table does not fit; facing a switch: nothing (OpenSM clears it there).
- */
-static int program_enforce_bits(const struct program *pg, const struct program_params *pp,
-				uint32_t ni, uint8_t pn, bool fits)
-{
-	const struct node *n = &pg->f->nodes[ni];
-	const struct port *p = &n->ports[pn];
-	struct wire_switchinfo si;
-	int want = 0;
-
-	if (!pp->parts || !node_is_switch(n) || pn == 0 || !port_is_linked(p) ||
-	    wire_switchinfo_decode(n->si, sizeof(n->si), &si) < 0)
-		return -1;
-	if (program_faces_ca(pg->f, ni, pn) && si.partition_enf_cap && fits) {
-		if (pp->part_enforce == PROGRAM_ENFORCE_IN ||
-		    pp->part_enforce == PROGRAM_ENFORCE_BOTH)
-			want |= si.enf_in_cap ? 2 : 0;
-		if (pp->part_enforce == PROGRAM_ENFORCE_OUT ||
-		    pp->part_enforce == PROGRAM_ENFORCE_BOTH)
-			want |= si.enf_out_cap ? 1 : 0;
-	}
-	return want;
 }
 
 /*
@@ -486,12 +281,8 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 	struct program *pg = op->pg;
 	struct node *n;
 
-	pg->pending--;
-	program_fill(pg);
-	if (pg->aborted) {
-		free(op);
-		if (!pg->pending)
-			program_free(pg);
+	if (status == -ECANCELED) {
+		free(op); /* program_abort: done is not called */
 		return;
 	}
 	n = &pg->f->nodes[op->node];
@@ -511,8 +302,6 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 	if (op->kind == OP_READBACK) {
 		program_readback_done(pg, op, status, resp);
 		free(op);
-		if (!pg->pending && pg->started && program_filled(pg))
-			program_finish(pg);
 		return;
 	}
 	if (status < 0) {
@@ -544,10 +333,7 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 	} else if (op->kind == OP_PKEY) {
 		program_pkey_took(&n->ports[op->port], req, resp);
 	}
-	free(op);
-	program_fill(pg);
-	if (!pg->pending && pg->started && program_filled(pg))
-		program_finish(pg);
+	free(op); /* the last one finishes the batch (program_on_empty) */
 }
 
 /* Hand a Set to the engine now (counted: already in st.sets and by_kind).  0 or -errno. */
@@ -572,13 +358,16 @@ static int program_submit(struct program *pg, enum program_op kind, uint32_t nod
 		return -ENOMEM;
 	}
 	*op = (struct program_req){pg, kind, node, port, 0, 0};
-	r = xact_submit_lane(pg->xe, pg->lane, &smp, program_req_done, op);
+	r = xact_submit(pg->xe, &(struct xact_request){.lane = pg->lane,
+						       .batch = pg->batch,
+						       .smp = &smp,
+						       .done = program_req_done,
+						       .arg = op});
 	if (r < 0) {
 		free(op);
 		pg->st.errors++;
 		return r;
 	}
-	pg->pending++;
 	if (!counted) {
 		pg->st.sets++;
 		pg->by_kind[kind]++;
@@ -587,38 +376,38 @@ static int program_submit(struct program *pg, enum program_op kind, uint32_t nod
 }
 
 /*
- * Send a Set: at once while fewer than pg->ahead are pending, else kept
- * (in order) until the window drains.  0 when sent or kept, -errno when it
- * cannot go (no route to the port, no memory).
+ * Decide a Set: it joins pg->decided, behind the others (the order is
+ * kept), and goes when the engine asks for it (program_produce).  0 when
+ * kept, -errno when it cannot go (no route to the port, no memory).
  */
-static int program_send(struct program *pg, enum program_op kind, uint32_t node, uint8_t port,
-			uint16_t attr, uint32_t mod, const uint8_t data[64])
+int program_send(struct program *pg, enum program_op kind, uint32_t node, uint8_t port,
+		 uint16_t attr, uint32_t mod, const uint8_t data[64])
 {
 	uint8_t path[FABRIC_DR_MAX_HOPS + 1];
 	uint8_t hops;
 
-	if (pg->later_next >= pg->n_later && pg->pending < pg->ahead)
-		return program_submit(pg, kind, node, port, attr, mod, data, false);
 	if (discover_port_path(pg->f, node, port, path, &hops) < 0) {
 		pg->st.errors++;
 		return -EINVAL;
 	}
-	if (pg->n_later == pg->cap_later) {
-		size_t cap = pg->cap_later ? 2 * pg->cap_later : 256;
-		struct program_later *v = realloc(pg->later, cap * sizeof(*v));
+	if (pg->n_decided == pg->cap_decided) {
+		size_t cap = pg->cap_decided ? 2 * pg->cap_decided : 256;
+		struct program_decided *v = realloc(pg->decided, cap * sizeof(*v));
 
 		if (!v) {
 			pg->st.errors++;
 			return -ENOMEM;
 		}
-		pg->later = v;
-		pg->cap_later = cap;
+		pg->decided = v;
+		pg->cap_decided = cap;
 	}
-	pg->later[pg->n_later] = (struct program_later){node, mod, attr, (uint8_t)kind, port, {0}};
-	memcpy(pg->later[pg->n_later].data, data, sizeof(pg->later[0].data));
-	pg->n_later++;
+	pg->decided[pg->n_decided] =
+	    (struct program_decided){node, mod, attr, (uint8_t)kind, port, {0}};
+	memcpy(pg->decided[pg->n_decided].data, data, sizeof(pg->decided[0].data));
+	pg->n_decided++;
 	pg->st.sets++;
 	pg->by_kind[kind]++;
+	xact_batch_wake(pg->batch);
 	return 0;
 }
 
@@ -665,9 +454,12 @@ int program_set(struct program *pg, uint32_t node, uint8_t port, uint16_t attr, 
 void program_start(struct program *pg)
 {
 	pg->started = true;
-	program_fill(pg);
-	if (!pg->pending && program_filled(pg))
+	if (!xact_batch_pending(pg->batch) && program_filled(pg)) {
 		program_finish(pg);
+		return;
+	}
+	/* LFT blocks and port states may go now; the last answer finishes (maybe at once) */
+	xact_batch_wake(pg->batch);
 }
 
 void program_abort(struct program *pg)
@@ -677,17 +469,16 @@ void program_abort(struct program *pg)
 	/* some MFT blocks may not have arrived: those switches are unknown again */
 	for (size_t i = 0; pg->mft_known && i < pg->n_mft_guids; i++)
 		mft_set_remove(pg->mft_known, pg->mft_guids[i]);
-	pg->aborted = true;
-	if (!pg->pending)
-		program_free(pg);
+	program_free(pg); /* its SMPs are cancelled */
 }
 
 void program_set_lane(struct program *pg, enum xact_lane lane)
 {
 	pg->lane = lane;
+	xact_batch_set_producer(pg->batch, lane, program_produce, pg);
 }
 
-static bool port_is_up(const struct port *p)
+bool program_port_is_up(const struct port *p)
 {
 	return p->valid && p->phys_state == PHYS_LINKUP && p->state >= PORT_INIT;
 }
@@ -800,168 +591,6 @@ static void program_port(struct program *pg, const struct routes *r,
 	program_send(pg, OP_PORTINFO, ni, pn, WIRE_ATTR_PORT_INFO, pn, data);
 }
 
-const uint8_t *program_old_lft(const struct fabric *old_f, const struct routes *old_r,
-			       const struct node *n, int *ret_top)
-{
-	uint32_t oi;
-
-	if (!old_f || !old_r)
-		return NULL;
-	oi = fabric_find_guid(old_f, n->guid);
-	if (oi == FABRIC_NO_NODE || oi >= old_r->n_nodes || !old_r->lft[oi] ||
-	    old_f->nodes[oi].lft_top != n->lft_top)
-		return NULL;
-	*ret_top = old_r->max_lid;
-	return old_r->lft[oi];
-}
-
-void program_held_free(struct program_held *h)
-{
-	if (!h)
-		return;
-	routes_free(h->r);
-	free(h->top);
-	free(h);
-}
-
-static void program_switch(struct program *pg, const struct routes *r, uint32_t ni,
-			   const struct fabric *old_f, const struct routes *old_r, bool force,
-			   const struct program_held *held)
-{
-	struct node *n = &pg->f->nodes[ni];
-	const uint8_t *lft = r->lft[ni];
-	const uint8_t *old = NULL;
-	int old_top = -1;
-	int top = r->max_lid;
-	uint32_t *blocks;
-	size_t nb;
-	struct wire_switchinfo si;
-	uint8_t data[64];
-
-	if (!lft)
-		return;
-	if (top >= n->lft_cap && n->lft_cap)
-		top = n->lft_cap - 1;
-	if (wire_switchinfo_decode(n->si, sizeof(n->si), &si) == 0 &&
-	    (si.lft_top != top || si.port_state_change)) {
-		si.lft_top = top;
-		si.port_state_change = 1; /* writing 1 clears it */
-		memcpy(data, n->si, sizeof(data));
-		wire_switchinfo_encode(&si, data, sizeof(data));
-		program_send(pg, OP_SWITCHINFO, ni, 0, WIRE_ATTR_SWITCH_INFO, 0, data);
-	}
-	if (!force)
-		old = program_old_lft(old_f, old_r, n, &old_top);
-	if (!old && !force && held && ni < held->n_nodes && held->top[ni] >= 0) {
-		old = held->r->lft[ni];
-		old_top = held->top[ni];
-	}
-	blocks = malloc((top / LFT_BLOCK + 1) * sizeof(*blocks));
-	if (!blocks)
-		return;
-	nb = lft_diff(old, old_top, lft, top, blocks);
-	if (nb && pg->n_jobs == pg->cap_jobs) {
-		size_t cap = pg->cap_jobs ? 2 * pg->cap_jobs : 64;
-		struct program_lft_job *nj = realloc(pg->jobs, cap * sizeof(*nj));
-		if (!nj) {
-			/* out of memory: the switch is rewritten next time */
-			free(blocks);
-			pg->st.errors++;
-			n->lft_top = 0xffff;
-			return;
-		}
-		pg->jobs = nj;
-		pg->cap_jobs = cap;
-	}
-	if (!nb) {
-		free(blocks);
-	} else {
-		pg->lft_r = r;
-		pg->jobs[pg->n_jobs++] = (struct program_lft_job){ni, top, blocks, nb};
-		pg->by_kind[OP_LFT] += nb; /* for the trace: queued by program_fill */
-	}
-	n->lft_top = top;
-}
-
-/*
- * SL2VL and VLArb (IBA 14.2.5.8, 14.2.5.9) as policy/qos.h's qos_want_*
- * say: the QoS policy's tables of each port's class merged with the
- * engine's SL-to-VL layers, or without QoS the engine's layers alone where
- * it uses more than one VL.  Switch tables depend only on the output port,
- * so every input port gets the same row.  A port is skipped when its
- * tables equal what this SM programmed last time (old_r under the policy
- * it was programmed with, pp->qos_old); force rewrites them.  The SLs
- * where the engine overrode the policy are counted whether or not sent.
- */
-static void program_vls(struct program *pg, const struct routes *r, uint32_t ni,
-			const struct fabric *old_f, const struct routes *old_r,
-			const struct program_params *pp, uint16_t eng_sls, uint16_t old_eng_sls)
-{
-	struct node *n = &pg->f->nodes[ni];
-	const struct qos_policy *q = pp->qos, *oq = pp->qos_old;
-	uint32_t oi = FABRIC_NO_NODE;
-	uint8_t data[64];
-
-	if (old_f && old_r && oq && !pp->force) {
-		oi = fabric_find_guid(old_f, n->guid);
-		if (oi != FABRIC_NO_NODE && old_f->nodes[oi].nports != n->nports)
-			oi = FABRIC_NO_NODE;
-	}
-	for (unsigned out = 1; out <= n->nports; out++) {
-		struct port *op = &n->ports[out];
-		uint8_t vl[16], old_vl[16], arb_vl[32], arb_w[32], o_vl[32], o_w[32];
-		uint16_t conflicts = 0;
-		bool old_has;
-
-		if (!port_is_up(op) || !port_is_linked(op))
-			continue;
-		if (!qos_want_sl2vl(q, pg->f, r, eng_sls, ni, (uint8_t)out, vl, &conflicts))
-			continue;
-		if (conflicts) {
-			pg->st.qos_conflict_sls |= conflicts;
-			pg->st.qos_conflict_ports++;
-		}
-		old_has = oi != FABRIC_NO_NODE && qos_want_sl2vl(oq, old_f, old_r, old_eng_sls, oi,
-								 (uint8_t)out, old_vl, NULL);
-		/* a switch input port linked since: its (in, out) rows were never written */
-		for (unsigned in = 1; old_has && node_is_switch(n) && in <= n->nports; in++)
-			if (port_is_linked(&n->ports[in]) &&
-			    !port_is_linked(&old_f->nodes[oi].ports[in]))
-				old_has = false;
-		if (!old_has || memcmp(vl, old_vl, sizeof(vl))) {
-			memset(data, 0, sizeof(data));
-			wire_sl2vl_encode(vl, data, sizeof(data));
-			if (node_is_switch(n)) {
-				for (unsigned in = 0; in <= n->nports; in++) {
-					if (in == out || (in && !port_is_linked(&n->ports[in])))
-						continue;
-					if (program_send(pg, OP_SL2VL, ni, 0, WIRE_ATTR_SL2VL,
-							 in << 8 | out, data) == 0)
-						pg->st.sl2vl_blocks++;
-				}
-			} else if (program_send(pg, OP_SL2VL, ni, (uint8_t)out, WIRE_ATTR_SL2VL, 0,
-						data) == 0) {
-				pg->st.sl2vl_blocks++;
-			}
-		}
-		/* blocks 1, 2: low priority entries 0-31, 32-63; 3, 4: high; port in 15:0 */
-		for (unsigned b = 1; b <= 4; b++) {
-			if (!qos_want_vlarb(q, pg->f, r, ni, (uint8_t)out, b, arb_vl, arb_w))
-				continue;
-			if (old_has &&
-			    qos_want_vlarb(oq, old_f, old_r, oi, (uint8_t)out, b, o_vl, o_w) &&
-			    !memcmp(arb_vl, o_vl, 32) && !memcmp(arb_w, o_w, 32))
-				continue;
-			memset(data, 0, sizeof(data));
-			wire_vlarb_encode(arb_vl, arb_w, data, sizeof(data));
-			if (program_send(pg, OP_VLARB, ni, node_is_switch(n) ? 0 : (uint8_t)out,
-					 WIRE_ATTR_VL_ARB, b << 16 | (node_is_switch(n) ? out : 0),
-					 data) == 0)
-				pg->st.vlarb_blocks++;
-		}
-	}
-}
-
 void program_configure(struct program *pg, const struct routes *r, const struct fabric *old_f,
 		       const struct routes *old_r, const struct program_params *pp)
 {
@@ -977,7 +606,7 @@ void program_configure(struct program *pg, const struct routes *r, const struct 
 		struct node *n = &f->nodes[i];
 		for (unsigned pn = node_is_switch(n) ? 0 : 1; pn <= n->nports; pn++) {
 			struct port *p = &n->ports[pn];
-			if (pn != 0 && !port_is_up(p))
+			if (pn != 0 && !program_port_is_up(p))
 				continue;
 			bool fits = true;
 
@@ -1021,7 +650,7 @@ static void program_port_states_node(struct program *pg, uint32_t i)
 		struct port *p = &n->ports[pn];
 		struct wire_portinfo pi;
 		uint8_t data[64];
-		if (!port_is_up(p) || p->state != from || !port_is_linked(p))
+		if (!program_port_is_up(p) || p->state != from || !port_is_linked(p))
 			continue;
 		if (wire_portinfo_decode(p->pi, sizeof(p->pi), &pi) < 0)
 			continue;
@@ -1044,7 +673,7 @@ static void program_port_states_node(struct program *pg, uint32_t i)
 		program_trace_node(pg, i, to < 5 ? verbs[to] : "state");
 }
 
-/* Queued node by node as the window drains (program_fill), like LFT blocks. */
+/* Decided node by node as the engine asks (program_produce), like LFT blocks. */
 void program_port_states(struct program *pg, uint8_t from, uint8_t to)
 {
 	memset(pg->by_kind, 0, sizeof(pg->by_kind));
@@ -1052,126 +681,4 @@ void program_port_states(struct program *pg, uint8_t from, uint8_t to)
 	pg->ps_to = to;
 	pg->ps_next = 0;
 	pg->ps_end = pg->f->n_nodes;
-}
-
-/* ---- multicast forwarding tables ----------------------------------------- */
-
-/*
- * SwitchInfo:MulticastFDBTop, when the switch has it and it changes.  The
- * image is what discovery read with LinearFDBTop as the configure batch set
- * it; PortStateChange is written 0 (no change).  1 when queued, 0 when
- * nothing is to be sent, -1 when it should be but was not (LinearFDBTop
- * unknown, or the SMP could not be queued).
- */
-static int program_mft_top(struct program *pg, uint32_t ni, const struct mft *want,
-			   const struct mft *known)
-{
-	struct node *n = &pg->f->nodes[ni];
-	struct wire_portinfo pi;
-	struct wire_switchinfo si;
-	uint16_t top = mft_fdb_top(want);
-	uint8_t data[64];
-
-	if (wire_portinfo_decode(n->ports[0].pi, sizeof(n->ports[0].pi), &pi) < 0 ||
-	    !(pi.capmask & PROGRAM_CAP_MCAST_FDB_TOP) ||
-	    wire_switchinfo_decode(n->si, sizeof(n->si), &si) < 0)
-		return 0;
-	if (known ? mft_fdb_top(known) == top : si.mft_top == top)
-		return 0;
-	if (n->lft_top == 0xffff)
-		return -1;
-	si.mft_top = top;
-	si.lft_top = n->lft_top;
-	si.port_state_change = 0;
-	memcpy(data, n->si, sizeof(data));
-	wire_switchinfo_encode(&si, data, sizeof(data));
-	return program_send(pg, OP_MFT, ni, 0, WIRE_ATTR_SWITCH_INFO, 0, data) == 0 ? 1 : -1;
-}
-
-static int program_mft_guid(struct program *pg, uint64_t guid)
-{
-	if (pg->n_mft_guids == pg->cap_mft_guids) {
-		size_t cap = pg->cap_mft_guids ? 2 * pg->cap_mft_guids : 16;
-		uint64_t *v = realloc(pg->mft_guids, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		pg->mft_guids = v;
-		pg->cap_mft_guids = cap;
-	}
-	pg->mft_guids[pg->n_mft_guids++] = guid;
-	return 0;
-}
-
-/* One switch: the blocks that differ, then known takes want's table. */
-static int program_mft_switch(struct program *pg, uint32_t ni, const struct mft *want,
-			      struct mft_set *known, bool force)
-{
-	struct node *n = &pg->f->nodes[ni];
-	const struct mft *old = force ? NULL : mft_set_get(known, n->guid);
-	unsigned cap_blocks = n->mft_cap ? (n->mft_cap + MFT_BLOCK - 1) / MFT_BLOCK : 0;
-	struct mft_ref *refs;
-	struct mft *copy;
-	size_t nr;
-	bool all_sent = true;
-	uint32_t sent = 0;
-	int top;
-
-	if (want->nports != n->nports)
-		return 0; /* a table for another switch of that GUID: nothing sensible to
-			     send */
-	refs = malloc((mft_diff_room(old, want) + 1) * sizeof(*refs));
-	copy = mft_dup(want);
-	if (!refs || !copy) {
-		free(refs);
-		mft_free(copy);
-		mft_set_remove(known, n->guid);
-		pg->st.errors++;
-		return -ENOMEM;
-	}
-	nr = mft_diff(old, want, refs);
-	top = program_mft_top(pg, ni, want, old);
-	for (size_t i = 0; i < nr; i++) {
-		uint16_t masks[MFT_BLOCK];
-		uint8_t data[64] = {0};
-
-		if (refs[i].block >= cap_blocks)
-			continue; /* the switch holds no such MLIDs */
-		mft_block(want, refs[i].block, refs[i].position, masks);
-		wire_mft_encode(masks, data, sizeof(data));
-		if (program_send(pg, OP_MFT, ni, 0, WIRE_ATTR_MFT,
-				 mft_attr_mod(refs[i].position, refs[i].block), data) == 0)
-			sent++;
-		else
-			all_sent = false;
-	}
-	free(refs);
-	pg->st.mft_blocks += sent;
-	pg->st.mft_switches += sent > 0;
-	/* an abandoned batch forgets the switches it sent to: keep their GUIDs */
-	if (top < 0 || ((sent || top > 0) && program_mft_guid(pg, n->guid) < 0))
-		all_sent = false;
-	/* what the switch will hold; unknown when something could not be queued */
-	if (!all_sent || mft_set_put(known, n->guid, copy) < 0) {
-		mft_free(copy);
-		mft_set_remove(known, n->guid);
-	}
-	return 0;
-}
-
-int program_mft(struct program *pg, const struct mft_set *want, struct mft_set *known, bool force)
-{
-	struct fabric *f = pg->f;
-	int rc = 0;
-
-	pg->mft_known = known;
-	for (uint32_t i = 0; i < f->n_nodes; i++) {
-		const struct mft *t;
-
-		if (!node_is_switch(&f->nodes[i]) || !f->nodes[i].mft_cap)
-			continue;
-		t = mft_set_get(want, f->nodes[i].guid);
-		if (t && program_mft_switch(pg, i, t, known, force) < 0)
-			rc = -ENOMEM;
-	}
-	return rc;
 }

@@ -188,7 +188,7 @@ int program_set(struct program *p, uint32_t node, uint8_t port, uint16_t attr, u
 /* No more SMPs: done runs when the last completes (before this returns if none is left). */
 void program_start(struct program *p);
 
-/* Give up: done is not called; the batch frees itself once its SMPs are cancelled. */
+/* Give up: its SMPs are cancelled (xact_batch_cancel), done is not called; frees.  NULL ok. */
 void program_abort(struct program *p);
 
 #endif

@@ -14,9 +14,8 @@ struct readback {
 	readback_done_fn *done;
 	void *arg;
 	struct program_held *held;
-	bool *failed; /* per node: a Get failed */
-	unsigned pending;
-	bool aborted;
+	bool *failed;		  /* per node: a Get failed */
+	struct xact_batch *batch; /* the Gets; on empty: readback_finish */
 	struct readback_stats st;
 	struct timespec t0;
 };
@@ -37,6 +36,7 @@ static double readback_ms_since(const struct timespec *t0)
 
 static void readback_destroy(struct readback *rb)
 {
+	xact_batch_free(rb->batch);
 	program_held_free(rb->held);
 	free(rb->failed);
 	free(rb);
@@ -50,10 +50,7 @@ static void readback_get_done(void *arg, int status, const struct wire_smp *req,
 	struct program_held *h = rb->held;
 	uint8_t ports[LFT_BLOCK];
 
-	rb->pending--;
-	if (rb->aborted) {
-		if (!rb->pending)
-			readback_destroy(rb);
+	if (status == -ECANCELED) {
 		free(op);
 		return;
 	}
@@ -68,8 +65,17 @@ static void readback_get_done(void *arg, int status, const struct wire_smp *req,
 			row[first + i] = ports[i];
 	}
 	free(op);
-	if (rb->pending)
-		return;
+}
+
+/* Every Get answered or not: hand over what was read. */
+static void readback_finish(void *arg)
+{
+	struct readback *rb = arg;
+	struct program_held *h = rb->held;
+	struct xact_batch_stats bs;
+
+	xact_batch_get_stats(rb->batch, &bs);
+	rb->st.blocks = (uint32_t)bs.submitted; /* the Gets asked */
 	/* a switch with a block missing is unknown: every block gets written */
 	for (uint32_t i = 0; i < h->n_nodes; i++)
 		if (rb->failed[i])
@@ -106,10 +112,11 @@ int readback_start(struct xact_engine *xe, const struct fabric *f, const struct 
 	rb->held = h;
 	rb->done = done;
 	rb->arg = arg;
+	rb->batch = xact_batch_new(xe, readback_finish, rb);
 	h->n_nodes = f->n_nodes;
 	h->top = malloc((f->n_nodes ? f->n_nodes : 1) * sizeof(*h->top));
 	rb->failed = calloc(f->n_nodes ? f->n_nodes : 1, sizeof(*rb->failed));
-	if (!h->top || !rb->failed)
+	if (!h->top || !rb->failed || !rb->batch)
 		goto nomem;
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		const struct node *n = &f->nodes[i];
@@ -152,7 +159,11 @@ int readback_start(struct xact_engine *xe, const struct fabric *f, const struct 
 				rc = wire_smp_init_dr(&smp, WIRE_GET, WIRE_ATTR_LFT, b, n->dr_path,
 						      n->dr_hops);
 				if (rc == 0)
-					rc = xact_submit(xe, &smp, readback_get_done, op);
+					rc = xact_submit(
+					    xe, &(struct xact_request){.batch = rb->batch,
+								       .smp = &smp,
+								       .done = readback_get_done,
+								       .arg = op});
 			}
 			if (rc < 0) {
 				free(op);
@@ -160,11 +171,9 @@ int readback_start(struct xact_engine *xe, const struct fabric *f, const struct 
 				rb->st.errors++;
 				continue;
 			}
-			rb->pending++;
-			rb->st.blocks++;
 		}
 	}
-	if (!rb->pending) {
+	if (!xact_batch_pending(rb->batch)) {
 		/* nothing could be sent: the switches stay unknown */
 		readback_destroy(rb);
 		return 0;
@@ -181,11 +190,6 @@ nomem:
 
 void readback_free(struct readback *rb)
 {
-	if (!rb)
-		return;
-	if (rb->pending) {
-		rb->aborted = true; /* the last Get frees it */
-		return;
-	}
-	readback_destroy(rb);
+	if (rb)
+		readback_destroy(rb); /* the Gets in flight are cancelled */
 }

@@ -51,7 +51,7 @@ int readback_start(struct xact_engine *xe, const struct fabric *f, const struct 
 		   const struct fabric *old_f, const struct routes *old_r, readback_done_fn *done,
 		   void *arg, struct readback **ret);
 
-/* Abort (done is not called) and free; the Gets in flight free what is theirs.  NULL ok. */
+/* Abort: the Gets in flight are cancelled, done is not called; frees.  NULL ok. */
 void readback_free(struct readback *rb);
 
 #endif

@@ -228,6 +228,56 @@ static void run(struct fake *fk, unsigned ms)
 	event_base_dispatch(fk->base);
 }
 
+/* ---- submitting: the five calls of old, as requests ------------------------ */
+
+/* retries < 0: the engine's (tries 0), else retries + 1 attempts. */
+static unsigned tries_of(int retries)
+{
+	return retries < 0 ? 0 : (unsigned)retries + 1;
+}
+
+static int t_submit_timed(struct xact_engine *xe, enum xact_lane lane, const struct wire_smp *s,
+			  unsigned timeout_ms, int retries, xact_done_fn done, void *arg)
+{
+	return xact_submit(xe, &(struct xact_request){.lane = lane,
+						      .smp = s,
+						      .done = done,
+						      .arg = arg,
+						      .timeout_ms = timeout_ms,
+						      .tries = tries_of(retries)});
+}
+
+static int t_submit_lane(struct xact_engine *xe, enum xact_lane lane, const struct wire_smp *s,
+			 xact_done_fn done, void *arg)
+{
+	return t_submit_timed(xe, lane, s, 0, -1, done, arg);
+}
+
+static int t_submit(struct xact_engine *xe, const struct wire_smp *s, xact_done_fn done, void *arg)
+{
+	return t_submit_lane(xe, XACT_BULK, s, done, arg);
+}
+
+static int t_submit_mad_timed(struct xact_engine *xe, enum xact_lane lane,
+			      const struct madio_dest *to, const uint8_t *mad, size_t len,
+			      unsigned timeout_ms, int retries, xact_mad_done_fn done, void *arg)
+{
+	return xact_submit(xe, &(struct xact_request){.lane = lane,
+						      .mad = mad,
+						      .len = len,
+						      .to = to,
+						      .mad_done = done,
+						      .arg = arg,
+						      .timeout_ms = timeout_ms,
+						      .tries = tries_of(retries)});
+}
+
+static int t_submit_mad(struct xact_engine *xe, enum xact_lane lane, const struct madio_dest *to,
+			const uint8_t *mad, size_t len, xact_mad_done_fn done, void *arg)
+{
+	return t_submit_mad_timed(xe, lane, to, mad, len, 0, -1, done, arg);
+}
+
 /* ---- completions -------------------------------------------------------- */
 
 struct done_rec {
@@ -342,7 +392,7 @@ static void submit(struct fake *fk, struct done_log *log, unsigned i, bool dr)
 	}
 	args[i].log = log;
 	args[i].idx = i;
-	CU_ASSERT_EQUAL_FATAL(xact_submit(fk->xe, &s, on_done, &args[i]), 0);
+	CU_ASSERT_EQUAL_FATAL(t_submit(fk->xe, &s, on_done, &args[i]), 0);
 }
 
 /* Submit request i as a DR Get(NodeInfo) on a lane. */
@@ -354,7 +404,7 @@ static void submit_lane(struct fake *fk, struct done_log *log, unsigned i, enum 
 	CU_ASSERT_FATAL(wire_smp_init_dr(&s, WIRE_GET, WIRE_ATTR_NODE_INFO, i, path, 2) == 0);
 	args[i].log = log;
 	args[i].idx = i;
-	CU_ASSERT_EQUAL_FATAL(xact_submit_lane(fk->xe, lane, &s, on_done, &args[i]), 0);
+	CU_ASSERT_EQUAL_FATAL(t_submit_lane(fk->xe, lane, &s, on_done, &args[i]), 0);
 }
 
 /* A GSI request: PerfMgt Get(PortCounters), or an SA Get; attr_mod i tells it apart. */
@@ -385,10 +435,10 @@ static void submit_gsi(struct fake *fk, struct done_log *log, unsigned i, enum x
 	args[i].log = log;
 	args[i].idx = i;
 	CU_ASSERT_EQUAL_FATAL(
-	    xact_submit_mad(fk->xe, lane, to, mad, sizeof(mad), on_mad_done, &args[i]), 0);
+	    t_submit_mad(fk->xe, lane, to, mad, sizeof(mad), on_mad_done, &args[i]), 0);
 }
 
-/* A LID-routed Get(PortInfo) as raw bytes, through xact_submit_mad. */
+/* A LID-routed Get(PortInfo) as raw bytes (xact_request.mad). */
 static void submit_lid_smp(struct fake *fk, struct done_log *log, unsigned i, uint16_t dlid)
 {
 	const struct madio_dest to = {.dlid = dlid};
@@ -400,7 +450,7 @@ static void submit_lid_smp(struct fake *fk, struct done_log *log, unsigned i, ui
 	args[i].log = log;
 	args[i].idx = i;
 	CU_ASSERT_EQUAL_FATAL(
-	    xact_submit_mad(fk->xe, XACT_BULK, &to, mad, sizeof(mad), on_mad_done, &args[i]), 0);
+	    t_submit_mad(fk->xe, XACT_BULK, &to, mad, sizeof(mad), on_mad_done, &args[i]), 0);
 }
 
 /* Index of the send that carried attr_mod i first, or -1. */
@@ -468,9 +518,9 @@ static void test_submit_invalid(void)
 	wire_smp_init_lid(&s, WIRE_GET, WIRE_ATTR_NODE_INFO, 0);
 	s.mgmt_class = WIRE_CLASS_SA;
 	args[0].log = log;
-	CU_ASSERT_EQUAL(xact_submit(fk->xe, &s, on_done, &args[0]), -EINVAL);
-	CU_ASSERT_EQUAL(xact_submit(fk->xe, NULL, on_done, &args[0]), -EINVAL);
-	CU_ASSERT_EQUAL(xact_submit(NULL, &s, on_done, &args[0]), -EINVAL);
+	CU_ASSERT_EQUAL(t_submit(fk->xe, &s, on_done, &args[0]), -EINVAL);
+	CU_ASSERT_EQUAL(t_submit(fk->xe, NULL, on_done, &args[0]), -EINVAL);
+	CU_ASSERT_EQUAL(t_submit(NULL, &s, on_done, &args[0]), -EINVAL);
 	CU_ASSERT_EQUAL(fk->sends, 0);
 	CU_ASSERT_EQUAL(xact_pending(fk->xe), 0);
 	fake_free(fk);
@@ -662,16 +712,16 @@ static void test_timed_submit(void)
 
 	CU_ASSERT_FATAL(wire_smp_init_dr(&s, WIRE_GET, WIRE_ATTR_SM_INFO, 7, path, 1) == 0);
 	CU_ASSERT_EQUAL(
-	    xact_submit_timed(fk->xe, XACT_CONTROL, &s, XACT_TIMEOUT_MAX_MS + 1, 0, on_done, NULL),
+	    t_submit_timed(fk->xe, XACT_CONTROL, &s, XACT_TIMEOUT_MAX_MS + 1, 0, on_done, NULL),
 	    -EINVAL);
 	CU_ASSERT_EQUAL(
-	    xact_submit_timed(fk->xe, XACT_CONTROL, &s, 30, XACT_RETRIES_MAX + 1, on_done, NULL),
+	    t_submit_timed(fk->xe, XACT_CONTROL, &s, 30, XACT_RETRIES_MAX + 1, on_done, NULL),
 	    -EINVAL);
 	fk->drop_mod = 7;
 	args[7].log = log;
 	args[7].idx = 7;
 	t0 = testutil_now_ms();
-	CU_ASSERT_EQUAL_FATAL(xact_submit_timed(fk->xe, XACT_CONTROL, &s, 30, 0, on_done, &args[7]),
+	CU_ASSERT_EQUAL_FATAL(t_submit_timed(fk->xe, XACT_CONTROL, &s, 30, 0, on_done, &args[7]),
 			      0);
 	run(fk, 3000);
 	CU_ASSERT_EQUAL(log->rec[7].calls, 1);
@@ -685,8 +735,7 @@ static void test_timed_submit(void)
 	args[8].log = log;
 	args[8].idx = 8;
 	log->stop_at = 2;
-	CU_ASSERT_EQUAL_FATAL(xact_submit_timed(fk->xe, XACT_BULK, &s, 20, 1, on_done, &args[8]),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(t_submit_timed(fk->xe, XACT_BULK, &s, 20, 1, on_done, &args[8]), 0);
 	run(fk, 3000);
 	CU_ASSERT_EQUAL(fk->sends_mod[8], 2);
 	CU_ASSERT_EQUAL(log->rec[8].status, -ETIMEDOUT);
@@ -696,8 +745,7 @@ static void test_timed_submit(void)
 	args[9].log = log;
 	args[9].idx = 9;
 	log->stop_at = 3;
-	CU_ASSERT_EQUAL_FATAL(xact_submit_timed(fk->xe, XACT_BULK, &s, 0, -1, on_done, &args[9]),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(t_submit_timed(fk->xe, XACT_BULK, &s, 0, -1, on_done, &args[9]), 0);
 	run(fk, 3000);
 	CU_ASSERT_EQUAL(log->rec[9].status, 0);
 	fake_free(fk);
@@ -951,7 +999,7 @@ static void on_done_chain(void *arg, int status, const struct wire_smp *req,
 		wire_smp_init_lid(&s, WIRE_GET, WIRE_ATTR_PORT_INFO, i);
 		args[i].log = chain.log;
 		args[i].idx = i;
-		CU_ASSERT_EQUAL(xact_submit(chain.fk->xe, &s, on_done_chain, &args[i]), 0);
+		CU_ASSERT_EQUAL(t_submit(chain.fk->xe, &s, on_done_chain, &args[i]), 0);
 	}
 }
 
@@ -970,7 +1018,7 @@ static void test_reentrant_submit(void)
 	wire_smp_init_lid(&s, WIRE_GET, WIRE_ATTR_PORT_INFO, 0);
 	args[0].log = log;
 	args[0].idx = 0;
-	CU_ASSERT_EQUAL_FATAL(xact_submit(fk->xe, &s, on_done_chain, &args[0]), 0);
+	CU_ASSERT_EQUAL_FATAL(t_submit(fk->xe, &s, on_done_chain, &args[0]), 0);
 	run(fk, 10000);
 	CU_ASSERT_EQUAL(log->completed, 500);
 	CU_ASSERT_EQUAL(fk->sends, 500);
@@ -1072,7 +1120,7 @@ static void on_done_again(void *arg, int status, const struct wire_smp *req,
 	wire_smp_init_lid(&s, WIRE_SET, WIRE_ATTR_LFT, i);
 	args[i].log = again.log;
 	args[i].idx = i;
-	CU_ASSERT_EQUAL(xact_submit(again.fk->xe, &s, on_done_again, &args[i]), 0);
+	CU_ASSERT_EQUAL(t_submit(again.fk->xe, &s, on_done_again, &args[i]), 0);
 }
 
 /*
@@ -1096,7 +1144,7 @@ static void check_cancel_resubmit(bool use_free, unsigned window, unsigned n, un
 		wire_smp_init_lid(&s, WIRE_GET, WIRE_ATTR_NODE_INFO, i);
 		args[i].log = log;
 		args[i].idx = i;
-		CU_ASSERT_EQUAL_FATAL(xact_submit(fk->xe, &s, on_done_again, &args[i]), 0);
+		CU_ASSERT_EQUAL_FATAL(t_submit(fk->xe, &s, on_done_again, &args[i]), 0);
 	}
 	CU_ASSERT_EQUAL(fk->sends, sent);
 	if (use_free) {
@@ -1160,7 +1208,7 @@ static void test_addressed_send(void)
 	args[3].log = log;
 	args[3].idx = 3;
 	CU_ASSERT_EQUAL_FATAL(
-	    xact_submit_mad(fk->xe, XACT_CONTROL, &sa, mad, sizeof(mad), on_mad_done, &args[3]), 0);
+	    t_submit_mad(fk->xe, XACT_CONTROL, &sa, mad, sizeof(mad), on_mad_done, &args[3]), 0);
 	CU_ASSERT_EQUAL_FATAL(fk->sends, 4);
 
 	/* DR: the permissive LID on QP0 */
@@ -1236,55 +1284,54 @@ static void test_submit_mad_invalid(void)
 	args[0].log = log;
 	make_gsi(mad, WIRE_CLASS_PERF, WIRE_ATTR_PERF_PORT_COUNTERS, 0);
 	/* the good one first, then each thing wrong with it */
-	CU_ASSERT_EQUAL(xact_submit_mad(NULL, XACT_BULK, &gsi, mad, sizeof(mad), on_mad_done, a),
+	CU_ASSERT_EQUAL(t_submit_mad(NULL, XACT_BULK, &gsi, mad, sizeof(mad), on_mad_done, a),
 			-EINVAL);
-	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, NULL, mad, sizeof(mad), on_mad_done, a),
+	CU_ASSERT_EQUAL(t_submit_mad(fk->xe, XACT_BULK, NULL, mad, sizeof(mad), on_mad_done, a),
 			-EINVAL);
-	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &gsi, NULL, sizeof(mad), on_mad_done, a),
+	CU_ASSERT_EQUAL(t_submit_mad(fk->xe, XACT_BULK, &gsi, NULL, sizeof(mad), on_mad_done, a),
 			-EINVAL);
 	CU_ASSERT_EQUAL(
-	    xact_submit_mad(fk->xe, (enum xact_lane)7, &gsi, mad, sizeof(mad), on_mad_done, a),
+	    t_submit_mad(fk->xe, (enum xact_lane)7, &gsi, mad, sizeof(mad), on_mad_done, a),
 	    -EINVAL);
-	CU_ASSERT_EQUAL(
-	    xact_submit_mad(fk->xe, XACT_BULK, &gsi, mad, sizeof(mad) - 1, on_mad_done, a),
-	    -EINVAL);
-	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &gsi, mad, 24, on_mad_done, a), -EINVAL);
+	CU_ASSERT_EQUAL(t_submit_mad(fk->xe, XACT_BULK, &gsi, mad, sizeof(mad) - 1, on_mad_done, a),
+			-EINVAL);
+	CU_ASSERT_EQUAL(t_submit_mad(fk->xe, XACT_BULK, &gsi, mad, 24, on_mad_done, a), -EINVAL);
 	/* GSI to QP0, to DLID 0, to a QPN beyond 24 bits */
-	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &qp0, mad, sizeof(mad), on_mad_done, a),
+	CU_ASSERT_EQUAL(t_submit_mad(fk->xe, XACT_BULK, &qp0, mad, sizeof(mad), on_mad_done, a),
 			-EINVAL);
 	to = gsi;
 	to.dlid = 0;
-	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &to, mad, sizeof(mad), on_mad_done, a),
+	CU_ASSERT_EQUAL(t_submit_mad(fk->xe, XACT_BULK, &to, mad, sizeof(mad), on_mad_done, a),
 			-EINVAL);
 	to = gsi;
 	to.qpn = 0x1000000;
-	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &to, mad, sizeof(mad), on_mad_done, a),
+	CU_ASSERT_EQUAL(t_submit_mad(fk->xe, XACT_BULK, &to, mad, sizeof(mad), on_mad_done, a),
 			-EINVAL);
 	/* a response, a bad base version */
 	mad[3] |= 0x80;
-	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &gsi, mad, sizeof(mad), on_mad_done, a),
+	CU_ASSERT_EQUAL(t_submit_mad(fk->xe, XACT_BULK, &gsi, mad, sizeof(mad), on_mad_done, a),
 			-EINVAL);
 	mad[3] &= 0x7f;
 	mad[0] = 2;
-	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &gsi, mad, sizeof(mad), on_mad_done, a),
+	CU_ASSERT_EQUAL(t_submit_mad(fk->xe, XACT_BULK, &gsi, mad, sizeof(mad), on_mad_done, a),
 			-EINVAL);
 	/* a LID-routed SMP to QP1, or one that does not decode (class version 2) */
 	wire_smp_init_lid(&s, WIRE_GET, WIRE_ATTR_PORT_INFO, 0);
 	CU_ASSERT_FATAL(wire_smp_encode(&s, mad, sizeof(mad)) == WIRE_MAD_SIZE);
-	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &gsi, mad, sizeof(mad), on_mad_done, a),
+	CU_ASSERT_EQUAL(t_submit_mad(fk->xe, XACT_BULK, &gsi, mad, sizeof(mad), on_mad_done, a),
 			-EINVAL);
 	mad[2] = 2;
-	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &qp0, mad, sizeof(mad), on_mad_done, a),
+	CU_ASSERT_EQUAL(t_submit_mad(fk->xe, XACT_BULK, &qp0, mad, sizeof(mad), on_mad_done, a),
 			-EINVAL);
-	/* directed route goes through xact_submit */
+	/* directed route goes as xact_request.smp */
 	CU_ASSERT_FATAL(wire_smp_init_dr(&s, WIRE_GET, WIRE_ATTR_NODE_INFO, 0, path, 1) == 0);
 	CU_ASSERT_FATAL(wire_smp_encode(&s, mad, sizeof(mad)) == WIRE_MAD_SIZE);
 	to = qp0;
 	to.dlid = WIRE_PERMISSIVE_LID;
-	CU_ASSERT_EQUAL(xact_submit_mad(fk->xe, XACT_BULK, &to, mad, sizeof(mad), on_mad_done, a),
+	CU_ASSERT_EQUAL(t_submit_mad(fk->xe, XACT_BULK, &to, mad, sizeof(mad), on_mad_done, a),
 			-EINVAL);
-	/* nor does xact_submit_lane take a lane that is not one */
-	CU_ASSERT_EQUAL(xact_submit_lane(fk->xe, (enum xact_lane)2, &s, on_done, a), -EINVAL);
+	/* nor is a lane that is not one taken */
+	CU_ASSERT_EQUAL(t_submit_lane(fk->xe, (enum xact_lane)2, &s, on_done, a), -EINVAL);
 	CU_ASSERT_EQUAL(fk->sends, 0);
 	CU_ASSERT_EQUAL(xact_pending(fk->xe), 0);
 	fake_free(fk);
@@ -1727,6 +1774,447 @@ static void test_set_window_shrink(void)
 	free(log);
 }
 
+/* ---- batches and producers ----------------------------------------------- */
+
+/* A batch under test: its on_empty calls, and a producer of requests next..limit-1. */
+struct bt {
+	struct fake *fk;
+	struct done_log *log;
+	struct xact_batch *b;
+	unsigned empties;	     /* on_empty calls */
+	unsigned completed_at_empty; /* log->completed when on_empty last ran */
+	unsigned depth, max_depth;   /* on_empty nesting */
+	bool free_in_empty;
+	unsigned refill_in_empty; /* raise limit by this in the first on_empty (and wake) */
+	unsigned next, limit, produced;
+	unsigned max_queued; /* the engine's queue, seen from inside the producer */
+	enum xact_lane lane;
+	int resubmit_rc; /* on_done_into_batch: what a submit from the callback got */
+};
+
+static void bt_empty(void *arg)
+{
+	struct bt *t = arg;
+
+	t->empties++;
+	if (++t->depth > t->max_depth)
+		t->max_depth = t->depth;
+	t->completed_at_empty = t->log->completed;
+	if (t->refill_in_empty) {
+		t->limit += t->refill_in_empty;
+		t->refill_in_empty = 0;
+		xact_batch_wake(t->b);
+	}
+	if (t->free_in_empty) {
+		xact_batch_free(t->b);
+		t->b = NULL;
+	}
+	t->depth--;
+}
+
+static int bt_submit_cb(struct bt *t, unsigned i, xact_done_fn done)
+{
+	struct wire_smp s;
+	const uint8_t path[3] = {0, 1, 2};
+
+	CU_ASSERT_FATAL(wire_smp_init_dr(&s, WIRE_GET, WIRE_ATTR_NODE_INFO, i, path, 2) == 0);
+	args[i].log = t->log;
+	args[i].idx = i;
+	return xact_submit(
+	    t->fk->xe,
+	    &(struct xact_request){
+		.lane = t->lane, .batch = t->b, .smp = &s, .done = done, .arg = &args[i]});
+}
+
+static void bt_submit(struct bt *t, unsigned i)
+{
+	CU_ASSERT_EQUAL_FATAL(bt_submit_cb(t, i, on_done), 0);
+}
+
+static bool bt_produce(void *ctx)
+{
+	struct bt *t = ctx;
+	struct xact_stats st;
+
+	if (t->next >= t->limit)
+		return false;
+	xact_get_stats(t->fk->xe, &st);
+	if (st.queued > t->max_queued)
+		t->max_queued = st.queued;
+	bt_submit(t, t->next++);
+	t->produced++;
+	return true;
+}
+
+static struct bt *bt_new(struct fake *fk, struct done_log *log)
+{
+	struct bt *t = calloc(1, sizeof(*t));
+
+	CU_ASSERT_FATAL(t != NULL);
+	t->fk = fk;
+	t->log = log;
+	t->b = xact_batch_new(fk->xe, bt_empty, t);
+	CU_ASSERT_FATAL(t->b != NULL);
+	return t;
+}
+
+/* Answer send k with status (the transport's answer, at once). */
+static void answer_k(struct fake *fk, unsigned k, uint16_t status)
+{
+	CU_ASSERT_EQUAL(answer_now(fk, k, status), 0);
+}
+
+/*
+ * on_empty runs once, after the callback of the batch's last request, each
+ * time the batch empties; the counts add up; a batch never given work never
+ * runs it; it may free the batch.
+ */
+static void test_batch_empty_once(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 20, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 0);
+	struct bt *t = bt_new(fk, log), *idle = bt_new(fk, log);
+	struct xact_batch_stats bs;
+
+	fk->mode = FAKE_HOLD;
+	for (unsigned i = 0; i < 7; i++)
+		bt_submit(t, i);
+	CU_ASSERT_EQUAL(fk->sends, 4);
+	CU_ASSERT_EQUAL(xact_batch_pending(t->b), 7);
+	for (unsigned k = 0; k < 4; k++)
+		answer_k(fk, k, 0);
+	CU_ASSERT_EQUAL(fk->sends, 7);
+	answer_k(fk, 4, 0);
+	answer_k(fk, 5, 0x0004); /* an error status */
+	CU_ASSERT_EQUAL(t->empties, 0);
+	run(fk, 500); /* the last one times out */
+	CU_ASSERT_EQUAL(log->completed, 7);
+	CU_ASSERT_EQUAL(log->rec[6].status, -ETIMEDOUT);
+	CU_ASSERT_EQUAL(t->empties, 1);
+	CU_ASSERT_EQUAL(t->completed_at_empty, 7);
+	xact_batch_get_stats(t->b, &bs);
+	CU_ASSERT_EQUAL(bs.submitted, 7);
+	CU_ASSERT_EQUAL(bs.sent, 7);
+	CU_ASSERT_EQUAL(bs.ok, 5);
+	CU_ASSERT_EQUAL(bs.failed, 1);
+	CU_ASSERT_EQUAL(bs.timed_out, 1);
+	CU_ASSERT_EQUAL(bs.cancelled, 0);
+	CU_ASSERT_EQUAL(bs.queued + bs.outstanding, 0);
+	/* more work, another emptying: once more */
+	bt_submit(t, 7);
+	bt_submit(t, 8);
+	answer_k(fk, 7, 0);
+	CU_ASSERT_EQUAL(t->empties, 1);
+	answer_k(fk, 8, 0);
+	CU_ASSERT_EQUAL(t->empties, 2);
+	CU_ASSERT_EQUAL(t->completed_at_empty, 9);
+	/* freed by its own on_empty */
+	t->free_in_empty = true;
+	bt_submit(t, 9);
+	answer_k(fk, 9, 0);
+	CU_ASSERT_EQUAL(t->empties, 3);
+	CU_ASSERT_PTR_NULL(t->b);
+	CU_ASSERT_EQUAL(t->max_depth, 1);
+	CU_ASSERT_EQUAL(idle->empties, 0);
+	for (unsigned i = 0; i < 10; i++)
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+	xact_batch_free(idle->b);
+	fake_free(fk);
+	free(t);
+	free(idle);
+	free(log);
+}
+
+/* A callback that tries to submit into its own batch again. */
+static struct bt *into_batch;
+
+static void on_done_into_batch(void *arg, int status, const struct wire_smp *req,
+			       const struct wire_smp *resp)
+{
+	struct done_arg *a = arg;
+
+	on_done(arg, status, req, resp);
+	if (a->idx == 0)
+		into_batch->resubmit_rc = bt_submit_cb(into_batch, 50, on_done);
+}
+
+/*
+ * Cancelling a batch mid-flight: each of its requests, queued or sent,
+ * completes at once with -ECANCELED and never again; other requests go
+ * on; a sent one keeps its slot until its answer (no callback), so the
+ * window holds; on_empty does not run; the batch stays usable.
+ */
+static void test_batch_cancel_mid_flight(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 0);
+	struct bt *t = bt_new(fk, log), *other = bt_new(fk, log);
+	struct xact_batch_stats bs;
+	struct xact_stats st;
+
+	fk->mode = FAKE_HOLD;
+	into_batch = t;
+	t->resubmit_rc = 1;
+	CU_ASSERT_EQUAL_FATAL(bt_submit_cb(t, 0, on_done_into_batch), 0);
+	for (unsigned i = 1; i < 10; i++)
+		bt_submit(t, i);
+	submit(fk, log, 10, false); /* no batch */
+	bt_submit(other, 11);
+	CU_ASSERT_EQUAL(fk->sends, 4);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 12);
+	xact_batch_cancel(t->b);
+	for (unsigned i = 0; i < 10; i++) {
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, -ECANCELED);
+		CU_ASSERT_FALSE(log->rec[i].had_resp);
+	}
+	CU_ASSERT_EQUAL(t->resubmit_rc, -ECANCELED);
+	CU_ASSERT_EQUAL(log->rec[50].calls, 0);
+	CU_ASSERT_EQUAL(log->rec[10].calls, 0);
+	CU_ASSERT_EQUAL(log->rec[11].calls, 0);
+	CU_ASSERT_EQUAL(xact_batch_pending(t->b), 0);
+	xact_batch_get_stats(t->b, &bs);
+	CU_ASSERT_EQUAL(bs.cancelled, 10);
+	CU_ASSERT_EQUAL(bs.sent, 4);
+	CU_ASSERT_EQUAL(t->empties, 0);
+	/* the 4 sent hold their slots: nothing else went out */
+	CU_ASSERT_EQUAL(fk->sends, 4);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 6);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.queued, 2);
+	/* an answer to a cancelled one frees its slot, silently */
+	answer_k(fk, 0, 0);
+	CU_ASSERT_EQUAL(log->rec[0].calls, 1);
+	CU_ASSERT_EQUAL(fk->sends, 5);
+	CU_ASSERT_EQUAL(mod_of(fk, 4), 10);
+	/* the batch works again */
+	bt_submit(t, 12);
+	for (unsigned k = 1; k < 4; k++)
+		answer_k(fk, k, 0);
+	CU_ASSERT_EQUAL(fk->sends, 7);
+	for (unsigned k = 4; k < 7; k++)
+		answer_k(fk, k, 0);
+	for (unsigned i = 10; i <= 12; i++) {
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, 0);
+	}
+	for (unsigned i = 0; i < 10; i++)
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+	CU_ASSERT_EQUAL(t->empties, 1);
+	CU_ASSERT_EQUAL(other->empties, 1);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 0);
+	/* a cancelled request whose send fails frees its slot without a retry */
+	xact_set_opts(fk->xe, 5000, 3);
+	bt_submit(t, 13);
+	CU_ASSERT_EQUAL_FATAL(fk->sends, 8);
+	xact_batch_cancel(t->b);
+	CU_ASSERT_EQUAL(log->rec[13].status, -ECANCELED);
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 1);
+	{
+		struct wire_mad_hdr h;
+
+		CU_ASSERT_FATAL(wire_mad_hdr_decode(fk->sent[7], WIRE_MAD_SIZE, &h) == 0);
+		CU_ASSERT_EQUAL(xact_send_failed(fk->xe, h.tid), 0);
+	}
+	CU_ASSERT_EQUAL(xact_pending(fk->xe), 0);
+	CU_ASSERT_EQUAL(fk->sends, 8);
+	CU_ASSERT_EQUAL(log->rec[13].calls, 1);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.retries, 0);
+	CU_ASSERT_EQUAL(st.timeouts, 0);
+	xact_batch_free(t->b);
+	xact_batch_free(other->b);
+	fake_free(fk);
+	free(t);
+	free(other);
+	free(log);
+}
+
+/*
+ * A producer is asked only when the window has room and nothing is queued
+ * ahead of it: the window is respected, the engine's queue stays empty, the
+ * order is kept.  It runs dry (on_empty once its requests are done), is
+ * refilled and woken, and goes on; a refill before the batch empties
+ * delays on_empty to the end; a refill from inside on_empty is served
+ * and empties again, never nested.
+ */
+static void test_producer_dry_refill(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 0);
+	struct bt *t = bt_new(fk, log);
+	struct xact_stats st;
+	unsigned k = 0;
+
+	fk->mode = FAKE_HOLD;
+	xact_batch_set_producer(t->b, XACT_BULK, bt_produce, t);
+	t->limit = 10;
+	CU_ASSERT_EQUAL(fk->sends, 0); /* a producer starts dry */
+	xact_batch_wake(t->b);
+	CU_ASSERT_EQUAL(fk->sends, 4);
+	CU_ASSERT_EQUAL(t->produced, 4);
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.queued, 0);
+	/* one answer, one more asked for */
+	for (; k < 10; k++) {
+		answer_k(fk, k, 0);
+		CU_ASSERT_EQUAL(fk->sends, k + 5 < 10 ? k + 5 : 10);
+	}
+	CU_ASSERT_EQUAL(t->produced, 10);
+	CU_ASSERT_EQUAL(t->empties, 1);
+	CU_ASSERT_EQUAL(t->completed_at_empty, 10);
+	/* refilled: on again */
+	t->limit = 15;
+	xact_batch_wake(t->b);
+	CU_ASSERT_EQUAL(fk->sends, 14);
+	/* refilled again before it empties: one on_empty, at the very end */
+	t->limit = 18;
+	xact_batch_wake(t->b);
+	for (; k < 18; k++)
+		answer_k(fk, k, 0);
+	CU_ASSERT_EQUAL(t->empties, 2);
+	CU_ASSERT_EQUAL(t->completed_at_empty, 18);
+	/* refilled from inside on_empty (discovery's second stage) */
+	t->refill_in_empty = 3;
+	t->limit = 20;
+	xact_batch_wake(t->b);
+	for (; k < 20; k++)
+		answer_k(fk, k, 0);
+	CU_ASSERT_EQUAL(t->empties, 3);
+	CU_ASSERT_EQUAL(fk->sends, 23);
+	for (; k < 23; k++)
+		answer_k(fk, k, 0);
+	CU_ASSERT_EQUAL(t->empties, 4);
+	CU_ASSERT_EQUAL(t->max_depth, 1);
+	/* the order kept, the window respected, nothing queued in the engine */
+	for (unsigned i = 0; i < 23; i++) {
+		CU_ASSERT_EQUAL(mod_of(fk, i), i);
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, 0);
+	}
+	xact_get_stats(fk->xe, &st);
+	CU_ASSERT_EQUAL(st.max_bulk, 4);
+	CU_ASSERT(st.max_outstanding <= 4);
+	CU_ASSERT_EQUAL(t->max_queued, 0);
+	xact_batch_free(t->b);
+	fake_free(fk);
+	free(t);
+	free(log);
+}
+
+/*
+ * Producers come after queued requests of their lane, in batch order; a
+ * batch whose last request ends while others fill the window still learns
+ * its producer is dry (on_empty at once); a producer on the control lane
+ * is served before bulk.
+ */
+static void test_producer_after_queue(void)
+{
+	struct xact_opts o = {.window = 2, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 0);
+	struct bt *a = bt_new(fk, log), *c = bt_new(fk, log);
+
+	fk->mode = FAKE_HOLD;
+	for (unsigned i = 0; i < 4; i++)
+		submit(fk, log, i, false); /* 0, 1 sent; 2, 3 queued */
+	xact_batch_set_producer(a->b, XACT_BULK, bt_produce, a);
+	a->next = 10;
+	a->limit = 11;
+	xact_batch_wake(a->b);
+	CU_ASSERT_EQUAL(a->produced, 0); /* the queue first */
+	answer_k(fk, 0, 0);
+	answer_k(fk, 1, 0);
+	CU_ASSERT_EQUAL(fk->sends, 4);
+	CU_ASSERT_EQUAL(a->produced, 0);
+	answer_k(fk, 2, 0);
+	CU_ASSERT_EQUAL(a->produced, 1);
+	CU_ASSERT_EQUAL(mod_of(fk, 4), 10);
+	/* the window full of others (5, 6 queued behind 3): a's last ends, a is done */
+	submit(fk, log, 5, false);
+	submit(fk, log, 6, false);
+	answer_k(fk, 4, 0);
+	CU_ASSERT_EQUAL(a->empties, 1);
+	CU_ASSERT_EQUAL(mod_of(fk, 5), 5);
+	/* a control producer goes out in the control lane's slots */
+	c->lane = XACT_CONTROL;
+	xact_batch_set_producer(c->b, XACT_CONTROL, bt_produce, c);
+	c->next = 20;
+	c->limit = 22;
+	xact_batch_wake(c->b);
+	CU_ASSERT_EQUAL(c->produced, 2);
+	CU_ASSERT_EQUAL(fk->sends, 8);
+	CU_ASSERT_EQUAL(mod_of(fk, 6), 20);
+	CU_ASSERT_EQUAL(mod_of(fk, 7), 21);
+	answer_k(fk, 6, 0);
+	answer_k(fk, 7, 0);
+	CU_ASSERT_EQUAL(c->empties, 1);
+	xact_batch_free(a->b);
+	xact_batch_free(c->b);
+	fake_free(fk);
+	free(a);
+	free(c);
+	free(log);
+}
+
+/* A callback that frees its batch. */
+static struct bt *free_from_cb;
+
+static void on_done_free_batch(void *arg, int status, const struct wire_smp *req,
+			       const struct wire_smp *resp)
+{
+	on_done(arg, status, req, resp);
+	if (free_from_cb->b) {
+		xact_batch_free(free_from_cb->b);
+		free_from_cb->b = NULL;
+	}
+}
+
+/*
+ * A batch freed from one of its own callbacks: the rest are cancelled,
+ * each once.  A batch still open when its engine goes: its requests are
+ * cancelled, and freeing it afterwards is fine.
+ */
+static void test_batch_free_inside_and_after_engine(void)
+{
+	struct xact_opts o = {.window = 4, .timeout_ms = 5000, .retries = 0};
+	struct fake *fk = fake_new(&o);
+	struct done_log *log = log_new(fk, 0);
+	struct bt *t = bt_new(fk, log), *left = bt_new(fk, log);
+
+	fk->mode = FAKE_HOLD;
+	free_from_cb = t;
+	for (unsigned i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL_FATAL(bt_submit_cb(t, i, on_done_free_batch), 0);
+	answer_k(fk, 0, 0);
+	CU_ASSERT_PTR_NULL(t->b);
+	CU_ASSERT_EQUAL(log->rec[0].status, 0);
+	for (unsigned i = 1; i < 6; i++) {
+		CU_ASSERT_EQUAL(log->rec[i].calls, 1);
+		CU_ASSERT_EQUAL(log->rec[i].status, -ECANCELED);
+	}
+	CU_ASSERT_EQUAL(t->empties, 0);
+	bt_submit(left, 7);
+	bt_submit(left, 8);
+	xact_batch_set_producer(left->b, XACT_BULK, bt_produce, left);
+	xact_free(fk->xe);
+	fk->xe = NULL;
+	CU_ASSERT_EQUAL(log->rec[7].status, -ECANCELED);
+	CU_ASSERT_EQUAL(log->rec[8].status, -ECANCELED);
+	CU_ASSERT_EQUAL(xact_batch_pending(left->b), 0);
+	xact_batch_wake(left->b); /* no engine: nothing */
+	CU_ASSERT_EQUAL(left->produced, 0);
+	xact_batch_free(left->b);
+	CU_ASSERT_PTR_NULL(xact_batch_new(NULL, NULL, NULL));
+	fake_free(fk);
+	free(t);
+	free(left);
+	free(log);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -1760,6 +2248,12 @@ int main(void)
 	    {"adaptive window: lossy transport slows, never stalls",
 	     test_adaptive_slows_not_stalls},
 	    {"window shrinks with requests in flight", test_set_window_shrink},
+	    {"batch: on_empty once per emptying, counts", test_batch_empty_once},
+	    {"batch: cancel mid-flight", test_batch_cancel_mid_flight},
+	    {"producer: window, order, dry then refilled", test_producer_dry_refill},
+	    {"producer: after the queue, in batch order", test_producer_after_queue},
+	    {"batch: freed inside a callback, after the engine",
+	     test_batch_free_inside_and_after_engine},
 	    {NULL, NULL},
 	};
 

@@ -200,9 +200,13 @@ static void fuzz_xact(const uint8_t *d, size_t len)
 		abort();
 	/* TIDs are predictable in their low 32 bits: slot 0 seq 1, slot 1 seq 2 */
 	FUZZ_CHECK(wire_smp_init_dr(&s, WIRE_GET, WIRE_ATTR_NODE_INFO, 0, path, 1) == 0);
-	FUZZ_CHECK(xact_submit(xe, &s, smp_done, NULL) == 0);
+	FUZZ_CHECK(xact_submit(xe, &(struct xact_request){.smp = &s, .done = smp_done}) == 0);
 	FUZZ_CHECK(wire_mad_hdr_encode(&h, mad, sizeof(mad)) == 0);
-	FUZZ_CHECK(xact_submit_mad(xe, XACT_CONTROL, &to, mad, sizeof(mad), mad_done, NULL) == 0);
+	FUZZ_CHECK(xact_submit(xe, &(struct xact_request){.lane = XACT_CONTROL,
+							  .mad = mad,
+							  .len = sizeof(mad),
+							  .to = &to,
+							  .mad_done = mad_done}) == 0);
 	sent_kind[0] = WIRE_CLASS_PERF;
 	sent_kind[1] = WIRE_ATTR_PERF_PORT_COUNTERS;
 	completions = 0;
