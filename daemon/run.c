@@ -12,6 +12,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "daemon/daemon.h"
+#include "failover/sminfo.h"
 #include "failover/smstate.h"
 #include "failover/sync.h"
 #include "lib/log.h"
@@ -163,16 +164,14 @@ static void reload(struct daemon *d)
 
 /*
  * The parts of the SM (sm/part.h), in the order they attach: the role
- * (election, handover, polling) before its state sync, then the
+ * (election, handover, polling), the SMInfo requests it answers and its
+ * state sync, then the
  * performance manager and the port health policy.
  */
 static int daemon_attach_parts(struct sm *sm, char *err, size_t err_len)
 {
 	static int (*const attach[])(struct sm *, char *, size_t) = {
-	    smstate_attach,
-	    sync_attach,
-	    perfmgr_attach,
-	    health_attach,
+	    smstate_attach, sminfo_attach, sync_attach, perfmgr_attach, health_attach,
 	};
 
 	for (size_t i = 0; i < sizeof(attach) / sizeof(attach[0]); i++) {

@@ -39,6 +39,14 @@ void *sm_part_get(const struct sm *sm, const struct sm_part_ops *ops)
 	return NULL;
 }
 
+void *sm_part_named(const struct sm *sm, const char *name)
+{
+	for (unsigned i = 0; i < sm->n_registry; i++)
+		if (!strcmp(sm->registry[i].ops->name, name))
+			return sm->registry[i].obj;
+	return NULL;
+}
+
 void sm_parts_free(struct sm *sm)
 {
 	/* a part being freed still finds itself (sm_part_get) */

@@ -35,6 +35,11 @@ struct sm_part {
 int sm_part_add(struct sm *sm, const struct sm_part_ops *ops, void *obj);
 /* The object of the part of ops, or NULL when it is not attached. */
 void *sm_part_get(const struct sm *sm, const struct sm_part_ops *ops);
+/*
+ * The object of the part named name, or NULL: for the files of a part
+ * below the one that defines its ops (they must not call up to reach them).
+ */
+void *sm_part_named(const struct sm *sm, const char *name);
 /* Free every part, last attached first (sm_fini). */
 void sm_parts_free(struct sm *sm);
 
