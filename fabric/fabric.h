@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/u64map.h"
+
 #define FABRIC_MAX_UCAST_LID 0xBFFF
 #define FABRIC_NO_NODE UINT32_MAX
 #define FABRIC_DR_MAX_HOPS 63
@@ -95,10 +97,9 @@ struct fabric {
 	struct node *nodes;
 	uint32_t n_nodes;
 	uint32_t cap_nodes;
-	uint32_t *guid_index; /* open addressing: node index + 1, 0 = empty */
-	uint32_t guid_index_cap;
-	uint32_t sm_node; /* node the SM runs on */
-	uint8_t sm_port;  /* its port number (0 on a switch) */
+	struct u64map guid_index; /* node GUID -> node index */
+	uint32_t sm_node;	  /* node the SM runs on */
+	uint8_t sm_port;	  /* its port number (0 on a switch) */
 	uint64_t subnet_prefix;
 };
 

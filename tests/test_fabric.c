@@ -129,6 +129,10 @@ static void test_fabric_pkeys(void)
 	CU_ASSERT_EQUAL(p->nodes[a].ports[1].pkeys[63], 0x8002);
 	CU_ASSERT_EQUAL(fabric_prune_in_place(c, &gone), 0);
 	CU_ASSERT_EQUAL(c->n_nodes, 2);
+	/* the GUID index follows: b's GUID is gone, the others where they moved */
+	CU_ASSERT_EQUAL(fabric_find_guid(c, f->nodes[b].guid), FABRIC_NO_NODE);
+	for (uint32_t i = 0; i < c->n_nodes; i++)
+		CU_ASSERT_EQUAL(fabric_find_guid(c, c->nodes[i].guid), i);
 	CU_ASSERT_EQUAL(c->nodes[a].ports[1].pkeys[63], 0x8002);
 	CU_ASSERT(fabric_mem(c) < fabric_mem(f));
 	fabric_free(p);
