@@ -173,23 +173,19 @@ int fabric_link(struct fabric *f, uint32_t a, uint8_t pa, uint32_t b, uint8_t pb
 int fabric_lid_map(const struct fabric *f, struct lid_map *ret)
 {
 	struct lid_map m = {0};
-	uint32_t max = 0, i, l;
-	unsigned int p;
+	struct fabric_port_iter it;
+	uint32_t max = 0, l;
 	int err = 0;
 
-	for (i = 0; i < f->n_nodes; i++) {
-		const struct node *n = &f->nodes[i];
+	fabric_for_each_lid_port (f, &it) {
+		const struct port *pt = &f->nodes[it.node].ports[it.port];
+		uint32_t top;
 
-		for (p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
-			const struct port *pt = &n->ports[p];
-			uint32_t top;
-
-			if (!pt->lid)
-				continue;
-			top = pt->lid + (1u << (pt->lmc & 7)) - 1;
-			if (top > max)
-				max = top;
-		}
+		if (!pt->lid)
+			continue;
+		top = pt->lid + (1u << (pt->lmc & 7)) - 1;
+		if (top > max)
+			max = top;
 	}
 	if (max > FABRIC_MAX_UCAST_LID)
 		max = FABRIC_MAX_UCAST_LID;
@@ -204,24 +200,20 @@ int fabric_lid_map(const struct fabric *f, struct lid_map *ret)
 	for (l = 0; l <= max; l++)
 		m.node[l] = FABRIC_NO_NODE;
 
-	for (i = 0; i < f->n_nodes; i++) {
-		const struct node *n = &f->nodes[i];
+	fabric_for_each_lid_port (f, &it) {
+		const struct port *pt = &f->nodes[it.node].ports[it.port];
+		uint32_t top;
 
-		for (p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
-			const struct port *pt = &n->ports[p];
-			uint32_t top;
-
-			if (!pt->lid)
+		if (!pt->lid)
+			continue;
+		top = pt->lid + (1u << (pt->lmc & 7)) - 1;
+		for (l = pt->lid; l <= top && l <= max; l++) {
+			if (m.node[l] != FABRIC_NO_NODE) {
+				err = -EEXIST;
 				continue;
-			top = pt->lid + (1u << (pt->lmc & 7)) - 1;
-			for (l = pt->lid; l <= top && l <= max; l++) {
-				if (m.node[l] != FABRIC_NO_NODE) {
-					err = -EEXIST;
-					continue;
-				}
-				m.node[l] = i;
-				m.port[l] = (uint8_t)p;
 			}
+			m.node[l] = it.node;
+			m.port[l] = it.port;
 		}
 	}
 	*ret = m;
