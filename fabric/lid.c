@@ -4,8 +4,8 @@
  * PortInfo:LID/LMC; 4.1.3 LID ranges: unicast LIDs are 0x0001-0xBFFF, a port
  * with LMC n answers to the 2^n LIDs from its base, which is aligned to 2^n).
  *
- * The database is an open-addressing hash table (linear probing, port GUID
- * 0 marks an empty slot) of port GUID -> (base LID, LMC).  The file is
+ * The database is an array of port GUID -> (base LID, LMC) entries with a
+ * u64map index by GUID (lib/u64map.h).  The file is
  * OpenSM's guid2lid format, "0xGUID 0xMINLID 0xMAXLID" a line.  Like OpenSM
  * we let an entry for a GUID that is not in the fabric keep its range, so a
  * node that leaves and comes back gets its LIDs again; unlike OpenSM we give
@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "lib/atomic_file.h"
+#include "lib/u64map.h"
 #include "fabric/lid.h"
 
 #define LID_SPACE 0xC000u /* LIDs 0..0xBFFF; bit 0 is never handed out */
@@ -35,7 +36,7 @@
 #define LID_LINE_MAX 256 /* longest accepted line, newline excluded */
 
 struct lid_db_entry {
-	uint64_t guid; /* 0: empty slot */
+	uint64_t guid;
 	uint16_t lid;
 	uint8_t lmc;
 	uint8_t flags; /* LID_F_*, meaningful inside lid_assign() only */
@@ -45,105 +46,67 @@ struct lid_db_entry {
 #define LID_F_RECORDED 0x2 /* lid_assign() wrote this entry */
 
 struct lid_db {
-	struct lid_db_entry *slots;
-	uint32_t cap; /* power of two, or 0 before the first entry */
-	uint32_t count;
+	struct lid_db_entry *v; /* [0, count), in no particular order */
+	uint32_t count, cap;
+	struct u64map index; /* port GUID -> v[] index */
 };
 
-/* ---- the hash table ---------------------------------------------------- */
-
-static uint32_t lid_hash(uint64_t guid, uint32_t cap)
-{
-	guid ^= guid >> 33;
-	guid *= 0xff51afd7ed558ccdULL;
-	guid ^= guid >> 33;
-	return (uint32_t)guid & (cap - 1);
-}
+/* ---- the entries and their index ---------------------------------------- */
 
 static struct lid_db_entry *lid_db_find(const struct lid_db *db, uint64_t guid)
 {
-	uint32_t i;
+	uint32_t i = guid ? u64map_get(&db->index, guid) : U64MAP_NONE;
 
-	if (!db->cap || !guid)
-		return NULL;
-	for (i = lid_hash(guid, db->cap);; i = (i + 1) & (db->cap - 1)) {
-		if (db->slots[i].guid == guid)
-			return &db->slots[i];
-		if (!db->slots[i].guid)
-			return NULL;
-	}
+	return i == U64MAP_NONE ? NULL : &db->v[i];
 }
 
-/* Make room for `want` entries at a load factor of at most 1/2. */
+/* Make room for `want` entries: lid_db_put cannot fail up to there. */
 static int lid_db_reserve(struct lid_db *db, uint32_t want)
 {
-	struct lid_db_entry *slots;
 	uint32_t cap = db->cap ? db->cap : 64;
-	uint32_t i, j;
 
-	while (cap / 2 < want) {
+	while (cap < want) {
 		if (cap > UINT32_MAX / 4)
 			return -ENOMEM;
 		cap *= 2;
 	}
-	if (cap == db->cap)
-		return 0;
-	slots = calloc(cap, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i < db->cap; i++) {
-		if (!db->slots[i].guid)
-			continue;
-		for (j = lid_hash(db->slots[i].guid, cap); slots[j].guid; j = (j + 1) & (cap - 1))
-			;
-		slots[j] = db->slots[i];
+	if (cap != db->cap) {
+		struct lid_db_entry *v = realloc(db->v, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		db->v = v;
+		db->cap = cap;
 	}
-	free(db->slots);
-	db->slots = slots;
-	db->cap = cap;
-	return 0;
+	return u64map_reserve(&db->index, want);
 }
 
 /* Insert or replace; the caller has reserved room. */
 static struct lid_db_entry *lid_db_put(struct lid_db *db, uint64_t guid, uint16_t lid, uint8_t lmc)
 {
-	uint32_t i;
+	struct lid_db_entry *e = lid_db_find(db, guid);
 
-	for (i = lid_hash(guid, db->cap); db->slots[i].guid && db->slots[i].guid != guid;
-	     i = (i + 1) & (db->cap - 1))
-		;
-	if (!db->slots[i].guid) {
-		db->slots[i].guid = guid;
-		db->slots[i].flags = 0;
-		db->count++;
+	if (!e) {
+		u64map_add(&db->index, guid, db->count);
+		e = &db->v[db->count++];
+		e->guid = guid;
+		e->flags = 0;
 	}
-	db->slots[i].lid = lid;
-	db->slots[i].lmc = lmc;
-	return &db->slots[i];
+	e->lid = lid;
+	e->lmc = lmc;
+	return e;
 }
 
-/*
- * Remove slot i, shifting the rest of its probe run back.  Entries only move
- * to slot i or to slots after it in probe order, which lets a scan delete as
- * it goes by re-examining slot i.
- */
-static void lid_db_del_slot(struct lid_db *db, uint32_t i)
+/* Remove entry i: the last entry takes its place (so a scan re-examines i). */
+static void lid_db_del(struct lid_db *db, uint32_t i)
 {
-	uint32_t mask = db->cap - 1;
-	uint32_t j = i, k;
+	uint32_t last = db->count - 1;
 
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!db->slots[j].guid)
-			break;
-		k = lid_hash(db->slots[j].guid, db->cap);
-		/* slot j stays if its home k lies cyclically in (i, j] */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		db->slots[i] = db->slots[j];
-		i = j;
+	u64map_del(&db->index, db->v[i].guid, i);
+	if (i != last) {
+		db->v[i] = db->v[last];
+		u64map_set(&db->index, db->v[i].guid, last, i);
 	}
-	memset(&db->slots[i], 0, sizeof(db->slots[i]));
 	db->count--;
 }
 
@@ -166,7 +129,8 @@ void lid_db_free(struct lid_db *db)
 {
 	if (!db)
 		return;
-	free(db->slots);
+	free(db->v);
+	u64map_free(&db->index);
 	free(db);
 }
 
@@ -185,9 +149,8 @@ void lid_db_foreach(const struct lid_db *db,
 {
 	if (!db)
 		return;
-	for (uint32_t i = 0; i < db->cap; i++)
-		if (db->slots[i].guid)
-			fn(ctx, db->slots[i].guid, db->slots[i].lid, db->slots[i].lmc);
+	for (uint32_t i = 0; i < db->count; i++)
+		fn(ctx, db->v[i].guid, db->v[i].lid, db->v[i].lmc);
 }
 
 int lid_db_set(struct lid_db *db, uint64_t guid, uint16_t base_lid, uint8_t lmc)
@@ -532,9 +495,8 @@ int lid_db_save(const struct lid_db *db, const char *path)
 	sorted = malloc((db->count ? db->count : 1) * sizeof(*sorted));
 	if (!sorted)
 		return -ENOMEM;
-	for (i = 0; i < db->cap; i++)
-		if (db->slots[i].guid)
-			sorted[n++] = db->slots[i];
+	for (i = 0; i < db->count; i++)
+		sorted[n++] = db->v[i];
 	qsort(sorted, n, sizeof(*sorted), lid_entry_cmp);
 
 	r = atomic_file_open(&af, path, 0644);
@@ -579,27 +541,25 @@ static uint64_t lid_port_guid(const struct node *n, unsigned int p)
 
 static uint32_t lid_collect(struct fabric *f, uint8_t lmc, struct lid_port *lp)
 {
-	uint32_t i, n = 0;
-	unsigned int p;
+	struct fabric_port_iter it;
+	uint32_t n = 0;
 
-	for (i = 0; i < f->n_nodes; i++) {
-		struct node *nd = &f->nodes[i];
+	fabric_for_each_lid_port (f, &it) {
+		struct node *nd = &f->nodes[it.node];
+		uint64_t guid;
 
 		if (!nd->ports)
 			continue;
-		for (p = node_first_lid_port(nd); p <= node_last_lid_port(nd); p++) {
-			uint64_t guid = lid_port_guid(nd, p);
-
-			if (!guid)
-				continue;
-			if (lp) {
-				memset(&lp[n], 0, sizeof(lp[n]));
-				lp[n].port = &nd->ports[p];
-				lp[n].guid = guid;
-				lp[n].lmc = node_is_switch(nd) && !nd->enhanced_port0 ? 0 : lmc;
-			}
-			n++;
+		guid = lid_port_guid(nd, it.port);
+		if (!guid)
+			continue;
+		if (lp) {
+			memset(&lp[n], 0, sizeof(lp[n]));
+			lp[n].port = &nd->ports[it.port];
+			lp[n].guid = guid;
+			lp[n].lmc = node_is_switch(nd) && !nd->enhanced_port0 ? 0 : lmc;
 		}
+		n++;
 	}
 	return n;
 }
@@ -620,12 +580,12 @@ static void lid_drop_reclaimed(struct lid_db *db, const uint64_t *reclaimed)
 {
 	uint32_t i = 0;
 
-	while (i < db->cap) {
-		struct lid_db_entry *e = &db->slots[i];
+	while (i < db->count) {
+		struct lid_db_entry *e = &db->v[i];
 
-		if (e->guid && !(e->flags & LID_F_PRESENT) &&
+		if (!(e->flags & LID_F_PRESENT) &&
 		    !lid_bm_range_free(reclaimed, e->lid, 1u << e->lmc))
-			lid_db_del_slot(db, i); /* slot i may now hold another entry */
+			lid_db_del(db, i); /* entry i is now another one */
 		else
 			i++;
 	}
@@ -668,8 +628,8 @@ int lid_assign_traced(struct lid_db *db, struct fabric *f, uint8_t lmc,
 		goto free_lp;
 	lid_collect(f, lmc, lp);
 
-	for (i = 0; i < db->cap; i++)
-		db->slots[i].flags = 0;
+	for (i = 0; i < db->count; i++)
+		db->v[i].flags = 0;
 	/* a GUID seen twice in the fabric: only its first port uses the entry */
 	for (i = 0; i < n; i++) {
 		e = lid_db_find(db, lp[i].guid);
@@ -679,9 +639,9 @@ int lid_assign_traced(struct lid_db *db, struct fabric *f, uint8_t lmc,
 		lp[i].db_lid = e->lid;
 		lp[i].db_lmc = e->lmc;
 	}
-	for (i = 0; i < db->cap; i++) {
-		e = &db->slots[i];
-		if (e->guid && !(e->flags & LID_F_PRESENT))
+	for (i = 0; i < db->count; i++) {
+		e = &db->v[i];
+		if (!(e->flags & LID_F_PRESENT))
 			lid_bm_set_range(stale, e->lid, 1u << e->lmc);
 	}
 
