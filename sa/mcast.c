@@ -56,8 +56,7 @@ const uint8_t mcast_ipoib_broadcast_mgid[16] = {0xff, 0x12, 0x40, 0x1b, 0xff, 0x
 struct mcast_db {
 	struct mcast_group **groups; /* dense */
 	uint32_t n_groups, groups_cap;
-	uint32_t *by_mgid; /* group slot + 1; power-of-two size, at most half full */
-	uint32_t by_mgid_cap;
+	struct u64map by_mgid; /* mgid_key(MGID) -> group slot */
 	struct mcast_group *by_mlid[MCAST_N_MLIDS];
 	uint64_t mlid_free[MLID_WORDS];		/* bit set: free */
 	uint64_t mlid_summary[MLID_WORDS / 64]; /* bit w: mlid_free[w] != 0 */
@@ -203,45 +202,31 @@ static void mlid_release(struct mcast_db *db, uint16_t mlid)
 
 /* ---- the MGID index --------------------------------------------------------- */
 
-static uint32_t mgid_hash(const uint8_t mgid[16])
+/* The MGID folded into the index's key; two MGIDs may share one. */
+static uint64_t mgid_key(const uint8_t mgid[16])
 {
 	uint64_t a, b;
 
 	memcpy(&a, mgid, 8);
 	memcpy(&b, mgid + 8, 8);
-	a ^= b * 0x9e3779b97f4a7c15ULL;
-	a ^= a >> 33;
-	a *= 0xff51afd7ed558ccdULL;
-	a ^= a >> 33;
-	return (uint32_t)a;
-}
-
-/* The by_mgid slot of mgid, or the empty slot where it would go. */
-static uint32_t mgid_slot(const struct mcast_db *db, const uint8_t mgid[16])
-{
-	uint32_t h = mgid_hash(mgid) & (db->by_mgid_cap - 1);
-
-	while (db->by_mgid[h] && memcmp(db->groups[db->by_mgid[h] - 1]->mgid, mgid, 16))
-		h = (h + 1) & (db->by_mgid_cap - 1);
-	return h;
+	return a ^ b * 0x9e3779b97f4a7c15ULL;
 }
 
 static struct mcast_group *mgid_lookup(const struct mcast_db *db, const uint8_t mgid[16])
 {
-	uint32_t h;
+	uint64_t key = mgid_key(mgid);
+	uint32_t c, i;
 
-	if (!db->by_mgid_cap)
-		return NULL;
-	h = mgid_slot(db, mgid);
-	return db->by_mgid[h] ? db->groups[db->by_mgid[h] - 1] : NULL;
+	for (i = u64map_first(&db->by_mgid, key, &c); i != U64MAP_NONE;
+	     i = u64map_next(&db->by_mgid, key, &c))
+		if (!memcmp(db->groups[i]->mgid, mgid, 16))
+			return db->groups[i];
+	return NULL;
 }
 
 /* Room for one more group in groups[] and by_mgid. */
 static int mgid_reserve(struct mcast_db *db)
 {
-	uint32_t cap;
-	uint32_t *idx;
-
 	if (db->n_groups == db->groups_cap) {
 		uint32_t gcap = db->groups_cap ? db->groups_cap * 2 : 8;
 		struct mcast_group **g = realloc(db->groups, gcap * sizeof(*g));
@@ -250,64 +235,16 @@ static int mgid_reserve(struct mcast_db *db)
 		db->groups = g;
 		db->groups_cap = gcap;
 	}
-	if (2 * (db->n_groups + 1) <= db->by_mgid_cap)
-		return 0;
-	cap = db->by_mgid_cap ? db->by_mgid_cap * 2 : 16;
-	idx = calloc(cap, sizeof(*idx));
-	if (!idx)
-		return -ENOMEM;
-	free(db->by_mgid);
-	db->by_mgid = idx;
-	db->by_mgid_cap = cap;
-	for (uint32_t i = 0; i < db->n_groups; i++)
-		db->by_mgid[mgid_slot(db, db->groups[i]->mgid)] = i + 1;
-	return 0;
-}
-
-/* Remove mgid's slot, shifting back the entries that probed past it. */
-static void mgid_unindex(struct mcast_db *db, const uint8_t mgid[16])
-{
-	uint32_t mask = db->by_mgid_cap - 1, hole = mgid_slot(db, mgid), j;
-
-	db->by_mgid[hole] = 0;
-	for (j = (hole + 1) & mask; db->by_mgid[j]; j = (j + 1) & mask) {
-		uint32_t home = mgid_hash(db->groups[db->by_mgid[j] - 1]->mgid) & mask;
-		if ((j > hole && (home <= hole || home > j)) ||
-		    (j < hole && home <= hole && home > j)) {
-			db->by_mgid[hole] = db->by_mgid[j];
-			db->by_mgid[j] = 0;
-			hole = j;
-		}
-	}
+	return u64map_reserve(&db->by_mgid, db->n_groups + 1);
 }
 
 /* ---- members of a group ----------------------------------------------------- */
 
-static uint32_t guid_hash(uint64_t g)
-{
-	g ^= g >> 33;
-	g *= 0xff51afd7ed558ccdULL;
-	g ^= g >> 33;
-	return (uint32_t)g;
-}
-
-static uint32_t member_slot(const struct mcast_group *g, uint64_t guid)
-{
-	uint32_t h = guid_hash(guid) & (g->index_cap - 1);
-
-	while (g->index[h] && mcast_gid_guid(g->members[g->index[h] - 1].port_gid) != guid)
-		h = (h + 1) & (g->index_cap - 1);
-	return h;
-}
-
 static long member_lookup(const struct mcast_group *g, uint64_t guid)
 {
-	uint32_t h;
+	uint32_t i = u64map_get(&g->index, guid);
 
-	if (!g->index_cap)
-		return -1;
-	h = member_slot(g, guid);
-	return g->index[h] ? (long)g->index[h] - 1 : -1;
+	return i == U64MAP_NONE ? -1 : (long)i;
 }
 
 const struct mcast_member *mcast_group_member(const struct mcast_group *g, uint64_t port_guid)
@@ -328,21 +265,12 @@ static int member_add(struct mcast_db *db, struct mcast_group *g, const uint8_t 
 		g->members = m;
 		g->members_cap = cap;
 	}
-	if (2 * (g->n_members + 1) > g->index_cap) {
-		uint32_t cap = g->index_cap ? g->index_cap * 2 : 8;
-		uint32_t *idx = calloc(cap, sizeof(*idx));
-		if (!idx)
-			return -ENOMEM;
-		free(g->index);
-		g->index = idx;
-		g->index_cap = cap;
-		for (uint32_t i = 0; i < g->n_members; i++)
-			g->index[member_slot(g, mcast_gid_guid(g->members[i].port_gid))] = i + 1;
-	}
+	if (u64map_add(&g->index, mcast_gid_guid(gid), g->n_members) < 0)
+		return -ENOMEM;
 	memcpy(g->members[g->n_members].port_gid, gid, 16);
 	g->members[g->n_members].join_state = join_state;
 	g->members[g->n_members].proxy = proxy;
-	g->index[member_slot(g, mcast_gid_guid(gid))] = ++g->n_members;
+	g->n_members++;
 	if (join_state & MCAST_FULL)
 		g->full_members++;
 	db->n_members++;
@@ -352,25 +280,14 @@ static int member_add(struct mcast_db *db, struct mcast_group *g, const uint8_t 
 /* Drop members[i] from the index and the array (the last one takes its place). */
 static void member_remove(struct mcast_db *db, struct mcast_group *g, uint32_t i)
 {
-	uint32_t mask = g->index_cap - 1, last = g->n_members - 1, hole, j;
+	uint32_t last = g->n_members - 1;
 
 	if (g->members[i].join_state & MCAST_FULL)
 		g->full_members--;
-	hole = member_slot(g, mcast_gid_guid(g->members[i].port_gid));
-	g->index[hole] = 0;
-	for (j = (hole + 1) & mask; g->index[j]; j = (j + 1) & mask) {
-		uint32_t home =
-		    guid_hash(mcast_gid_guid(g->members[g->index[j] - 1].port_gid)) & mask;
-		if ((j > hole && (home <= hole || home > j)) ||
-		    (j < hole && home <= hole && home > j)) {
-			g->index[hole] = g->index[j];
-			g->index[j] = 0;
-			hole = j;
-		}
-	}
+	u64map_del(&g->index, mcast_gid_guid(g->members[i].port_gid), i);
 	if (i != last) {
 		g->members[i] = g->members[last];
-		g->index[member_slot(g, mcast_gid_guid(g->members[i].port_gid))] = i + 1;
+		u64map_set(&g->index, mcast_gid_guid(g->members[i].port_gid), last, i);
 	}
 	g->n_members--;
 	db->n_members--;
@@ -383,7 +300,7 @@ static void group_free(struct mcast_group *g)
 	if (!g)
 		return;
 	free(g->members);
-	free(g->index);
+	u64map_free(&g->index);
 	free(g);
 }
 
@@ -403,8 +320,8 @@ static struct mcast_group *group_new(struct mcast_db *db, const uint8_t mgid[16]
 	g->p = *p;
 	g->p.scope = mgid[1] & 0x0f;
 	g->slot = db->n_groups;
+	u64map_add(&db->by_mgid, mgid_key(mgid), g->slot);
 	db->groups[db->n_groups++] = g;
-	db->by_mgid[mgid_slot(db, mgid)] = db->n_groups;
 	db->by_mlid[mlid - MCAST_MLID_FIRST] = g;
 	mlid_take(db, mlid);
 	return g;
@@ -418,12 +335,12 @@ static void group_delete(struct mcast_db *db, struct mcast_group *g)
 	hook_run(&db->hooks.deleted, g);
 	while (g->n_members)
 		member_remove(db, g, g->n_members - 1);
-	mgid_unindex(db, g->mgid);
+	u64map_del(&db->by_mgid, mgid_key(g->mgid), slot);
 	if (slot != db->n_groups - 1) {
 		struct mcast_group *last = db->groups[db->n_groups - 1];
 		db->groups[slot] = last;
 		last->slot = slot;
-		db->by_mgid[mgid_slot(db, last->mgid)] = slot + 1;
+		u64map_set(&db->by_mgid, mgid_key(last->mgid), db->n_groups - 1, slot);
 	}
 	db->n_groups--;
 	db->by_mlid[g->mlid - MCAST_MLID_FIRST] = NULL;
@@ -485,7 +402,7 @@ void mcast_db_free(struct mcast_db *db)
 	for (uint32_t i = 0; i < db->n_groups; i++)
 		group_free(db->groups[i]);
 	free(db->groups);
-	free(db->by_mgid);
+	u64map_free(&db->by_mgid);
 	hook_list_clear(&db->hooks.changed);
 	hook_list_clear(&db->hooks.deleted);
 	free(db);
