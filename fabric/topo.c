@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "fabric/topo.h"
+#include "lib/u64map.h"
 
 #define TOPO_MAX_FILE (1u << 30)
 
@@ -56,8 +57,7 @@ struct topo_state {
 	uint32_t n_recs, cap_recs;
 	struct topo_pline *plines;
 	uint32_t n_plines, cap_plines;
-	uint32_t *names; /* open addressing: rec index + 1 */
-	uint32_t names_cap;
+	struct u64map names; /* topo_fnv(name) -> recs[] index */
 	/* pending GUID lines for the next header */
 	bool pend_guid;
 	uint64_t guid, sys_guid;
@@ -423,36 +423,28 @@ static int topo_read(struct topo_state *st)
 
 static uint32_t topo_find_name(const struct topo_state *st, const char *name)
 {
-	uint32_t mask = st->names_cap - 1, h, slot;
+	uint64_t key = topo_fnv(name);
+	uint32_t c, i;
 
-	for (h = (uint32_t)topo_fnv(name) & mask; (slot = st->names[h]) != 0; h = (h + 1) & mask)
-		if (!strcmp(st->recs[slot - 1].name, name))
-			return slot - 1;
+	for (i = u64map_first(&st->names, key, &c); i != U64MAP_NONE;
+	     i = u64map_next(&st->names, key, &c))
+		if (!strcmp(st->recs[i].name, name))
+			return i;
 	return FABRIC_NO_NODE;
 }
 
 static int topo_index_names(struct topo_state *st)
 {
-	uint32_t cap = 64, i, h, mask;
-
-	while (cap < st->n_recs * 2u)
-		cap *= 2;
-	st->names = calloc(cap, sizeof(*st->names));
-	if (!st->names)
+	if (u64map_reserve(&st->names, st->n_recs) < 0)
 		return -ENOMEM;
-	st->names_cap = cap;
-	mask = cap - 1;
-	for (i = 0; i < st->n_recs; i++) {
+	for (uint32_t i = 0; i < st->n_recs; i++) {
 		uint32_t other = topo_find_name(st, st->recs[i].name);
 
 		if (other != FABRIC_NO_NODE)
 			return topo_error(st, st->recs[i].line,
 					  "node \"%s\" already defined at line %u",
 					  st->recs[i].name, st->recs[other].line);
-		for (h = (uint32_t)topo_fnv(st->recs[i].name) & mask; st->names[h];
-		     h = (h + 1) & mask)
-			;
-		st->names[h] = i + 1;
+		u64map_add(&st->names, topo_fnv(st->recs[i].name), i);
 	}
 	return 0;
 }
@@ -612,7 +604,7 @@ int topo_parse(const char *text, size_t len, struct fabric **ret, char *err, siz
 	}
 	*ret = f;
 out_free_state:
-	free(st.names);
+	u64map_free(&st.names);
 	free(st.plines);
 	free(st.recs);
 	free(st.buf);
