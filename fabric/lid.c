@@ -16,24 +16,23 @@
  * file, a "FILE:LINE: reason" string.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "lib/atomic_file.h"
+#include "lib/lines.h"
 #include "lib/u64map.h"
 #include "fabric/lid.h"
 
 #define LID_SPACE 0xC000u /* LIDs 0..0xBFFF; bit 0 is never handed out */
 #define LID_BM_WORDS (LID_SPACE / 64)
 #define LID_MAX_LMC 7
-#define LID_LINE_MAX 256 /* longest accepted line, newline excluded */
+#define LID_LINE_MAX 256	 /* longest accepted line, newline excluded */
+#define LID_FILE_MAX (64u << 20) /* 49,151 ranges take under 2 MB */
 
 struct lid_db_entry {
 	uint64_t guid;
@@ -332,8 +331,8 @@ static void lid_load_bad(struct lid_load *st, unsigned long lineno, const char *
 	lid_errf(st->err, st->err_len, "%s:%lu: %s", st->path, lineno, reason);
 }
 
-static int lid_load_line(struct lid_load *st, unsigned long lineno, char *line, size_t len,
-			 bool too_long, bool has_nul)
+/* One line as lines_next gave it (rc: 1, -E2BIG or -EBADMSG). */
+static int lid_load_line(struct lid_load *st, unsigned long lineno, const char *line, int rc)
 {
 	const char *reason;
 	uint64_t guid;
@@ -341,15 +340,14 @@ static int lid_load_line(struct lid_load *st, unsigned long lineno, char *line, 
 	uint8_t lmc;
 	int r;
 
-	if (too_long) {
+	if (rc == -E2BIG) {
 		lid_load_bad(st, lineno, "line longer than 256 characters");
 		return 0;
 	}
-	if (has_nul) {
+	if (rc == -EBADMSG) {
 		lid_load_bad(st, lineno, "NUL byte in line");
 		return 0;
 	}
-	line[len] = '\0';
 	reason = lid_parse_line(line, &guid, &lid, &lmc);
 	if (reason) {
 		lid_load_bad(st, lineno, reason);
@@ -372,57 +370,29 @@ static int lid_load_line(struct lid_load *st, unsigned long lineno, char *line, 
 	return 0;
 }
 
-/* Read fd line by line with a bounded buffer; the bytes are untrusted. */
-static int lid_load_fd(struct lid_load *st, int fd)
+/* Every line of the file's text; the bytes are untrusted.  0 or -ENOMEM. */
+static int lid_load_text(struct lid_load *st, char *text, size_t len)
 {
-	char buf[4096], line[LID_LINE_MAX + 1];
-	size_t len = 0;
-	unsigned long lineno = 1;
-	bool too_long = false, has_nul = false;
-	ssize_t got, i;
-	int r;
+	struct lines l;
+	char *line;
+	size_t n;
+	int rc, r;
 
-	for (;;) {
-		got = read(fd, buf, sizeof(buf));
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			lid_errf(st->err, st->err_len, "%s:%lu: %s", st->path, lineno,
-				 strerror(-r));
+	lines_init(&l, text, len, LID_LINE_MAX);
+	while ((rc = lines_next(&l, &line, &n)) != 0) {
+		r = lid_load_line(st, l.no, line, rc);
+		if (r < 0)
 			return r;
-		}
-		if (got == 0)
-			break;
-		for (i = 0; i < got; i++) {
-			char c = buf[i];
-
-			if (c == '\n') {
-				r = lid_load_line(st, lineno, line, len, too_long, has_nul);
-				if (r < 0)
-					return r;
-				lineno++;
-				len = 0;
-				too_long = has_nul = false;
-			} else if (len == LID_LINE_MAX) {
-				too_long = true;
-			} else {
-				if (c == '\0')
-					has_nul = true;
-				line[len++] = c;
-			}
-		}
 	}
-	if (len || too_long)
-		return lid_load_line(st, lineno, line, len, too_long, has_nul);
 	return 0;
 }
 
 int lid_db_load(const char *path, struct lid_db **ret, char *err, size_t err_len)
 {
 	struct lid_load *st;
-	struct stat sb;
-	int fd, r;
+	char *text;
+	size_t len;
+	int r;
 
 	if (err && err_len)
 		err[0] = '\0';
@@ -438,21 +408,18 @@ int lid_db_load(const char *path, struct lid_db **ret, char *err, size_t err_len
 	st->err = err;
 	st->err_len = err_len;
 
-	/* O_NONBLOCK: opening a FIFO must not hang the daemon */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		r = errno == ENOENT ? 0 : -errno;
+	/* a directory, a FIFO or a device is refused, and a FIFO cannot hang us */
+	r = lines_read_file(path, LID_FILE_MAX, LINES_REGULAR, &text, &len, err, err_len);
+	if (r == -ENOENT) {
+		if (err && err_len)
+			err[0] = '\0';
+		r = 0; /* no file yet: an empty database */
 		goto out;
 	}
-	if (fstat(fd, &sb) < 0)
-		r = -errno;
-	else if (S_ISDIR(sb.st_mode))
-		r = -EISDIR;
-	else if (!S_ISREG(sb.st_mode))
-		r = -EINVAL;
-	else
-		r = lid_load_fd(st, fd);
-	close(fd);
+	if (r == 0) {
+		r = lid_load_text(st, text, len);
+		free(text);
+	}
 	if (r == -ENOMEM) {
 		lid_db_free(st->db);
 		goto fail_nomem;
@@ -460,9 +427,6 @@ int lid_db_load(const char *path, struct lid_db **ret, char *err, size_t err_len
 	if (r == 0 && st->bad)
 		r = -EBADMSG;
 out:
-	if (r < 0 && r != -EBADMSG && err && err_len && !err[0])
-		lid_errf(err, err_len, "%s: %s", path,
-			 r == -EINVAL ? "not a regular file" : strerror(-r));
 	*ret = st->db;
 	free(st);
 	return r;
