@@ -503,6 +503,22 @@ static void test_topo_errors(void)
 	CU_ASSERT_EQUAL(strncmp(err, "2: ", 3), 0);
 	/* no error buffer is fine */
 	CU_ASSERT_EQUAL(parse_str("bogus\n", &f, NULL, 0), -EBADMSG);
+	/* a line over the bound, even a comment, is refused with its number */
+	{
+		char *big = malloc(5000);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+		memset(big, 'x', 4999);
+		memcpy(big, "Switch 4 \"A\"\n#", 14);
+		big[4999] = '\0';
+		CU_ASSERT_EQUAL(parse_str(big, &f, err, sizeof(err)), -EBADMSG);
+		CU_ASSERT_STRING_EQUAL(err, "2: line longer than 4096 bytes");
+		big[4096 + 13] = '\0'; /* exactly 4096: fine */
+		f = NULL;
+		CU_ASSERT_EQUAL(parse_str(big, &f, err, sizeof(err)), 0);
+		fabric_free(f);
+		free(big);
+	}
 }
 
 static void test_topo_load_errors(void)
