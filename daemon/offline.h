@@ -15,8 +15,9 @@
 
 /*
  * Read a roots file (OpenSM's root_guid_file format: one switch GUID a line,
- * '#' comments) for routing_opts.roots.  0 with a malloc'd array (NULL when
- * empty path), or -errno / -EBADMSG with err "FILE:LINE: ...".
+ * '#' comments; at most 16 MiB, lines of at most 255 bytes) for
+ * routing_opts.roots.  0 with a malloc'd array (NULL when empty path), or
+ * -errno ("FILE: why") / -EBADMSG with err "FILE:LINE: ...".
  */
 int offline_load_roots(const char *path, uint64_t **ret, size_t *ret_n, char *err, size_t err_len);
 
