@@ -76,6 +76,8 @@ int u64map_reserve(struct u64map *m, uint32_t n)
 {
 	uint32_t cap = m->cap ? m->cap : U64MAP_MIN_CAP;
 
+	if (!n)
+		return 0; /* an empty map stays without storage */
 	while (u64map_limit(cap) < n) {
 		if (cap == U64MAP_MAX_CAP)
 			return -ENOMEM;

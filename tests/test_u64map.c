@@ -81,6 +81,8 @@ static void test_basic(void)
 	CU_ASSERT_EQUAL(u64map_set(&m, 1, 0, 1), -ENOENT);
 	CU_ASSERT_EQUAL(u64map_add(&m, 1, U64MAP_NONE), -EINVAL);
 	CU_ASSERT_EQUAL(m.cap, 0); /* nothing allocated for a refused add */
+	CU_ASSERT_EQUAL(u64map_reserve(&m, 0), 0);
+	CU_ASSERT_EQUAL(m.cap, 0); /* nor for room for nothing */
 
 	CU_ASSERT_EQUAL(u64map_add(&m, 0x0002c90300000001ULL, 7), 0);
 	CU_ASSERT_EQUAL(u64map_add(&m, 0, 0), 0); /* key 0 and value 0 are ordinary */
