@@ -47,14 +47,11 @@ static json_t *fallbacks_json(const struct chain_result *res)
 
 static uint32_t count_lid_ports(const struct fabric *f)
 {
-	uint32_t i, n = 0;
-	unsigned int p;
+	struct fabric_port_iter it;
+	uint32_t n = 0;
 
-	for (i = 0; i < f->n_nodes; i++) {
-		const struct node *nd = &f->nodes[i];
-		for (p = node_first_lid_port(nd); p <= node_last_lid_port(nd); p++)
-			n += nd->ports[p].lid != 0;
-	}
+	fabric_for_each_lid_port (f, &it)
+		n += f->nodes[it.node].ports[it.port].lid != 0;
 	return n;
 }
 

@@ -1,6 +1,6 @@
 /*
- * The fabric model: a growable array of nodes, each with its ports, an
- * open-addressing hash from node GUID to node index, links as (node, port)
+ * The fabric model: a growable array of nodes, each with its ports, a
+ * u64map from node GUID to node index, links as (node, port)
  * pairs on both ends, and the LID map built from the LIDs in the model.
  * IBA 1.4 vol 1, 14.2.5 (NodeInfo, PortInfo, SwitchInfo) defines the fields.
  */
@@ -11,18 +11,8 @@
 #include "fabric/fabric.h"
 
 #define FABRIC_MIN_NODES 16
-#define FABRIC_MIN_INDEX 32
 
-static uint32_t fabric_hash(uint64_t guid)
-{
-	/* splitmix64 finaliser: GUIDs differ mostly in their low bits */
-	guid ^= guid >> 30;
-	guid *= 0xbf58476d1ce4e5b9ULL;
-	guid ^= guid >> 27;
-	guid *= 0x94d049bb133111ebULL;
-	guid ^= guid >> 31;
-	return (uint32_t)guid;
-}
+_Static_assert(U64MAP_NONE == FABRIC_NO_NODE, "a missing GUID is FABRIC_NO_NODE");
 
 struct fabric *fabric_new(void)
 {
@@ -41,8 +31,7 @@ size_t fabric_mem(const struct fabric *f)
 
 	if (!f)
 		return 0;
-	n = sizeof(*f) + (size_t)f->cap_nodes * sizeof(struct node) +
-	    (size_t)f->guid_index_cap * sizeof(uint32_t);
+	n = sizeof(*f) + (size_t)f->cap_nodes * sizeof(struct node) + u64map_mem(&f->guid_index);
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		n += ((size_t)f->nodes[i].nports + 1) * sizeof(struct port);
 		for (unsigned p = 0; p <= f->nodes[i].nports; p++)
@@ -100,48 +89,14 @@ void fabric_free(struct fabric *f)
 	for (i = 0; i < f->n_nodes; i++)
 		node_ports_free(&f->nodes[i]);
 	free(f->nodes);
-	free(f->guid_index);
+	u64map_free(&f->guid_index);
 	free(f);
-}
-
-static void fabric_index_insert(uint32_t *index, uint32_t cap, uint64_t guid, uint32_t idx)
-{
-	uint32_t mask = cap - 1;
-	uint32_t h = fabric_hash(guid) & mask;
-
-	while (index[h])
-		h = (h + 1) & mask;
-	index[h] = idx + 1;
-}
-
-static int fabric_index_grow(struct fabric *f)
-{
-	uint32_t cap = f->guid_index_cap ? f->guid_index_cap * 2 : FABRIC_MIN_INDEX;
-	uint32_t *index = calloc(cap, sizeof(*index));
-	uint32_t i;
-
-	if (!index)
-		return -ENOMEM;
-	for (i = 0; i < f->n_nodes; i++)
-		fabric_index_insert(index, cap, f->nodes[i].guid, i);
-	free(f->guid_index);
-	f->guid_index = index;
-	f->guid_index_cap = cap;
-	return 0;
 }
 
 uint32_t fabric_find_guid(const struct fabric *f, uint64_t guid)
 {
-	uint32_t mask, h, slot;
-
-	if (!f || !f->guid_index_cap)
-		return FABRIC_NO_NODE;
-	mask = f->guid_index_cap - 1;
-	for (h = fabric_hash(guid) & mask; (slot = f->guid_index[h]) != 0; h = (h + 1) & mask) {
-		if (f->nodes[slot - 1].guid == guid)
-			return slot - 1;
-	}
-	return FABRIC_NO_NODE;
+	/* U64MAP_NONE is FABRIC_NO_NODE */
+	return f ? u64map_get(&f->guid_index, guid) : FABRIC_NO_NODE;
 }
 
 int fabric_add_node(struct fabric *f, uint64_t guid, uint8_t type, uint8_t nports,
@@ -160,12 +115,10 @@ int fabric_add_node(struct fabric *f, uint64_t guid, uint8_t type, uint8_t nport
 	}
 	if (f->n_nodes == FABRIC_NO_NODE - 1)
 		return -ENOMEM;
-	/* keep the index at most half full */
-	if ((uint64_t)(f->n_nodes + 1) * 2 > f->guid_index_cap) {
-		err = fabric_index_grow(f);
-		if (err)
-			return err;
-	}
+	/* room in the index first: the add below cannot fail */
+	err = u64map_reserve(&f->guid_index, f->n_nodes + 1);
+	if (err)
+		return err;
 	if (f->n_nodes == f->cap_nodes) {
 		uint32_t cap = f->cap_nodes ? f->cap_nodes * 2 : FABRIC_MIN_NODES;
 		struct node *nodes = realloc(f->nodes, (size_t)cap * sizeof(*nodes));
@@ -188,7 +141,7 @@ int fabric_add_node(struct fabric *f, uint64_t guid, uint8_t type, uint8_t nport
 	n->type = type;
 	n->nports = nports;
 	n->ports = ports;
-	fabric_index_insert(f->guid_index, f->guid_index_cap, guid, idx);
+	u64map_add(&f->guid_index, guid, idx);
 	*ret_idx = idx;
 	return 0;
 }
@@ -220,23 +173,19 @@ int fabric_link(struct fabric *f, uint32_t a, uint8_t pa, uint32_t b, uint8_t pb
 int fabric_lid_map(const struct fabric *f, struct lid_map *ret)
 {
 	struct lid_map m = {0};
-	uint32_t max = 0, i, l;
-	unsigned int p;
+	struct fabric_port_iter it;
+	uint32_t max = 0, l;
 	int err = 0;
 
-	for (i = 0; i < f->n_nodes; i++) {
-		const struct node *n = &f->nodes[i];
+	fabric_for_each_lid_port (f, &it) {
+		const struct port *pt = &f->nodes[it.node].ports[it.port];
+		uint32_t top;
 
-		for (p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
-			const struct port *pt = &n->ports[p];
-			uint32_t top;
-
-			if (!pt->lid)
-				continue;
-			top = pt->lid + (1u << (pt->lmc & 7)) - 1;
-			if (top > max)
-				max = top;
-		}
+		if (!pt->lid)
+			continue;
+		top = pt->lid + (1u << (pt->lmc & 7)) - 1;
+		if (top > max)
+			max = top;
 	}
 	if (max > FABRIC_MAX_UCAST_LID)
 		max = FABRIC_MAX_UCAST_LID;
@@ -251,24 +200,20 @@ int fabric_lid_map(const struct fabric *f, struct lid_map *ret)
 	for (l = 0; l <= max; l++)
 		m.node[l] = FABRIC_NO_NODE;
 
-	for (i = 0; i < f->n_nodes; i++) {
-		const struct node *n = &f->nodes[i];
+	fabric_for_each_lid_port (f, &it) {
+		const struct port *pt = &f->nodes[it.node].ports[it.port];
+		uint32_t top;
 
-		for (p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
-			const struct port *pt = &n->ports[p];
-			uint32_t top;
-
-			if (!pt->lid)
+		if (!pt->lid)
+			continue;
+		top = pt->lid + (1u << (pt->lmc & 7)) - 1;
+		for (l = pt->lid; l <= top && l <= max; l++) {
+			if (m.node[l] != FABRIC_NO_NODE) {
+				err = -EEXIST;
 				continue;
-			top = pt->lid + (1u << (pt->lmc & 7)) - 1;
-			for (l = pt->lid; l <= top && l <= max; l++) {
-				if (m.node[l] != FABRIC_NO_NODE) {
-					err = -EEXIST;
-					continue;
-				}
-				m.node[l] = i;
-				m.port[l] = (uint8_t)p;
 			}
+			m.node[l] = it.node;
+			m.port[l] = it.port;
 		}
 	}
 	*ret = m;
@@ -303,16 +248,13 @@ struct fabric *fabric_clone(const struct fabric *f)
 	if (!c)
 		return NULL;
 	*c = *f;
+	c->guid_index = (struct u64map){0};
 	c->nodes = calloc(f->cap_nodes ? f->cap_nodes : 1, sizeof(*c->nodes));
-	c->guid_index = malloc((f->guid_index_cap ? f->guid_index_cap : 1) * sizeof(uint32_t));
-	if (!c->nodes || !c->guid_index) {
+	if (!c->nodes || u64map_copy(&c->guid_index, &f->guid_index) < 0) {
 		free(c->nodes);
-		free(c->guid_index);
 		free(c);
 		return NULL;
 	}
-	if (f->guid_index_cap)
-		memcpy(c->guid_index, f->guid_index, f->guid_index_cap * sizeof(uint32_t));
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		c->nodes[i] = f->nodes[i];
 		c->nodes[i].ports = malloc(((size_t)f->nodes[i].nports + 1) * sizeof(struct port));
@@ -532,15 +474,18 @@ int fabric_prune_in_place(struct fabric *f, uint32_t *ret_removed)
 	for (uint32_t i = 0; i < n; i++)
 		if (w.seen[i] && i != f->sm_node && !fabric_path_intact(f, i))
 			fabric_walk_route(f, &w, i, &f->nodes[i]);
-	/* the reachable nodes move down, in order; the links follow */
+	/* the reachable nodes move down, in order; the links and the index follow */
 	for (uint32_t i = 0; i < n; i++) {
 		map[i] = FABRIC_NO_NODE;
 		if (!w.seen[i]) {
+			u64map_del(&f->guid_index, f->nodes[i].guid, i);
 			node_ports_free(&f->nodes[i]);
 			continue;
 		}
-		if (k != i)
+		if (k != i) {
+			u64map_set(&f->guid_index, f->nodes[i].guid, i, k);
 			f->nodes[k] = f->nodes[i];
+		}
 		map[i] = k++;
 	}
 	for (uint32_t i = 0; i < k; i++) {
@@ -555,11 +500,6 @@ int fabric_prune_in_place(struct fabric *f, uint32_t *ret_removed)
 			if (pp->remote_node == FABRIC_NO_NODE)
 				pp->remote_port = 0;
 		}
-	}
-	if (k != n) {
-		memset(f->guid_index, 0, (size_t)f->guid_index_cap * sizeof(*f->guid_index));
-		for (uint32_t i = 0; i < k; i++)
-			fabric_index_insert(f->guid_index, f->guid_index_cap, f->nodes[i].guid, i);
 	}
 	f->sm_node = n ? map[f->sm_node] : 0;
 	f->n_nodes = k;

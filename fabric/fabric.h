@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/u64map.h"
+
 #define FABRIC_MAX_UCAST_LID 0xBFFF
 #define FABRIC_NO_NODE UINT32_MAX
 #define FABRIC_DR_MAX_HOPS 63
@@ -95,10 +97,9 @@ struct fabric {
 	struct node *nodes;
 	uint32_t n_nodes;
 	uint32_t cap_nodes;
-	uint32_t *guid_index; /* open addressing: node index + 1, 0 = empty */
-	uint32_t guid_index_cap;
-	uint32_t sm_node; /* node the SM runs on */
-	uint8_t sm_port;  /* its port number (0 on a switch) */
+	struct u64map guid_index; /* node GUID -> node index */
+	uint32_t sm_node;	  /* node the SM runs on */
+	uint8_t sm_port;	  /* its port number (0 on a switch) */
 	uint64_t subnet_prefix;
 };
 
@@ -159,6 +160,53 @@ static inline uint8_t node_last_lid_port(const struct node *n)
 {
 	return node_is_switch(n) ? 0 : n->nports;
 }
+
+/*
+ * Every LID-carrying port of a fabric (each CA and router port 1..nports,
+ * each switch's port 0: node_first_lid_port..node_last_lid_port), in node
+ * order, then port order:
+ *
+ *	struct fabric_port_iter it;
+ *
+ *	fabric_for_each_lid_port(f, &it) {
+ *		const struct node *n = &f->nodes[it.node];
+ *		const struct port *p = &n->ports[it.port];
+ *		...
+ *	}
+ *
+ * The body may change ports but not the number of nodes or a node's nports;
+ * break and continue work as in any loop.
+ */
+struct fabric_port_iter {
+	uint32_t node;
+	uint8_t port;
+	bool started;
+};
+
+/* Move it to the next LID-carrying port; false past the last one. */
+static inline bool fabric_lid_port_next(const struct fabric *f, struct fabric_port_iter *it)
+{
+	if (it->started) {
+		if (it->port < node_last_lid_port(&f->nodes[it->node])) {
+			it->port++;
+			return true;
+		}
+		it->node++;
+	}
+	it->started = true;
+	for (; it->node < f->n_nodes; it->node++) {
+		const struct node *n = &f->nodes[it->node];
+
+		if (node_first_lid_port(n) <= node_last_lid_port(n)) {
+			it->port = node_first_lid_port(n);
+			return true;
+		}
+	}
+	return false;
+}
+
+#define fabric_for_each_lid_port(f, it)                                                            \
+	for (*(it) = (struct fabric_port_iter){0}; fabric_lid_port_next((f), (it));)
 
 /* The LID a port answers to: a switch's ports all answer to port 0's. */
 static inline uint16_t node_port_lid(const struct node *n, uint8_t port)

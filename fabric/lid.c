@@ -4,8 +4,8 @@
  * PortInfo:LID/LMC; 4.1.3 LID ranges: unicast LIDs are 0x0001-0xBFFF, a port
  * with LMC n answers to the 2^n LIDs from its base, which is aligned to 2^n).
  *
- * The database is an open-addressing hash table (linear probing, port GUID
- * 0 marks an empty slot) of port GUID -> (base LID, LMC).  The file is
+ * The database is an array of port GUID -> (base LID, LMC) entries with a
+ * u64map index by GUID (lib/u64map.h).  The file is
  * OpenSM's guid2lid format, "0xGUID 0xMINLID 0xMAXLID" a line.  Like OpenSM
  * we let an entry for a GUID that is not in the fabric keep its range, so a
  * node that leaves and comes back gets its LIDs again; unlike OpenSM we give
@@ -16,26 +16,26 @@
  * file, a "FILE:LINE: reason" string.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "lib/atomic_file.h"
+#include "lib/lines.h"
+#include "lib/u64map.h"
 #include "fabric/lid.h"
 
 #define LID_SPACE 0xC000u /* LIDs 0..0xBFFF; bit 0 is never handed out */
 #define LID_BM_WORDS (LID_SPACE / 64)
 #define LID_MAX_LMC 7
-#define LID_LINE_MAX 256 /* longest accepted line, newline excluded */
+#define LID_LINE_MAX 256	 /* longest accepted line, newline excluded */
+#define LID_FILE_MAX (64u << 20) /* 49,151 ranges take under 2 MB */
 
 struct lid_db_entry {
-	uint64_t guid; /* 0: empty slot */
+	uint64_t guid;
 	uint16_t lid;
 	uint8_t lmc;
 	uint8_t flags; /* LID_F_*, meaningful inside lid_assign() only */
@@ -45,105 +45,67 @@ struct lid_db_entry {
 #define LID_F_RECORDED 0x2 /* lid_assign() wrote this entry */
 
 struct lid_db {
-	struct lid_db_entry *slots;
-	uint32_t cap; /* power of two, or 0 before the first entry */
-	uint32_t count;
+	struct lid_db_entry *v; /* [0, count), in no particular order */
+	uint32_t count, cap;
+	struct u64map index; /* port GUID -> v[] index */
 };
 
-/* ---- the hash table ---------------------------------------------------- */
-
-static uint32_t lid_hash(uint64_t guid, uint32_t cap)
-{
-	guid ^= guid >> 33;
-	guid *= 0xff51afd7ed558ccdULL;
-	guid ^= guid >> 33;
-	return (uint32_t)guid & (cap - 1);
-}
+/* ---- the entries and their index ---------------------------------------- */
 
 static struct lid_db_entry *lid_db_find(const struct lid_db *db, uint64_t guid)
 {
-	uint32_t i;
+	uint32_t i = guid ? u64map_get(&db->index, guid) : U64MAP_NONE;
 
-	if (!db->cap || !guid)
-		return NULL;
-	for (i = lid_hash(guid, db->cap);; i = (i + 1) & (db->cap - 1)) {
-		if (db->slots[i].guid == guid)
-			return &db->slots[i];
-		if (!db->slots[i].guid)
-			return NULL;
-	}
+	return i == U64MAP_NONE ? NULL : &db->v[i];
 }
 
-/* Make room for `want` entries at a load factor of at most 1/2. */
+/* Make room for `want` entries: lid_db_put cannot fail up to there. */
 static int lid_db_reserve(struct lid_db *db, uint32_t want)
 {
-	struct lid_db_entry *slots;
 	uint32_t cap = db->cap ? db->cap : 64;
-	uint32_t i, j;
 
-	while (cap / 2 < want) {
+	while (cap < want) {
 		if (cap > UINT32_MAX / 4)
 			return -ENOMEM;
 		cap *= 2;
 	}
-	if (cap == db->cap)
-		return 0;
-	slots = calloc(cap, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i < db->cap; i++) {
-		if (!db->slots[i].guid)
-			continue;
-		for (j = lid_hash(db->slots[i].guid, cap); slots[j].guid; j = (j + 1) & (cap - 1))
-			;
-		slots[j] = db->slots[i];
+	if (cap != db->cap) {
+		struct lid_db_entry *v = realloc(db->v, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		db->v = v;
+		db->cap = cap;
 	}
-	free(db->slots);
-	db->slots = slots;
-	db->cap = cap;
-	return 0;
+	return u64map_reserve(&db->index, want);
 }
 
 /* Insert or replace; the caller has reserved room. */
 static struct lid_db_entry *lid_db_put(struct lid_db *db, uint64_t guid, uint16_t lid, uint8_t lmc)
 {
-	uint32_t i;
+	struct lid_db_entry *e = lid_db_find(db, guid);
 
-	for (i = lid_hash(guid, db->cap); db->slots[i].guid && db->slots[i].guid != guid;
-	     i = (i + 1) & (db->cap - 1))
-		;
-	if (!db->slots[i].guid) {
-		db->slots[i].guid = guid;
-		db->slots[i].flags = 0;
-		db->count++;
+	if (!e) {
+		u64map_add(&db->index, guid, db->count);
+		e = &db->v[db->count++];
+		e->guid = guid;
+		e->flags = 0;
 	}
-	db->slots[i].lid = lid;
-	db->slots[i].lmc = lmc;
-	return &db->slots[i];
+	e->lid = lid;
+	e->lmc = lmc;
+	return e;
 }
 
-/*
- * Remove slot i, shifting the rest of its probe run back.  Entries only move
- * to slot i or to slots after it in probe order, which lets a scan delete as
- * it goes by re-examining slot i.
- */
-static void lid_db_del_slot(struct lid_db *db, uint32_t i)
+/* Remove entry i: the last entry takes its place (so a scan re-examines i). */
+static void lid_db_del(struct lid_db *db, uint32_t i)
 {
-	uint32_t mask = db->cap - 1;
-	uint32_t j = i, k;
+	uint32_t last = db->count - 1;
 
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!db->slots[j].guid)
-			break;
-		k = lid_hash(db->slots[j].guid, db->cap);
-		/* slot j stays if its home k lies cyclically in (i, j] */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		db->slots[i] = db->slots[j];
-		i = j;
+	u64map_del(&db->index, db->v[i].guid, i);
+	if (i != last) {
+		db->v[i] = db->v[last];
+		u64map_set(&db->index, db->v[i].guid, last, i);
 	}
-	memset(&db->slots[i], 0, sizeof(db->slots[i]));
 	db->count--;
 }
 
@@ -166,7 +128,8 @@ void lid_db_free(struct lid_db *db)
 {
 	if (!db)
 		return;
-	free(db->slots);
+	free(db->v);
+	u64map_free(&db->index);
 	free(db);
 }
 
@@ -185,9 +148,8 @@ void lid_db_foreach(const struct lid_db *db,
 {
 	if (!db)
 		return;
-	for (uint32_t i = 0; i < db->cap; i++)
-		if (db->slots[i].guid)
-			fn(ctx, db->slots[i].guid, db->slots[i].lid, db->slots[i].lmc);
+	for (uint32_t i = 0; i < db->count; i++)
+		fn(ctx, db->v[i].guid, db->v[i].lid, db->v[i].lmc);
 }
 
 int lid_db_set(struct lid_db *db, uint64_t guid, uint16_t base_lid, uint8_t lmc)
@@ -369,8 +331,8 @@ static void lid_load_bad(struct lid_load *st, unsigned long lineno, const char *
 	lid_errf(st->err, st->err_len, "%s:%lu: %s", st->path, lineno, reason);
 }
 
-static int lid_load_line(struct lid_load *st, unsigned long lineno, char *line, size_t len,
-			 bool too_long, bool has_nul)
+/* One line as lines_next gave it (rc: 1, -E2BIG or -EBADMSG). */
+static int lid_load_line(struct lid_load *st, unsigned long lineno, const char *line, int rc)
 {
 	const char *reason;
 	uint64_t guid;
@@ -378,15 +340,14 @@ static int lid_load_line(struct lid_load *st, unsigned long lineno, char *line, 
 	uint8_t lmc;
 	int r;
 
-	if (too_long) {
+	if (rc == -E2BIG) {
 		lid_load_bad(st, lineno, "line longer than 256 characters");
 		return 0;
 	}
-	if (has_nul) {
+	if (rc == -EBADMSG) {
 		lid_load_bad(st, lineno, "NUL byte in line");
 		return 0;
 	}
-	line[len] = '\0';
 	reason = lid_parse_line(line, &guid, &lid, &lmc);
 	if (reason) {
 		lid_load_bad(st, lineno, reason);
@@ -409,57 +370,29 @@ static int lid_load_line(struct lid_load *st, unsigned long lineno, char *line, 
 	return 0;
 }
 
-/* Read fd line by line with a bounded buffer; the bytes are untrusted. */
-static int lid_load_fd(struct lid_load *st, int fd)
+/* Every line of the file's text; the bytes are untrusted.  0 or -ENOMEM. */
+static int lid_load_text(struct lid_load *st, char *text, size_t len)
 {
-	char buf[4096], line[LID_LINE_MAX + 1];
-	size_t len = 0;
-	unsigned long lineno = 1;
-	bool too_long = false, has_nul = false;
-	ssize_t got, i;
-	int r;
+	struct lines l;
+	char *line;
+	size_t n;
+	int rc, r;
 
-	for (;;) {
-		got = read(fd, buf, sizeof(buf));
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			lid_errf(st->err, st->err_len, "%s:%lu: %s", st->path, lineno,
-				 strerror(-r));
+	lines_init(&l, text, len, LID_LINE_MAX);
+	while ((rc = lines_next(&l, &line, &n)) != 0) {
+		r = lid_load_line(st, l.no, line, rc);
+		if (r < 0)
 			return r;
-		}
-		if (got == 0)
-			break;
-		for (i = 0; i < got; i++) {
-			char c = buf[i];
-
-			if (c == '\n') {
-				r = lid_load_line(st, lineno, line, len, too_long, has_nul);
-				if (r < 0)
-					return r;
-				lineno++;
-				len = 0;
-				too_long = has_nul = false;
-			} else if (len == LID_LINE_MAX) {
-				too_long = true;
-			} else {
-				if (c == '\0')
-					has_nul = true;
-				line[len++] = c;
-			}
-		}
 	}
-	if (len || too_long)
-		return lid_load_line(st, lineno, line, len, too_long, has_nul);
 	return 0;
 }
 
 int lid_db_load(const char *path, struct lid_db **ret, char *err, size_t err_len)
 {
 	struct lid_load *st;
-	struct stat sb;
-	int fd, r;
+	char *text;
+	size_t len;
+	int r;
 
 	if (err && err_len)
 		err[0] = '\0';
@@ -475,21 +408,18 @@ int lid_db_load(const char *path, struct lid_db **ret, char *err, size_t err_len
 	st->err = err;
 	st->err_len = err_len;
 
-	/* O_NONBLOCK: opening a FIFO must not hang the daemon */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		r = errno == ENOENT ? 0 : -errno;
+	/* a directory, a FIFO or a device is refused, and a FIFO cannot hang us */
+	r = lines_read_file(path, LID_FILE_MAX, LINES_REGULAR, &text, &len, err, err_len);
+	if (r == -ENOENT) {
+		if (err && err_len)
+			err[0] = '\0';
+		r = 0; /* no file yet: an empty database */
 		goto out;
 	}
-	if (fstat(fd, &sb) < 0)
-		r = -errno;
-	else if (S_ISDIR(sb.st_mode))
-		r = -EISDIR;
-	else if (!S_ISREG(sb.st_mode))
-		r = -EINVAL;
-	else
-		r = lid_load_fd(st, fd);
-	close(fd);
+	if (r == 0) {
+		r = lid_load_text(st, text, len);
+		free(text);
+	}
 	if (r == -ENOMEM) {
 		lid_db_free(st->db);
 		goto fail_nomem;
@@ -497,9 +427,6 @@ int lid_db_load(const char *path, struct lid_db **ret, char *err, size_t err_len
 	if (r == 0 && st->bad)
 		r = -EBADMSG;
 out:
-	if (r < 0 && r != -EBADMSG && err && err_len && !err[0])
-		lid_errf(err, err_len, "%s: %s", path,
-			 r == -EINVAL ? "not a regular file" : strerror(-r));
 	*ret = st->db;
 	free(st);
 	return r;
@@ -532,9 +459,8 @@ int lid_db_save(const struct lid_db *db, const char *path)
 	sorted = malloc((db->count ? db->count : 1) * sizeof(*sorted));
 	if (!sorted)
 		return -ENOMEM;
-	for (i = 0; i < db->cap; i++)
-		if (db->slots[i].guid)
-			sorted[n++] = db->slots[i];
+	for (i = 0; i < db->count; i++)
+		sorted[n++] = db->v[i];
 	qsort(sorted, n, sizeof(*sorted), lid_entry_cmp);
 
 	r = atomic_file_open(&af, path, 0644);
@@ -579,27 +505,25 @@ static uint64_t lid_port_guid(const struct node *n, unsigned int p)
 
 static uint32_t lid_collect(struct fabric *f, uint8_t lmc, struct lid_port *lp)
 {
-	uint32_t i, n = 0;
-	unsigned int p;
+	struct fabric_port_iter it;
+	uint32_t n = 0;
 
-	for (i = 0; i < f->n_nodes; i++) {
-		struct node *nd = &f->nodes[i];
+	fabric_for_each_lid_port (f, &it) {
+		struct node *nd = &f->nodes[it.node];
+		uint64_t guid;
 
 		if (!nd->ports)
 			continue;
-		for (p = node_first_lid_port(nd); p <= node_last_lid_port(nd); p++) {
-			uint64_t guid = lid_port_guid(nd, p);
-
-			if (!guid)
-				continue;
-			if (lp) {
-				memset(&lp[n], 0, sizeof(lp[n]));
-				lp[n].port = &nd->ports[p];
-				lp[n].guid = guid;
-				lp[n].lmc = node_is_switch(nd) && !nd->enhanced_port0 ? 0 : lmc;
-			}
-			n++;
+		guid = lid_port_guid(nd, it.port);
+		if (!guid)
+			continue;
+		if (lp) {
+			memset(&lp[n], 0, sizeof(lp[n]));
+			lp[n].port = &nd->ports[it.port];
+			lp[n].guid = guid;
+			lp[n].lmc = node_is_switch(nd) && !nd->enhanced_port0 ? 0 : lmc;
 		}
+		n++;
 	}
 	return n;
 }
@@ -620,12 +544,12 @@ static void lid_drop_reclaimed(struct lid_db *db, const uint64_t *reclaimed)
 {
 	uint32_t i = 0;
 
-	while (i < db->cap) {
-		struct lid_db_entry *e = &db->slots[i];
+	while (i < db->count) {
+		struct lid_db_entry *e = &db->v[i];
 
-		if (e->guid && !(e->flags & LID_F_PRESENT) &&
+		if (!(e->flags & LID_F_PRESENT) &&
 		    !lid_bm_range_free(reclaimed, e->lid, 1u << e->lmc))
-			lid_db_del_slot(db, i); /* slot i may now hold another entry */
+			lid_db_del(db, i); /* entry i is now another one */
 		else
 			i++;
 	}
@@ -668,8 +592,8 @@ int lid_assign_traced(struct lid_db *db, struct fabric *f, uint8_t lmc,
 		goto free_lp;
 	lid_collect(f, lmc, lp);
 
-	for (i = 0; i < db->cap; i++)
-		db->slots[i].flags = 0;
+	for (i = 0; i < db->count; i++)
+		db->v[i].flags = 0;
 	/* a GUID seen twice in the fabric: only its first port uses the entry */
 	for (i = 0; i < n; i++) {
 		e = lid_db_find(db, lp[i].guid);
@@ -679,9 +603,9 @@ int lid_assign_traced(struct lid_db *db, struct fabric *f, uint8_t lmc,
 		lp[i].db_lid = e->lid;
 		lp[i].db_lmc = e->lmc;
 	}
-	for (i = 0; i < db->cap; i++) {
-		e = &db->slots[i];
-		if (e->guid && !(e->flags & LID_F_PRESENT))
+	for (i = 0; i < db->count; i++) {
+		e = &db->v[i];
+		if (!(e->flags & LID_F_PRESENT))
 			lid_bm_set_range(stale, e->lid, 1u << e->lmc);
 	}
 

@@ -1,14 +1,14 @@
 /*
  * Multicast forwarding tables and their block diff (see mft.h).  A set is a
- * dense array of (GUID, table) with a linear-probing index at most half
- * full; removal swaps the last entry in and shifts the probe chain back, so
- * no tombstones build up.
+ * dense array of (GUID, table) with a u64map index by GUID; removal moves
+ * the last entry into the hole.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fabric/mft.h"
+#include "lib/u64map.h"
 
 struct mft *mft_new(uint8_t nports, uint16_t n_blocks)
 {
@@ -169,19 +169,10 @@ struct mft_set_entry {
 };
 
 struct mft_set {
-	struct mft_set_entry *v;
+	struct mft_set_entry *v; /* [0, n), in no particular order */
 	size_t n, cap;
-	uint32_t *index; /* dense index + 1, 0 = empty; power-of-two size */
-	size_t index_cap;
+	struct u64map index; /* switch GUID -> v[] index */
 };
-
-static size_t mft_set_hash(uint64_t guid, size_t cap)
-{
-	guid ^= guid >> 33;
-	guid *= 0xff51afd7ed558ccdULL;
-	guid ^= guid >> 33;
-	return (size_t)guid & (cap - 1);
-}
 
 struct mft_set *mft_set_new(void)
 {
@@ -195,7 +186,7 @@ void mft_set_free(struct mft_set *s)
 	for (size_t i = 0; i < s->n; i++)
 		mft_free(s->v[i].t);
 	free(s->v);
-	free(s->index);
+	u64map_free(&s->index);
 	free(s);
 }
 
@@ -204,24 +195,14 @@ size_t mft_set_count(const struct mft_set *s)
 	return s ? s->n : 0;
 }
 
-/* The index slot of guid, or of the empty slot where it would go. */
-static size_t mft_set_slot(const struct mft_set *s, uint64_t guid)
-{
-	size_t h = mft_set_hash(guid, s->index_cap);
-
-	while (s->index[h] && s->v[s->index[h] - 1].guid != guid)
-		h = (h + 1) & (s->index_cap - 1);
-	return h;
-}
-
 static long mft_set_lookup(const struct mft_set *s, uint64_t guid)
 {
-	size_t h;
+	uint32_t i;
 
-	if (!s || !s->index_cap || !guid)
+	if (!s || !guid)
 		return -1;
-	h = mft_set_slot(s, guid);
-	return s->index[h] ? (long)s->index[h] - 1 : -1;
+	i = u64map_get(&s->index, guid);
+	return i == U64MAP_NONE ? -1 : (long)i;
 }
 
 struct mft *mft_set_find(struct mft_set *s, uint64_t guid)
@@ -238,30 +219,19 @@ const struct mft *mft_set_get(const struct mft_set *s, uint64_t guid)
 	return i < 0 ? NULL : s->v[i].t;
 }
 
+/* Room for one more entry in v and the index. */
 static int mft_set_grow(struct mft_set *s)
 {
-	size_t cap = s->index_cap ? s->index_cap * 2 : 16;
-	uint32_t *index;
-
 	if (s->n == s->cap) {
 		size_t vcap = s->cap ? s->cap * 2 : 8;
 		struct mft_set_entry *v = realloc(s->v, vcap * sizeof(*v));
+
 		if (!v)
 			return -ENOMEM;
 		s->v = v;
 		s->cap = vcap;
 	}
-	if (2 * (s->n + 1) <= s->index_cap)
-		return 0;
-	index = calloc(cap, sizeof(*index));
-	if (!index)
-		return -ENOMEM;
-	free(s->index);
-	s->index = index;
-	s->index_cap = cap;
-	for (size_t i = 0; i < s->n; i++)
-		s->index[mft_set_slot(s, s->v[i].guid)] = (uint32_t)i + 1;
-	return 0;
+	return u64map_reserve(&s->index, (uint32_t)s->n + 1);
 }
 
 int mft_set_put(struct mft_set *s, uint64_t guid, struct mft *t)
@@ -277,36 +247,25 @@ int mft_set_put(struct mft_set *s, uint64_t guid, struct mft *t)
 	}
 	if (mft_set_grow(s) < 0)
 		return -ENOMEM;
-	s->v[s->n] = (struct mft_set_entry){guid, t};
-	s->index[mft_set_slot(s, guid)] = (uint32_t)++s->n;
+	u64map_add(&s->index, guid, (uint32_t)s->n);
+	s->v[s->n++] = (struct mft_set_entry){guid, t};
 	return 0;
 }
 
 bool mft_set_remove(struct mft_set *s, uint64_t guid)
 {
 	long i = mft_set_lookup(s, guid);
-	size_t hole, j;
+	size_t last;
 
 	if (i < 0)
 		return false;
 	mft_free(s->v[i].t);
-	/* empty the index slot, then shift back what probed past it */
-	hole = mft_set_slot(s, guid);
-	s->index[hole] = 0;
-	for (j = (hole + 1) & (s->index_cap - 1); s->index[j]; j = (j + 1) & (s->index_cap - 1)) {
-		size_t home = mft_set_hash(s->v[s->index[j] - 1].guid, s->index_cap);
-		/* the entry at j may move to hole unless its home lies in (hole, j] */
-		if ((j > hole && (home <= hole || home > j)) ||
-		    (j < hole && home <= hole && home > j)) {
-			s->index[hole] = s->index[j];
-			s->index[j] = 0;
-			hole = j;
-		}
-	}
+	u64map_del(&s->index, guid, (uint32_t)i);
 	/* the last entry takes the freed dense place */
-	if ((size_t)i != s->n - 1) {
-		s->v[i] = s->v[s->n - 1];
-		s->index[mft_set_slot(s, s->v[i].guid)] = (uint32_t)i + 1;
+	last = s->n - 1;
+	if ((size_t)i != last) {
+		s->v[i] = s->v[last];
+		u64map_set(&s->index, s->v[i].guid, (uint32_t)last, (uint32_t)i);
 	}
 	s->n--;
 	return true;

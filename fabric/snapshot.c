@@ -1,49 +1,31 @@
 /*
- * Published snapshots (see snapshot.h).  The port GUID index is a linear
- * probing table at most half full; the LID index is the fabric's LID map.
+ * Published snapshots (see snapshot.h).  The port GUID index maps a GUID to
+ * its node (lib/u64map.h); the port is the node's first LID-carrying port
+ * with that GUID.  The LID index is the fabric's LID map.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "fabric/snapshot.h"
 
-static uint32_t snapshot_hash(uint64_t guid)
-{
-	guid ^= guid >> 33;
-	guid *= 0xff51afd7ed558ccdULL;
-	guid ^= guid >> 33;
-	return (uint32_t)guid;
-}
-
 static int snapshot_index_ports(struct snapshot *s)
 {
 	const struct fabric *f = s->fabric;
-	uint32_t cap = 16, n = 0;
+	struct fabric_port_iter it;
+	uint32_t n = 0;
+	int err;
 
 	for (uint32_t i = 0; i < f->n_nodes; i++)
 		n += node_last_lid_port(&f->nodes[i]) - node_first_lid_port(&f->nodes[i]) + 1;
-	while (cap < 2 * n)
-		cap *= 2;
-	s->ports = calloc(cap, sizeof(*s->ports));
-	if (!s->ports)
-		return -ENOMEM;
-	s->ports_cap = cap;
-	for (uint32_t i = 0; i < f->n_nodes; i++) {
-		const struct node *nd = &f->nodes[i];
+	err = u64map_reserve(&s->ports, n);
+	if (err)
+		return err;
+	fabric_for_each_lid_port (f, &it) {
+		uint64_t g = f->nodes[it.node].ports[it.port].guid;
 
-		for (unsigned p = node_first_lid_port(nd); p <= node_last_lid_port(nd); p++) {
-			uint64_t g = nd->ports[p].guid;
-			uint32_t h;
-
-			if (!g)
-				continue;
-			for (h = snapshot_hash(g) & (cap - 1);
-			     s->ports[h].guid && s->ports[h].guid != g; h = (h + 1) & (cap - 1))
-				;
-			if (s->ports[h].guid)
-				continue; /* a duplicate port GUID: the first one stays */
-			s->ports[h] = (struct snapshot_port_slot){g, i, (uint8_t)p};
-		}
+		/* a duplicate port GUID: the first one stays */
+		if (g && u64map_get(&s->ports, g) == U64MAP_NONE)
+			u64map_add(&s->ports, g, it.node);
 	}
 	return 0;
 }
@@ -78,8 +60,7 @@ size_t snapshot_mem(const struct snapshot *s)
 	if (!s)
 		return 0;
 	return sizeof(*s) + fabric_mem(s->fabric) + routes_mem(s->routes) +
-	       ((size_t)s->lids.max_lid + 1) * (sizeof(uint32_t) + 1) +
-	       (size_t)s->ports_cap * sizeof(struct snapshot_port_slot) +
+	       ((size_t)s->lids.max_lid + 1) * (sizeof(uint32_t) + 1) + u64map_mem(&s->ports) +
 	       s->changes.cap * sizeof(struct diff_change);
 }
 
@@ -113,7 +94,7 @@ void snapshot_free(struct snapshot *s)
 		return;
 	fabric_lid_map_clear(&s->lids);
 	diff_list_clear(&s->changes);
-	free(s->ports);
+	u64map_free(&s->ports);
 	fabric_free(s->fabric);
 	routes_free(s->routes);
 	free(s);
@@ -132,17 +113,21 @@ bool snapshot_find_lid(const struct snapshot *s, uint32_t lid, uint32_t *ret_nod
 bool snapshot_find_port_guid(const struct snapshot *s, uint64_t guid, uint32_t *ret_node,
 			     uint8_t *ret_port)
 {
-	uint32_t h;
+	const struct node *n;
+	uint32_t ni;
 
-	if (!s || !guid || !s->ports_cap)
+	if (!s || !guid)
 		return false;
-	for (h = snapshot_hash(guid) & (s->ports_cap - 1); s->ports[h].guid;
-	     h = (h + 1) & (s->ports_cap - 1)) {
-		if (s->ports[h].guid == guid) {
-			*ret_node = s->ports[h].node;
-			*ret_port = s->ports[h].port;
+	ni = u64map_get(&s->ports, guid);
+	if (ni == U64MAP_NONE)
+		return false;
+	n = &s->fabric->nodes[ni];
+	for (unsigned p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
+		if (n->ports[p].guid == guid) {
+			*ret_node = ni;
+			*ret_port = (uint8_t)p;
 			return true;
 		}
 	}
-	return false;
+	return false; /* not reached: the index holds only what the node has */
 }

@@ -15,20 +15,13 @@
 #include "fabric/diff.h"
 #include "fabric/routes.h"
 
-struct snapshot_port_slot {
-	uint64_t guid; /* 0 = empty */
-	uint32_t node;
-	uint8_t port;
-};
-
 struct snapshot {
 	struct fabric *fabric;
 	struct routes *routes;
 	uint64_t generation;
 	struct lid_map lids; /* LID -> (node, port), LMC ranges included */
-	/* port GUID -> (node, port): open addressing, power-of-two size */
-	struct snapshot_port_slot *ports;
-	uint32_t ports_cap;
+	/* port GUID -> node index (the port: the node's first LID port with that GUID) */
+	struct u64map ports;
 	/*
 	 * What changed from the snapshot before (fabric/diff.h), set once by
 	 * the publisher (snapshot_set_changes); changes_known false: not

@@ -8,18 +8,18 @@
  * reported.  Strings point into a private NUL-terminated copy of the text.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 
 #include "fabric/topo.h"
+#include "lib/lines.h"
+#include "lib/u64map.h"
 
 #define TOPO_MAX_FILE (1u << 30)
+#define TOPO_MAX_LINE 4096 /* ibnetdiscover's longest lines are some 150 bytes */
 
 struct topo_rec {
 	const char *name;
@@ -52,12 +52,12 @@ struct topo_pline {
 
 struct topo_state {
 	char *buf;
+	size_t len;
 	struct topo_rec *recs;
 	uint32_t n_recs, cap_recs;
 	struct topo_pline *plines;
 	uint32_t n_plines, cap_plines;
-	uint32_t *names; /* open addressing: rec index + 1 */
-	uint32_t names_cap;
+	struct u64map names; /* topo_fnv(name) -> recs[] index */
 	/* pending GUID lines for the next header */
 	bool pend_guid;
 	uint64_t guid, sys_guid;
@@ -390,17 +390,16 @@ static int topo_port_line(struct topo_state *st, uint32_t line, char *s)
 
 static int topo_read(struct topo_state *st)
 {
-	char *s = st->buf, *eol;
-	uint32_t line = 0;
-	int err;
+	struct lines l;
+	char *s;
+	size_t n;
+	int r, err;
 
-	for (; *s; s = eol) {
-		line++;
-		eol = strchr(s, '\n');
-		if (eol)
-			*eol++ = '\0';
-		else
-			eol = s + strlen(s);
+	/* no NUL: topo_parse refused the text before */
+	lines_init(&l, st->buf, st->len, TOPO_MAX_LINE);
+	while ((r = lines_next(&l, &s, &n)) != 0) {
+		if (r < 0)
+			return topo_error(st, l.no, "line longer than %d bytes", TOPO_MAX_LINE);
 		topo_skip_ws(&s);
 		if (!*s || *s == '#')
 			continue;
@@ -408,13 +407,13 @@ static int topo_read(struct topo_state *st)
 		if (!strncmp(s, "do", 2) && (s[2] == ' ' || s[2] == '\t'))
 			continue;
 		if (!strncmp(s, "include", 7) && (s[7] == ' ' || s[7] == '\t'))
-			return topo_error(st, line, "'include' is not supported");
+			return topo_error(st, l.no, "'include' is not supported");
 		if (*s == '[')
-			err = topo_port_line(st, line, s);
+			err = topo_port_line(st, l.no, s);
 		else if (strchr(s, '=') && !strchr(s, '"'))
-			err = topo_guid_line(st, line, s);
+			err = topo_guid_line(st, l.no, s);
 		else
-			err = topo_header(st, line, s);
+			err = topo_header(st, l.no, s);
 		if (err)
 			return err;
 	}
@@ -423,36 +422,28 @@ static int topo_read(struct topo_state *st)
 
 static uint32_t topo_find_name(const struct topo_state *st, const char *name)
 {
-	uint32_t mask = st->names_cap - 1, h, slot;
+	uint64_t key = topo_fnv(name);
+	uint32_t c, i;
 
-	for (h = (uint32_t)topo_fnv(name) & mask; (slot = st->names[h]) != 0; h = (h + 1) & mask)
-		if (!strcmp(st->recs[slot - 1].name, name))
-			return slot - 1;
+	for (i = u64map_first(&st->names, key, &c); i != U64MAP_NONE;
+	     i = u64map_next(&st->names, key, &c))
+		if (!strcmp(st->recs[i].name, name))
+			return i;
 	return FABRIC_NO_NODE;
 }
 
 static int topo_index_names(struct topo_state *st)
 {
-	uint32_t cap = 64, i, h, mask;
-
-	while (cap < st->n_recs * 2u)
-		cap *= 2;
-	st->names = calloc(cap, sizeof(*st->names));
-	if (!st->names)
+	if (u64map_reserve(&st->names, st->n_recs) < 0)
 		return -ENOMEM;
-	st->names_cap = cap;
-	mask = cap - 1;
-	for (i = 0; i < st->n_recs; i++) {
+	for (uint32_t i = 0; i < st->n_recs; i++) {
 		uint32_t other = topo_find_name(st, st->recs[i].name);
 
 		if (other != FABRIC_NO_NODE)
 			return topo_error(st, st->recs[i].line,
 					  "node \"%s\" already defined at line %u",
 					  st->recs[i].name, st->recs[other].line);
-		for (h = (uint32_t)topo_fnv(st->recs[i].name) & mask; st->names[h];
-		     h = (h + 1) & mask)
-			;
-		st->names[h] = i + 1;
+		u64map_add(&st->names, topo_fnv(st->recs[i].name), i);
 	}
 	return 0;
 }
@@ -589,6 +580,7 @@ int topo_parse(const char *text, size_t len, struct fabric **ret, char *err, siz
 		return -ENOMEM;
 	memcpy(st.buf, text, len);
 	st.buf[len] = '\0';
+	st.len = len;
 
 	rc = topo_read(&st);
 	if (rc)
@@ -612,7 +604,7 @@ int topo_parse(const char *text, size_t len, struct fabric **ret, char *err, siz
 	}
 	*ret = f;
 out_free_state:
-	free(st.names);
+	u64map_free(&st.names);
 	free(st.plines);
 	free(st.recs);
 	free(st.buf);
@@ -621,43 +613,13 @@ out_free_state:
 
 int topo_load(const char *path, struct fabric **ret, char *err, size_t err_len)
 {
-	char *buf = NULL, *tmp;
-	size_t len = 0, cap = 0;
-	ssize_t n;
-	int fd, rc;
+	char *buf;
+	size_t len;
+	int rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		if (err && err_len)
-			snprintf(err, err_len, "%s: %s", path, strerror(-rc));
+	rc = lines_read_file(path, TOPO_MAX_FILE, 0, &buf, &len, err, err_len);
+	if (rc < 0)
 		return rc;
-	}
-	for (;;) {
-		if (len == cap) {
-			cap = cap ? cap * 2 : 65536;
-			if (cap > TOPO_MAX_FILE) {
-				rc = -EFBIG;
-				goto out_close;
-			}
-			tmp = realloc(buf, cap);
-			if (!tmp) {
-				rc = -ENOMEM;
-				goto out_close;
-			}
-			buf = tmp;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			goto out_close;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
 	rc = topo_parse(buf, len, ret, err, err_len);
 	if (rc == -EBADMSG && err && err_len) {
 		char *msg = strdup(err);
@@ -668,13 +630,5 @@ int topo_load(const char *path, struct fabric **ret, char *err, size_t err_len)
 		}
 	}
 	free(buf);
-	close(fd);
-	return rc;
-
-out_close:
-	if (err && err_len)
-		snprintf(err, err_len, "%s: %s", path, strerror(-rc));
-	free(buf);
-	close(fd);
 	return rc;
 }

@@ -198,53 +198,47 @@ static void smstate_cand_add(struct smstate_cand *c, unsigned *n, const struct f
  */
 static unsigned smstate_candidates(struct sm *sm, const struct fabric *f, struct smstate_cand *c)
 {
+	struct fabric_port_iter it;
 	uint16_t sm_lids[8];
 	unsigned n = 0, n_lids = 0;
 
-	for (uint32_t ni = 0; ni < f->n_nodes; ni++) {
-		const struct node *nd = &f->nodes[ni];
+	fabric_for_each_lid_port (f, &it) {
+		const struct port *p = &f->nodes[it.node].ports[it.port];
+		struct wire_portinfo pi;
 
-		for (unsigned pn = node_first_lid_port(nd); pn <= node_last_lid_port(nd); pn++) {
-			const struct port *p = &nd->ports[pn];
-			struct wire_portinfo pi;
+		if (!p->valid || wire_portinfo_decode(p->pi, sizeof(p->pi), &pi) < 0)
+			continue;
+		if (pi.capmask & WIRE_CAP_IS_SM)
+			smstate_cand_add(c, &n, f, it.node, it.port, sm->port_guid);
+		if (pi.sm_lid && pi.sm_lid < 0xc000 && n_lids < 8) {
+			unsigned k;
 
-			if (!p->valid || wire_portinfo_decode(p->pi, sizeof(p->pi), &pi) < 0)
-				continue;
-			if (pi.capmask & WIRE_CAP_IS_SM)
-				smstate_cand_add(c, &n, f, ni, (uint8_t)pn, sm->port_guid);
-			if (pi.sm_lid && pi.sm_lid < 0xc000 && n_lids < 8) {
-				unsigned k;
-
-				for (k = 0; k < n_lids && sm_lids[k] != pi.sm_lid; k++)
-					;
-				if (k == n_lids)
-					sm_lids[n_lids++] = pi.sm_lid;
-			}
+			for (k = 0; k < n_lids && sm_lids[k] != pi.sm_lid; k++)
+				;
+			if (k == n_lids)
+				sm_lids[n_lids++] = pi.sm_lid;
 		}
 	}
-	for (uint32_t ni = 0; n_lids && ni < f->n_nodes; ni++) {
-		const struct node *nd = &f->nodes[ni];
+	fabric_for_each_lid_port (f, &it) {
+		const struct node *nd = &f->nodes[it.node];
+		uint16_t lid = node_port_lid(nd, it.port);
 
-		for (unsigned pn = node_first_lid_port(nd); pn <= node_last_lid_port(nd); pn++) {
-			uint16_t lid = node_port_lid(nd, (uint8_t)pn);
-
-			if (!nd->ports[pn].valid || !lid)
-				continue;
-			for (unsigned k = 0; k < n_lids; k++)
-				if (sm_lids[k] == lid)
-					smstate_cand_add(c, &n, f, ni, (uint8_t)pn, sm->port_guid);
-		}
+		if (!n_lids)
+			break;
+		if (!nd->ports[it.port].valid || !lid)
+			continue;
+		for (unsigned k = 0; k < n_lids; k++)
+			if (sm_lids[k] == lid)
+				smstate_cand_add(c, &n, f, it.node, it.port, sm->port_guid);
 	}
 	for (unsigned i = 0; i < smstate_of(sm)->n_peers; i++) {
 		uint64_t g = smstate_of(sm)->peers[i].guid;
 
-		for (uint32_t ni = 0; ni < f->n_nodes; ni++) {
-			const struct node *nd = &f->nodes[ni];
+		fabric_for_each_lid_port (f, &it) {
+			const struct port *p = &f->nodes[it.node].ports[it.port];
 
-			for (unsigned pn = node_first_lid_port(nd); pn <= node_last_lid_port(nd);
-			     pn++)
-				if (nd->ports[pn].guid == g && nd->ports[pn].valid)
-					smstate_cand_add(c, &n, f, ni, (uint8_t)pn, sm->port_guid);
+			if (p->guid == g && p->valid)
+				smstate_cand_add(c, &n, f, it.node, it.port, sm->port_guid);
 		}
 	}
 	return n;

@@ -3,10 +3,11 @@
  * its statuses, 13.6.3 the sender (window, go-back-N on timeout) and
  * receiver (in-order acceptance, ACK at the window's end) flows.
  *
- * A transfer is either one we send or one we receive; both live in one hash
- * table keyed by (TID, peer LID, peer QPN, direction), chained, sized from
- * max_transfers, so an incoming MAD finds its transfer in O(1), and on one
- * list for rmpp_free.  Each has its own timer: a sender's ACK wait (or the
+ * A transfer is either one we send or one we receive; both live in one
+ * array, sized from max_transfers, with a u64map index keyed by (TID, peer
+ * LID, peer QPN, direction) folded with a random seed (a peer choosing TIDs
+ * cannot aim at one probe run), so an incoming MAD finds its transfer in
+ * O(1).  Each has its own timer: a sender's ACK wait (or the
  * zero-delay completion of a single segment, so done never runs inside
  * rmpp_send), a receiver's wait for the next segment and, once complete, its
  * linger for duplicates.  A transfer leaves the table and is freed before its
@@ -23,6 +24,7 @@
 
 #include <infiniband/mad.h>
 
+#include "lib/u64map.h"
 #include "mad/rmpp.h"
 #include "mad/wire.h"
 
@@ -32,8 +34,7 @@
 
 struct rmpp_xfer {
 	struct rmpp *r;
-	struct rmpp_xfer *hnext;       /* hash chain */
-	struct rmpp_xfer *prev, *next; /* every transfer */
+	uint32_t slot; /* its place in r->xfers */
 	struct event *timer;
 	/* the key */
 	uint64_t tid;
@@ -71,10 +72,9 @@ struct rmpp {
 	void *send_ctx;
 	rmpp_recv_fn recv;
 	void *recv_arg;
-	struct rmpp_xfer **buckets;
-	size_t nbuckets; /* a power of two */
+	struct rmpp_xfer **xfers; /* [0, st.active), room for o.max_transfers */
+	struct u64map index;	  /* xfer_key() -> xfers[] slot */
 	uint64_t seed;
-	struct rmpp_xfer *head;
 	bool closing;
 	struct rmpp_stats st;
 };
@@ -129,7 +129,8 @@ bool rmpp_is_active(const uint8_t *buf, size_t len)
 
 /* ---- the table --------------------------------------------------------------- */
 
-static size_t key_hash(const struct rmpp *r, uint64_t tid, uint16_t lid, uint32_t qpn, bool recv)
+/* The key of (tid, lid, qpn, recv) in the index; two transfers may share one. */
+static uint64_t xfer_key(const struct rmpp *r, uint64_t tid, uint16_t lid, uint32_t qpn, bool recv)
 {
 	uint64_t k = tid ^ r->seed;
 
@@ -137,49 +138,47 @@ static size_t key_hash(const struct rmpp *r, uint64_t tid, uint16_t lid, uint32_
 	k ^= k >> 31;
 	k *= 0xbf58476d1ce4e5b9ull;
 	k ^= k >> 29;
-	return (size_t)k & (r->nbuckets - 1);
+	return k;
 }
 
 static struct rmpp_xfer *xfer_find(struct rmpp *r, uint64_t tid, uint16_t lid, uint32_t qpn,
 				   bool recv)
 {
-	struct rmpp_xfer *x = r->buckets[key_hash(r, tid, lid, qpn, recv)];
+	uint64_t key = xfer_key(r, tid, lid, qpn, recv);
+	uint32_t c, i;
 
-	for (; x; x = x->hnext)
+	for (i = u64map_first(&r->index, key, &c); i != U64MAP_NONE;
+	     i = u64map_next(&r->index, key, &c)) {
+		struct rmpp_xfer *x = r->xfers[i];
+
 		if (x->tid == tid && x->lid == lid && x->qpn == qpn && x->recv == recv)
 			return x;
+	}
 	return NULL;
 }
 
+/* Into the array and the index: room for max_transfers was made by rmpp_new. */
 static void xfer_link(struct rmpp *r, struct rmpp_xfer *x)
 {
-	size_t b = key_hash(r, x->tid, x->lid, x->qpn, x->recv);
-
-	x->hnext = r->buckets[b];
-	r->buckets[b] = x;
-	x->prev = NULL;
-	x->next = r->head;
-	if (r->head)
-		r->head->prev = x;
-	r->head = x;
-	r->st.active++;
+	x->slot = r->st.active++;
+	r->xfers[x->slot] = x;
+	u64map_add(&r->index, xfer_key(r, x->tid, x->lid, x->qpn, x->recv), x->slot);
 }
 
-/* Out of the table and the list, its timer off, its memory given back. */
+/* Out of the array and the index, its timer off, its memory given back. */
 static void xfer_free(struct rmpp_xfer *x)
 {
 	struct rmpp *r = x->r;
-	struct rmpp_xfer **p = &r->buckets[key_hash(r, x->tid, x->lid, x->qpn, x->recv)];
+	uint32_t last = r->st.active - 1;
 
-	while (*p != x)
-		p = &(*p)->hnext;
-	*p = x->hnext;
-	if (x->prev)
-		x->prev->next = x->next;
-	else
-		r->head = x->next;
-	if (x->next)
-		x->next->prev = x->prev;
+	u64map_del(&r->index, xfer_key(r, x->tid, x->lid, x->qpn, x->recv), x->slot);
+	if (x->slot != last) {
+		struct rmpp_xfer *y = r->xfers[last];
+
+		y->slot = x->slot;
+		r->xfers[y->slot] = y;
+		u64map_set(&r->index, xfer_key(r, y->tid, y->lid, y->qpn, y->recv), last, y->slot);
+	}
 	r->st.active--;
 	r->st.bytes -= x->reserved;
 	event_free(x->timer);
@@ -842,11 +841,9 @@ struct rmpp *rmpp_new(struct event_base *base, const struct rmpp_opts *opts, rmp
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
-	r->nbuckets = 16;
-	while (r->nbuckets < 2 * (size_t)o.max_transfers)
-		r->nbuckets *= 2;
-	r->buckets = calloc(r->nbuckets, sizeof(*r->buckets));
-	if (!r->buckets) {
+	r->xfers = calloc(o.max_transfers, sizeof(*r->xfers));
+	if (!r->xfers || u64map_reserve(&r->index, o.max_transfers) < 0) {
+		free(r->xfers);
 		free(r);
 		return NULL;
 	}
@@ -863,8 +860,8 @@ void rmpp_free(struct rmpp *r)
 	if (!r)
 		return;
 	r->closing = true;
-	while (r->head) {
-		struct rmpp_xfer *x = r->head;
+	while (r->st.active) {
+		struct rmpp_xfer *x = r->xfers[r->st.active - 1];
 		if (!x->recv) {
 			r->st.cancelled++;
 			sender_finish(x, -ECANCELED);
@@ -875,7 +872,8 @@ void rmpp_free(struct rmpp *r)
 			recv_end(x, -ECANCELED);
 		}
 	}
-	free(r->buckets);
+	free(r->xfers);
+	u64map_free(&r->index);
 	free(r);
 }
 

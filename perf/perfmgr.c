@@ -12,8 +12,7 @@
  * set, so perfquery and other readers see what the port counted.
  *
  * Cost: two MADs per active port per sweep (one where Extended is refused);
- * the port table is one array with an open-addressing index by
- * (node GUID, port).
+ * the port table is one array with a u64map index by (node GUID, port).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include "fabric/fabric.h"
 #include "fabric/snapshot.h"
 #include "lib/log.h"
+#include "lib/u64map.h"
 #include "mad/perf_wire.h"
 #include "mad/wire.h"
 #include "mad/xact.h"
@@ -280,8 +280,7 @@ struct perfmgr {
 	struct event *timer;
 	struct perfmgr_port *ports;
 	size_t n, cap;
-	uint32_t *index; /* port index + 1, 0 = empty; power-of-two size */
-	size_t index_cap;
+	struct u64map index; /* perfmgr_key(node GUID, port) -> ports[] index */
 	/* the counter sweep running */
 	bool running;
 	bool waiting_sweep; /* held back by a heavy sweep */
@@ -301,49 +300,36 @@ struct perfmgr_req {
 	uint8_t method;
 };
 
-static size_t perfmgr_hash(uint64_t guid, uint8_t port, size_t cap)
+/* (node GUID, port) folded into the index's key; two ports may share one. */
+static uint64_t perfmgr_key(uint64_t guid, uint8_t port)
 {
-	uint64_t k = (guid ^ ((uint64_t)port << 56) ^ port) * 0x9E3779B97F4A7C15ULL;
-
-	return (size_t)(k >> 17) & (cap - 1);
+	return guid ^ ((uint64_t)port << 56 | port);
 }
 
 static size_t perfmgr_lookup(const struct perfmgr *pm, uint64_t guid, uint8_t port)
 {
-	if (!pm->index_cap)
-		return SIZE_MAX;
-	for (size_t h = perfmgr_hash(guid, port, pm->index_cap);;
-	     h = (h + 1) & (pm->index_cap - 1)) {
-		uint32_t v = pm->index[h];
+	uint64_t key = perfmgr_key(guid, port);
+	uint32_t c, i;
 
-		if (!v)
-			return SIZE_MAX;
-		if (pm->ports[v - 1].node_guid == guid && pm->ports[v - 1].port == port)
-			return v - 1;
-	}
+	for (i = u64map_first(&pm->index, key, &c); i != U64MAP_NONE;
+	     i = u64map_next(&pm->index, key, &c))
+		if (pm->ports[i].node_guid == guid && pm->ports[i].port == port)
+			return i;
+	return SIZE_MAX;
 }
 
 /* Rebuild the index for pm->n ports.  0 or -ENOMEM (the old index stays). */
 static int perfmgr_reindex(struct perfmgr *pm)
 {
-	size_t cap = 64;
-	uint32_t *idx;
+	struct u64map idx = {0};
 
-	while (cap < pm->n * 2)
-		cap *= 2;
-	idx = calloc(cap, sizeof(*idx));
-	if (!idx)
+	if (pm->n > U64MAP_NONE - 1 || u64map_reserve(&idx, (uint32_t)pm->n) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < pm->n; i++) {
-		size_t h = perfmgr_hash(pm->ports[i].node_guid, pm->ports[i].port, cap);
-
-		while (idx[h])
-			h = (h + 1) & (cap - 1);
-		idx[h] = (uint32_t)(i + 1);
-	}
-	free(pm->index);
+	for (size_t i = 0; i < pm->n; i++)
+		u64map_add(&idx, perfmgr_key(pm->ports[i].node_guid, pm->ports[i].port),
+			   (uint32_t)i);
+	u64map_free(&pm->index);
 	pm->index = idx;
-	pm->index_cap = cap;
 	return 0;
 }
 
@@ -709,7 +695,7 @@ static void perfmgr_free(struct sm *sm, void *obj)
 		event_free(pm->timer);
 	xact_batch_free(pm->batch); /* what is still in flight is cancelled */
 	free(pm->ports);
-	free(pm->index);
+	u64map_free(&pm->index);
 	free(pm);
 }
 

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/lines.h"
 #include "policy/partition.h"
 #include "policy/perr.h"
 
@@ -610,7 +611,7 @@ int partition_load(const char *path, struct partition_config **ret, char *err, s
 		*ret = partition_default();
 		return *ret ? 0 : -ENOMEM;
 	}
-	r = perr_read_file(path, PARTITION_FILE_MAX, &text, &len, err, err_len);
+	r = lines_read_file(path, PARTITION_FILE_MAX, 0, &text, &len, err, err_len);
 	if (r < 0)
 		return r;
 	r = partition_parse(path, text, len, ret, err, err_len);

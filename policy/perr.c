@@ -1,11 +1,8 @@
 /*
  * "FILE:LINE: message" error collector (see perr.h).
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "policy/perr.h"
 
@@ -39,41 +36,4 @@ void perr_finish(struct perr *pe, const char *noun)
 	snprintf(pe->err + pe->err_used, pe->err_len - pe->err_used, "\n... and %u more%s%s%s",
 		 pe->n_dropped, noun ? " " : "", noun ? noun : "",
 		 noun && pe->n_dropped != 1 ? "s" : "");
-}
-
-int perr_read_file(const char *path, size_t max, char **ret_text, size_t *ret_len, char *err,
-		   size_t err_len)
-{
-	char *text;
-	size_t len;
-	FILE *fp;
-	int r;
-
-	fp = fopen(path, "re");
-	if (!fp) {
-		r = -errno;
-		snprintf(err, err_len, "%s: %s", path, strerror(errno));
-		return r;
-	}
-	text = malloc(max + 1);
-	if (!text) {
-		fclose(fp);
-		return -ENOMEM;
-	}
-	len = fread(text, 1, max + 1, fp);
-	r = ferror(fp) ? -EIO : 0;
-	fclose(fp);
-	if (r == 0 && len > max) {
-		snprintf(err, err_len, "%s: larger than %zu bytes", path, max);
-		r = -EFBIG;
-	} else if (r < 0) {
-		snprintf(err, err_len, "%s: %s", path, strerror(-r));
-	}
-	if (r < 0) {
-		free(text);
-		return r;
-	}
-	*ret_text = text;
-	*ret_len = len;
-	return 0;
 }

@@ -25,13 +25,5 @@ void perr_add(struct perr *pe, unsigned line, const char *fmt, ...)
  * N > 1) when noun is not NULL.
  */
 void perr_finish(struct perr *pe, const char *noun);
-/*
- * Read all of path (at most max bytes) into a new buffer, *ret_text (the
- * caller frees it) and *ret_len.  0; -errno with "path: why" in err
- * (-EFBIG: "larger than max bytes"); -ENOMEM without a message.  Untouched
- * outputs on failure.
- */
-int perr_read_file(const char *path, size_t max, char **ret_text, size_t *ret_len, char *err,
-		   size_t err_len);
 
 #endif

@@ -41,6 +41,7 @@
 #include <strings.h>
 #include <infiniband/mad.h>
 
+#include "lib/lines.h"
 #include "policy/qos.h"
 #include "policy/perr.h"
 
@@ -533,41 +534,42 @@ static struct qos_policy *qos_policy_new(void)
 	return q;
 }
 
+/* Lines of qos-policy.conf: at most this long (the newline not counted). */
+#define QOS_LINE_MAX 1023
+
 int qos_policy_parse(const char *name, const char *text, size_t len, struct qos_policy **ret,
 		     char *err, size_t err_len)
 {
 	struct parse ps = {.pe = {.name = name, .err = err, .err_len = err_len}};
 	enum { OUTSIDE, ULPS } where = OUTSIDE;
-	unsigned line = 0, ulps_line = 0;
+	unsigned ulps_line = 0;
 	bool seen_ulps = false;
-	size_t off = 0;
-	char buf[1024];
-	int rc = 0;
+	struct lines l;
+	char *copy, *buf;
+	size_t n;
+	int rc = 0, got;
 
 	if (err && err_len)
 		err[0] = '\0';
 	ps.q = qos_policy_new();
-	if (!ps.q)
+	copy = malloc(len + 1);
+	if (!ps.q || !copy) {
+		qos_policy_free(ps.q);
+		free(copy);
 		return -ENOMEM;
+	}
+	memcpy(copy, text, len);
 	ps.q->from_file = true;
-	while (off < len && rc != -ENOMEM) {
-		size_t e = off, n;
+	lines_init(&l, copy, len, QOS_LINE_MAX);
+	while (rc != -ENOMEM && (got = lines_next(&l, &buf, &n)) != 0) {
 		char *s, *hash;
 
-		while (e < len && text[e] != '\n')
-			e++;
-		line++;
-		n = e - off;
-		if (n >= sizeof(buf)) {
-			perr_add(&ps.pe, line, "line longer than %zu bytes", sizeof(buf) - 1);
-			off = e + 1;
+		if (got == -E2BIG) {
+			perr_add(&ps.pe, l.no, "line longer than %d bytes", QOS_LINE_MAX);
 			continue;
 		}
-		memcpy(buf, text + off, n);
-		buf[n] = '\0';
-		off = e + 1;
-		if (memchr(buf, '\0', n)) {
-			perr_add(&ps.pe, line, "a NUL byte");
+		if (got == -EBADMSG) {
+			perr_add(&ps.pe, l.no, "a NUL byte");
 			continue;
 		}
 		hash = strchr(buf, '#');
@@ -579,40 +581,35 @@ int qos_policy_parse(const char *name, const char *text, size_t len, struct qos_
 		if (where == OUTSIDE) {
 			if (!strcasecmp(s, "qos-ulps")) {
 				if (seen_ulps)
-					perr_add(&ps.pe, line, "a second qos-ulps section");
+					perr_add(&ps.pe, l.no, "a second qos-ulps section");
 				where = ULPS;
 				seen_ulps = true;
-				ulps_line = line;
+				ulps_line = l.no;
 			} else if (!strcasecmp(s, "port-groups") || !strcasecmp(s, "qos-setup") ||
 				   !strcasecmp(s, "qos-levels") ||
 				   !strcasecmp(s, "qos-match-rules") ||
 				   !strcasecmp(s, "vlarb-tables") ||
 				   !strcasecmp(s, "sl2vl-tables")) {
 				perr_add(
-				    &ps.pe, line,
+				    &ps.pe, l.no,
 				    "section '%s' is OpenSM's full QoS policy, which ibsmd does "
 				    "not "
 				    "support (only qos-ulps)",
 				    s);
-				/* skip to its end without more errors */
+				/* skip to its end, no more errors; a long line: its first
+				 * QOS_LINE_MAX bytes */
 				char end[64];
 				snprintf(end, sizeof(end), "end-%s", s);
-				while (off < len) {
-					size_t e2 = off;
-					while (e2 < len && text[e2] != '\n')
-						e2++;
-					line++;
-					n = e2 - off < sizeof(buf) - 1 ? e2 - off : sizeof(buf) - 1;
-					memcpy(buf, text + off, n);
-					buf[n] = '\0';
-					off = e2 + 1;
+				while (lines_next(&l, &buf, &n) != 0) {
+					if (n > QOS_LINE_MAX)
+						buf[QOS_LINE_MAX] = '\0';
 					if ((hash = strchr(buf, '#')))
 						*hash = '\0';
 					if (!strcasecmp(qos_trim(buf), end))
 						break;
 				}
 			} else {
-				perr_add(&ps.pe, line, "'%.40s' outside a section (want qos-ulps)",
+				perr_add(&ps.pe, l.no, "'%.40s' outside a section (want qos-ulps)",
 					 s);
 			}
 			continue;
@@ -621,8 +618,9 @@ int qos_policy_parse(const char *name, const char *text, size_t len, struct qos_
 			where = OUTSIDE;
 			continue;
 		}
-		rc = qos_ulp_line(&ps, line, s);
+		rc = qos_ulp_line(&ps, l.no, s);
 	}
+	free(copy);
 	if (where == ULPS)
 		perr_add(&ps.pe, ulps_line, "qos-ulps without end-qos-ulps");
 	if (rc == -ENOMEM) {
@@ -648,7 +646,7 @@ int qos_policy_load(const char *path, struct qos_policy **ret, char *err, size_t
 		*ret = qos_policy_new();
 		return *ret ? 0 : -ENOMEM;
 	}
-	r = perr_read_file(path, QOS_FILE_MAX, &text, &len, err, err_len);
+	r = lines_read_file(path, QOS_FILE_MAX, 0, &text, &len, err, err_len);
 	if (r < 0)
 		return r;
 	r = qos_policy_parse(path, text, len, ret, err, err_len);

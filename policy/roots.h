@@ -1,7 +1,8 @@
 /*
  * The root switches of updn and dnup routing (routing_opts.roots), read
  * from a roots file: OpenSM's root_guid_file format, one switch GUID a line
- * ("0x..."), '#' comments, blank lines.  Pure: no logging.
+ * ("0x..."), '#' comments, blank lines; at most 16 MiB, lines of at most
+ * 255 bytes.  Pure: no logging.
  */
 #ifndef IBSMD_ROOTS_H
 #define IBSMD_ROOTS_H

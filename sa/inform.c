@@ -305,21 +305,20 @@ static void inform_ports_diff(struct sa_inform_db *db, const struct snapshot *a,
 			      const struct snapshot *b, const struct snapshot *snap, uint16_t trap)
 {
 	const struct fabric *f = a->fabric;
+	struct fabric_port_iter it;
 
-	for (uint32_t i = 0; i < f->n_nodes && db->n_subs; i++) {
-		const struct node *n = &f->nodes[i];
+	fabric_for_each_lid_port (f, &it) {
+		const struct port *pt = &f->nodes[it.node].ports[it.port];
+		uint8_t gid[16], pn;
+		uint32_t ni;
 
-		for (unsigned p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
-			uint64_t guid = n->ports[p].guid;
-			uint8_t gid[16], pn;
-			uint32_t ni;
-
-			if (!guid || snapshot_find_port_guid(b, guid, &ni, &pn))
-				continue;
-			sa_wire_bits_set(gid, 0, 64, sa_subnet_prefix(snap));
-			sa_wire_bits_set(gid, 64, 64, guid);
-			inform_issue(db, snap, trap, gid, n->ports[p].lid);
-		}
+		if (!db->n_subs)
+			break;
+		if (!pt->guid || snapshot_find_port_guid(b, pt->guid, &ni, &pn))
+			continue;
+		sa_wire_bits_set(gid, 0, 64, sa_subnet_prefix(snap));
+		sa_wire_bits_set(gid, 64, 64, pt->guid);
+		inform_issue(db, snap, trap, gid, pt->lid);
 	}
 }
 

@@ -21,6 +21,7 @@
 
 #include "fabric/snapshot.h"
 #include "lib/hook.h"
+#include "lib/u64map.h"
 
 #define MCAST_MLID_FIRST 0xC000
 #define MCAST_MLID_LAST 0xFFFE /* 0xFFFF is the permissive LID */
@@ -96,9 +97,8 @@ struct mcast_group {
 	struct mcast_member *members; /* [0, n_members), in no particular order */
 	/* private */
 	uint32_t members_cap;
-	uint32_t *index; /* port GUID -> members[] index + 1 */
-	uint32_t index_cap;
-	uint32_t slot; /* place in the database's group array */
+	struct u64map index; /* port GUID -> members[] index */
+	uint32_t slot;	     /* place in the database's group array */
 };
 
 /* Why a join or leave was refused. */

@@ -1,17 +1,18 @@
 /*
  * MCMemberRecord (IBA 1.4 vol 1, 15.2.5.17; 15.4.2 and o15-0.1.x, o15-0.2.x
  * for creating, joining and leaving groups): hosts join and leave multicast
- * groups through the SA, over the group database of sa/mcast.c, which holds
- * the rules (what a create needs, what a join must agree with, JoinState
- * bits, MLIDs).  This file checks who asks and for which port, turns the
- * record into a mcast_join_req, answers with the group's record, and lists
- * groups and members.  OpenSM's osm_sa_mcmember_record.c was read for what
- * clients (IPoIB, rdma_cm, osmtest) expect; the code is ours.
+ * groups through the SA, over the group database of sa/mcast.c and its
+ * rules in sa/mcast_join.c (what a create needs, what a join must agree
+ * with, JoinState bits, MLIDs).  This file checks who asks and for which
+ * port, turns the record into a mcast_join_req, answers with the group's
+ * record, and lists groups and members.  OpenSM's osm_sa_mcmember_record.c
+ * was read for what clients (IPoIB, rdma_cm, osmtest) expect; the code is
+ * ours.
  *
  *   Set      joins (or creates) the group.  MGID, PortGID and JoinState
  *            must be in the mask (ERR_REQ_INSUFFICIENT_COMPONENTS); a
  *            create needs Q_Key, P_Key, SL, FlowLabel and TClass too, and an
- *            all-zero MGID has the SA assign one (sa/mcast.c).  The answer
+ *            all-zero MGID has the SA assign one (mcast_join.c).  The answer
  *            is the group's record: its MGID (the assigned one), MLID, Q_Key,
  *            P_Key, MTU, Rate and PacketLifeTime (selectors "exactly"), SL,
  *            FlowLabel, TClass, HopLimit and Scope, the PortGID as asked, the

@@ -19,6 +19,7 @@
 
 #include <ini.h>
 
+#include "lib/lines.h"
 #include "sm/conf_int.h"
 
 #define CONF_FILE_MAX (1024 * 1024)
@@ -305,49 +306,60 @@ static void conf_err_done(struct conf_errs *e)
 			 e->dropped, e->dropped == 1 ? "" : "s");
 }
 
-int conf_load_string_checked(struct sm_conf *c, const char *name, const char *text,
-			     const struct conf_checks *chk, char *err, size_t err_len)
+/* Every line of text (len bytes, cut in place) over *c; name in the messages. */
+static int conf_parse_text(struct sm_conf *c, const char *name, char *text, size_t len,
+			   const struct conf_checks *chk, char *err, size_t err_len)
 {
 	struct conf_parse ps = {.c = c, .chk = chk};
 	struct conf_errs errs = {err, err_len, 0, 0, 0};
-	char buf[INI_MAX_LINE + 8];
-	const char *line, *nl, *p;
-	size_t len;
+	struct lines l;
+	const char *p;
+	char *line;
+	size_t n;
 	int r;
 
 	if (err_len)
 		err[0] = '\0';
-	for (line = text, ps.line = 1; *line; line = nl + 1, ps.line++) {
-		nl = strchr(line, '\n');
-		len = nl ? (size_t)(nl - line) : strlen(line);
-		if (len > CONF_LINE_MAX) {
+	lines_init(&l, text, len, CONF_LINE_MAX);
+	while ((r = lines_next(&l, &line, &n)) != 0) {
+		ps.line = (int)l.no;
+		if (r == -E2BIG) {
 			char why[64];
 
 			snprintf(why, sizeof(why), "line longer than %d characters", CONF_LINE_MAX);
 			conf_err_add(&errs, name, ps.line, why);
-			if (!nl)
-				break;
 			continue;
 		}
-		memcpy(buf, line, len);
-		buf[len] = '\0';
-		for (p = buf; isspace((unsigned char)*p); p++)
+		for (p = line; isspace((unsigned char)*p); p++)
 			;
 		if (*p == '[') {
 			conf_err_add(&errs, name, ps.line,
 				     "sections are not used; write 'key = value'");
 		} else {
 			ps.why[0] = '\0';
-			r = ini_parse_string(buf, conf_ini_handler, &ps);
+			r = ini_parse_string(line, conf_ini_handler, &ps);
 			if (r != 0)
 				conf_err_add(&errs, name, ps.line,
 					     ps.why[0] ? ps.why : "expected 'key = value'");
 		}
-		if (!nl)
-			break;
 	}
 	conf_err_done(&errs);
 	return errs.n ? -EINVAL : 0;
+}
+
+int conf_load_string_checked(struct sm_conf *c, const char *name, const char *text,
+			     const struct conf_checks *chk, char *err, size_t err_len)
+{
+	char *copy = strdup(text);
+	int r;
+
+	if (!copy) {
+		snprintf(err, err_len, "%s: out of memory", name);
+		return -ENOMEM;
+	}
+	r = conf_parse_text(c, name, copy, strlen(copy), chk, err, err_len);
+	free(copy);
+	return r;
 }
 
 int conf_load_string(struct sm_conf *c, const char *name, const char *text, char *err,
@@ -364,45 +376,22 @@ int conf_load(struct sm_conf *c, const char *path, char *err, size_t err_len)
 int conf_load_checked(struct sm_conf *c, const char *path, const struct conf_checks *chk, char *err,
 		      size_t err_len)
 {
-	char *text = NULL;
-	size_t n = 0;
-	FILE *f;
+	char *text;
+	size_t n;
 	int r;
 
-	f = fopen(path, "re");
-	if (!f) {
-		r = -errno;
-		snprintf(err, err_len, "%s: %s", path, strerror(errno));
-		return r;
-	}
-	text = malloc(CONF_FILE_MAX + 1);
-	if (!text) {
-		r = -ENOMEM;
+	r = lines_read_file(path, CONF_FILE_MAX, 0, &text, &n, err, err_len);
+	if (r == -ENOMEM)
 		snprintf(err, err_len, "%s: out of memory", path);
-		goto out_close;
-	}
-	n = fread(text, 1, CONF_FILE_MAX + 1, f);
-	if (ferror(f)) {
-		r = -EIO;
-		snprintf(err, err_len, "%s: read error", path);
-		goto out_free;
-	}
-	if (n > CONF_FILE_MAX) {
-		r = -EFBIG;
-		snprintf(err, err_len, "%s: larger than %d bytes", path, CONF_FILE_MAX);
-		goto out_free;
-	}
+	if (r < 0)
+		return r;
 	if (memchr(text, '\0', n)) {
 		r = -EINVAL;
 		snprintf(err, err_len, "%s: contains a NUL byte; not a text file", path);
-		goto out_free;
+	} else {
+		r = conf_parse_text(c, path, text, n, chk, err, err_len);
 	}
-	text[n] = '\0';
-	r = conf_load_string_checked(c, path, text, chk, err, err_len);
-out_free:
 	free(text);
-out_close:
-	fclose(f);
 	return r;
 }
 

@@ -117,7 +117,7 @@ void conf_defaults(struct sm_conf *c);
  */
 int conf_load(struct sm_conf *c, const char *path, char *err, size_t err_len);
 
-/* The same, from a string; name is used in messages in place of FILE. */
+/* The same, from a string; name is used in messages in place of FILE (-ENOMEM possible). */
 int conf_load_string(struct sm_conf *c, const char *name, const char *text, char *err,
 		     size_t err_len);
 

@@ -5,15 +5,19 @@
  * with names, errors and reasons, a repeated name is tried once, unknown
  * names and all-refused chains fail as documented, updn's roots from the
  * options give the tables the former updn_compute_roots() gave, dor on a
- * torus refuses one VL, and NULL options are the defaults.
+ * torus refuses one VL, and NULL options are the defaults.  Also the
+ * roots file reader (daemon/offline.c) those roots come from.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <CUnit/Basic.h>
 
+#include "daemon/offline.h"
+#include "policy/roots.h"
 #include "routing/chain.h"
 #include "routing/routing.h"
 #include "tests/checker.h"
@@ -433,6 +437,72 @@ static void test_has_refusal(void)
 	fabric_free(f);
 }
 
+/* Write text (len bytes) to a new temp file; its name in path. */
+static void roots_write(char *path, const char *text, size_t len)
+{
+	FILE *f;
+	int fd;
+
+	strcpy(path, "/tmp/test_chain_roots_XXXXXX");
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	f = fdopen(fd, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(fwrite(text, 1, len, f), len);
+	fclose(f);
+}
+
+/* The roots file: GUIDs, comments, blank lines; each kind of bad line with its number. */
+static void test_roots_file(void)
+{
+	static const char good[] = "# core\n0x0002c90000000001\n\n  \t\n0x0002c90000000002 \r\n"
+				   "\t0xa  # not a comment: refused below\n";
+	char path[64], err[512], want[600], longline[400];
+	uint64_t *g = NULL;
+	size_t n = 1;
+
+	CU_ASSERT_EQUAL(roots_load("", &g, &n, err, sizeof(err)), 0);
+	CU_ASSERT_PTR_NULL(g);
+	CU_ASSERT_EQUAL(n, 0);
+
+	/* the first five lines only: good */
+	roots_write(path, good, strlen(good) - strlen("\t0xa  # not a comment: refused below\n"));
+	CU_ASSERT_EQUAL(roots_load(path, &g, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT_EQUAL(g[0], 0x0002c90000000001ULL);
+	CU_ASSERT_EQUAL(g[1], 0x0002c90000000002ULL);
+	free(g);
+	g = NULL;
+	unlink(path);
+
+	roots_write(path, good, sizeof(good) - 1);
+	CU_ASSERT_EQUAL(roots_load(path, &g, &n, err, sizeof(err)), -EBADMSG);
+	snprintf(want, sizeof(want), "%s:6: expected a switch GUID like 0x0002c90000000001", path);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	CU_ASSERT_PTR_NULL(g);
+	unlink(path);
+
+	memset(longline, ' ', sizeof(longline));
+	memcpy(longline, "0x1", 3);
+	roots_write(path, longline, sizeof(longline));
+	CU_ASSERT_EQUAL(roots_load(path, &g, &n, err, sizeof(err)), -EBADMSG);
+	snprintf(want, sizeof(want), "%s:1: line longer than 255 characters", path);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	unlink(path);
+
+	roots_write(path, "0x1\n0x2\0\n", 9);
+	CU_ASSERT_EQUAL(roots_load(path, &g, &n, err, sizeof(err)), -EBADMSG);
+	snprintf(want, sizeof(want), "%s:2: NUL byte in line", path);
+	CU_ASSERT_STRING_EQUAL(err, want);
+
+	strcat(path, ".missing");
+	CU_ASSERT_EQUAL(roots_load(path, &g, &n, err, sizeof(err)), -ENOENT);
+	snprintf(want, sizeof(want), "%s: %s", path, strerror(ENOENT));
+	CU_ASSERT_STRING_EQUAL(err, want);
+	path[strlen(path) - strlen(".missing")] = '\0';
+	unlink(path);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -446,6 +516,7 @@ int main(void)
 	    {"dor on a torus with one VL", test_dor_vls},
 	    {"NULL options are the defaults", test_null_opts},
 	    {"refusal lists compared", test_has_refusal},
+	    {"the roots file", test_roots_file},
 	    {NULL, NULL},
 	};
 

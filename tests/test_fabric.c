@@ -83,6 +83,49 @@ static void test_fabric_link(void)
 	fabric_free(f);
 }
 
+/* The LID-carrying ports, in node then port order: switch port 0, CA and router ports 1..n. */
+static void test_lid_port_iter(void)
+{
+	static const struct {
+		uint8_t type, nports;
+	} nodes[] = {
+	    {NODE_SWITCH, 4}, {NODE_CA, 2}, {NODE_CA, 0}, {NODE_ROUTER, 1}, {NODE_SWITCH, 2},
+	};
+	static const uint32_t want_node[] = {0, 1, 1, 3, 4};
+	static const uint8_t want_port[] = {0, 1, 2, 1, 0};
+	struct fabric *f = fabric_new();
+	struct fabric_port_iter it;
+	unsigned n = 0;
+	uint32_t idx;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fabric_for_each_lid_port (f, &it)
+		n++;
+	CU_ASSERT_EQUAL(n, 0); /* an empty fabric */
+	for (unsigned i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+		CU_ASSERT_EQUAL_FATAL(
+		    fabric_add_node(f, 0x100 + i, nodes[i].type, nodes[i].nports, &idx), 0);
+	fabric_for_each_lid_port (f, &it) {
+		CU_ASSERT_FATAL(n < 5);
+		CU_ASSERT_EQUAL(it.node, want_node[n]);
+		CU_ASSERT_EQUAL(it.port, want_port[n]);
+		n++;
+	}
+	CU_ASSERT_EQUAL(n, 5);
+	/* break and continue behave as in any loop; the walk starts over each time */
+	n = 0;
+	fabric_for_each_lid_port (f, &it) {
+		if (it.node == 1)
+			continue;
+		if (it.node == 4)
+			break;
+		n++;
+	}
+	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_EQUAL(it.node, 4);
+	fabric_free(f);
+}
+
 /* P_Key tables: only where set; a clone's and a pruned fabric's are their own */
 static void test_fabric_pkeys(void)
 {
@@ -129,6 +172,10 @@ static void test_fabric_pkeys(void)
 	CU_ASSERT_EQUAL(p->nodes[a].ports[1].pkeys[63], 0x8002);
 	CU_ASSERT_EQUAL(fabric_prune_in_place(c, &gone), 0);
 	CU_ASSERT_EQUAL(c->n_nodes, 2);
+	/* the GUID index follows: b's GUID is gone, the others where they moved */
+	CU_ASSERT_EQUAL(fabric_find_guid(c, f->nodes[b].guid), FABRIC_NO_NODE);
+	for (uint32_t i = 0; i < c->n_nodes; i++)
+		CU_ASSERT_EQUAL(fabric_find_guid(c, c->nodes[i].guid), i);
 	CU_ASSERT_EQUAL(c->nodes[a].ports[1].pkeys[63], 0x8002);
 	CU_ASSERT(fabric_mem(c) < fabric_mem(f));
 	fabric_free(p);
@@ -456,6 +503,22 @@ static void test_topo_errors(void)
 	CU_ASSERT_EQUAL(strncmp(err, "2: ", 3), 0);
 	/* no error buffer is fine */
 	CU_ASSERT_EQUAL(parse_str("bogus\n", &f, NULL, 0), -EBADMSG);
+	/* a line over the bound, even a comment, is refused with its number */
+	{
+		char *big = malloc(5000);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+		memset(big, 'x', 4999);
+		memcpy(big, "Switch 4 \"A\"\n#", 14);
+		big[4999] = '\0';
+		CU_ASSERT_EQUAL(parse_str(big, &f, err, sizeof(err)), -EBADMSG);
+		CU_ASSERT_STRING_EQUAL(err, "2: line longer than 4096 bytes");
+		big[4096 + 13] = '\0'; /* exactly 4096: fine */
+		f = NULL;
+		CU_ASSERT_EQUAL(parse_str(big, &f, err, sizeof(err)), 0);
+		fabric_free(f);
+		free(big);
+	}
 }
 
 static void test_topo_load_errors(void)
@@ -487,6 +550,7 @@ int main(void)
 	static const struct testutil_case cases[] = {
 	    {"add/find", test_fabric_add_find},
 	    {"link", test_fabric_link},
+	    {"LID-carrying port iterator", test_lid_port_iter},
 	    {"P_Key tables", test_fabric_pkeys},
 	    {"lid map", test_fabric_lid_map},
 	    {"node type names", test_node_type_str},

@@ -507,6 +507,66 @@ static void test_conflicts(void)
 
 /* ---- the IPoIB broadcast group ----------------------------------------------------------- */
 
+/*
+ * Two MGIDs that fold into one index key (the fold of sa/mcast.c, copied):
+ * each finds its own group, and either goes without taking the other.
+ */
+static uint64_t mgid_fold(const uint8_t m[16])
+{
+	uint64_t a, b;
+
+	memcpy(&a, m, 8);
+	memcpy(&b, m + 8, 8);
+	return a ^ b * 0x9e3779b97f4a7c15ULL;
+}
+
+static void test_mgid_collision(void)
+{
+	struct hook_counts hc = {0};
+	struct mcast_db *db = db_counted(&hc);
+	struct mcast_result res;
+	uint8_t m1[16], m2[16];
+	uint64_t b2;
+
+	mgid_of(7, m1);
+	/* an m2 with m1's key that a client may create: ff, no reserved flag */
+	for (b2 = 1;; b2++) {
+		uint64_t a2 = mgid_fold(m1) ^ b2 * 0x9e3779b97f4a7c15ULL;
+
+		memcpy(m2, &a2, 8);
+		memcpy(m2 + 8, &b2, 8);
+		if (m2[0] == 0xff && !(m2[1] & 0xe0) && (m2[2] != 0xa0 || m2[3] != 0x1b) &&
+		    memcmp(m1, m2, 16))
+			break;
+	}
+	CU_ASSERT_EQUAL(mgid_fold(m1), mgid_fold(m2));
+	CU_ASSERT_EQUAL(join(db, m1, 0x100, MCAST_FULL, &res), 0);
+	CU_ASSERT_EQUAL(join(db, m2, 0x200, MCAST_FULL, &res), 0);
+	CU_ASSERT_TRUE(res.created);
+	CU_ASSERT_EQUAL(mcast_group_count(db), 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mcast_find(db, m1));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mcast_find(db, m2));
+	CU_ASSERT_EQUAL(memcmp(mcast_find(db, m1)->mgid, m1, 16), 0);
+	CU_ASSERT_EQUAL(memcmp(mcast_find(db, m2)->mgid, m2, 16), 0);
+	CU_ASSERT_PTR_NOT_NULL(mcast_group_member(mcast_find(db, m2), 0x200));
+	CU_ASSERT_PTR_NULL(mcast_group_member(mcast_find(db, m2), 0x100));
+	/* the first goes: the second stays, found */
+	CU_ASSERT_EQUAL(leave(db, m1, 0x100, MCAST_FULL, false, &res), 0);
+	CU_ASSERT_TRUE(res.deleted);
+	CU_ASSERT_PTR_NULL(mcast_find(db, m1));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mcast_find(db, m2));
+	CU_ASSERT_EQUAL(memcmp(mcast_find(db, m2)->mgid, m2, 16), 0);
+	/* back, then the second goes */
+	CU_ASSERT_EQUAL(join(db, m1, 0x100, MCAST_FULL, &res), 0);
+	CU_ASSERT_TRUE(res.created);
+	CU_ASSERT_EQUAL(leave(db, m2, 0x200, MCAST_FULL, false, &res), 0);
+	CU_ASSERT_PTR_NULL(mcast_find(db, m2));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mcast_find(db, m1));
+	CU_ASSERT_EQUAL(memcmp(mcast_find(db, m1)->mgid, m1, 16), 0);
+	CU_ASSERT_EQUAL(hc.deleted, 2);
+	mcast_db_free(db);
+}
+
 static void test_broadcast(void)
 {
 	struct hook_counts hc = {0};
@@ -1900,6 +1960,7 @@ int main(void)
 	    {"create: MGID 0, components, MTU and rate selectors, MLID asked for", test_create},
 	    {"conflicting joins refused with their reason", test_conflicts},
 	    {"the IPoIB broadcast group", test_broadcast},
+	    {"two MGIDs with one index key", test_mgid_collision},
 	    {"10,000 joins and leaves, every MLID: nothing leaks", test_no_leak},
 	    {"members whose port left the fabric", test_ports_gone},
 	    {"members whose port left the group's partition", test_partition_gone},

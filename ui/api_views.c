@@ -447,6 +447,7 @@ int api_lids(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct
 	struct api *api = ctx;
 	const struct snapshot *snap = api->sm->snap;
 	const struct fabric *f = snap ? snap->fabric : NULL;
+	struct fabric_port_iter it;
 	struct api_list l;
 	json_t *a;
 
@@ -457,21 +458,18 @@ int api_lids(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, struct
 	if (l.unhealthy)
 		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT, "unhealthy: only ports have it");
 	a = json_array();
-	for (uint32_t i = 0; a && i < f->n_nodes && !api_list_done(&l); i++) {
-		const struct node *n = &f->nodes[i];
+	fabric_for_each_lid_port (f, &it) {
+		const struct node *n = &f->nodes[it.node];
+		const struct port *p = &n->ports[it.port];
 
-		if (!api_list_node(&l, f, i))
+		if (!a || api_list_done(&l))
+			break;
+		if (!api_list_node(&l, f, it.node) || !p->lid || !api_list_take(&l))
 			continue;
-		for (unsigned pn = node_first_lid_port(n); pn <= node_last_lid_port(n); pn++) {
-			const struct port *p = &n->ports[pn];
-
-			if (!p->lid || !api_list_take(&l))
-				continue;
-			json_array_append_new(
-			    a, json_pack("{s:i, s:i, s:o, s:o, s:s, s:i}", "lid", p->lid, "lmc",
-					 p->lmc, "port_guid", api_guid(p->guid), "node_guid",
-					 api_guid(n->guid), "desc", n->desc, "port", pn));
-		}
+		json_array_append_new(a, json_pack("{s:i, s:i, s:o, s:o, s:s, s:i}", "lid", p->lid,
+						   "lmc", p->lmc, "port_guid", api_guid(p->guid),
+						   "node_guid", api_guid(n->guid), "desc", n->desc,
+						   "port", it.port));
 	}
 	*ret = a;
 	return a ? 0 : -ENOMEM;
