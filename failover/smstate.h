@@ -46,7 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/stat.h"
+#include "lib/stat_table.h"
 #include "mad/madio.h"
 #include "mad/wire.h"
 #include "sm/role.h"
@@ -94,7 +94,7 @@ int smstate_attach(struct sm *sm, char *err, size_t err_len);
 
 /* ret: the role's status (zeros when it is not attached). */
 void smstate_status_get(const struct sm *sm, struct smstate_status *ret);
-/* Its counters (status "failover", metrics), lib/stat.h. */
+/* Its counters (status "failover", metrics), lib/stat_table.h. */
 extern const struct stat_table smstate_stat_table;
 
 /* Set the state: logs "SM state A -> B: why" and runs the state_changed hooks. */

@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/stat.h"
+#include "lib/stat_table.h"
 #include "sm/conf.h"
 
 struct sm;
@@ -103,7 +103,7 @@ struct sync_status {
 
 /* ret: the status; false (ret zeroed, age_s -1) when sync is not attached. */
 bool sync_status_get(const struct sm *sm, struct sync_status *ret);
-/* Its counters (status "sync", metrics), lib/stat.h. */
+/* Its counters (status "sync", metrics), lib/stat_table.h. */
 extern const struct stat_table sync_stat_table;
 
 #endif

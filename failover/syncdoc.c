@@ -444,7 +444,7 @@ struct guid_list {
 	size_t n, cap;
 };
 
-static int list_add(struct guid_list *l, uint64_t g)
+static int syncdoc_list_add(struct guid_list *l, uint64_t g)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 16;
@@ -478,7 +478,7 @@ int syncdoc_apply(const struct syncdoc *d, struct mcast_db *mc, struct sa_servic
 		}
 		ret->groups_failed++;
 		for (size_t j = 0; j < g->n_members && !rc; j++)
-			rc = list_add(&nc, mcast_gid_guid(g->members[j].port_gid));
+			rc = syncdoc_list_add(&nc, mcast_gid_guid(g->members[j].port_gid));
 		if (r == -ENOMEM)
 			rc = r;
 	}
@@ -491,7 +491,7 @@ int syncdoc_apply(const struct syncdoc *d, struct mcast_db *mc, struct sa_servic
 			continue;
 		}
 		ret->services_failed++;
-		rc = list_add(&nc, sa_wire_bits_get(s->rec + SA_SR_GID_OFFS, 64, 64));
+		rc = syncdoc_list_add(&nc, sa_wire_bits_get(s->rec + SA_SR_GID_OFFS, 64, 64));
 		if (r == -ENOMEM)
 			rc = r;
 	}
@@ -503,7 +503,7 @@ int syncdoc_apply(const struct syncdoc *d, struct mcast_db *mc, struct sa_servic
 			continue;
 		}
 		ret->informs_failed++;
-		rc = list_add(&nc, d->informs[i].port_guid);
+		rc = syncdoc_list_add(&nc, d->informs[i].port_guid);
 	}
 	if (nc.n) {
 		size_t k = 0;

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/stat.h"
+#include "lib/stat_table.h"
 
 struct sm;
 
@@ -86,7 +86,7 @@ void health_forget(struct sm *sm, uint64_t guid, uint8_t port);
 const struct health_port *health_find(const struct sm *sm, uint64_t guid, uint8_t port);
 
 void health_get_stats(const struct sm *sm, struct health_stats *ret);
-/* Its fields (status "flapping", metrics), lib/stat.h. */
+/* Its fields (status "flapping", metrics), lib/stat_table.h. */
 extern const struct stat_table health_stat_table;
 
 #endif

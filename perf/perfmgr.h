@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/stat.h"
+#include "lib/stat_table.h"
 #include "mad/perf_wire.h"
 
 struct sm;
@@ -195,7 +195,7 @@ void perfmgr_schedule(struct sm *sm);
 
 /* ret: the manager's counters (zeros for pm NULL). */
 void perfmgr_get_stats(const struct perfmgr *pm, struct perfmgr_stats *ret);
-/* Its fields (status "perfmgr", metrics), lib/stat.h. */
+/* Its fields (status "perfmgr", metrics), lib/stat_table.h. */
 extern const struct stat_table perfmgr_stat_table;
 /* The ports known, in node order of the snapshot that listed them; *ret_n of them (0: pm NULL). */
 const struct perfmgr_port *perfmgr_ports(const struct perfmgr *pm, size_t *ret_n);

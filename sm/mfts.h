@@ -38,7 +38,7 @@
 #include <stdint.h>
 
 #include "fabric/mft.h"
-#include "lib/stat.h"
+#include "lib/stat_table.h"
 #include "fabric/snapshot.h"
 #include "sa/mcast.h"
 
@@ -112,7 +112,7 @@ struct mfts_status {
 };
 /* ret: the status; false (ret zeroed) when there is no group database. */
 bool mfts_status_get(const struct sm *sm, struct mfts_status *ret);
-/* Its counters (lib/stat.h). */
+/* Its counters (lib/stat_table.h). */
 extern const struct stat_table mfts_stat_table;
 
 #endif

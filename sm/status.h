@@ -2,7 +2,7 @@
  * What the SM core shows of itself (smctl status's top level, "mad",
  * "mkey", "partition_enforcement", "last_sweep_incremental", and their
  * metrics), each a status struct filled from the SM and described by a
- * counter table (lib/stat.h): ui/ reads these, not struct sm's fields.
+ * counter table (lib/stat_table.h): ui/ reads these, not struct sm's fields.
  * The parts show theirs the same way (failover/, perf/, sm/mfts.h).
  */
 #ifndef IBSMD_SM_STATUS_H
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/stat.h"
+#include "lib/stat_table.h"
 
 struct sm;
 

@@ -39,7 +39,7 @@
 
 /* ---- client list ------------------------------------------------------ */
 
-static void list_add(struct ctl_client **head, struct ctl_client *c)
+static void ctl_client_list_add(struct ctl_client **head, struct ctl_client *c)
 {
 	c->prev = NULL;
 	c->next = *head;
@@ -88,7 +88,7 @@ static void client_drop(struct ctl_client *c, const char *why)
 	if (c->subscribed)
 		srv->stats.subscribers--;
 	list_del(&srv->clients, c);
-	list_add(&srv->dead, c);
+	ctl_client_list_add(&srv->dead, c);
 	event_active(srv->reaper, EV_TIMEOUT, 0);
 }
 
@@ -560,7 +560,7 @@ void ctl_client_accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct
 	}
 	if (bufferevent_enable(c->bev, EV_READ | EV_WRITE) < 0)
 		goto err_bev;
-	list_add(&srv->clients, c);
+	ctl_client_list_add(&srv->clients, c);
 	srv->stats.clients++;
 	srv->stats.clients_accepted++;
 	ctl_client_arm(c);

@@ -721,8 +721,8 @@ static void http_accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struc
  * Listen on addr (the value of key, "ADDRESS:PORT" or "[ADDRESS]:PORT") and
  * serve site there, counting in st.  0 with *ret, or -errno with err.
  */
-static int http_listen(struct api *api, const char *key, const char *addr, enum http_site site,
-		       struct http_stats *st, struct http **ret, char *err, size_t err_len)
+static int http_bind_site(struct api *api, const char *key, const char *addr, enum http_site site,
+			  struct http_stats *st, struct http **ret, char *err, size_t err_len)
 {
 	const struct sm_conf *conf = &api->sm->conf;
 	struct addrinfo hints = {.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
@@ -792,16 +792,16 @@ int http_start(struct api *api, char *err, size_t err_len)
 	int r;
 
 	if (conf->http_listen[0]) {
-		r = http_listen(api, "http_listen", conf->http_listen, HTTP_SITE_MAIN,
-				&api->http_st, &api->http, err, err_len);
+		r = http_bind_site(api, "http_listen", conf->http_listen, HTTP_SITE_MAIN,
+				   &api->http_st, &api->http, err, err_len);
 		if (r < 0)
 			return r;
 		log_info("HTTP on %s (metrics, read-only API, web page from %s)", conf->http_listen,
 			 conf->http_root);
 	}
 	if (conf->sync_listen[0]) {
-		r = http_listen(api, "sync_listen", conf->sync_listen, HTTP_SITE_SYNC,
-				&api->sync_st, &api->http_sync, err, err_len);
+		r = http_bind_site(api, "sync_listen", conf->sync_listen, HTTP_SITE_SYNC,
+				   &api->sync_st, &api->http_sync, err, err_len);
 		if (r < 0)
 			return r;
 		log_info("sync: serving the SA state on %s (not encrypted: keep it on a "

@@ -1,5 +1,5 @@
 /*
- * Counter tables (lib/stat.h) as JSON and as Prometheus text (0.0.4).
+ * Counter tables (lib/stat_table.h) as JSON and as Prometheus text (0.0.4).
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 /*
- * A part's counter table (lib/stat.h) rendered for the two readers: the
+ * A part's counter table (lib/stat_table.h) rendered for the two readers: the
  * JSON of `smctl status` and the Prometheus text of /metrics.
  */
 #ifndef IBSMD_UI_STAT_H
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#include "lib/stat.h"
+#include "lib/stat_table.h"
 
 /* Set every keyed field of t over the status struct st into object o.  0 or -ENOMEM. */
 int stat_json_into(json_t *o, const struct stat_table *t, const void *st);

@@ -16,8 +16,8 @@
  * or, with STAT_GUID_FIELD, a GUID (a "0x..." string or null in JSON).
  * Pure data: no I/O here.
  */
-#ifndef IBSMD_STAT_H
-#define IBSMD_STAT_H
+#ifndef IBSMD_STAT_TABLE_H
+#define IBSMD_STAT_TABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
