@@ -18,7 +18,7 @@
 
 #include "ui/api.h"
 #include "ui/ctl.h"
-#include "ui/smctl.h"
+#include "ui/smctl_int.h"
 #include "tests/testutil.h"
 
 /*

@@ -289,6 +289,7 @@ struct ctl_server *ctl_server_new(struct event_base *base, const struct ctl_opts
 	srv->base = base;
 	srv->cmds = cmds;
 	srv->ctx = ctx;
+	srv->handle_line = ctl_server_handle_line;
 	snprintf(srv->path, sizeof(srv->path), "%s", opts->path);
 	srv->max_request = opts->max_request ? opts->max_request : CTL_DEF_MAX_REQUEST;
 	srv->max_clients = opts->max_clients ? opts->max_clients : CTL_DEF_MAX_CLIENTS;

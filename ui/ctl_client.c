@@ -20,7 +20,8 @@
  * A client is never freed from inside a callback that may still touch it:
  * client_drop() marks it dead and detaches it, and a reaper event frees it on
  * the next loop iteration.  What a complete line means is the server's
- * (ctl_server_handle_line in ctl.c).
+ * (the server's handle_line: ctl_server_handle_line in ctl.c, so this file
+ * calls nothing of ctl.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -283,7 +284,7 @@ void ctl_client_process(struct ctl_client *c)
 		if (len && line[len - 1] == '\r')
 			line[--len] = '\0';
 		if (len)
-			ctl_server_handle_line(c, line, len);
+			c->srv->handle_line(c, line, len);
 		free(line);
 	}
 	return;
@@ -407,7 +408,7 @@ void ctl_client_finish(struct ctl_client *c)
 		if (line[len - 1] == '\r')
 			line[--len] = '\0';
 		if (len)
-			ctl_server_handle_line(c, line, len);
+			c->srv->handle_line(c, line, len);
 		free(line);
 		if (c->dead || c->closing || c->pending)
 			return;

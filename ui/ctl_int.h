@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "ui/ctl.h"
+#include "ui/ctl_errors.h"
 
 struct bufferevent;
 struct event;
@@ -77,6 +78,8 @@ struct ctl_server {
 	struct ctl_client *dead;
 	uint64_t next_id;
 	struct ctl_stats stats;
+	/* what a complete request line means (ctl.c's ctl_server_handle_line) */
+	void (*handle_line)(struct ctl_client *c, const char *line, size_t len);
 };
 
 /* ---- ctl_client.c ------------------------------------------------------ */

@@ -29,7 +29,7 @@
 
 #include <jansson.h>
 
-#include "ui/smctl.h"
+#include "ui/smctl_int.h"
 
 #define SMCTL_DEFAULT_SOCKET "/run/ibsmd/ibsmd.sock"
 #define SMCTL_MAX_REPLY (320u * 1024 * 1024) /* above what ibsmd sends (256 MiB) */
@@ -39,18 +39,6 @@ static const char *smctl_socket;
 static struct smctl_view smctl_out; /* how the reply is printed */
 static int smctl_timeout = SMCTL_DEFAULT_TIMEOUT;
 static volatile sig_atomic_t smctl_interrupted;
-
-void smctl_die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("smctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(status);
-}
 
 static void usage(FILE *f)
 {

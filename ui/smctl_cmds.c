@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "ui/smctl.h"
+#include "ui/smctl_int.h"
 
 /* the listings' filters (docs/protocol.md "Listings"); offset and limit are numbers */
 #define LIST_OPTIONS "type,state,node,offset,limit"

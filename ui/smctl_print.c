@@ -5,15 +5,28 @@
  * with fewer columns and units, events as "key=value" lines; with --json
  * the result as it came.  Errors go to stderr.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "ui/smctl.h"
+#include "ui/smctl_int.h"
 
 /* ---- tables and "key: value" lines ------------------------------------ */
+
+void smctl_die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("smctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
 
 static char *scalar_str(json_t *v)
 {

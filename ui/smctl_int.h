@@ -10,8 +10,8 @@
  *   smctl_print.c  the reply on stdout: tables, "key: value" lines, the
  *                  port and link listings, events, --json
  */
-#ifndef IBSMD_SMCTL_H
-#define IBSMD_SMCTL_H
+#ifndef IBSMD_SMCTL_INT_H
+#define IBSMD_SMCTL_INT_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -54,12 +54,10 @@ const char *smctl_cmd_option(const struct smctl_cmd *cmd, const char *arg);
 /* Positional arguments that must be given: those not written "[<...>]" in the usage. */
 int smctl_cmd_required_args(const struct smctl_cmd *cmd);
 
-/* ---- smctl.c -------------------------------------------------------------- */
+/* ---- smctl_print.c (smctl.c calls down into it) ------------------------------ */
 
 /* "smctl: " and the message on stderr, then exit(status). */
 void smctl_die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
-
-/* ---- smctl_print.c -------------------------------------------------------- */
 
 /* How a reply is printed: --json, the command it answers, counters NODE. */
 struct smctl_view {
