@@ -1,6 +1,9 @@
 /*
- * Batches of the transaction engine (see xact.h): their life cycle, their
- * counts, cancelling them, and asking their producers for requests.
+ * Batches of the transaction engine (see xact.h): the calls their owners
+ * make (new, producer, wake, cancel, free, counts).  What the engine does
+ * with a batch as its requests complete and its lanes have room (count,
+ * settle, release, ask the producers) is in xact.c, which calls nothing
+ * here.
  *
  * Batches are a list in creation order (the order producers are asked
  * in).  A request keeps a pointer to its batch while queued or in flight;
@@ -16,107 +19,6 @@
 
 #include "mad/xact.h"
 #include "mad/xact_int.h"
-
-void xact_batch_count(struct xact_batch *b, int status)
-{
-	switch (status) {
-	case 0:
-		b->st.ok++;
-		break;
-	case -EREMOTEIO:
-		b->st.failed++;
-		break;
-	case -ETIMEDOUT:
-		b->st.timed_out++;
-		break;
-	case -ECANCELED:
-		b->st.cancelled++;
-		break;
-	}
-}
-
-static bool batch_idle(const struct xact_batch *b)
-{
-	return !b->st.queued && !b->st.outstanding;
-}
-
-/* Let go of b; the last release of a freed batch frees it. */
-void xact_batch_release(struct xact_batch *b)
-{
-	if (--b->hold == 0 && b->dead)
-		free(b);
-}
-
-/* Ask b's producer for a request, the pump held: what it submits waits in the queue. */
-static bool batch_produce(struct xact_batch *b)
-{
-	struct xact_engine *xe = b->xe;
-	bool was = xe->pumping, r;
-
-	xe->pumping = true;
-	r = b->produce(b->produce_ctx);
-	xe->pumping = was;
-	if (!r)
-		b->ready = false;
-	return r;
-}
-
-/*
- * b (held by the caller) may be empty: ask its producer, if it may have
- * more, whether the lane has room or not (one request of b waits at most),
- * then run on_empty while b is empty and was given work.  Never nested: an
- * on_empty running for b looks again when it returns.
- */
-void xact_batch_settle(struct xact_batch *b)
-{
-	while (!b->dead && b->xe && !b->cancelling && !b->in_empty && !b->xe->cancelling_all &&
-	       batch_idle(b)) {
-		if (b->produce && b->ready) {
-			if (batch_produce(b))
-				break;
-			continue;
-		}
-		if (!b->armed)
-			break;
-		b->armed = false;
-		if (!b->on_empty)
-			break;
-		b->in_empty = true;
-		b->on_empty(b->arg);
-		b->in_empty = false;
-	}
-}
-
-/* b's producer ran dry inside the pump: settle b once the pump is done. */
-void xact_batch_due(struct xact_engine *xe, struct xact_batch *b)
-{
-	if (b->due || !b->armed || !batch_idle(b))
-		return;
-	b->due = true;
-	b->hold++;
-	b->due_next = xe->due;
-	xe->due = b;
-}
-
-/*
- * The first producer of lane that gives a request, in batch order, when
- * the lane has room and nothing of it waits.  Producers that run dry are
- * not asked again until woken; their batch, idle, settles after the pump.
- */
-bool xact_batch_ask(struct xact_engine *xe, enum xact_lane lane)
-{
-	if (xe->lanes[lane].len || !xact_lane_may_start(xe, lane))
-		return false;
-	for (struct xact_batch *b = xe->batches; b; b = b->next) {
-		if (!b->produce || !b->ready || b->produce_lane != lane || b->cancelling)
-			continue;
-		if (b->produce(b->produce_ctx))
-			return true;
-		b->ready = false;
-		xact_batch_due(xe, b);
-	}
-	return false;
-}
 
 /* ---- the calls ---------------------------------------------------------------- */
 

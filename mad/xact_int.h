@@ -148,7 +148,7 @@ bool xact_lane_may_start(const struct xact_engine *xe, enum xact_lane lane);
  */
 void xact_pump(struct xact_engine *xe);
 
-/* ---- xact_batch.c ---------------------------------------------------------- */
+/* ---- xact.c: batches as the engine sees them ---------------------------------- */
 
 /* A request of b completed with status: count it. */
 void xact_batch_count(struct xact_batch *b, int status);
