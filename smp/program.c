@@ -5,10 +5,12 @@
  * blocks against the tables kept by switch GUID), so a sweep of a healthy
  * fabric sends only Gets.
  *
- * This file: the batch (Sets decided in order, handed to the engine as it
- * asks, their answers; a failed PortInfo Set read back), the PortInfo of
- * every port (IBA 14.2.5.6) and the port state batches (7.2).  The table
- * blocks are program_tables.c's.
+ * This file, the bottom of the three: the batch (Sets decided in order,
+ * handed to the engine as it asks, their answers; a failed PortInfo Set
+ * read back) and the port state batches (IBA 7.2).  program_tables.c
+ * decides the table blocks, program_ports.c the PortInfo of every port
+ * (14.2.5.6) and the configure pass; both call down here, never the other
+ * way.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -274,6 +276,16 @@ static void program_mkey_unanswered(struct program *pg, uint32_t node, uint8_t p
 			     pi.mkey_protect);
 }
 
+/* The model of an end port takes the P_KeyTable block it answered with. */
+void program_pkey_took(struct port *p, const struct wire_smp *req, const struct wire_smp *resp)
+{
+	unsigned b = req->attr_mod & 0xffff;
+
+	if (b < FABRIC_PKEY_BLOCKS && port_pkeys_alloc(p) &&
+	    wire_pkey_decode(resp->data, sizeof(resp->data), &p->pkeys[b * 32]) == 0)
+		p->pkey_known |= (uint8_t)(1u << b);
+}
+
 static void program_req_done(void *arg, int status, const struct wire_smp *req,
 			     const struct wire_smp *resp)
 {
@@ -412,7 +424,7 @@ int program_send(struct program *pg, enum program_op kind, uint32_t node, uint8_
 }
 
 /* At debug: what was just queued for node ni ("PortInfo x4, LFT x3"), then reset. */
-static void program_trace_node(struct program *pg, uint32_t ni, const char *what)
+void program_trace_node(struct program *pg, uint32_t ni, const char *what)
 {
 	static const char *const names[] = {
 	    [OP_PORTINFO] = "PortInfo",
@@ -483,161 +495,6 @@ bool program_port_is_up(const struct port *p)
 	return p->valid && p->phys_state == PHYS_LINKUP && p->state >= PORT_INIT;
 }
 
-static uint8_t min8(uint8_t a, uint8_t b)
-{
-	return a < b ? a : b;
-}
-
-/* The PortInfo fields the SM sets differ between what a port holds and what we want. */
-static bool portinfo_differs(const struct wire_portinfo *a, const struct wire_portinfo *b)
-{
-	return a->lid != b->lid || a->lmc != b->lmc || a->sm_lid != b->sm_lid ||
-	       a->gid_prefix != b->gid_prefix || mkey_differs(a, b) ||
-	       a->subnet_timeout != b->subnet_timeout || a->neighbor_mtu != b->neighbor_mtu ||
-	       a->oper_vls != b->oper_vls || a->part_enf_in != b->part_enf_in ||
-	       a->part_enf_out != b->part_enf_out;
-}
-
-/* Program one port's PortInfo when what it holds differs from what we want. */
-static void program_port(struct program *pg, const struct routes *r,
-			 const struct program_params *pp, uint32_t ni, uint8_t pn, int enforce)
-{
-	struct fabric *f = pg->f;
-	struct node *n = &f->nodes[ni];
-	struct port *p = &n->ports[pn];
-	struct wire_portinfo cur, want;
-	uint8_t data[64];
-	bool lid_port = pn == 0 || !node_is_switch(n);
-	const struct port *sm_port = &f->nodes[f->sm_node].ports[f->sm_port];
-
-	if (!p->valid || wire_portinfo_decode(p->pi, sizeof(p->pi), &cur) < 0)
-		return;
-	want = cur;
-	if (lid_port) {
-		want.lid = p->lid;
-		want.lmc = p->lmc;
-		want.sm_lid = sm_port->lid;
-		want.gid_prefix = pp->subnet_prefix;
-		mkey_apply(&pp->mkey, &want);
-		want.subnet_timeout = want.subnet_timeout ? want.subnet_timeout : 18;
-	}
-	if (pn != 0 && port_is_linked(p)) {
-		const struct port *rp = &f->nodes[p->remote_node].ports[p->remote_port];
-		if (rp->valid) {
-			want.neighbor_mtu = min8(p->mtu_cap, rp->mtu_cap);
-			/* the smaller VLCap, capped by the QoS policy's max_vls (policy/qos.h) */
-			want.oper_vls = qos_want_oper_vls(pp->qos, f, r, ni, pn);
-			if (r->n_vls > 1 && want.oper_vls < 2)
-				log_ratelimited(LOG_CAT_ROUTE, LOG_WARNING,
-						"node 0x%016llx port %u supports only VL0 but %s "
-						"routing needs %u VLs",
-						(unsigned long long)n->guid, pn,
-						pp->engine ? pp->engine : "the", r->n_vls);
-		}
-	}
-	if (enforce >= 0) {
-		want.part_enf_in = (enforce & 2) != 0;
-		want.part_enf_out = (enforce & 1) != 0;
-	}
-	/* VLHighLimit of the port's class (IBA 7.6.9.1): data ports */
-	if (pp->qos && pp->qos->enabled && pn != 0)
-		want.vl_high_limit = pp->qos->cls[qos_port_class(n, pn)].high_limit;
-	want.state = PORT_NOP;
-	want.phys_state = 0;
-	cur.state = PORT_NOP;
-	cur.phys_state = 0;
-	/* OperationalVLs may only change while the port is not yet armed */
-	if (p->state > PORT_INIT)
-		want.oper_vls = cur.oper_vls;
-	/* a takeover that could not carry the port's SA state: its host registers again */
-	want.client_reregister = 0;
-	if (pn != 0 && !node_is_switch(n) &&
-	    (pp->rereg_all || sorted_u64_has(pp->rereg_guids, pp->n_rereg, p->guid)))
-		want.client_reregister = 1;
-	/*
-	 * VLHighLimit alone is written when the policy changed: an SMA that
-	 * does not keep it (ibsim) must not get a Set every sweep.  Otherwise
-	 * it goes with the Sets sent for the rest (a port coming up).
-	 */
-	if (!want.client_reregister && !portinfo_differs(&cur, &want) &&
-	    !(pp->qos && cur.vl_high_limit != want.vl_high_limit && pn != 0 &&
-	      (!pp->qos_old || pp->qos_old->enabled != pp->qos->enabled ||
-	       pp->qos_old->cls[qos_port_class(n, pn)].high_limit != want.vl_high_limit)))
-		return;
-	/* a port holding another non-zero M_Key drops our Set (14.2.4.2): do not send it */
-	if (lid_port && !mkey_set_may_pass(mkey_port_classify(&cur, pp->mkey.key))) {
-		struct mkey_offender *o =
-		    pp->offenders ? mkey_offender_get(pp->offenders, p->guid, p->lid) : NULL;
-
-		pg->st.mkey_refused++;
-		if (o)
-			o->refused++;
-		log_port_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, n->guid, pn,
-				     "node 0x%016llx \"%s\" port %u holds another M_Key (protect "
-				     "bits %u): not programmed; set m_key to the subnet's",
-				     (unsigned long long)n->guid, n->desc, pn, cur.mkey_protect);
-		return;
-	}
-	pg->st.rereg += want.client_reregister;
-	/*
-	 * A port in INIT whose link is up can be armed by the same Set: INIT ->
-	 * ARMED needs nothing from the neighbour (IBA 7.2.5), only ARMED ->
-	 * ACTIVE does.  Saves one SMP per port on a fresh fabric.
-	 */
-	if (pn != 0 && p->state == PORT_INIT && port_is_linked(p))
-		want.state = PORT_ARMED;
-	memcpy(data, p->pi, sizeof(data));
-	wire_portinfo_encode(&want, data, sizeof(data));
-	program_send(pg, OP_PORTINFO, ni, pn, WIRE_ATTR_PORT_INFO, pn, data);
-}
-
-void program_configure(struct program *pg, const struct routes *r, const struct fabric *old_f,
-		       const struct routes *old_r, const struct program_params *pp)
-{
-	struct fabric *f = pg->f;
-	bool trace = log_enabled(LOG_CAT_SWEEP, LOG_DEBUG);
-
-	uint16_t eng_sls = qos_engine_sls(r), old_eng_sls = qos_engine_sls(old_r);
-
-	memset(pg->by_kind, 0, sizeof(pg->by_kind));
-	pg->offenders = pp->offenders;
-	pg->mkey = pp->mkey.key;
-	for (uint32_t i = 0; i < f->n_nodes; i++) {
-		struct node *n = &f->nodes[i];
-		for (unsigned pn = node_is_switch(n) ? 0 : 1; pn <= n->nports; pn++) {
-			struct port *p = &n->ports[pn];
-			if (pn != 0 && !program_port_is_up(p))
-				continue;
-			bool fits = true;
-
-			/* a switch port facing a CA: its table first, the bits by its fit */
-			if (pp->parts && pn != 0 && node_is_switch(n) &&
-			    pp->part_enforce != PROGRAM_ENFORCE_OFF && program_enforce_cap(n) &&
-			    program_faces_ca(f, i, pn))
-				fits = program_enforce_pkeys(pg, pp, i, pn);
-			program_port(pg, r, pp, i, pn, program_enforce_bits(pg, pp, i, pn, fits));
-			if (pp->parts) {
-				if (pn == 0 || !node_is_switch(n))
-					program_pkeys(pg, pp, i, pn);
-				continue;
-			}
-			/* a port coming up gets the default partition at index 0 */
-			if (!node_is_switch(n) && p->state == PORT_INIT) {
-				uint16_t keys[32] = {0xffff};
-				uint8_t data[64];
-				wire_pkey_encode(keys, data, sizeof(data));
-				program_send(pg, OP_PKEY, i, pn, WIRE_ATTR_PKEY_TABLE, 0, data);
-			}
-		}
-		if (node_is_switch(n))
-			program_switch(pg, r, i, old_f, old_r, pp->force, pp->held);
-		program_vls(pg, r, i, old_f, old_r, pp, eng_sls, old_eng_sls);
-		if (trace)
-			program_trace_node(pg, i, "configure");
-	}
-}
-
-/* Queue the state Sets of node i's ports (program_port_states). */
 static void program_port_states_node(struct program *pg, uint32_t i)
 {
 	static const char *const verbs[] = {"", "down", "init", "arm", "activate"};

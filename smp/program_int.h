@@ -96,10 +96,12 @@ int program_send(struct program *pg, enum program_op kind, uint32_t node, uint8_
 /* The port was read and its link is up (INIT or beyond). */
 bool program_port_is_up(const struct port *p);
 
-/* ---- program_tables.c ----------------------------------------------------- */
-
-/* The model of an end port takes the P_KeyTable block it answered with. */
+/* The model of an end port takes the P_KeyTable block it answered with (program.c). */
 void program_pkey_took(struct port *p, const struct wire_smp *req, const struct wire_smp *resp);
+/* At debug: what a pass decided for node ni (program.c). */
+void program_trace_node(struct program *pg, uint32_t ni, const char *what);
+
+/* ---- program_tables.c ----------------------------------------------------- */
 /* End port (ni, pn): the P_KeyTable blocks the partition policy wants that differ. */
 void program_pkeys(struct program *pg, const struct program_params *pp, uint32_t ni, uint8_t pn);
 /* The switch's P_KeyTable entries per external port (PartitionEnforcementCap). */

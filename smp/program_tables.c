@@ -22,16 +22,6 @@
 
 /* ---- P_Key tables (partitions) --------------------------------------------- */
 
-/* The model of an end port takes the P_KeyTable block it answered with. */
-void program_pkey_took(struct port *p, const struct wire_smp *req, const struct wire_smp *resp)
-{
-	unsigned b = req->attr_mod & 0xffff;
-
-	if (b < FABRIC_PKEY_BLOCKS && port_pkeys_alloc(p) &&
-	    wire_pkey_decode(resp->data, sizeof(resp->data), &p->pkeys[b * 32]) == 0)
-		p->pkey_known |= (uint8_t)(1u << b);
-}
-
 /*
  * The end port's P_KeyTable as the policy wants it, block by block against
  * what the port holds (read by discovery): only blocks that differ, or that
