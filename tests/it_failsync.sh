@@ -42,7 +42,7 @@ printf 'sa_key = %s\n' "$KEY" >"$T/C.conf"
 jfield() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 mcj() { local h=$1; shift; (export SIM_HOST=$h; sim_run 60 "$MCJ" "$@" 2>>"$T/mcjoin.err"); }
 on() { local h=$1; shift; (export SIM_HOST=$h; sim_run 30 "$SAC" "$@" 2>>"$T/saclient.err"); }
-sq() { local h=$1; shift; (export SIM_HOST=$h; sim_run 30 saquery -t 5000 "$@" 2>/dev/null); }
+sq() { saq "$@"; } # saquery, 5 s timeout, asked again when unanswered (tests/lib.sh)
 guid_of() { "$SMCTL" --socket "$T/$1.sock" --timeout 5 --json lids | python3 -c '
 import json,sys
 print(next(l["port_guid"] for l in json.load(sys.stdin) if l["desc"] == sys.argv[1]))' "$2"; }

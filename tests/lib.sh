@@ -118,6 +118,24 @@ sim_run() {
 	(cd "$T" && LD_PRELOAD="$UMAD2SIM" timeout -k 5 "$to" "$@")
 }
 
+# saq HOST saquery-args...: saquery from HOST with a 5 s timeout, asked again
+# (3 times at most) when no answer came, as a real client does: saquery itself
+# never retries, and on a loaded machine an SA answer may come late (ibsim
+# drops nothing unless told).  Each retry is logged (to stderr: the test may
+# capture stdout) with saquery's error; the status is saquery's last one.
+saq() {
+	local h=$1 try rc=0
+	shift
+	for try in 1 2 3; do
+		(export SIM_HOST=$h; sim_run 30 saquery -t 5000 "$@" 2>"$T/saq.err")
+		rc=$?
+		# 110: ETIMEDOUT, no answer; 124: timeout(1) ended it
+		[ "$rc" = 110 ] || [ "$rc" = 124 ] || return "$rc"
+		log "saquery $* from $h: no answer (try $try of 3): $(grep -m1 -i 'fail' "$T/saq.err")" >&2
+	done
+	return "$rc"
+}
+
 # sm_once STATE_DIR [args]: one sweep, output in $T/sm.out / $T/sm.err
 sm_once() {
 	local sd=$1; shift
