@@ -100,7 +100,19 @@ sim_start() {
 	fi
 }
 
-sim_cmd() { echo "$*" >&7; sleep 0.3; }
+# sim_sync: wait (bounded) until ibsim has taken every console command written
+# so far.  It takes them one line at a time, in order, and echoes a comment
+# line to its log when the comment's turn comes: a unique one is the mark.
+sim_sync() {
+	local mark="# sim_sync $BASHPID.$RANDOM$RANDOM ."
+	echo "$mark" >&7
+	wait_for 60 grep -qF "$mark" "$T/ibsim.log" && return 0
+	log "ibsim did not take its console commands within 60 s" >&2
+	return 1
+}
+
+# sim_cmd COMMAND: a console command, taken by ibsim when this returns
+sim_cmd() { echo "$*" >&7; sim_sync; }
 
 sim_stop() {
 	[ -n "$SIM_PID" ] || return 0
