@@ -29,6 +29,7 @@ check "daemon brings $N nodes up" wait_for 30 up_with "$N"
 "$SMCTL" --socket "$SM_SOCK" events >"$T/events.log" 2>&1 &
 EV=$!
 PIDS+=("$EV")
+wait_for 30 subscribed "$SM_SOCK" 1 || fail "smctl events subscribes"
 LID=$("$SMCTL" --socket "$SM_SOCK" --json node ca-3 | python3 -c "import json,sys; print(json.load(sys.stdin)['lid'])")
 SW=$("$SMCTL" --socket "$SM_SOCK" --json node ca-3 | python3 -c "import json,sys; p=json.load(sys.stdin)['ports'][0]; print(p['peer_guid'], p['peer_port'])")
 read -r SWGUID SWPORT <<<"$SW"

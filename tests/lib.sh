@@ -209,6 +209,15 @@ smd_field() { smd_status "$1" | python3 -c "import json,sys; j=json.load(sys.std
 smd_state_is() { [ "$(smd_field "$1" 'j["state"]')" = "$2" ]; }
 smd_up() { [ "$(smd_field "$1" 'j["subnet_up"]')" = True ]; }
 
+# subscribed SOCKET N: at least N clients stream that daemon's events (smctl
+# events): wait_for it before the events it must see can happen
+subscribed() {
+	local n
+	n=$("$SMCTL" --socket "$1" --json status 2>/dev/null |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["ctl"]["subscribers"])' 2>/dev/null)
+	[ "${n:-0}" -ge "$2" ]
+}
+
 # diag captures: ibnetdiscover and dump_fts output into files
 capture() {
 	local tag=$1
