@@ -111,8 +111,10 @@ def bad(port):
 
 
 def slow(port, n):
-    """n clients trickle a request head a byte a second; the server must drop each."""
+    """n clients trickle a request head a byte a second; the server must drop each,
+    and answer another client while they all still hang on."""
     closed_after = [None] * n
+    connected = [False] * n
     head = b"GET /api/status HTTP/1.1\r\nX-Slow: " + b"s" * 100
 
     def one(i):
@@ -122,6 +124,7 @@ def slow(port, n):
         except OSError:
             closed_after[i] = 0.0
             return
+        connected[i] = True
         s.settimeout(1.0)
         try:
             for b in head:
@@ -145,9 +148,14 @@ def slow(port, n):
     threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
     for t in threads:
         t.start()
-    time.sleep(2)
+    end = time.monotonic() + 30
+    while time.monotonic() < end and not all(c or d is not None for c, d in zip(connected, closed_after)):
+        time.sleep(0.05)
     st, _, _, secs = exchange(port, b"GET /api/status HTTP/1.1\r\n\r\n")
-    result(st == 200 and secs < 2, f"while {n} slow clients hang on: GET /api/status {st} in {secs:.2f} s")
+    hanging = sum(1 for c, d in zip(connected, closed_after) if c and d is None)
+    # answered before the server dropped any of them (it does at the head deadline, 10 s)
+    result(st == 200 and hanging == n,
+           f"while {hanging} of {n} slow clients hang on: GET /api/status {st} in {secs:.2f} s")
     for t in threads:
         t.join(40)
     dropped = [c for c in closed_after if c is not None and c < 20]
@@ -158,28 +166,39 @@ def slow(port, n):
 
 def cap(port, n):
     """n connections that send nothing: beyond the cap each gets 503 at once."""
-    socks, refused = [], 0
+    socks, refused = [], set()
     for _ in range(n):
         s = socket.create_connection((HOST, port), timeout=3)
         socks.append(s)
-    time.sleep(0.5)
     for s in socks:
         s.setblocking(False)
-        try:
-            data = s.recv(4096)
-            if data.startswith(b"HTTP/1.1 503"):
-                refused += 1
-        except BlockingIOError:
-            pass
-        except OSError:
-            refused += 1
-    result(refused == n - 64, f"{n} idle connections: {refused} refused with 503 (cap 64)")
+    # the server refuses those over the cap as it accepts them: poll (bounded) until it has
+    end = time.monotonic() + 10
+    while len(refused) < n - 64 and time.monotonic() < end:
+        for i, s in enumerate(socks):
+            if i in refused:
+                continue
+            try:
+                data = s.recv(4096)
+                if data.startswith(b"HTTP/1.1 503"):
+                    refused.add(i)
+            except BlockingIOError:
+                pass
+            except OSError:
+                refused.add(i)
+        time.sleep(0.05)
+    result(len(refused) == n - 64, f"{n} idle connections: {len(refused)} refused with 503 (cap 64)")
     st, _, _, _ = exchange(port, b"GET /api/status HTTP/1.1\r\n\r\n")
     result(st == 503, f"one more while the cap is full: {st} (want 503)")
     for s in socks:
         s.close()
-    time.sleep(0.5)
-    st, _, _, _ = exchange(port, b"GET /api/status HTTP/1.1\r\n\r\n")
+    # once the server has seen them go (bounded)
+    end = time.monotonic() + 10
+    while True:
+        st, _, _, _ = exchange(port, b"GET /api/status HTTP/1.1\r\n\r\n")
+        if st == 200 or time.monotonic() > end:
+            break
+        time.sleep(0.1)
     result(st == 200, f"once they are gone: {st} (want 200)")
 
 

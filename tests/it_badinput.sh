@@ -54,15 +54,28 @@ check "a second daemon on the same state directory is refused (exit $rc)" test "
 check "naming the first one's pid ($SM_PID)" \
 	grep -q "state directory $sd is in use by another ibsmd (pid $SM_PID)" "$T/second.err"
 st() { "$SMCTL" --socket "$SOCK" --json status | python3 -c "import json,sys; print(json.load(sys.stdin)[\"$1\"])"; }
+# the newest event's number; the reasons of the sweeps started after event SEQ, one a
+# line ("heavy: REASON" or "incremental: REASON"; the log says the same of every sweep)
+evseq() { "$SMCTL" --socket "$SOCK" --json eventlog | python3 -c "import json,sys; print(json.load(sys.stdin)['seq'])"; }
+sweeps_since() {
+	"$SMCTL" --socket "$SOCK" --json eventlog "$1" | python3 -c 'import json,sys
+for e in json.load(sys.stdin)["events"]:
+    if e["type"] == "sweep_start":
+        print(("heavy: " if e["heavy"] else "incremental: ") + e["reason"])'
+}
+# every 30th periodic sweep is heavy (sm/light.c), whatever the fabric does
+PERIODIC="heavy: periodic: every 30th sweep is heavy"
 
 # --- light sweeps: a quiet fabric is only polled; a silent switch makes it heavy
 check "control socket answers" wait_for 10 bash -c "'$SMCTL' --socket '$SOCK' status >/dev/null"
 wait_for 10 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | grep -c '\"light_sweeps\": [1-9]') = 1 ]"
-H0=$(st sweeps); L0=$(st light_sweeps)
-sleep 3
-H1=$(st sweeps); L1=$(st light_sweeps)
-check "quiet fabric: light sweeps go on ($L0 -> $L1)" test "$L1" -ge $((L0 + 2))
-check "quiet fabric: no heavy sweep ($H0 -> $H1)" test "$H1" = "$H0"
+H0=$(st sweeps); L0=$(st light_sweeps); E0=$(evseq)
+check "quiet fabric: light sweeps go on (2 more after $L0)" \
+	wait_for 30 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"light_sweeps\"])') -ge $((L0 + 2)) ]"
+H1=$(st sweeps)
+sweeps_since "$E0" >"$T/quiet.sweeps"
+log "quiet fabric: sweeps $H0 -> $H1, started: $(paste -sd';' "$T/quiet.sweeps")"
+check "quiet fabric: no heavy sweep but the periodic one" bash -c "! grep -vxF '$PERIODIC' '$T/quiet.sweeps'"
 sim_cmd 'Error "sw-L2-1" 100'
 check "a switch that stops answering: the light sweep notices" \
 	wait_for 10 grep -q "light sweep: switch .* did not answer: heavy sweep" "$T/smd.err"
@@ -90,17 +103,22 @@ T0=$(st traps); H0=$(st sweeps)
 (export SIM_HOST=ca-3; sim_run 30 "$INJECT" --dlid "${SMLID:-1}" --class 0x01 --method 0x05 \
 	--attr 0x02 --trap 144 --count 40 --interval 20 >/dev/null 2>&1) || fail "madinject a trap burst"
 check "40 traps arrive" wait_for 10 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"traps\"])') -ge $((T0 + 40)) ]"
-sleep 2
+# the folded sweeps: the first has come, and the sweeps are done (settled, below)
+settled() { local a b; a=$(st sweeps); sleep 2; b=$(st sweeps); [ "$a" = "$b" ]; }
+wait_for 30 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"sweeps\"])') -gt $H0 ]"
+wait_for 30 settled
 H1=$(st sweeps)
 check "a burst of 40 trap 144s costs 1 to 4 heavy sweeps, not 40 ($H0 -> $H1)" \
 	test "$H1" -ge $((H0 + 1)) -a "$H1" -le $((H0 + 4))
 
 # --- 1,000 forged traps from a host: a 128 (only switches send it) and numbers the SM
-# does not act on are refused or ignored, counted, logged rate-limited; no sweep
-# (first the burst's folded sweeps end: on a loaded machine one may still wait)
-settled() { local a b; a=$(st sweeps); sleep 2; b=$(st sweeps); [ "$a" = "$b" ]; }
+# does not act on are refused or ignored, counted, logged rate-limited; none asks for
+# a sweep, and no sweep starts for a trap (a periodic one may: every 30th is heavy)
+# (first the burst's folded sweeps end: on a loaded machine one may still wait;
+# settled lets 2 s pass with no sweep)
 wait_for 30 settled
-R0=$(ta refused); I0=$(ta ignored); H0=$(st sweeps); L0=$(wc -l <"$T/smd.err")
+R0=$(ta refused); I0=$(ta ignored); S0=$(ta sweep); H0=$(st sweeps); L0=$(wc -l <"$T/smd.err")
+E0=$(evseq)
 # (in runs of 450: the TrapRepresses queue up unread at the sender, and ibsim must not stall)
 for run in 1 2; do
 	(export SIM_HOST=ca-3; sim_run 60 "$INJECT" --dlid "${SMLID:-1}" --class 0x01 --method 0x05 \
@@ -110,9 +128,13 @@ done
 	--attr 0x02 --trap 9999 --count 100 --interval 2 >/dev/null 2>&1) || fail "madinject 100 trap 9999s"
 check "the forged trap 128s are refused" wait_for 15 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"trap_actions\"][\"refused\"])') -ge $((R0 + 900)) ]"
 check "the trap 9999s are ignored ($I0 -> $(ta ignored))" test "$(ta ignored)" -ge $((I0 + 100))
-sleep 1
+# time for a sweep a trap asked for to start (the hold-down), were there one
+wait_for 30 settled
 H1=$(st sweeps)
-check "1,000 forged traps start no heavy sweep ($H0 -> $H1)" test "$H1" = "$H0"
+sweeps_since "$E0" >"$T/forged.sweeps"
+log "during the forged traps: sweeps $H0 -> $H1, started: $(paste -sd';' "$T/forged.sweeps")"
+check "1,000 forged traps ask for no sweep (trap actions 'sweep' $S0 -> $(ta sweep))" test "$(ta sweep)" = "$S0"
+check "and no sweep started for a trap meanwhile" bash -c "! grep -q '^[a-z]*: trap ' '$T/forged.sweeps'"
 check "a refused trap is logged with why" grep -q "trap 128 from CA .* refused: LID .* is a CA: only switches send trap 128" "$T/smd.err"
 check "and rate-limited ($(($(wc -l <"$T/smd.err") - L0)) lines for 1,000 traps)" \
 	test $(($(wc -l <"$T/smd.err") - L0)) -lt 100
@@ -120,7 +142,9 @@ check "and rate-limited ($(($(wc -l <"$T/smd.err") - L0)) lines for 1,000 traps)
 (export SIM_HOST=ca-3; sim_run 60 "$INJECT" --dlid "${SMLID:-1}" --class 0x01 --method 0x05 \
 	--attr 0x02 --trap 128 --count 400 --interval 5 >/dev/null 2>&1) &
 FLOOD=$!
-sleep 0.5
+R1=$(ta refused)
+wait_for 30 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"trap_actions\"][\"refused\"])') -gt $R1 ]" ||
+	fail "the flood began"
 S0=$(ta sweep)
 sim_cmd 'Unlink "ca-6"[1]'
 check "a real trap 128 during the flood is taken" wait_for 15 bash -c "[ \$(\"$SMCTL\" --socket '$SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"trap_actions\"][\"sweep\"])') -gt $S0 ]"

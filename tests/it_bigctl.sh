@@ -92,12 +92,13 @@ import socket, sys, time
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 s.sendall(b'{"cmd":"ports"}\n')
+print("sent", flush=True)
 time.sleep(float(sys.argv[2]))
 EOF
-python3 "$T/stall.py" "$SOCK" 90 &
+python3 "$T/stall.py" "$SOCK" 90 >"$T/stall.out" &
 STALL=$!
 PIDS+=("$STALL")
-sleep 2
+wait_for 30 grep -q sent "$T/stall.out" || fail "the stalled reader asks"
 # (the reply is built first, on the loop: under a sanitizer on a loaded machine
 # that takes a while, so the first answer may come late, the reader still sitting)
 check "while it sits on its reply the daemon answers others" \

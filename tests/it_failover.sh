@@ -91,7 +91,7 @@ check "the refusals are logged" test "$(grep -c 'refused SMInfo Set' "$T/B.err")
 "$SMCTL" --socket "$T/B.sock" events >"$T/B.events" 2>/dev/null &
 EVENTS=$!
 PIDS+=($EVENTS)
-sleep 0.3
+wait_for 30 subscribed "$T/B.sock" 1 || fail "smctl events subscribes to B"
 t0=$(date +%s.%N)
 smd_kill A KILL
 wait_for 10 smd_state_is B MASTER
@@ -99,7 +99,8 @@ t=$(took "$t0" B)
 check "B is MASTER $t s after the kill (within 2 s)" within "$t" 2.0
 check "B's reason: the master stopped answering" grep -q "stopped answering" <<<"$(smd_field B 'j["state_reason"]')"
 wait_for 10 smd_up B || fail "B brings the subnet up"
-sleep 0.3
+# the takeover sweep's end reached the stream: every event before it did too
+wait_for 10 grep -q 'type=sweep_end ' "$T/B.events" || fail "B's sweep_end event"
 kill "$EVENTS" 2>/dev/null
 wait "$EVENTS" 2>/dev/null
 check "the takeover wrote no LFT block ($(smd_field B 'j["last_sweep_lft_reads"]') read back)" \
@@ -135,7 +136,7 @@ check "sminfo from a third node: the master is B" sminfo_says "$LID_B" 3
 done >"$T/handover.samples") &
 SAMPLER=$!
 PIDS+=($SAMPLER)
-sleep 0.5
+wait_for 10 test -s "$T/handover.samples" || fail "the sampler samples"
 smd A ca-0 --priority 14 --sweep-interval 1
 check "A becomes MASTER by handover" wait_for 15 smd_state_is A MASTER
 check "B stands by again" wait_for 10 smd_state_is B STANDBY

@@ -42,7 +42,7 @@ printf 'sa_key = %s\n' "$KEY" >"$T/C.conf"
 jfield() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 mcj() { local h=$1; shift; (export SIM_HOST=$h; sim_run 60 "$MCJ" "$@" 2>>"$T/mcjoin.err"); }
 on() { local h=$1; shift; (export SIM_HOST=$h; sim_run 30 "$SAC" "$@" 2>>"$T/saclient.err"); }
-sq() { local h=$1; shift; (export SIM_HOST=$h; sim_run 30 saquery -t 5000 "$@" 2>/dev/null); }
+sq() { saq "$@"; } # saquery, 5 s timeout, asked again when unanswered (tests/lib.sh)
 guid_of() { "$SMCTL" --socket "$T/$1.sock" --timeout 5 --json lids | python3 -c '
 import json,sys
 print(next(l["port_guid"] for l in json.load(sys.stdin) if l["desc"] == sys.argv[1]))' "$2"; }
@@ -122,7 +122,10 @@ check "B still holds A's state" test "$(held)" = "('$GA', 2, 1)"
 check "B counts the refusals" test "$(smd_field B 'j["sync"]["rejected"] >= 5')" = True
 
 # ---- kill -9 of the master: B carries the state over --------------------------------
-sleep 0.7
+# (once B has pulled A's document again since the hostile peer went away)
+acc=$(smd_field B 'j["sync"]["accepted"]')
+pulled_again() { [ "$(smd_field B 'j["sync"]["accepted"]')" -gt "$acc" ]; }
+wait_for 10 pulled_again || fail "B pulls A's document again"
 t0=$(date +%s.%N)
 smd_kill A KILL
 check "B is MASTER" wait_for 10 smd_state_is B MASTER
@@ -142,7 +145,9 @@ check "saquery SR: ca-2's service still registered" \
 	bash -c "grep -q 'ServiceName.*failsync-test' '$T/sr' && grep -q 'ServiceGID\.*$(gid6 "$G2")\$' '$T/sr'"
 on ca-3 sr-get --name failsync-test >"$T/get"
 check "saclient sr-get from ca-3: the same record" grep -q "service id 0x0000000000001234 guid $G2 .*name failsync-test$" "$T/get"
-sleep 1
+# (once B has read the MFTs back)
+mfts_read() { [ "$(smd_field B 'j["multicast"]["mft_read_blocks"] > 0')" = True ]; }
+wait_for 20 mfts_read || fail "B reads the MFTs back"
 sim_run 60 dump_fts -M >"$T/mft.after" 2>/dev/null
 check "the MFTs are the same (dump_fts -M before = after)" cmp -s "$T/mft.before" "$T/mft.after"
 check "B read the MFTs back and wrote none ($(smd_field B 'j["multicast"]["mft_read_blocks"]') read)" \

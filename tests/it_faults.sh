@@ -75,7 +75,7 @@ S0=$(js sweeps)
 L1=$(wc -l <"$T/smd.err")
 PORTS=$(sed -n '/"sw-L3-0"/,/^$/p' "$T/ft.net" | sed -n 's/^\[\([0-9]*\)\].*/\1/p')
 for p in $PORTS; do echo "Unlink \"sw-L3-0\"[$p]" >&7; done
-sleep 0.5
+sim_sync
 after "spine lost" $((N - 1)) "$S0"
 # routed incrementally (or, when the sweep was heavy, kept where intact)
 check "spine lost: routes repaired or kept where intact" bash -c "tail -n +$((L1 + 1)) '$T/smd.err' |
@@ -83,13 +83,17 @@ check "spine lost: routes repaired or kept where intact" bash -c "tail -n +$((L1
 	-e 's/.*re-routed incrementally: .* \([0-9]*\) forwarding entries moved.*/\1 $ENTRIES/p' |
 	awk '\$1 * 5 < \$2 { ok = 1 } END { exit !ok }'"
 
-# both back: nothing broke, so the fresh routes are taken and the links are used again
+# both back, the leaf's uplink first, swept on its own (the spine coming back in the
+# same sweep would be a switch new: routed whole): nothing broke, so the fresh
+# routes are taken and the link is used again
 S0=$(js sweeps)
 sim_cmd 'ReLink "sw-L1-0"[5]'
-for p in $PORTS; do echo "ReLink \"sw-L3-0\"[$p]" >&7; done
-sleep 0.5
-after "links back" "$N" "$S0"
+check "leaf uplink back: swept" wait_for 30 bash -c "[ \$(\"$SMCTL\" --socket '$SM_SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"sweeps\"])') -gt $S0 ]"
 check "links back: re-balanced onto them" wait_for 20 grep -q "nothing broke: re-balanced onto what came back" "$T/smd.err"
+S0=$(js sweeps)
+for p in $PORTS; do echo "ReLink \"sw-L3-0\"[$p]" >&7; done
+sim_sync
+after "links back" "$N" "$S0"
 check "links back: the spine is discovered again by an incremental sweep" \
 	grep -qE "subnet up: $N nodes .*\(incremental: [0-9]+ switch" "$T/smd.err"
 check "the daemon is still answering" bash -c "'$SMCTL' --socket '$SM_SOCK' status >/dev/null"

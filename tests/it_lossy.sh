@@ -13,7 +13,7 @@ N=$(grep -cE '^(Switch|Hca)[[:space:]]' "$T/ft.net")
 SWITCHES=$(sed -n 's/^Switch[[:space:]]*[0-9]* "\([^"]*\)".*/\1/p' "$T/ft.net")
 sim_start "$T/ft.net" || { fail "ibsim starts"; finish; }
 
-loss() { for s in $SWITCHES; do echo "Error \"$s\" $1" >&7; done; sleep 0.5; }
+loss() { for s in $SWITCHES; do echo "Error \"$s\" $1" >&7; done; sim_sync; }
 
 
 run=0

@@ -29,7 +29,7 @@ pkeys() { sim_run 20 smpquery pkeys "$@" 2>/dev/null | sed -n 's/^ *[0-9]*: //p'
 mcj() { local h=$1; shift; (export SIM_HOST=$h; sim_run 60 "$MCJ" "$@" 2>>"$T/mcjoin.err"); }
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 st() { field "$1" status; }
-sq() { local h=$1; shift; (export SIM_HOST=$h; sim_run 30 saquery -t 5000 "$@" 2>/dev/null); }
+sq() { saq "$@"; } # saquery, 5 s timeout, asked again when unanswered (tests/lib.sh)
 sweeps() { js '["sweeps"]'; }
 sweep() { "$SMCTL" --socket "$SM_SOCK" --timeout 60 call sweep '{"wait": true}' >/dev/null; }
 export UMAD2SIM

@@ -62,7 +62,7 @@ for t in "${TARGETS[@]}"; do
 		echo "PerformanceSet \"$1\"[$2] PortCounters.${f%%:*}=${f##*:}" >&7
 	done
 done
-sleep 0.5
+sim_sync
 
 # compare NODE PORT: perfquery before, an ibsmd reading taken after it, perfquery after
 compare() {
@@ -192,11 +192,14 @@ check "one command list: the server's, smctl's and the bash completion's" \
 	python3 "$T/cmds.py" "$T/help.json" "$top_srcdir/ui/completions/smctl" "$SMCTL"
 
 # ---- turned off live -------------------------------------------------------------
+reloads=$(grep -c 'configuration reloaded' "$T/smd.err")
 sed -i 's/^perfmgr = true/perfmgr = false/' "$T/ibsmd.conf"
 kill -HUP "$SM_PID"
-sleep 1.5
+check "SIGHUP: reloaded" wait_for 20 bash -c "[ \$(grep -c 'configuration reloaded' '$T/smd.err') -gt $reloads ]"
+idle() { [ "$(ctl --json counters | py 'print(j["running"])')" = False ]; }
+wait_for 30 idle || fail "the counter sweep under way ends"
 c1=$(cycles)
-sleep 2.5
+sleep 2.5 # deliberately: with perfmgr on (1 s sweeps) two more would have come
 check "SIGHUP perfmgr = false: no more counter sweeps" test "$(cycles)" = "$c1"
 check "the daemon stops cleanly" sm_stop
 finish

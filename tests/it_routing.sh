@@ -72,7 +72,7 @@ fallback_once() {
 	"$SMCTL" --socket "$SM_SOCK" --json events >"$T/fallback.events" 2>&1 &
 	local ev=$!
 	PIDS+=("$ev")
-	sleep 0.5
+	wait_for 30 subscribed "$SM_SOCK" 1 || fail "fallback: smctl events subscribes"
 	for _ in 1 2 3; do "$SMCTL" --socket "$SM_SOCK" sweep >/dev/null || fail "fallback: smctl sweep"; done
 	check "fallback: routed with dor after ftree refused" \
 		bash -c "'$SMCTL' --socket '$SM_SOCK' --json status | grep -q '\"routing_engine\": \"dor\"'"

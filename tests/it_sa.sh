@@ -108,12 +108,15 @@ check "the daemon goes on" kill -0 "$SM_PID"
 
 # ---- a flood of queries does not hold up a sweep ------------------------------------
 FLOOD="$top_builddir/tests/saflood"
+umad_rx() { "$SMCTL" --socket "$SM_SOCK" metrics | awk '$1 == "ibsmd_umad_received_total" {print $2}'; }
+RX0=$(umad_rx)
 (cd "$T" && LD_PRELOAD="$UMAD2SIM" timeout 120 "$FLOOD" --sa-lid "$SMLID" --attr nr \
 	--lids "1-$(python3 -c 'import json,sys; print(max(l["lid"] for l in json.load(open(sys.argv[1]))))' "$T/lids.json")" \
 	--count 40000 --window 32 >"$T/flood.json" 2>/dev/null) &
 FLOOD_PID=$!
 PIDS+=("$FLOOD_PID")
-sleep 0.3
+flooding() { [ "$(umad_rx)" -gt $((RX0 + 100)) ]; }
+wait_for 30 flooding || fail "the flood begins"
 S0=$(jctl status | jget 'j["sweeps"]')
 check "a sweep ordered during the flood completes" bash -c "timeout 30 '$SMCTL' --socket '$SM_SOCK' --json sweep | grep -q '\"status\": \"ok\"'"
 check "and counts ($S0 -> $(jctl status | jget 'j["sweeps"]'))" test "$(jctl status | jget 'j["sweeps"]')" -gt "$S0"

@@ -28,6 +28,11 @@ export IBSIM_SOCKNAME="ibsmd-$TEST_NAME-$$"
 export ASAN_OPTIONS="verify_asan_link_order=0:replace_intrin=0:abort_on_error=0:log_path=$T/san:suppressions=$top_srcdir/tests/asan.supp${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export LSAN_OPTIONS="suppressions=$top_srcdir/tests/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$T/san${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+# ASAN=1 when the daemon is built with AddressSanitizer: its freed memory sits
+# in quarantine (the RSS says nothing of the SM's memory) and malloc's count,
+# the metrics' ibsmd_memory_bytes{owner="heap"}, reads 0.
+ASAN=
+grep -qa __asan_init "$IBSMD" 2>/dev/null && ASAN=1
 
 log() { echo "[$TEST_NAME] $*"; }
 
@@ -95,7 +100,19 @@ sim_start() {
 	fi
 }
 
-sim_cmd() { echo "$*" >&7; sleep 0.3; }
+# sim_sync: wait (bounded) until ibsim has taken every console command written
+# so far.  It takes them one line at a time, in order, and echoes a comment
+# line to its log when the comment's turn comes: a unique one is the mark.
+sim_sync() {
+	local mark="# sim_sync $BASHPID.$RANDOM$RANDOM ."
+	echo "$mark" >&7
+	wait_for 60 grep -qF "$mark" "$T/ibsim.log" && return 0
+	log "ibsim did not take its console commands within 60 s" >&2
+	return 1
+}
+
+# sim_cmd COMMAND: a console command, taken by ibsim when this returns
+sim_cmd() { echo "$*" >&7; sim_sync; }
 
 sim_stop() {
 	[ -n "$SIM_PID" ] || return 0
@@ -111,6 +128,24 @@ sim_stop() {
 sim_run() {
 	local to=$1; shift
 	(cd "$T" && LD_PRELOAD="$UMAD2SIM" timeout -k 5 "$to" "$@")
+}
+
+# saq HOST saquery-args...: saquery from HOST with a 5 s timeout, asked again
+# (3 times at most) when no answer came, as a real client does: saquery itself
+# never retries, and on a loaded machine an SA answer may come late (ibsim
+# drops nothing unless told).  Each retry is logged (to stderr: the test may
+# capture stdout) with saquery's error; the status is saquery's last one.
+saq() {
+	local h=$1 try rc=0
+	shift
+	for try in 1 2 3; do
+		(export SIM_HOST=$h; sim_run 30 saquery -t 5000 "$@" 2>"$T/saq.err")
+		rc=$?
+		# 110: ETIMEDOUT, no answer; 124: timeout(1) ended it
+		[ "$rc" = 110 ] || [ "$rc" = 124 ] || return "$rc"
+		log "saquery $* from $h: no answer (try $try of 3): $(grep -m1 -i 'fail' "$T/saq.err")" >&2
+	done
+	return "$rc"
 }
 
 # sm_once STATE_DIR [args]: one sweep, output in $T/sm.out / $T/sm.err
@@ -173,6 +208,15 @@ smd_status() { "$SMCTL" --socket "$T/$1.sock" --timeout 3 --json status 2>/dev/n
 smd_field() { smd_status "$1" | python3 -c "import json,sys; j=json.load(sys.stdin); print($2)" 2>/dev/null; }
 smd_state_is() { [ "$(smd_field "$1" 'j["state"]')" = "$2" ]; }
 smd_up() { [ "$(smd_field "$1" 'j["subnet_up"]')" = True ]; }
+
+# subscribed SOCKET N: at least N clients stream that daemon's events (smctl
+# events): wait_for it before the events it must see can happen
+subscribed() {
+	local n
+	n=$("$SMCTL" --socket "$1" --json status 2>/dev/null |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["ctl"]["subscribers"])' 2>/dev/null)
+	[ "${n:-0}" -ge "$2" ]
+}
 
 # diag captures: ibnetdiscover and dump_fts output into files
 capture() {

@@ -495,33 +495,27 @@ static void test_determinism(void)
 	compare_shuffled(topogen_fat_tree(3, 4, 11, TOPOGEN_PARALLEL), 0, "ft3 partial par");
 }
 
-static void timing(char *text, double limit_ms, const char *what)
+/* A larger fabric routed and near-minimal (how fast: bench/ibsmd-micro routing). */
+static void large(char *text, const char *what)
 {
 	struct fabric *f = load_lids(text, 0);
 	struct routes *r = NULL;
 	char why[256] = "";
-	double t0, ms;
 	int rc;
 
-	t0 = testutil_now_ms();
 	rc = dfsp_compute(f, NULL, &r, why, sizeof(why));
-	ms = testutil_now_ms() - t0;
 	if (rc)
 		fprintf(stderr, "\ndfsp on %s: %d %s\n", what, rc, why);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_EQUAL(checker_run(f, r, CHECKER_NEAR_MINIMAL, NULL, why, sizeof(why)), 0);
-	fprintf(stderr, "\n  dfsp %s (%u switches, %u LIDs): %.0f ms, %u VLs", what, r->n_sw,
-		r->max_lid, ms, r->n_vls);
-	CU_ASSERT(ms < limit_ms * TESTUTIL_SLOW);
 	routes_free(r);
 	fabric_free(f);
 }
 
-static void test_timing(void)
+static void test_large(void)
 {
-	timing(topogen_random(160, 160, 8, 21), 20000, "random 160");
-	timing(topogen_fat_tree(3, 16, 0, 0), 20000, "ft3 k16");
-	fprintf(stderr, "\n");
+	large(topogen_random(160, 160, 8, 21), "random 160");
+	large(topogen_fat_tree(3, 16, 0, 0), "ft3 k16");
 }
 
 int main(void)
@@ -537,7 +531,7 @@ int main(void)
 	    {"fewer VLs than first-fit needs: up*-down* last layer", test_fallback},
 	    {"no LIDs", test_bad_input},
 	    {"shuffled order, same tables", test_determinism},
-	    {"timing", test_timing},
+	    {"random 160 and ft3 k16", test_large},
 	    {NULL, NULL},
 	};
 

@@ -479,24 +479,20 @@ static void test_ftree_layered(void)
 	CU_ASSERT(routed > 100);
 }
 
-static void test_timing(void)
+/* ft3 k16: minimal and balanced per tier (how fast: bench/ibsmd-micro routing). */
+static void test_k16(void)
 {
 	struct fabric *f = load_lids(topogen_fat_tree(3, 16, 0, 0), 0);
 	struct routing_link_load ll = {0};
 	struct routes *r = NULL;
 	char why[256];
-	double t0, ms;
 
-	t0 = testutil_now_ms();
 	CU_ASSERT_EQUAL_FATAL(ftree_compute(f, NULL, &r, why, sizeof(why)), 0);
-	ms = testutil_now_ms() - t0;
 	CU_ASSERT_EQUAL(checker_run(f, r, CHECKER_MINIMAL, NULL, why, sizeof(why)), 0);
 	CU_ASSERT_EQUAL(routing_link_load(f, r, &ll), 0);
-	fprintf(stderr,
-		"\n  ftree ft3 k16 (%u nodes, %u LIDs): %.1f ms, max/mean %.3f per-tier %.3f\n",
-		f->n_nodes, r->max_lid, ms, ll.ratio, ll.tier_ratio);
+	fprintf(stderr, "\n  ftree ft3 k16 (%u nodes, %u LIDs): max/mean %.3f per-tier %.3f\n",
+		f->n_nodes, r->max_lid, ll.ratio, ll.tier_ratio);
 	CU_ASSERT(ll.tier_ratio <= 1.02);
-	CU_ASSERT(ms < 5000 * TESTUTIL_SLOW);
 	routes_free(r);
 	fabric_free(f);
 }
@@ -514,7 +510,7 @@ int main(void)
 	    {"updn with given roots", test_roots},
 	    {"no LIDs, duplicate LIDs", test_bad_input},
 	    {"CDG checker catches credit loops", test_cdg_catches},
-	    {"ftree timing k16", test_timing},
+	    {"ftree k16: minimal, balanced per tier", test_k16},
 	    {NULL, NULL},
 	};
 

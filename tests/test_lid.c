@@ -758,39 +758,32 @@ static void test_enospc(void)
 	lid_db_free(db);
 }
 
-/* seconds */
-static double now(void)
-{
-	return testutil_now_ms() / 1e3;
-}
-
+/*
+ * 1000 switches + 24000 dual-port CAs = 49000 LID-carrying ports: every one
+ * gets a LID, and from the saved file the same LIDs again (how fast:
+ * bench/ibsmd-micro lid).
+ */
 static void test_large(void)
 {
-	/* 1000 switches + 24000 dual-port CAs = 49000 LID-carrying ports */
 	struct fabric *f = build(1000, 24000, 2, false, UINT32_MAX);
 	struct fabric *g = build(1000, 24000, 2, true, UINT32_MAX);
 	struct lid_db *db = lid_db_new(), *db2 = NULL;
 	struct lid_assign_stats st;
 	char path[512], err[256];
 	uint32_t n, zero;
-	double t;
 
 	CU_ASSERT_FATAL(db != NULL);
-	t = now();
 	CU_ASSERT(lid_assign(db, f, 0, &st) == 0);
-	t = now() - t;
 	n = check_lids(f, &zero);
 	CU_ASSERT(n == 49000 && zero == 0);
 	CU_ASSERT(st.new_lids == 49000 && st.max_lid == 49000);
-	CU_ASSERT(t < 1.0);
 	path_in_tmp(path, sizeof(path), "large.guid2lid");
 	CU_ASSERT(lid_db_save(db, path) == 0);
 	CU_ASSERT(lid_db_load(path, &db2, err, sizeof(err)) == 0);
-	t = now();
 	CU_ASSERT(lid_assign(db2, g, 0, &st) == 0);
-	t = now() - t;
 	CU_ASSERT(st.from_db == 49000);
-	CU_ASSERT(t < 1.0);
+	n = check_lids(g, &zero);
+	CU_ASSERT(n == 49000 && zero == 0);
 	CU_ASSERT(sw_port0(g, 999)->lid == sw_port0(f, 999)->lid);
 	CU_ASSERT(ca_port(g, 12345, 2)->lid == ca_port(f, 12345, 2)->lid);
 	unlink(path);

@@ -688,7 +688,6 @@ static void test_no_leak(void)
 	struct mcast_result res;
 	uint8_t mgid[16], zero[16] = {0};
 	unsigned x = 1, cycles = 0, deleted_expected = 0;
-	double t0 = testutil_now_ms();
 
 	memset(&m, 0, sizeof(m));
 	CU_ASSERT_EQUAL_FATAL(mcast_add_ipoib_broadcast(db, 3, 0, &bc), 0);
@@ -758,8 +757,6 @@ static void test_no_leak(void)
 	CU_ASSERT_EQUAL(join(db, mgid, 1, MCAST_FULL, &res), 0);
 	CU_ASSERT_EQUAL(res.g->mlid, 0xC001);
 	CU_ASSERT_EQUAL(leave(db, mgid, 1, MCAST_FULL, false, &res), 0);
-	fprintf(stderr, "\n  %u join/leave cycles in %.1f ms\n", cycles, testutil_now_ms() - t0);
-	CU_ASSERT(testutil_now_ms() - t0 < 5000);
 
 	/* every MLID: 16,382 groups beside the broadcast group, then none is left */
 	for (unsigned i = 0; i < MCAST_N_MLIDS - 1; i++) {

@@ -776,21 +776,19 @@ static void test_statuses(void)
 	env_fini(&e);
 }
 
-/* A world query on a 6,468-node fat tree (41.8M port pairs): bounded work and records. */
+/*
+ * A world query on a 6,468-node fat tree (41.8M port pairs): bounded records,
+ * so bounded work (how fast: bench/ibsmd-micro sa).
+ */
 static void test_budget(void)
 {
 	struct env e;
 	struct sa_result res;
 	uint8_t img[64] = {0};
-	double t0, ms;
 
 	env_init(&e, topogen_fat_tree(3, 28, 0, 0), 0, "minhop");
-	t0 = testutil_now_ms();
 	CU_ASSERT_EQUAL(handler(&e, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD, 0, img, 64, &res), 0);
-	ms = testutil_now_ms() - t0;
-	printf("\n  world GetTable on %u nodes: %u records in %.1f ms\n", e.f->n_nodes, res.n, ms);
 	CU_ASSERT(res.n > 1000 && res.n <= 8192);
-	CU_ASSERT(ms < 1000 * TESTUTIL_SLOW);
 	free(res.buf);
 	/* and through the server: one MAD, answered */
 	CU_ASSERT_EQUAL(pr_status(&e, SA_METHOD_GET_TABLE, 0, &(struct sa_wire_path_rec){0}), 0);

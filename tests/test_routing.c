@@ -378,22 +378,18 @@ static void test_checker_catches(void)
 	fabric_free(f);
 }
 
+/* 11,271 LIDs routed and sound (how fast: bench/ibsmd-micro routing). */
 static void test_large_fat_tree(void)
 {
 	char *t = topogen_fat_tree(3, 34, 0, 0);
 	struct fabric *f = testutil_load_text(t);
 	struct routes *r;
-	double t0, ms;
 	uint16_t max;
 
 	free(t);
 	max = testutil_assign_lids(f, 0);
 	CU_ASSERT(max > 10000);
-	t0 = testutil_now_ms();
 	r = route(f);
-	ms = testutil_now_ms() - t0;
-	fprintf(stderr, "\n  minhop: %u nodes, %u LIDs: %.0f ms ", f->n_nodes, max, ms);
-	CU_ASSERT(ms < 3000 * TESTUTIL_SLOW); /* ~200 ms at -O2 */
 	check(f, r, "ft3 k34");
 	routes_free(r);
 	fabric_free(f);

@@ -86,23 +86,11 @@ struct program_stats testutil_configure(struct event_base *base, struct xact_eng
 					const struct fabric *old_f, const struct routes *old_r,
 					const struct program_params *pp, int limit_s);
 
-/* CLOCK_MONOTONIC in milliseconds. */
-double testutil_now_ms(void);
-
 /*
- * Timing bounds are multiplied by this: a build with AddressSanitizer
- * (configure --enable-asan, which gcc and clang announce) runs several times
- * slower, and on a loaded CI machine more.
+ * CLOCK_MONOTONIC in milliseconds.  Never for an upper bound in a test (a
+ * loaded machine makes anything slow; speeds are measured in bench/), at
+ * most for a lower one.
  */
-#if defined(__SANITIZE_ADDRESS__)
-#define TESTUTIL_SLOW 5
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TESTUTIL_SLOW 5
-#endif
-#endif
-#ifndef TESTUTIL_SLOW
-#define TESTUTIL_SLOW 1
-#endif
+double testutil_now_ms(void);
 
 #endif

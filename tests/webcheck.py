@@ -10,6 +10,11 @@ and waits for that port's row and node to turn unhealthy; writes `Unlink`
 for ca-7[1] and waits for a live event about it; loads ?view=heatmap and
 finds the heat map; and finds no error in the browser console.  Every wait is
 bounded.  Prints ok:/FAIL: lines, screenshots into OUTDIR; exit 1 on a failure.
+
+The page polls the daemon every 2 s and may redraw while a check reads it
+(on a loaded machine a check can take longer than that): tables are read in
+one script run inside the page (its JavaScript cannot run in between), and
+every check is retried, finding its elements again, until its bound.
 """
 import sys
 import tempfile
@@ -17,6 +22,7 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 URL, FIFO, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -56,6 +62,29 @@ def css(d, sel):
     return d.find_elements(By.CSS_SELECTOR, sel)
 
 
+def rows(d, table):
+    """The rows of a table as the page holds them now, read in one go:
+    [{"node", "port", "cls", "cells": [text, ...]}, ...]."""
+    return d.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0] + ' tbody tr'), (r) => ({"
+        "node: r.dataset.node, port: r.dataset.port, cls: r.className,"
+        "cells: Array.from(r.cells, (c) => c.textContent)}));", "#" + table)
+
+
+def port_row(d, node, port):
+    """The ports table's row of node[port], or None."""
+    for r in rows(d, "ports-table"):
+        if r["node"] == node and r["port"] == str(port):
+            return r
+    return None
+
+
+def event_texts(d):
+    """The event list's items as [type, text], read in one go."""
+    return d.execute_script(
+        "return Array.from(document.querySelectorAll('#events li'), (li) => [li.dataset.type, li.textContent]);")
+
+
 def main():
     opts = webdriver.ChromeOptions()
     opts.binary_location = "/usr/bin/chromium"
@@ -71,54 +100,73 @@ def main():
         driver.get(URL)
         wait(driver, "the node count is 14", lambda d: d.find_element(By.ID, "node-count").text == "14")
         wait(driver, "the SM state is MASTER", lambda d: d.find_element(By.ID, "sm-state").text == "MASTER")
-        wait(driver, "the switch table has 6 switches",
-             lambda d: len(css(d, "#switches-table tbody tr")) == 6)
-        wait(driver, "a port row: ca-3 port 1, ACTIVE",
-             lambda d: "ACTIVE" in css(d, '#ports-table tbody tr[data-node="ca-3"][data-port="1"]')[0].text)
-        wait(driver, "32 linked ports listed", lambda d: len(css(d, "#ports-table tbody tr")) == 32)
+        wait(driver, "the switch table has 6 switches", lambda d: len(rows(d, "switches-table")) == 6)
+        wait(driver, "a port row: ca-3 port 1, ACTIVE", lambda d: "ACTIVE" in port_row(d, "ca-3", 1)["cells"])
+        wait(driver, "32 linked ports listed", lambda d: len(rows(d, "ports-table")) == 32)
         wait(driver, "the topology drawing has 14 nodes and 16 links",
              lambda d: len(css(d, "#topology g.node")) == 14 and len(css(d, "#topology line.link")) == 16)
         wait(driver, "counters are shown (bytes sent on ca-0[1])",
-             lambda d: "B" in css(d, '#ports-table tbody tr[data-node="ca-0"][data-port="1"] td')[8].text)
+             lambda d: "B" in port_row(d, "ca-0", 1)["cells"][8])
+        # a row and the drawing stay the same elements across refreshes of a quiet
+        # fabric: two polls later they are not stale
+        first = css(driver, '#ports-table tbody tr[data-node="ca-3"][data-port="1"]')[0]
+        drawing = driver.find_element(By.ID, "topology")
+        polled = driver.find_element(By.ID, "updated").text
+        for n in (1, 2):
+            polled = wait(driver, f"the page polled the daemon again ({n})",
+                          lambda d: d.find_element(By.ID, "updated").text not in ("", polled) and
+                          d.find_element(By.ID, "updated").text)
+        for what, el, attr, want in (("ca-3[1]'s row", first, "data-port", "1"),
+                                     ("the drawing", drawing, "id", "topology")):
+            try:
+                kept = el.get_attribute(attr) == want
+            except StaleElementReferenceException:
+                kept = False
+            result(kept, f"a refresh keeps what did not change: {what} is the same element")
         # sort by LID (descending first for numbers), then filter
-        driver.find_element(By.CSS_SELECTOR, '#ports-table th[data-key="lid"]').click()
+        wait(driver, "the LID header is clicked",
+             lambda d: d.find_element(By.CSS_SELECTOR, '#ports-table th[data-key="lid"]').click() or True, 10)
 
         def lids_sorted(d):
-            lids = [int(r.find_elements(By.TAG_NAME, "td")[3].text) for r in css(d, "#ports-table tbody tr")]
+            lids = [int(r["cells"][3]) for r in rows(d, "ports-table")]
             return len(lids) == 32 and lids == sorted(lids, reverse=True)
 
         wait(driver, "sorting by LID", lids_sorted, 10)
-        f = driver.find_element(By.ID, "port-filter")
-        f.send_keys("sw-L2")
+        wait(driver, "the filter is typed", lambda d: d.find_element(By.ID, "port-filter").send_keys("sw-L2") or True, 10)
         # the spines' 8 ports and the 8 ports linked to them
         wait(driver, "filtering: sw-L2 leaves the 16 ports on or facing the spines",
-             lambda d: len(css(d, "#ports-table tbody tr")) == 16 and
-             all("sw-L2" in r.text for r in css(d, "#ports-table tbody tr")), 10)
-        f.clear()
-        f.send_keys("\b")
-        wait(driver, "an empty filter shows every port again", lambda d: len(css(d, "#ports-table tbody tr")) == 32, 10)
+             lambda d: len(rows(d, "ports-table")) == 16 and
+             all(any("sw-L2" in c for c in r["cells"]) for r in rows(d, "ports-table")), 10)
+
+        def clear_filter(d):
+            f = d.find_element(By.ID, "port-filter")
+            f.clear()
+            f.send_keys("\b")
+            return True
+
+        wait(driver, "the filter is cleared", clear_filter, 10)
+        wait(driver, "an empty filter shows every port again", lambda d: len(rows(d, "ports-table")) == 32, 10)
 
         # a misbehaving port
         sim('Error "sw-L1-2"[1] 60')
         wait(driver, "after Error: sw-L1-2 port 1 is highlighted unhealthy",
-             lambda d: "unhealthy" in css(d, '#ports-table tbody tr[data-node="sw-L1-2"][data-port="1"]')[0]
-             .get_attribute("class"), 40)
+             lambda d: "unhealthy" in port_row(d, "sw-L1-2", 1)["cls"], 40)
         wait(driver, "after Error: the health column says rcv_errors",
-             lambda d: "rcv_errors" in css(d, '#ports-table tbody tr[data-node="sw-L1-2"][data-port="1"] td.health')[0].text)
+             lambda d: "rcv_errors" in port_row(d, "sw-L1-2", 1)["cells"][14])
         wait(driver, "after Error: the unhealthy count is at least 1",
              lambda d: int(d.find_element(By.ID, "unhealthy-count").text) >= 1)
         wait(driver, "after Error: the drawing marks the switch and its link",
              lambda d: len(css(d, "#topology g.node.unhealthy")) >= 1 and len(css(d, "#topology line.link.unhealthy")) >= 1)
         wait(driver, "after Error: a live port_unhealthy event",
-             lambda d: any("sw-L1-2[1]" in li.text for li in css(d, '#events li[data-type="port_unhealthy"]')))
+             lambda d: any(t == "port_unhealthy" and "sw-L1-2[1]" in text for t, text in event_texts(d)))
         driver.save_screenshot(f"{OUT}/page-unhealthy.png")
         sim('Error "sw-L1-2"[1] 0')
 
         # a link that goes
         sim('Unlink "ca-7"[1]')
         wait(driver, "after Unlink: a live event about ca-7",
-             lambda d: any("ca-7" in li.text for li in css(d, "#events li")
-                           if li.get_attribute("data-type") in ("link_down", "node_removed", "port_down")), 40)
+             lambda d: any("ca-7" in text for t, text in event_texts(d)
+                           if t in ("link_down", "node_removed", "port_down")), 40)
         wait(driver, "after Unlink: 13 nodes", lambda d: d.find_element(By.ID, "node-count").text == "13", 30)
         driver.save_screenshot(f"{OUT}/page-unlinked.png")
 

@@ -5,6 +5,12 @@
  * map (large ones), sortable and filterable tables of switches and ports
  * with unhealthy ports highlighted, and the live event log (polled).
  * Plain browser JavaScript: no build step, nothing fetched from elsewhere.
+ *
+ * A refresh touches only what changed: table rows keep their elements
+ * (keyed by node GUID and port) and a cell is written only when its text
+ * differs; the drawing and the heat map are redrawn only when what they show
+ * changed.  So an operator selecting text, or a script reading a row, keeps
+ * it across the polls.
  */
 "use strict";
 
@@ -69,10 +75,12 @@ function fmtTime(t) {
 	return d.toLocaleTimeString();
 }
 
+/* Write an element's text (and class) only when they differ. */
 function setText(id, text, cls) {
 	const e = $(id);
-	e.textContent = text;
-	if (cls !== undefined)
+	if (e.textContent !== text)
+		e.textContent = text;
+	if (cls !== undefined && e.className !== cls)
 		e.className = cls;
 }
 
@@ -181,12 +189,47 @@ function matches(row, text) {
 	return false;
 }
 
-function cell(tr, text, cls) {
-	const td = document.createElement("td");
-	td.textContent = text;
-	if (cls)
-		td.className = cls;
-	tr.appendChild(td);
+/*
+ * Bring tbody's rows to `rows`, each {key, cls, data, cells: [[text, class], ...]},
+ * in that order, touching only what differs: a row keeps its element while
+ * its key is listed, its attributes and cells are written only when they
+ * changed, and rows move only when the order changed.
+ */
+function syncRows(tbody, rows) {
+	const old = new Map();
+	for (const tr of tbody.children)
+		old.set(tr.dataset.key, tr);
+	let at = tbody.firstElementChild;
+	for (const r of rows) {
+		let tr = old.get(r.key);
+		if (tr) {
+			old.delete(r.key);
+		} else {
+			tr = document.createElement("tr");
+			tr.dataset.key = r.key;
+		}
+		for (const [k, v] of Object.entries(r.data))
+			if (tr.dataset[k] !== v)
+				tr.dataset[k] = v;
+		if (tr.className !== r.cls)
+			tr.className = r.cls;
+		r.cells.forEach(([text, cls], i) => {
+			let td = tr.children[i];
+			if (!td)
+				td = tr.appendChild(document.createElement("td"));
+			text = String(text);
+			if (td.textContent !== text)
+				td.textContent = text;
+			if (td.className !== (cls || ""))
+				td.className = cls || "";
+		});
+		if (tr === at)
+			at = at.nextElementSibling;
+		else
+			tbody.insertBefore(tr, at);
+	}
+	for (const tr of old.values())
+		tr.remove();
 }
 
 function renderPorts() {
@@ -195,35 +238,28 @@ function renderPorts() {
 	const onlyLinked = $("only-linked").checked;
 	const rows = sortRows("ports-table", portRows().filter(
 		(r) => (!onlyBad || r.unhealthy) && (!onlyLinked || r.linked) && matches(r, text)));
-	const tbody = document.querySelector("#ports-table tbody");
-	const frag = document.createDocumentFragment();
-	for (const r of rows.slice(0, MAX_ROWS)) {
-		const tr = document.createElement("tr");
-		tr.dataset.node = r.node_desc;
-		tr.dataset.guid = r.node_guid;
-		tr.dataset.port = String(r.port);
-		if (r.unhealthy)
-			tr.className = "unhealthy";
-		else if (r.state !== "ACTIVE")
-			tr.className = "down";
-		cell(tr, r.node_desc);
-		cell(tr, r.node_type);
-		cell(tr, String(r.port), "num");
-		cell(tr, String(r.lid), "num");
-		cell(tr, r.state);
-		cell(tr, r.width);
-		cell(tr, r.speed);
-		cell(tr, r.peer);
-		cell(tr, fmtBytes(r.xmit_bytes), "num");
-		cell(tr, fmtBytes(r.rcv_bytes), "num");
-		cell(tr, r.xmit_bytes_per_s === undefined ? "–" : fmtBytes(r.xmit_bytes_per_s) + "/s", "num");
-		cell(tr, r.rcv_bytes_per_s === undefined ? "–" : fmtBytes(r.rcv_bytes_per_s) + "/s", "num");
-		cell(tr, fmtNum(r.errors), "num");
-		cell(tr, fmtNum(r.errors_last), "num");
-		cell(tr, r.health, "health");
-		frag.appendChild(tr);
-	}
-	tbody.replaceChildren(frag);
+	syncRows(document.querySelector("#ports-table tbody"), rows.slice(0, MAX_ROWS).map((r) => ({
+		key: key(r.node_guid, r.port),
+		cls: r.unhealthy ? "unhealthy" : r.state !== "ACTIVE" ? "down" : "",
+		data: { node: r.node_desc, guid: r.node_guid, port: String(r.port) },
+		cells: [
+			[r.node_desc],
+			[r.node_type],
+			[String(r.port), "num"],
+			[String(r.lid), "num"],
+			[r.state],
+			[r.width],
+			[r.speed],
+			[r.peer],
+			[fmtBytes(r.xmit_bytes), "num"],
+			[fmtBytes(r.rcv_bytes), "num"],
+			[r.xmit_bytes_per_s === undefined ? "–" : fmtBytes(r.xmit_bytes_per_s) + "/s", "num"],
+			[r.rcv_bytes_per_s === undefined ? "–" : fmtBytes(r.rcv_bytes_per_s) + "/s", "num"],
+			[fmtNum(r.errors), "num"],
+			[fmtNum(r.errors_last), "num"],
+			[r.health, "health"],
+		],
+	})));
 	setText("port-shown", rows.length > MAX_ROWS
 		? `showing ${MAX_ROWS} of ${rows.length} (filter to narrow)` : `${rows.length} ports`);
 }
@@ -231,23 +267,20 @@ function renderPorts() {
 function renderSwitches() {
 	const text = $("switch-filter").value.trim().toLowerCase();
 	const rows = sortRows("switches-table", switchRows().filter((r) => matches(r, text)));
-	const tbody = document.querySelector("#switches-table tbody");
-	const frag = document.createDocumentFragment();
-	for (const r of rows.slice(0, MAX_ROWS)) {
-		const tr = document.createElement("tr");
-		tr.dataset.guid = r.guid;
-		if (r.unhealthy)
-			tr.className = "unhealthy";
-		cell(tr, r.desc);
-		cell(tr, r.guid);
-		cell(tr, String(r.lid), "num");
-		cell(tr, String(r.nports), "num");
-		cell(tr, String(r.active), "num");
-		cell(tr, String(r.unhealthy), "num");
-		cell(tr, fmtBytes(r.traffic) + "/s", "num");
-		frag.appendChild(tr);
-	}
-	tbody.replaceChildren(frag);
+	syncRows(document.querySelector("#switches-table tbody"), rows.slice(0, MAX_ROWS).map((r) => ({
+		key: r.guid,
+		cls: r.unhealthy ? "unhealthy" : "",
+		data: { guid: r.guid },
+		cells: [
+			[r.desc],
+			[r.guid],
+			[String(r.lid), "num"],
+			[String(r.nports), "num"],
+			[String(r.active), "num"],
+			[String(r.unhealthy), "num"],
+			[fmtBytes(r.traffic) + "/s", "num"],
+		],
+	})));
 }
 
 function setupSort(tableId, render) {
@@ -360,7 +393,7 @@ function drawTopology() {
 		svgEl("title", {}, g).textContent = `${n.desc}\n${n.type} ${n.guid}\nLID ${n.lid}, ${n.ports} ports`;
 	}
 	$("picture").replaceChildren(svg);
-	$("picture-title").textContent = `Fabric (${nodes.length} nodes)`;
+	setText("picture-title", `Fabric (${nodes.length} nodes)`);
 	$("picture-controls").classList.add("hidden");
 }
 
@@ -382,6 +415,39 @@ function heatColour(v, max) {
 	return `rgb(${r},${g},${b})`;
 }
 
+/* The heat map's canvas (made once) and the layout its tooltip reads. */
+const heat = { canvas: null, sw: [], perRow: 1, tileW: 1, tileH: 1, cellW: 1 };
+
+function heatCanvas() {
+	if (heat.canvas)
+		return heat.canvas;
+	const canvas = document.createElement("canvas");
+	const tip = $("tooltip");
+	canvas.id = "heatmap";
+	canvas.addEventListener("mousemove", (e) => {
+		const r = canvas.getBoundingClientRect();
+		const x = e.clientX - r.left - 2, y = e.clientY - r.top - 2;
+		const tc = Math.floor(x / heat.tileW), tr = Math.floor(y / heat.tileH);
+		const n = tc < heat.perRow ? heat.sw[tr * heat.perRow + tc] : undefined;
+		const port = Math.floor((x - tc * heat.tileW) / heat.cellW) + 1;
+		if (!n || x < 0 || y < 0 || port > n.ports) {
+			tip.classList.add("hidden");
+			return;
+		}
+		const c = state.counters.get(key(n.guid, port));
+		tip.textContent = `${n.desc} port ${port}\n` + (c
+			? `errors ${c.errors} (last ${c.errors_last})\n${fmtBytes(c.xmit_bytes_per_s)}/s out, ` +
+			  `${fmtBytes(c.rcv_bytes_per_s)}/s in${c.healthy ? "" : "\nUNHEALTHY: " + c.reasons.join(", ")}`
+			: "not read (not ACTIVE, or the performance manager is off)");
+		tip.style.left = e.clientX + 12 + "px";
+		tip.style.top = e.clientY + 12 + "px";
+		tip.classList.remove("hidden");
+	});
+	canvas.addEventListener("mouseleave", () => tip.classList.add("hidden"));
+	heat.canvas = canvas;
+	return canvas;
+}
+
 /*
  * One tile per switch (in name order, left to right, top to bottom), one cell
  * per port in it, coloured by errors or traffic.
@@ -396,8 +462,9 @@ function drawHeatMap() {
 	const tileW = cols * cellW + 8, tileH = cellH + (labels ? 14 : 4);
 	const perRow = Math.max(1, Math.floor(1160 / tileW));
 	const rows = Math.ceil(sw.length / perRow);
-	const canvas = document.createElement("canvas");
-	canvas.id = "heatmap";
+	const canvas = heatCanvas();
+	Object.assign(heat, { sw: sw, perRow: perRow, tileW: tileW, tileH: tileH, cellW: cellW });
+	/* setting the size clears the canvas, even to the same size */
 	canvas.width = perRow * tileW + 4;
 	canvas.height = rows * tileH + 4;
 	const ctx = canvas.getContext("2d");
@@ -426,40 +493,45 @@ function drawHeatMap() {
 			ctx.fillRect(o.x + (p - 1) * cellW, y, cellW - 1, cellH - 1);
 		}
 	});
-	const tip = $("tooltip");
-	canvas.addEventListener("mousemove", (e) => {
-		const r = canvas.getBoundingClientRect();
-		const x = e.clientX - r.left - 2, y = e.clientY - r.top - 2;
-		const tc = Math.floor(x / tileW), tr = Math.floor(y / tileH);
-		const n = tc < perRow ? sw[tr * perRow + tc] : undefined;
-		const port = Math.floor((x - tc * tileW) / cellW) + 1;
-		if (!n || x < 0 || y < 0 || port > n.ports) {
-			tip.classList.add("hidden");
-			return;
-		}
-		const c = state.counters.get(key(n.guid, port));
-		tip.textContent = `${n.desc} port ${port}\n` + (c
-			? `errors ${c.errors} (last ${c.errors_last})\n${fmtBytes(c.xmit_bytes_per_s)}/s out, ` +
-			  `${fmtBytes(c.rcv_bytes_per_s)}/s in${c.healthy ? "" : "\nUNHEALTHY: " + c.reasons.join(", ")}`
-			: "not read (not ACTIVE, or the performance manager is off)");
-		tip.style.left = e.clientX + 12 + "px";
-		tip.style.top = e.clientY + 12 + "px";
-		tip.classList.remove("hidden");
-	});
-	canvas.addEventListener("mouseleave", () => tip.classList.add("hidden"));
-	$("picture").replaceChildren(canvas);
-	$("picture-title").textContent = `Heat map: ${sw.length} switches × ${cols} ports`;
+	if ($("picture").firstChild !== canvas)
+		$("picture").replaceChildren(canvas);
+	setText("picture-title", `Heat map: ${sw.length} switches × ${cols} ports`);
 	$("picture-controls").classList.remove("hidden");
 	setText("heat-legend", `green 0, yellow to red up to ${metric === "traffic" ? fmtBytes(max) + "/s" : max}; dark red: unhealthy`);
 }
 
+/*
+ * What the picture shows, as a string: the fabric and, per port, what
+ * colours it (health; for the heat map the metric's value).  The picture is
+ * redrawn only when this changed.
+ */
+function pictureSig(heatmap) {
+	const metric = heatmap ? $("heat-metric").value : "";
+	const parts = [heatmap ? "heat " + metric : "topo"];
+	for (const n of state.nodes)
+		parts.push(`${n.guid} ${n.desc} ${n.type} ${n.lid} ${n.ports}`);
+	if (!heatmap)
+		for (const l of state.links)
+			parts.push(`${l.a_guid}/${l.a_port} ${l.b_guid}/${l.b_port} ${l.state} ${l.width} ${l.speed}`);
+	for (const [k, c] of state.counters)
+		parts.push(`${k} ${c.healthy}` + (heatmap ? ` ${heatValue(c, metric)}` : ""));
+	return parts.join("\n");
+}
+
+let pictureDrawn = "";
+
 function drawPicture() {
 	if (!state.nodes.length)
 		return;
-	if (VIEW === "topology" || (VIEW !== "heatmap" && state.nodes.length <= SMALL_FABRIC))
-		drawTopology();
-	else
+	const heatmap = !(VIEW === "topology" || (VIEW !== "heatmap" && state.nodes.length <= SMALL_FABRIC));
+	const sig = pictureSig(heatmap);
+	if (sig === pictureDrawn)
+		return;
+	pictureDrawn = sig;
+	if (heatmap)
 		drawHeatMap();
+	else
+		drawTopology();
 }
 
 /* ---- events ------------------------------------------------------------ */
