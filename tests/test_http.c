@@ -66,11 +66,26 @@ static void test_header_absent(void)
 	free(copy);
 }
 
+/* A CR not followed by LF anywhere in the head: refused (RFC 9112 2.2), never a header value. */
+static void test_bare_cr(void)
+{
+	struct http_head hh;
+	char *copy;
+
+	CU_ASSERT_EQUAL(parse("GET / HTTP/1.1\r\nX-Ibsmd-SM-Key: 0x1\r2\r\n\r\n", &hh, &copy), 400);
+	free(copy);
+	CU_ASSERT_EQUAL(parse("GET /\r HTTP/1.1\r\n\r\n", &hh, &copy), 400);
+	free(copy);
+	CU_ASSERT_EQUAL(parse("GET / HTTP/1.1\r\nA: b\r\n\r\n", &hh, &copy), 0);
+	free(copy);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
 	    {"a header found", test_header_found},
 	    {"a header absent or cut", test_header_absent},
+	    {"a bare CR refused", test_bare_cr},
 	    {NULL, NULL},
 	};
 

@@ -476,6 +476,11 @@ int http_parse_head(char *head, size_t len, struct http_head *ret, const char **
 	} while (0)
 	if (memchr(head, '\0', len) || head[len] != '\0')
 		HTTP_REFUSE(400, "NUL in the request");
+	/* RFC 9112 2.2: a bare CR (not before LF) is invalid; refused, never passed on */
+	for (const char *cr = memchr(head, '\r', len); cr;
+	     cr = memchr(cr + 1, '\r', len - (size_t)(cr + 1 - head)))
+		if (cr[1] != '\n')
+			HTTP_REFUSE(400, "a bare CR in the request");
 	line_end = strchr(head, '\n');
 	if (!line_end)
 		HTTP_REFUSE(400, "no request line");
