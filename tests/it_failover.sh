@@ -136,7 +136,9 @@ check "sminfo from a third node: the master is B" sminfo_says "$LID_B" 3
 done >"$T/handover.samples") &
 SAMPLER=$!
 PIDS+=($SAMPLER)
-wait_for 10 test -s "$T/handover.samples" || fail "the sampler samples"
+# the samples must cover B as master before A comes back: else, on a busy machine, the
+# handover can be over before the sampler's first look at B and prove nothing
+wait_for 30 grep -q " $LID_B 3\$" "$T/handover.samples" || fail "the sampler saw B as MASTER"
 smd A ca-0 --priority 14 --sweep-interval 1
 check "A becomes MASTER by handover" wait_for 15 smd_state_is A MASTER
 check "B stands by again" wait_for 10 smd_state_is B STANDBY
