@@ -13,7 +13,7 @@
 set -e
 BUILD_PKGS="build-essential autoconf automake libtool pkg-config
 libibumad-dev libibmad-dev libevent-dev libjansson-dev libsystemd-dev libinih-dev"
-TEST_PKGS="libcunit1-dev ibsim-utils libumad2sim0 infiniband-diags opensm ibutils python3
+TEST_PKGS="libcunit1-dev libseccomp-dev ibsim-utils libumad2sim0 infiniband-diags opensm ibutils python3
 groff-base systemd time bc clang-format clang git
 chromium chromium-driver python3-selenium"
 case "${1:-test}" in
