@@ -40,12 +40,13 @@ struct daemon {
 	bool once;
 	bool socket_explicit;
 	bool verbose;
+	bool background; /* -B: fork, the parent exits once the child runs */
 	/* running */
 	struct api *api;
 	unsigned once_failures; /* --once: sweeps that did not bring the subnet up */
 	int exit_code;
 	bool notified_ready;
-	struct event *ev_term, *ev_int, *ev_hup;
+	struct event *ev_term, *ev_int, *ev_hup, *ev_usr1;
 	struct event *watchdog;
 };
 
