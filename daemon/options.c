@@ -24,6 +24,9 @@ static void usage(FILE *out)
 	    "      --check-config         validate the configuration, report every error, exit\n"
 	    "  -c, --create-config FILE   write the configuration in effect to FILE, exit\n"
 	    "  -o, --once                 bring the subnet up once; exit 0 when it is up\n"
+	    "      --import-opensm-conf FILE\n"
+	    "                             write OpenSM's opensm.conf FILE as an ibsmd.conf on\n"
+	    "                             stdout (what is not carried over: on stderr), exit\n"
 	    "      --offline TOPO         route a topology file offline, print a JSON summary\n"
 	    "      --dump-dir DIR         with --offline: write topo.out, lfts.out, opensm-*,\n"
 	    "                             path-sl, sl2vl into DIR\n"
@@ -79,6 +82,7 @@ enum {
 	OPT_RETRIES,
 	OPT_HTTP,
 	OPT_PERFMGR,
+	OPT_IMPORT,
 };
 
 /* An override of key by opt; 0, or 2 (said on stderr) when there are too many. */
@@ -92,8 +96,7 @@ static int add_override(struct daemon *d, const char *opt, const char *key, cons
 	return 0;
 }
 
-/* OpenSM's -D log flags as one of our levels. */
-static const char *level_from_flags(const char *arg)
+const char *daemon_level_from_flags(const char *arg)
 {
 	char *end;
 	unsigned long f;
@@ -113,6 +116,7 @@ int daemon_parse(struct daemon *d, int argc, char **argv)
 	    {"create-config", required_argument, NULL, 'c'},
 	    {"once", no_argument, NULL, 'o'},
 	    {"offline", required_argument, NULL, OPT_OFFLINE},
+	    {"import-opensm-conf", required_argument, NULL, OPT_IMPORT},
 	    {"dump-dir", required_argument, NULL, OPT_DUMP},
 	    {"state-dir", required_argument, NULL, OPT_STATE},
 	    {"socket", required_argument, NULL, OPT_SOCKET},
@@ -184,6 +188,9 @@ int daemon_parse(struct daemon *d, int argc, char **argv)
 		case OPT_OFFLINE:
 			d->offline_topo = optarg;
 			break;
+		case OPT_IMPORT:
+			d->import_path = optarg;
+			break;
 		case OPT_DUMP:
 			d->dump_dir = optarg;
 			break;
@@ -244,7 +251,7 @@ int daemon_parse(struct daemon *d, int argc, char **argv)
 			if (c == OPT_SOCKET)
 				d->socket_explicit = true;
 			if (c == 'D') {
-				const char *lvl = level_from_flags(optarg);
+				const char *lvl = daemon_level_from_flags(optarg);
 
 				if (!lvl) {
 					fprintf(stderr,
