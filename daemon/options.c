@@ -171,7 +171,7 @@ int daemon_parse(struct daemon *d, int argc, char **argv)
 	};
 	int c;
 
-	snprintf(d->conf_path, sizeof(d->conf_path), "%s", SYSCONFDIR "/ibsmd->conf");
+	snprintf(d->conf_path, sizeof(d->conf_path), "%s", SYSCONFDIR "/ibsmd.conf");
 	while ((c = getopt_long(argc, argv, "F:c:og:p:k:R:a:P:l:s:t:n:vVD:d:h?Qf:B", opts, NULL)) !=
 	       -1) {
 		switch (c) {
