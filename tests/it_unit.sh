@@ -9,7 +9,9 @@
 #     daemon cannot start: "Address family not supported" (the harness bites);
 #   - with the unit as built (systemd/ibsmd.service) the subnet comes up,
 #     /metrics answers and the sync endpoint serves its document; the daemon
-#     runs with a seccomp filter and no_new_privs.
+#     runs with a seccomp filter and no_new_privs;
+#   - the drop-in docs/deploying.md gives (a reset, then AF_UNIX AF_NETLINK)
+#     takes the Internet families away again.
 . "$(dirname "$0")/lib.sh"
 
 JAIL="$top_builddir/tests/unitjail"
@@ -32,6 +34,15 @@ printf 'sm_key = %s\nsync_listen = 127.0.0.1:%s\nhttp_root = %s/web\n' "$KEY" "$
 	"$top_srcdir" >"$T/ibsmd.conf"
 sed 's/^RestrictAddressFamilies=.*/RestrictAddressFamilies=AF_UNIX AF_NETLINK/' "$UNIT" \
 	>"$T/old.service"
+
+# the drop-in of docs/deploying.md (an empty assignment, then the list) takes them away again
+{ cat "$UNIT"; printf '[Service]\nRestrictAddressFamilies=\nRestrictAddressFamilies=AF_UNIX AF_NETLINK\n'; } \
+	>"$T/dropin.service"
+inet() { "$JAIL" "$1" -- python3 -c 'import socket; socket.socket(socket.AF_INET6).close(); socket.socket().close()' 2>/dev/null; }
+check "unitjail: the unit allows an Internet socket" inet "$UNIT"
+noinet() { ! inet "$1"; }
+check "unitjail: the drop-in denies it" noinet "$T/dropin.service"
+check "unitjail: the old unit's families deny it" noinet "$T/old.service"
 
 sim_start "$top_srcdir/tests/fabrics/fattree-k4.net" || exit 1
 
