@@ -246,6 +246,7 @@ struct import {
 	const char *written[IMPORT_MAX_WRITTEN]; /* ibsmd keys written */
 	size_t n_written;
 	unsigned mapped, defaults, not_needed, not_built, refused, unknown;
+	unsigned noted_line; /* the line whose "# OpenSM's" comment was written last */
 };
 
 static const struct import_key *import_find(const char *name)
@@ -295,8 +296,10 @@ static bool import_set(struct import *im, unsigned line, const char *name, const
 		im->refused++;
 		return false;
 	}
-	if (strcmp(name, key) || strcmp(raw, value))
+	if ((strcmp(name, key) || strcmp(raw, value)) && im->noted_line != line) {
 		printf("# OpenSM's %s %s\n", name, raw);
+		im->noted_line = line; /* routing_engine writes two keys under one comment */
+	}
 	printf("%s = %s\n", key, value);
 	if (im->n_written < IMPORT_MAX_WRITTEN)
 		im->written[im->n_written++] = key;
