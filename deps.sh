@@ -13,9 +13,10 @@
 set -e
 BUILD_PKGS="build-essential autoconf automake libtool pkg-config
 libibumad-dev libibmad-dev libevent-dev libjansson-dev libsystemd-dev libinih-dev"
-TEST_PKGS="libcunit1-dev ibsim-utils libumad2sim0 infiniband-diags opensm ibutils python3
+TEST_PKGS="libcunit1-dev libseccomp-dev ibsim-utils libumad2sim0 infiniband-diags opensm ibutils python3
 groff-base systemd time bc clang-format clang git
-chromium chromium-driver python3-selenium"
+chromium chromium-driver python3-selenium
+debhelper lintian"
 case "${1:-test}" in
 build) PKGS=$BUILD_PKGS ;;
 test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;

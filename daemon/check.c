@@ -162,7 +162,31 @@ int daemon_check(struct daemon *d)
 	return -1;
 }
 
-/* Write the configuration in effect to path, atomically.  0 or -errno with err. */
+/*
+ * Whether c holds a key of the subnet (sm_key, m_key, sa_key: the secret
+ * keys) other than its default: a file that writes it must be the owner's
+ * alone.
+ */
+static bool conf_holds_secrets(const struct sm_conf *c)
+{
+	const char *keys[256];
+	struct sm_conf def;
+	size_t n;
+
+	conf_defaults(&def);
+	n = conf_diff(&def, c, keys, sizeof(keys) / sizeof(keys[0]));
+	if (n > sizeof(keys) / sizeof(keys[0]))
+		return true; /* cannot tell: the safe answer */
+	for (size_t i = 0; i < n; i++)
+		if (conf_key_is_secret(keys[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Write the configuration in effect to path, atomically: mode 0600 when it
+ * holds keys (conf_holds_secrets), else 0644.  0 or -errno with err.
+ */
 static int create_config(const struct daemon *d, const char *path, char *err, size_t err_len)
 {
 	struct atomic_file af;
@@ -175,7 +199,7 @@ static int create_config(const struct daemon *d, const char *path, char *err, si
 		 PACKAGE_VERSION,
 		 d->conf_explicit || access(d->conf_path, F_OK) == 0 ? d->conf_path
 								     : "the defaults");
-	r = atomic_file_open(&af, path, 0644);
+	r = atomic_file_open(&af, path, conf_holds_secrets(&d->conf) ? 0600 : 0644);
 	if (r == 0) {
 		r = conf_write(af.fp, &d->conf, comment);
 		if (r < 0)

@@ -6,6 +6,7 @@
  *                      --offline, --once), or an exit (--help, a bad option);
  *   check (check.c)    defaults, the file, the overrides, every error found;
  *                      --check-config's extra checks; --create-config;
+ *   import (import.c)  --import-opensm-conf: OpenSM's opensm.conf into ours;
  *   run (run.c)        the SM and its parts, the control API, signals,
  *                      reloads, the systemd watchdog, the event loop.
  */
@@ -37,15 +38,17 @@ struct daemon {
 	bool check_only;	 /* --check-config */
 	const char *create_path; /* --create-config FILE */
 	const char *offline_topo, *dump_dir;
+	const char *import_path; /* --import-opensm-conf FILE */
 	bool once;
 	bool socket_explicit;
 	bool verbose;
+	bool background; /* -B: fork, the parent exits once the child runs */
 	/* running */
 	struct api *api;
 	unsigned once_failures; /* --once: sweeps that did not bring the subnet up */
 	int exit_code;
 	bool notified_ready;
-	struct event *ev_term, *ev_int, *ev_hup;
+	struct event *ev_term, *ev_int, *ev_hup, *ev_usr1;
 	struct event *watchdog;
 };
 
@@ -55,6 +58,14 @@ struct daemon {
  * option, said on stderr).
  */
 int daemon_parse(struct daemon *d, int argc, char **argv);
+/* options.c: OpenSM's -D log flags ("0x03") as a log_level value, NULL if not a byte. */
+const char *daemon_level_from_flags(const char *arg);
+
+/*
+ * import.c: --import-opensm-conf: OpenSM's opensm.conf at path as an
+ * ibsmd.conf on stdout, what is not carried over on stderr.  The exit status.
+ */
+int daemon_import_opensm(const char *path);
 
 /*
  * check.c: defaults, then the file, then the command line into c.  0 or

@@ -1,7 +1,7 @@
 /*
- * ibsmd: the daemon's entry point: parse the command line, check the
- * configuration, then route a topology offline (--offline), write the
- * configuration (--create-config) or run (daemon.h).
+ * ibsmd: the daemon's entry point: parse the command line (or import an
+ * opensm.conf), check the configuration, then route a topology offline
+ * (--offline), write the configuration (--create-config) or run (daemon.h).
  */
 #include <malloc.h>
 #include <stdio.h>
@@ -28,6 +28,8 @@ int main(int argc, char **argv)
 	r = daemon_parse(&d, argc, argv);
 	if (r >= 0)
 		return r;
+	if (d.import_path)
+		return daemon_import_opensm(d.import_path);
 	r = daemon_check(&d);
 	if (r >= 0)
 		return r;

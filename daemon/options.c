@@ -24,6 +24,9 @@ static void usage(FILE *out)
 	    "      --check-config         validate the configuration, report every error, exit\n"
 	    "  -c, --create-config FILE   write the configuration in effect to FILE, exit\n"
 	    "  -o, --once                 bring the subnet up once; exit 0 when it is up\n"
+	    "      --import-opensm-conf FILE\n"
+	    "                             write OpenSM's opensm.conf FILE as an ibsmd.conf on\n"
+	    "                             stdout (what is not carried over: on stderr), exit\n"
 	    "      --offline TOPO         route a topology file offline, print a JSON summary\n"
 	    "      --dump-dir DIR         with --offline: write topo.out, lfts.out, opensm-*,\n"
 	    "                             path-sl, sl2vl into DIR\n"
@@ -50,6 +53,11 @@ static void usage(FILE *out)
 	    "      --perfmgr              read port counters (key perfmgr = true)\n"
 	    "      --http ADDR:PORT       serve /metrics, a read-only JSON API and the web\n"
 	    "                             page (key http_listen)\n"
+	    "  -Q, --qos                  program the QoS policy (key qos = true)\n"
+	    "  -f, --log_file FILE        log to FILE, opened again on SIGUSR1 and SIGHUP\n"
+	    "                             (key log_file)\n"
+	    "  -B, --daemon               run in the background (not under systemd: the\n"
+	    "                             unit runs ibsmd in the foreground)\n"
 	    "  -v, --verbose              debug logging (key log_level)\n"
 	    "  -V                         the same as -v (OpenSM's full verbosity)\n"
 	    "  -D FLAGS                   OpenSM's log flags: 0x01 error, 0x02/0x04 info,\n"
@@ -74,10 +82,21 @@ enum {
 	OPT_RETRIES,
 	OPT_HTTP,
 	OPT_PERFMGR,
+	OPT_IMPORT,
 };
 
-/* OpenSM's -D log flags as one of our levels. */
-static const char *level_from_flags(const char *arg)
+/* An override of key by opt; 0, or 2 (said on stderr) when there are too many. */
+static int add_override(struct daemon *d, const char *opt, const char *key, const char *value)
+{
+	if (d->n_overrides >= DAEMON_MAX_OVERRIDES) {
+		fprintf(stderr, "ibsmd: too many options\n");
+		return 2;
+	}
+	d->overrides[d->n_overrides++] = (struct override){opt, key, value};
+	return 0;
+}
+
+const char *daemon_level_from_flags(const char *arg)
 {
 	char *end;
 	unsigned long f;
@@ -97,6 +116,7 @@ int daemon_parse(struct daemon *d, int argc, char **argv)
 	    {"create-config", required_argument, NULL, 'c'},
 	    {"once", no_argument, NULL, 'o'},
 	    {"offline", required_argument, NULL, OPT_OFFLINE},
+	    {"import-opensm-conf", required_argument, NULL, OPT_IMPORT},
 	    {"dump-dir", required_argument, NULL, OPT_DUMP},
 	    {"state-dir", required_argument, NULL, OPT_STATE},
 	    {"socket", required_argument, NULL, OPT_SOCKET},
@@ -118,6 +138,9 @@ int daemon_parse(struct daemon *d, int argc, char **argv)
 	    {"maxsmps", required_argument, NULL, 'n'},
 	    {"http", required_argument, NULL, OPT_HTTP},
 	    {"perfmgr", no_argument, NULL, OPT_PERFMGR},
+	    {"qos", no_argument, NULL, 'Q'},
+	    {"log_file", required_argument, NULL, 'f'},
+	    {"daemon", no_argument, NULL, 'B'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, OPT_VERSION},
@@ -144,11 +167,12 @@ int daemon_parse(struct daemon *d, int argc, char **argv)
 	    {'n', "-n/--window", "mad_window"},
 	    {'D', "-D", "log_level"},
 	    {OPT_HTTP, "--http", "http_listen"},
+	    {'f', "-f/--log_file", "log_file"},
 	};
 	int c;
 
 	snprintf(d->conf_path, sizeof(d->conf_path), "%s", SYSCONFDIR "/ibsmd.conf");
-	while ((c = getopt_long(argc, argv, "F:c:og:p:k:R:a:P:l:s:t:n:vVD:d:h?", opts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "F:c:og:p:k:R:a:P:l:s:t:n:vVD:d:h?Qf:B", opts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'F':
@@ -163,6 +187,9 @@ int daemon_parse(struct daemon *d, int argc, char **argv)
 			break;
 		case OPT_OFFLINE:
 			d->offline_topo = optarg;
+			break;
+		case OPT_IMPORT:
+			d->import_path = optarg;
 			break;
 		case OPT_DUMP:
 			d->dump_dir = optarg;
@@ -185,12 +212,15 @@ int daemon_parse(struct daemon *d, int argc, char **argv)
 			}
 			break;
 		case OPT_PERFMGR:
-			if (d->n_overrides >= DAEMON_MAX_OVERRIDES) {
-				fprintf(stderr, "ibsmd: too many options\n");
+			if (add_override(d, "--perfmgr", "perfmgr", "true"))
 				return 2;
-			}
-			d->overrides[d->n_overrides++] =
-			    (struct override){"--perfmgr", "perfmgr", "true"};
+			break;
+		case 'Q':
+			if (add_override(d, "-Q/--qos", "qos", "true"))
+				return 2;
+			break;
+		case 'B':
+			d->background = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -221,7 +251,7 @@ int daemon_parse(struct daemon *d, int argc, char **argv)
 			if (c == OPT_SOCKET)
 				d->socket_explicit = true;
 			if (c == 'D') {
-				const char *lvl = level_from_flags(optarg);
+				const char *lvl = daemon_level_from_flags(optarg);
 
 				if (!lvl) {
 					fprintf(stderr,
@@ -233,11 +263,14 @@ int daemon_parse(struct daemon *d, int argc, char **argv)
 				optarg = (char *)lvl;
 			}
 			/* paths given on the command line are relative to the cwd */
-			if ((c == OPT_SOCKET || c == OPT_STATE || c == 'a') && optarg[0] &&
-			    optarg[0] != '/') {
-				static char abs_paths[3][CONF_PATH_MAX + 1];
+			if ((c == OPT_SOCKET || c == OPT_STATE || c == 'a' || c == 'f') &&
+			    optarg[0] && optarg[0] != '/') {
+				static char abs_paths[4][CONF_PATH_MAX + 1];
 				char cwd[CONF_PATH_MAX];
-				char *dst = abs_paths[c == OPT_SOCKET ? 0 : c == OPT_STATE ? 1 : 2];
+				char *dst = abs_paths[c == OPT_SOCKET  ? 0
+						      : c == OPT_STATE ? 1
+						      : c == 'a'       ? 2
+								       : 3];
 				if (!getcwd(cwd, sizeof(cwd)) ||
 				    snprintf(dst, CONF_PATH_MAX + 1, "%s/%s", cwd, optarg) >
 					CONF_PATH_MAX) {

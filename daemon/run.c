@@ -1,14 +1,17 @@
 /*
- * Running ibsmd (see daemon.h): the SM and its parts, the control API,
- * signals (SIGTERM/SIGINT stop, SIGHUP reloads), the systemd notifications
- * and watchdog, and the event loop.
+ * Running ibsmd (see daemon.h): the log file and -B, the SM and its parts,
+ * the control API, signals (SIGTERM/SIGINT stop, SIGHUP reopens the log file
+ * and reloads, SIGUSR1 reopens the log file), the systemd notifications and
+ * watchdog, and the event loop.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <systemd/sd-daemon.h>
 
 #include "daemon/daemon.h"
@@ -98,11 +101,31 @@ static void watchdog_start(struct daemon *d)
 		(unsigned long long)(usec / 1000));
 }
 
+/* The log file's name opened again: logrotate renamed the old one. */
+static void reopen_log(struct daemon *d, const char *why)
+{
+	int r;
+
+	if (!d->conf.log_file[0])
+		return;
+	r = log_reopen();
+	if (r < 0)
+		log_err("%s: cannot open the log file %s again: %s; still writing the old one", why,
+			d->conf.log_file, strerror(-r));
+	else
+		log_info("%s: log file %s opened again", why, d->conf.log_file);
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct daemon *d = arg;
 
+	if (sig == SIGUSR1) {
+		reopen_log(d, "SIGUSR1");
+		return;
+	}
 	if (sig == SIGHUP) {
+		reopen_log(d, "SIGHUP");
 		log_info("SIGHUP: reloading %s", d->conf_path);
 		reload(d);
 		return;
@@ -183,33 +206,76 @@ static int daemon_attach_parts(struct sm *sm, char *err, size_t err_len)
 	return 0;
 }
 
+/* A start-up error: on stderr, and in the log file when there is one (-B closed stderr). */
+static void __attribute__((format(printf, 2, 3)))
+run_error(const struct daemon *d, const char *fmt, ...)
+{
+	char msg[4200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "ibsmd: %s\n", msg);
+	if (d->conf.log_file[0])
+		log_err("%s", msg);
+}
+
+/*
+ * log_file (-f), and -B: into the background with the log in log_file, or
+ * LOCALSTATEDIR/log/ibsmd.log as OpenSM's -B logs to /var/log/opensm.log.
+ * 0, or -1 (said on stderr).
+ */
+static int daemon_log_setup(struct daemon *d)
+{
+	int r;
+
+	if (d->background && !d->conf.log_file[0])
+		snprintf(d->conf.log_file, sizeof(d->conf.log_file), "%s",
+			 LOCALSTATEDIR "/log/ibsmd.log");
+	if (d->conf.log_file[0]) {
+		r = log_open_file(d->conf.log_file);
+		if (r < 0) {
+			fprintf(stderr, "ibsmd: log_file %s: %s\n", d->conf.log_file, strerror(-r));
+			return -1;
+		}
+	}
+	if (d->background && daemon(0, 0) < 0) {
+		fprintf(stderr, "ibsmd: -B: cannot go into the background: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int daemon_run(struct daemon *d)
 {
 	char err[4096];
 	int r;
 
+	if (daemon_log_setup(d) < 0)
+		return 1;
 	signal(SIGPIPE, SIG_IGN);
 	d->base = event_base_new();
 	if (!d->base) {
-		fprintf(stderr, "ibsmd: cannot create the event loop\n");
+		run_error(d, "cannot create the event loop");
 		return 1;
 	}
 	r = sm_init(&d->sm, d->base, &d->conf, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "ibsmd: %s\n", err);
+		run_error(d, "%s", err);
 		event_base_free(d->base);
 		return 1;
 	}
 	d->sm.once = d->once;
 	r = daemon_attach_parts(&d->sm, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "ibsmd: %s\n", err);
+		run_error(d, "%s", err);
 		sm_fini(&d->sm);
 		event_base_free(d->base);
 		return 1;
 	}
 	if (hook_add(&d->sm.hooks.sweep_done, on_sweep, d) < 0) {
-		fprintf(stderr, "ibsmd: out of memory\n");
+		run_error(d, "out of memory");
 		sm_fini(&d->sm);
 		event_base_free(d->base);
 		return 1;
@@ -218,7 +284,7 @@ int daemon_run(struct daemon *d)
 	if (!d->once || d->socket_explicit) {
 		r = api_start(&d->sm, &d->api, err, sizeof(err));
 		if (r < 0) {
-			fprintf(stderr, "ibsmd: %s\n", err);
+			run_error(d, "%s", err);
 			sm_fini(&d->sm);
 			event_base_free(d->base);
 			return 1;
@@ -227,14 +293,16 @@ int daemon_run(struct daemon *d)
 	d->ev_term = evsignal_new(d->base, SIGTERM, on_signal, d);
 	d->ev_int = evsignal_new(d->base, SIGINT, on_signal, d);
 	d->ev_hup = evsignal_new(d->base, SIGHUP, on_signal, d);
+	d->ev_usr1 = evsignal_new(d->base, SIGUSR1, on_signal, d);
 	evsignal_add(d->ev_term, NULL);
 	evsignal_add(d->ev_int, NULL);
 	evsignal_add(d->ev_hup, NULL);
+	evsignal_add(d->ev_usr1, NULL);
 	log_msg(LOG_CAT_SWEEP, d->once ? LOG_DEBUG : LOG_INFO, "ibsmd %s starting, state in %s",
 		PACKAGE_VERSION, d->conf.state_dir);
 	r = sweep_start_why(&d->sm, "startup");
 	if (r < 0) {
-		fprintf(stderr, "ibsmd: cannot start a sweep: %s\n", strerror(-r));
+		run_error(d, "cannot start a sweep: %s", strerror(-r));
 	} else {
 		if (!d->once) {
 			d->exit_code = 0;
@@ -250,6 +318,8 @@ int daemon_run(struct daemon *d)
 	event_free(d->ev_term);
 	event_free(d->ev_int);
 	event_free(d->ev_hup);
+	event_free(d->ev_usr1);
 	event_base_free(d->base);
+	log_close_file();
 	return d->exit_code;
 }

@@ -1,19 +1,26 @@
 /*
  * The daemon's log (see log.h): stderr with a level prefix, or the systemd
- * journal with PRIORITY, SYSLOG_IDENTIFIER and IBSMD_CATEGORY fields.
+ * journal with PRIORITY, SYSLOG_IDENTIFIER and IBSMD_CATEGORY fields, or a
+ * file in the stderr format, line-buffered so that a line is whole on disk
+ * (OpenSM's -f; its -d2 flush is what this always does).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 #include <systemd/sd-journal.h>
 
 #include "lib/log.h"
 
 static const char *log_ident = "ibsmd";
 static bool log_journal;
+static FILE *log_fp;	    /* log_file, or NULL */
+static char log_path[4096]; /* its name, for log_reopen */
 static int log_levels[LOG_CAT_MAX] = {LOG_INFO, LOG_INFO, LOG_INFO, LOG_INFO, LOG_INFO};
 
 static const char *const cat_names[LOG_CAT_MAX] = {"sweep", "mad", "route", "sa", "ctl"};
@@ -25,6 +32,63 @@ void log_init(const char *ident, bool to_journal)
 	if (ident)
 		log_ident = ident;
 	log_journal = to_journal;
+}
+
+static FILE *log_fopen(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+	FILE *fp;
+
+	if (fd < 0)
+		return NULL;
+	fp = fdopen(fd, "a");
+	if (!fp) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	setvbuf(fp, NULL, _IOLBF, 0);
+	return fp;
+}
+
+int log_open_file(const char *path)
+{
+	FILE *fp;
+
+	if (!path || !*path || strlen(path) >= sizeof(log_path))
+		return -EINVAL;
+	fp = log_fopen(path);
+	if (!fp)
+		return -errno;
+	if (log_fp)
+		fclose(log_fp);
+	log_fp = fp;
+	snprintf(log_path, sizeof(log_path), "%s", path);
+	return 0;
+}
+
+int log_reopen(void)
+{
+	FILE *fp;
+
+	if (!log_fp)
+		return 0;
+	fp = log_fopen(log_path);
+	if (!fp)
+		return -errno;
+	fclose(log_fp);
+	log_fp = fp;
+	return 0;
+}
+
+void log_close_file(void)
+{
+	if (log_fp)
+		fclose(log_fp);
+	log_fp = NULL;
+	log_path[0] = '\0';
 }
 
 void log_set_level(int cat, int level)
@@ -87,7 +151,7 @@ const char *log_cat_str(int cat)
 
 static void log_emit(int cat, int level, uint64_t guid, int port, const char *line)
 {
-	if (log_journal) {
+	if (log_journal && !log_fp) {
 		if (port >= 0)
 			sd_journal_send("MESSAGE=%s", line, "PRIORITY=%d", level,
 					"SYSLOG_IDENTIFIER=%s", log_ident, "IBSMD_CATEGORY=%s",
@@ -102,7 +166,8 @@ static void log_emit(int cat, int level, uint64_t guid, int port, const char *li
 	char when[80];
 
 	log_time_iso(when, sizeof(when));
-	fprintf(stderr, "%s %s %s: %s\n", when, log_ident, log_level_str(level), line);
+	fprintf(log_fp ? log_fp : stderr, "%s %s %s: %s\n", when, log_ident, log_level_str(level),
+		line);
 }
 
 void log_time_iso(char *buf, size_t len)

@@ -1,8 +1,9 @@
 /*
  * The daemon's log: stderr, or the journal with structured fields when
- * running under systemd.  The daemon's parts log (daemon/, ui/, sm/, smp/,
- * sa/, failover/, perf/); library code (mad/, routing/, fabric/, policy/ and
- * the rest of lib/) does not: it returns codes and counts.
+ * running under systemd, or a file (log_file, OpenSM's -f) that logrotate
+ * renames: log_reopen() opens the name again (SIGUSR1, SIGHUP).  The daemon's parts log (daemon/,
+ * ui/, sm/, smp/, sa/, failover/, perf/); library code (mad/, routing/, fabric/, policy/ and the
+ * rest of lib/) does not: it returns codes and counts.
  *
  * Levels follow syslog.  Errors and warnings are always printed; notice, info
  * and debug lines pass by their category's level (info by default), which
@@ -26,6 +27,20 @@ enum log_cat {
 };
 
 void log_init(const char *ident, bool to_journal);
+/*
+ * Log to the file at path from now on (appended, created 0640), in the
+ * stderr format, in place of stderr or the journal.  0 or -errno (nothing
+ * changes then).
+ */
+int log_open_file(const char *path);
+/*
+ * Open the log file's name again (after logrotate renamed it); the old one
+ * is closed once the new one is open.  0 (also without a log file), or
+ * -errno with the old file kept.
+ */
+int log_reopen(void);
+/* Back to stderr or the journal; the file is closed.  Safe without one. */
+void log_close_file(void);
 /*
  * The most verbose level printed (clamped to LOG_ERR..LOG_DEBUG) for a
  * category, or for every one if cat < 0.

@@ -108,6 +108,7 @@ static const struct conf_key conf_keys[] = {
      "0x0000000000000001", CONF_LIVE_READ, true},
     {"log_level", CONF_LEVEL, offsetof(struct sm_conf, log_level), sizeof(int), 0, 0, "info",
      CONF_LIVE_APPLY, false},
+    STR_KEY(log_file, CONF_OPT_PATH, "", CONF_RESTART),
     BOOL_KEY(perfmgr, "false", CONF_LIVE_APPLY),
     INT_KEY(perfmgr_sweep_time_s, 1, 86400, "180", CONF_LIVE_APPLY),
     INT_KEY(perfmgr_max_outstanding, 1, 256, "16", CONF_LIVE_READ),

@@ -62,6 +62,7 @@ struct sm_conf {
 	uint64_t subnet_prefix;	       /* host order */
 	uint64_t sa_key;	       /* SA queries with this SM_Key are trusted; 0: none */
 	int log_level;		       /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
+	char log_file[CONF_PATH_MAX];  /* "" = stderr or the journal; else this file */
 	/* the performance manager (perf/perfmgr.c) */
 	bool perfmgr;			     /* read port counters at all */
 	int perfmgr_sweep_time_s;	     /* seconds between counter sweeps */

@@ -3,7 +3,10 @@
 OPTIONS of ibsmd(8); every configuration key (as `ibsmd --create-config`
 writes them, with their defaults) against the KEYS of ibsmd.conf(5) and the
 commented-out defaults of etc/ibsmd.conf; the commands of `smctl --help`
-against the COMMANDS of smctl(8).  Prints each difference; exit 1 if any."""
+against the COMMANDS of smctl(8); the README's map of docs/ against the
+pages there (every page listed, every link to a page that exists, every
+relative link between pages resolving).  Prints each difference; exit 1 if
+any."""
 import re
 import subprocess
 import sys
@@ -140,8 +143,23 @@ for c in sorted(cmds - man_cmds):
 for c in sorted(man_cmds - cmds):
     problems.append(f'smctl(8) COMMANDS has {c}, smctl --help does not')
 
+# ---- the README's map of docs/ ---------------------------------------------
+readme = open(os.path.join(srcdir, 'README'), encoding='utf-8').read()
+docs_dir = os.path.join(srcdir, 'docs')
+pages = sorted(f for f in os.listdir(docs_dir) if f.endswith('.md'))
+linked = set(re.findall(r'\(docs/([\w.-]+\.md)\)', readme))
+for f in pages:
+    if f not in linked:
+        problems.append(f'README does not list docs/{f}')
+for f in sorted(linked - set(pages)):
+    problems.append(f'README links docs/{f}, which does not exist')
+for f in pages:
+    for target in re.findall(r'\]\(([\w.-]+\.md)(?:#[\w-]*)?\)', open(os.path.join(docs_dir, f)).read()):
+        if target not in pages:
+            problems.append(f'docs/{f} links {target}, which does not exist')
+
 for p in problems:
     print(p)
-print(f'{len(help_opts)} options, {len(keys)} keys, {len(cmds)} smctl commands compared; '
-      f'{len(problems)} problems')
+print(f'{len(help_opts)} options, {len(keys)} keys, {len(cmds)} smctl commands, '
+      f'{len(pages)} docs pages compared; {len(problems)} problems')
 sys.exit(1 if problems else 0)

@@ -54,6 +54,16 @@ for kv in "sm_priority = 15" "routing_engine = updn" "lmc = 1" "sweep_interval =
 	check "OpenSM's letter set: $kv" grep -qxF "$kv" "$T/made.conf"
 done
 check "what -c wrote validates" "$IBSMD" -F "$T/made.conf" --check-config
+check "-c without keys of the subnet writes mode 0644" test "$(stat -c %a "$T/made.conf")" = 644
+"$IBSMD" -F /dev/null -k 0x1234abcd -c "$T/keyed.conf" >"$T/keyed.out" 2>&1
+check "-c with an sm_key writes mode 0600 (not world-readable)" \
+	test "$(stat -c %a "$T/keyed.conf")" = 600
+check "the key is in the file" grep -qx "sm_key = 0x000000001234abcd" "$T/keyed.conf"
+check "and printed nowhere" bash -c "! grep -qi '1234abcd' '$T/keyed.out'"
+printf 'sa_key = 0x77\n' >"$T/sa.conf"
+(umask 000 && "$IBSMD" -F "$T/sa.conf" -c "$T/sa-made.conf" >/dev/null 2>&1)
+check "-c with an sa_key from the file: 0600 whatever the umask" \
+	test "$(stat -c %a "$T/sa-made.conf")" = 600
 check "-d 0 is refused, saying what is supported" \
 	bash -c "'$IBSMD' -d 0 --check-config 2>&1 | grep -q 'takes -d1 and -d2'"
 check "-? prints the usage" bash -c "'$IBSMD' -? | grep -q '^Usage: ibsmd'"

@@ -355,9 +355,56 @@ static void test_man_page(void)
 	free(text);
 }
 
+/* smctl's times: ISO 8601 in UTC to the millisecond, and read back to the same instant. */
+static void test_time_format(void)
+{
+	static const double times[] = {0.0,
+				       1.5,
+				       951782400.25, /* 2000-02-29 */
+				       1796535402.1473966,
+				       1796535402.9996,
+				       4102444799.999};
+	char buf[40];
+
+	CU_ASSERT_EQUAL(smctl_time_iso(1796535402.1473966, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "2026-12-06T05:36:42.147Z");
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		struct tm tm = {0};
+		char *end;
+		long ms;
+		time_t back;
+
+		CU_ASSERT_EQUAL_FATAL(smctl_time_iso(times[i], buf, sizeof(buf)), 0);
+		CU_ASSERT_EQUAL(strlen(buf), 24);
+		end = strptime(buf, "%Y-%m-%dT%H:%M:%S", &tm);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+		CU_ASSERT_EQUAL(end[0], '.');
+		ms = strtol(end + 1, &end, 10);
+		CU_ASSERT_STRING_EQUAL(end, "Z");
+		back = timegm(&tm);
+		/* the same instant, to the millisecond (rounded) */
+		CU_ASSERT(fabs((double)back + (double)ms / 1000 - times[i]) <= 0.0005 + 1e-6);
+	}
+	/* no time: negative, not finite, beyond year 9999, a short buffer */
+	CU_ASSERT_EQUAL(smctl_time_iso(-1, buf, sizeof(buf)), -1);
+	CU_ASSERT_EQUAL(smctl_time_iso(NAN, buf, sizeof(buf)), -1);
+	CU_ASSERT_EQUAL(smctl_time_iso(1e12, buf, sizeof(buf)), -1);
+	CU_ASSERT_EQUAL(smctl_time_iso(1.0, buf, 10), -1);
+	/* which members are times */
+	CU_ASSERT(smctl_is_time_key("state_since"));
+	CU_ASSERT(smctl_is_time_key("last_cycle_end"));
+	CU_ASSERT(smctl_is_time_key("last_error_time"));
+	CU_ASSERT(smctl_is_time_key("unix_time"));
+	CU_ASSERT(smctl_is_time_key("last_ok"));
+	CU_ASSERT(!smctl_is_time_key("sweep_time_s"));
+	CU_ASSERT(!smctl_is_time_key("last_sweep_ms"));
+	CU_ASSERT(!smctl_is_time_key("_time"));
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
+	    {"times: ISO 8601, read back", test_time_format},
 	    {"server and smctl know the same commands", test_same_commands},
 	    {"admin flags agree", test_admin_flags},
 	    {"argument names are the server's", test_argument_names},

@@ -791,6 +791,23 @@ static int http_bind_site(struct api *api, const char *key, const char *addr, en
 	return 0;
 }
 
+/* The web page must be there to be served: a missing one is said once, at start. */
+static void http_check_root(const char *root)
+{
+	char index[CONF_PATH_MAX + 16];
+	struct stat st;
+
+	snprintf(index, sizeof(index), "%s/index.html", root);
+	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+		log_err("http_root %s: %s: the web page cannot be served (GET / answers 404); "
+			"set http_root to the directory holding index.html",
+			root, stat(root, &st) < 0 ? strerror(errno) : "not a directory");
+	else if (access(index, R_OK) < 0)
+		log_err("http_root %s: no readable index.html (%s): the web page cannot be served "
+			"(GET / answers 404)",
+			root, strerror(errno));
+}
+
 int http_start(struct api *api, char *err, size_t err_len)
 {
 	const struct sm_conf *conf = &api->sm->conf;
@@ -803,6 +820,7 @@ int http_start(struct api *api, char *err, size_t err_len)
 			return r;
 		log_info("HTTP on %s (metrics, read-only API, web page from %s)", conf->http_listen,
 			 conf->http_root);
+		http_check_root(conf->http_root);
 	}
 	if (conf->sync_listen[0]) {
 		r = http_bind_site(api, "sync_listen", conf->sync_listen, HTTP_SITE_SYNC,

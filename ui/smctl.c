@@ -155,6 +155,10 @@ static json_t *build_request(int argc, char **argv, const struct smctl_cmd **ret
 				}
 				continue;
 			}
+			if (!strcmp(cmd->name, "status") && !strcmp(argv[i], "--full")) {
+				smctl_out.full = true; /* a view: not sent */
+				continue;
+			}
 			if (argv[i][0] == '-' && argv[i][1] && cmd->arg_types[pos] != ARG_INT)
 				smctl_die(EXIT_USAGE, "%s: unknown option '%s'; usage: smctl %s",
 					  cmd->name, argv[i], cmd->usage);

@@ -13,7 +13,9 @@
 #define LIST_OPTIONS "type,state,node,offset,limit"
 
 const struct smctl_cmd smctl_cmds[] = {
-    {.name = "status", .usage = "status", .help = "state, counts, MAD counters"},
+    {.name = "status",
+     .usage = "status [--full]",
+     .help = "a summary: state, subnet, counts, peers, problems (--full: every counter)"},
     {.name = "nodes",
      .usage = "nodes [--type switch|ca] [--node ID] [--offset N] [--limit N]",
      .option = "type,node,offset,limit",

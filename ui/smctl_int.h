@@ -64,7 +64,17 @@ struct smctl_view {
 	bool json;
 	const char *cmd; /* NULL: not one smctl knows (call, key=value) */
 	bool detail;	 /* counters NODE: every port as "key: value" lines */
+	bool full;	 /* status --full: every counter, not the summary */
 };
+
+/* Whether a member called key holds a time (state_since, last_cycle_end, unix_time, ...). */
+bool smctl_is_time_key(const char *key);
+/*
+ * A unix time (seconds, fractions kept to the millisecond) as ISO 8601 in
+ * UTC: 2026-12-01T11:22:35.743Z.  0, or -1 (not a time from 1970 to 9999, or
+ * len too short).
+ */
+int smctl_time_iso(double t, char *buf, size_t len);
 
 /*
  * Print the reply {"ok":..., "result"|"error":...}: the result on stdout,
