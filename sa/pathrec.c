@@ -13,8 +13,10 @@
  *    ports is ERR_REQ_INVALID (as OpenSM);
  *  - a LID fixes that LID, a GID alone takes every LID of the port's LMC
  *    range;
- *  - no source: the requester's port, from the SLID its query came from
- *    (here we differ from OpenSM, which takes every port as the source);
+ *  - no source: every port for GetTable (the mask leaves it a wildcard, as
+ *    OpenSM); a Get takes the requester's port, from the SLID its query
+ *    came from (every port would match, and a Get of several records is
+ *    ERR_TOO_MANY_RECORDS; OpenSM answers the first path of the world);
  *  - no destination: every port, for GetTable only; a Get that names no
  *    destination is ERR_REQ_INSUFFICIENT_COMPONENTS (OpenSM answers the first
  *    path of the world);
@@ -26,7 +28,7 @@
  * its bit is 1: a 0 is "don't care", IBA 1.2 p. 900, as OpenSM), the MTU,
  * rate and packet-lifetime selectors (a selector and its value both in the
  * mask, else both ignored, as OpenSM; a value that is no valid MTU or rate
- * code is ERR_REQ_INVALID), NumbPath (per port pair; honoured by Get too,
+ * code is ERR_REQ_INVALID), NumbPath (per port pair, 0: no path, as OpenSM; honoured by Get too,
  * so a Get with NumbPath 1, as the kernel's ib_sa and IPoIB send, gets the
  * preferred path of an LMC pair; a Get without it that matches several LMC
  * paths is ERR_TOO_MANY_RECORDS, C15-0.1.30; OpenSM answers a Get with the
@@ -39,7 +41,8 @@
  * gets a record only when both ports' programmed P_Key tables share a
  * partition with a full member on one side, and the requester shares one
  * with each end (OpenSM); the key is the one asked for (as it was asked),
- * else the first the source's table shares.  RawTraffic set: P_Key 0 in the answer (OpenSM).
+ * else the first the source's table shares; a P_Key of 0 (low 15 bits) in the mask
+ * matches no partition and so no path (OpenSM).  RawTraffic set: P_Key 0 in the answer (OpenSM).
  *
  * Each record: DGID and SGID (the subnet prefix and the ports' GUIDs), DLID,
  * SLID, HopLimit 0 (OpenSM sets 255 only for a DGID behind a router), TClass
@@ -380,8 +383,12 @@ static uint16_t pathrec_get(struct sa_query *q, struct sa_result *res)
 				 pathrec_has(q, SA_PR_DLID), pr.dlid, &dst, &has_dst);
 	if (st != SA_STATUS_OK)
 		return st == SA_STATUS_NO_RECORDS ? PATHREC_NONE : st;
-	if (!has_src && has_dst) {
-		/* the requester's port, as the LID its query came from */
+	/* P_Key 0 names no partition, NumbPath 0 no path: nothing matches (OpenSM) */
+	if ((pathrec_has(q, SA_PR_PKEY) && !(pr.pkey & 0x7fff)) ||
+	    (pathrec_has(q, SA_PR_NUMB_PATH) && !pr.numb_path))
+		return PATHREC_NONE;
+	if (!has_src && has_dst && is_get) {
+		/* a Get: the requester's port, as the LID its query came from */
 		if (q->req_node == FABRIC_NO_NODE)
 			return PATHREC_NONE;
 		src = (struct path_port){q->req_node, q->req_port, q->from->slid};
@@ -413,7 +420,6 @@ static uint16_t pathrec_get(struct sa_query *q, struct sa_result *res)
 		      pathrec_has(q, SA_PR_PKT_LIFE_SEL) && pathrec_has(q, SA_PR_PKT_LIFE),
 		      pr.pkt_life_sel, pr.pkt_life);
 	pq.reversible = pathrec_has(q, SA_PR_REVERSIBLE) && pr.reversible;
-	/* NumbPath 0 counts as no limit (OpenSM answers none) */
 	pq.numb_path = pathrec_has(q, SA_PR_NUMB_PATH) ? pr.numb_path : 0;
 	return pathrec_collect(q, res, &pq, res->limit, &pk);
 }

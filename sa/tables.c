@@ -196,7 +196,7 @@ static uint16_t vlarb_get(struct sa_query *q, struct sa_result *res)
 				if (!qos_want_vlarb(qos, f, r, ni, (uint8_t)out, block, vl, w))
 					continue;
 				sa_wire_bits_set(rec, 0, 16, lid);
-				sa_wire_bits_set(rec, 16, 8, node_is_switch(n) ? out : 0);
+				sa_wire_bits_set(rec, 16, 8, out);
 				sa_wire_bits_set(rec, 24, 8, block);
 				wire_vlarb_encode(vl, w, rec + 8, 64);
 				sa_query_offer(q, res, rec);
@@ -207,6 +207,36 @@ static uint16_t vlarb_get(struct sa_query *q, struct sa_result *res)
 }
 
 /* ---- P_KeyTableRecord, GUIDInfoRecord ------------------------------------------------------ */
+
+/*
+ * One port's P_KeyTableRecords (15.2.5.11): the blocks as read or
+ * programmed; an end port whose table no SM wrote (the unit tests'
+ * topologies) holds the default partition.  PortNum is the port's own
+ * number (a CA's too: OpenSM's rule, so `saquery PKTR LID/1` finds it),
+ * the LID the port answers to (a switch: port 0's).
+ */
+static void pkey_offer(struct sa_query *q, struct sa_result *res, const struct node *n, unsigned p)
+{
+	static const uint16_t dflt[32] = {0xffff};
+	const struct port *pt = &n->ports[p];
+	uint16_t lid = node_port_lid(n, (uint8_t)p);
+	bool end = p == 0 || !node_is_switch(n);
+
+	/* a switch external port: only when its table was read (it faces a CA) */
+	if (!lid || (!end && !pt->pkey_known))
+		return;
+	for (unsigned b = 0; b < FABRIC_PKEY_BLOCKS && !sa_result_full(res); b++) {
+		uint8_t rec[SA_WIRE_REC_MAX] = {0};
+
+		if (pt->pkey_known ? !(pt->pkey_known & (1u << b)) : b > 0)
+			continue;
+		sa_wire_bits_set(rec, 0, 16, lid);
+		sa_wire_bits_set(rec, 16, 16, b);
+		sa_wire_bits_set(rec, 32, 8, p);
+		wire_pkey_encode(pt->pkey_known ? &pt->pkeys[b * 32] : dflt, rec + 8, 64);
+		sa_query_offer(q, res, rec);
+	}
+}
 
 static uint16_t pkey_get(struct sa_query *q, struct sa_result *res)
 {
@@ -221,30 +251,17 @@ static uint16_t pkey_get(struct sa_query *q, struct sa_result *res)
 	for (uint32_t ni = first; ni < end && !sa_result_full(res); ni++) {
 		const struct node *n = &f->nodes[ni];
 
-		for (unsigned p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
-			const struct port *pt = &n->ports[p];
-			static const uint16_t dflt[32] = {0xffff};
-
-			if (!pt->lid)
-				continue;
-			/* the blocks as programmed; a table no SM wrote: the default */
-			for (unsigned b = 0; b < FABRIC_PKEY_BLOCKS; b++) {
-				uint8_t rec[SA_WIRE_REC_MAX] = {0};
-
-				if (pt->pkey_known ? !(pt->pkey_known & (1u << b)) : b > 0)
-					continue;
-				sa_wire_bits_set(rec, 0, 16, pt->lid);
-				sa_wire_bits_set(rec, 16, 16, b);
-				sa_wire_bits_set(rec, 32, 8, node_is_switch(n) ? p : 0);
-				wire_pkey_encode(pt->pkey_known ? &pt->pkeys[b * 32] : dflt,
-						 rec + 8, 64);
-				sa_query_offer(q, res, rec);
-			}
-		}
+		for (unsigned p = node_first_lid_port(n); p <= n->nports; p++)
+			pkey_offer(q, res, n, p);
 	}
 	return SA_STATUS_OK;
 }
 
+/*
+ * GUIDInfoRecord (15.2.5.18): every block of 8 the port has (PortInfo:GUIDCap
+ * as read, at least one); the SM assigns index 0, the port GUID, alone, so
+ * the other entries are 0.
+ */
 static uint16_t guidinfo_get(struct sa_query *q, struct sa_result *res)
 {
 	const struct fabric *f = q->snap->fabric;
@@ -255,14 +272,21 @@ static uint16_t guidinfo_get(struct sa_query *q, struct sa_result *res)
 		const struct node *n = &f->nodes[ni];
 
 		for (unsigned p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
-			uint8_t rec[SA_WIRE_REC_MAX] = {0};
+			const struct port *pt = &n->ports[p];
+			unsigned cap =
+			    pt->valid ? mad_get_field((void *)pt->pi, 0, IB_PORT_GUID_CAP_F) : 0;
 
-			if (!n->ports[p].lid)
+			if (!pt->lid)
 				continue;
-			mad_set_field(rec, 0, IB_SA_GIR_LID_F, n->ports[p].lid);
-			mad_set_field(rec, 0, IB_SA_GIR_BLOCKNUM_F, 0);
-			mad_set_field64(rec, 0, IB_SA_GIR_GUID0_F, n->ports[p].guid);
-			sa_query_offer(q, res, rec);
+			for (unsigned b = 0; b < (cap + 7) / 8 || b == 0; b++) {
+				uint8_t rec[SA_WIRE_REC_MAX] = {0};
+
+				mad_set_field(rec, 0, IB_SA_GIR_LID_F, pt->lid);
+				mad_set_field(rec, 0, IB_SA_GIR_BLOCKNUM_F, b);
+				if (b == 0)
+					mad_set_field64(rec, 0, IB_SA_GIR_GUID0_F, pt->guid);
+				sa_query_offer(q, res, rec);
+			}
 		}
 	}
 	return SA_STATUS_OK;

@@ -188,7 +188,7 @@ static void test_states(void)
 	/* bad join states */
 	CU_ASSERT_EQUAL(join(db, mgid, 0xe, 0, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.why, MCAST_BAD_JOIN);
-	CU_ASSERT_EQUAL(join(db, mgid, 0xe, 0x8, &res), -EINVAL);
+	CU_ASSERT_EQUAL(join(db, mgid, 0xe, 0x10, &res), -EINVAL); /* past SendOnlyFullMember */
 	CU_ASSERT_EQUAL(res.why, MCAST_BAD_JOIN);
 	CU_ASSERT_EQUAL(join(db, mgid, 0, MCAST_FULL, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.why, MCAST_BAD_GID);
@@ -213,7 +213,7 @@ static void test_states(void)
 	CU_ASSERT_EQUAL(res.why, MCAST_NOT_HELD);
 	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, 0, false, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.why, MCAST_NOT_HELD);
-	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, 0x9, false, &res), -EINVAL);
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, 0x11, false, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.why, MCAST_BAD_JOIN);
 	CU_ASSERT_EQUAL(leave(db, mgid, 0xf, MCAST_FULL, false, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.why, MCAST_NOT_MEMBER);
@@ -260,6 +260,53 @@ static void test_states(void)
 }
 
 /* ---- creates ------------------------------------------------------------------------- */
+
+/*
+ * SendOnlyFullMember (JoinState bit 3, IBA 1.2.1): creates a group, keeps it
+ * alive like a full member, is not delivered to; the group goes with the
+ * last full member of either kind.
+ */
+static void test_send_only_full(void)
+{
+	struct hook_counts hc = {0};
+	struct mcast_db *db = db_counted(&hc);
+	struct mcast_result res;
+	const struct mcast_group *g;
+	uint8_t mgid[16];
+
+	mgid_of(77, mgid);
+	/* a send-only full join creates the group: a full member that does not receive */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_SEND_ONLY_FULL, &res), 0);
+	CU_ASSERT(res.created && res.join_state == MCAST_SEND_ONLY_FULL);
+	g = mcast_find(db, mgid);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+	CU_ASSERT(g->full_members == 1 && g->n_members == 1);
+	CU_ASSERT(mcast_is_full(g->members[0].join_state));
+	CU_ASSERT_FALSE(mcast_receives(g->members[0].join_state));
+	/* a send-only non member does not create, nor count as full */
+	mgid_of(78, mgid);
+	CU_ASSERT_EQUAL(join(db, mgid, 0xb, MCAST_SEND_ONLY, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_NO_GROUP);
+	mgid_of(77, mgid);
+	/* a full member joins; the send-only full one adds FullMember: still one full member */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xb, MCAST_FULL, &res), 0);
+	CU_ASSERT_EQUAL(g->full_members, 2);
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_FULL, &res), 0);
+	CU_ASSERT(res.join_state == (MCAST_FULL | MCAST_SEND_ONLY_FULL) && g->full_members == 2);
+	/* it drops FullMember: still full by its send-only full bit */
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, MCAST_FULL, false, &res), 0);
+	CU_ASSERT(res.join_state == MCAST_SEND_ONLY_FULL && g->full_members == 2);
+	/* the full member leaves: the send-only full member keeps the group */
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xb, MCAST_FULL, false, &res), 0);
+	CU_ASSERT_FALSE(res.deleted);
+	CU_ASSERT(g->full_members == 1 && g->n_members == 1);
+	/* the last (send-only) full member leaves: the group is deleted */
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, MCAST_SEND_ONLY_FULL, false, &res), 0);
+	CU_ASSERT(res.deleted);
+	CU_ASSERT_PTR_NULL(mcast_find(db, mgid));
+	CU_ASSERT_EQUAL(hc.deleted, 1);
+	mcast_db_free(db);
+}
 
 static void test_create(void)
 {
@@ -1955,6 +2002,7 @@ int main(void)
 	static const struct testutil_case cases[] = {
 	    {"join/leave: full, non, send-only, proxy, re-join, bits not held", test_states},
 	    {"create: MGID 0, components, MTU and rate selectors, MLID asked for", test_create},
+	    {"SendOnlyFullMember: creates, keeps the group, not delivered to", test_send_only_full},
 	    {"conflicting joins refused with their reason", test_conflicts},
 	    {"the IPoIB broadcast group", test_broadcast},
 	    {"two MGIDs with one index key", test_mgid_collision},
