@@ -275,6 +275,19 @@ static bool pathrec_path_pkey(const struct sa_query *q, const struct pathrec_pk 
 	return true;
 }
 
+/*
+ * The path options of the SA's snapshot: each switch holds a packet for the
+ * LifeTimeValue it was programmed with (packet_life_time, through the SM's
+ * info), or path.h's default before any was.
+ */
+static struct path_opts pathrec_opts(const struct sa *sa)
+{
+	struct sa_sm_info si;
+
+	sa_sm_info(sa, &si);
+	return (struct path_opts){si.switch_life_set ? si.switch_life : PATH_DEFAULT_SWITCH_LIFE};
+}
+
 /* The PathRecord of path p, in OpenSM's form. */
 static void pathrec_build(const struct snapshot *s, const struct path_info *p, uint16_t pkey,
 			  uint8_t *rec)
@@ -315,7 +328,9 @@ static uint16_t pathrec_collect(struct sa_query *q, struct sa_result *res,
 	uint32_t budget = PATHREC_BUDGET;
 	struct path_enum e;
 
-	if (path_enum_init(&e, q->snap, NULL, pq) < 0)
+	struct path_opts o = pathrec_opts(q->sa);
+
+	if (path_enum_init(&e, q->snap, &o, pq) < 0)
 		return SA_STATUS_REQ_INVALID;
 	while (!path_enum_done(&e) && budget && res->n < max && !sa_result_full(res)) {
 		uint32_t want = max - res->n, b = budget, room = res->limit - res->n;
@@ -450,9 +465,9 @@ static void pathrec_sort2(const struct snapshot *s, struct path_port *p)
  * ranges in turn, k < the smaller range (OpenSM's
  * mpr_rcv_get_apm_port_pair_paths).  true when one passes pq's constraints.
  */
-static bool pathrec_apm_pair(const struct snapshot *s, const struct path_query *pq,
-			     struct path_port a, struct path_port b, unsigned offs,
-			     struct path_info *ret)
+static bool pathrec_apm_pair(const struct snapshot *s, const struct path_opts *o,
+			     const struct path_query *pq, struct path_port a, struct path_port b,
+			     unsigned offs, struct path_info *ret)
 {
 	const struct port *pa = &s->fabric->nodes[a.node].ports[a.port];
 	const struct port *pb = &s->fabric->nodes[b.node].ports[b.port];
@@ -469,7 +484,7 @@ static bool pathrec_apm_pair(const struct snapshot *s, const struct path_query *
 		one.dst = &b;
 		one.n_src = one.n_dst = 1;
 		one.numb_path = 1;
-		if (path_enum_init(&e, s, NULL, &one) == 0 && path_enum_next(&e, ret, 1, 4) == 1) {
+		if (path_enum_init(&e, s, o, &one) == 0 && path_enum_next(&e, ret, 1, 4) == 1) {
 			ret->preference = 0;
 			return true;
 		}
@@ -484,6 +499,7 @@ static uint16_t pathrec_apm(struct sa_query *q, struct sa_result *res, const str
 			    struct path_port *ends, const struct pathrec_pk *pk)
 {
 	const struct snapshot *s = q->snap;
+	struct path_opts o = pathrec_opts(q->sa);
 	struct path_port *sp = ends, *dp = ends + 2;
 	struct path_info m[2][2];
 	bool ok[2][2];
@@ -499,7 +515,7 @@ static uint16_t pathrec_apm(struct sa_query *q, struct sa_result *res, const str
 		   : pathrec_apm_hash(dl, sl, s->fabric->nodes[sp[0].node].ports[sp[0].port].lmc);
 	for (unsigned i = 0; i < 2; i++)
 		for (unsigned j = 0; j < 2; j++)
-			ok[i][j] = pathrec_apm_pair(s, pq, sp[i], dp[j], offs + i, &m[i][j]);
+			ok[i][j] = pathrec_apm_pair(s, &o, pq, sp[i], dp[j], offs + i, &m[i][j]);
 	/* the smallest hop count on each diagonal, 0 where it has no path (as OpenSM) */
 	for (unsigned i = 0; i < 2; i++) {
 		if (ok[i][i] && (!min_a || m[i][i].hops < min_a))

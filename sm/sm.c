@@ -88,12 +88,16 @@ static void sm_sa_sm_info(void *ctx, struct sa_sm_info *ret)
 {
 	struct sm *sm = ctx;
 
-	*ret = (struct sa_sm_info){.port_guid = sm->port_guid,
-				   .sm_key = sm->conf.sm_key,
-				   .sa_key = sm->conf.sa_key,
-				   .act_count = (uint32_t)sm->sweeps,
-				   .priority = (uint8_t)sm->conf.sm_priority,
-				   .state = (uint8_t)sm->state};
+	*ret = (struct sa_sm_info){
+	    .port_guid = sm->port_guid,
+	    .sm_key = sm->conf.sm_key,
+	    .sa_key = sm->conf.sa_key,
+	    .act_count = (uint32_t)sm->sweeps,
+	    .priority = (uint8_t)sm->conf.sm_priority,
+	    .state = (uint8_t)sm->state,
+	    .switch_life_set = sm->policy.pub_switch_life > 0,
+	    .switch_life =
+		(uint8_t)(sm->policy.pub_switch_life > 0 ? sm->policy.pub_switch_life - 1 : 0)};
 }
 
 /* A snapshot was published: the SA answers from it from now on. */
