@@ -96,6 +96,7 @@ static const struct conf_key conf_keys[] = {
     INT_KEY(packet_life_time, 0, 31, "18", CONF_LIVE_READ),
     INT_KEY(head_of_queue_lifetime, 0, 31, "18", CONF_LIVE_READ),
     INT_KEY(leaf_head_of_queue_lifetime, 0, 31, "16", CONF_LIVE_READ),
+    BOOL_KEY(read_vl_tables, "true", CONF_LIVE_READ),
     INT_KEY(dump_max_lft_entries, 0, 200000000, "2000000", CONF_LIVE_READ),
     BOOL_KEY(keep_routes, "true", CONF_LIVE_READ),
     BOOL_KEY(incremental_sweep, "true", CONF_LIVE_READ),

@@ -54,14 +54,15 @@ struct sm_conf {
 	int packet_life_time;		 /* SwitchInfo:LifeTimeValue of every switch */
 	int head_of_queue_lifetime;	 /* PortInfo:HOQLife of switch ports toward switches */
 	int leaf_head_of_queue_lifetime; /* ... of switch ports toward CAs and routers */
-	int dump_max_lft_entries;	 /* routing dumps up to switches x LIDs; 0 = never */
-	bool keep_routes;		 /* a re-route keeps the entries whose path is intact */
-	bool incremental_sweep;		 /* a switch's change re-probes only around it */
-	bool incremental_routing;      /* ... and re-routes only what it broke (routing/repair.h) */
-	int flap_threshold;	       /* link downs that quarantine a port; 0 = never */
-	int flap_window_s;	       /* ... within this many seconds */
-	int quarantine_s;	       /* a quarantined port is enabled again after; 0 = never */
-	int trap_flood_threshold;      /* port-error traps about a port in flap_window_s; 0 = off */
+	bool read_vl_tables;	  /* every port's SL2VL and VLArb read for the SA (sm/vltables.h) */
+	int dump_max_lft_entries; /* routing dumps up to switches x LIDs; 0 = never */
+	bool keep_routes;	  /* a re-route keeps the entries whose path is intact */
+	bool incremental_sweep;	  /* a switch's change re-probes only around it */
+	bool incremental_routing; /* ... and re-routes only what it broke (routing/repair.h) */
+	int flap_threshold;	  /* link downs that quarantine a port; 0 = never */
+	int flap_window_s;	  /* ... within this many seconds */
+	int quarantine_s;	  /* a quarantined port is enabled again after; 0 = never */
+	int trap_flood_threshold; /* port-error traps about a port in flap_window_s; 0 = off */
 	int keep_routes_max_drift_pct; /* ... unless the busiest port gets this much worse */
 	uint64_t subnet_prefix;	       /* host order */
 	uint64_t sa_key;	       /* SA queries with this SM_Key are trusted; 0: none */

@@ -28,6 +28,7 @@
 #include "sm/dump.h"
 #include "sm/changes.h"
 #include "sm/mfts.h"
+#include "sm/vltables.h"
 #include "sm/route.h"
 #include "sm/sm.h"
 #include "sm/sweep.h"
@@ -283,6 +284,11 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	if (sm->sa) {
 		sa_set_mfts(sm->sa, &sm->mfts->known);
 	}
+	r = vltables_init(sm);
+	if (r < 0) {
+		snprintf(err, err_len, "out of memory setting up the VL tables");
+		goto fail;
+	}
 	sm->disp = sm->sa && sa_set_mcast(sm->sa, sm->mcast) == 0 ? sm_dispatch_new(sm) : NULL;
 	if (!sm->disp ||
 	    dispatch_register(sm->disp, WIRE_CLASS_SA, DISPATCH_ANY_METHOD, DISPATCH_ANY_ATTR,
@@ -480,6 +486,7 @@ void sm_fini(struct sm *sm)
 	if (sm->sa)
 		sa_set_mcast(sm->sa, NULL); /* the database goes first */
 	mfts_fini(sm);
+	vltables_fini(sm);
 	/* let the dump writer finish: the files are renamed into place whole */
 	dump_reap(&sm->sched.dump_pid, true);
 	if (sm->sigchld)
