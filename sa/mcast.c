@@ -147,7 +147,7 @@ int mcast_member_add(struct mcast_db *db, struct mcast_group *g, const uint8_t g
 	g->members[g->n_members].join_state = join_state;
 	g->members[g->n_members].proxy = proxy;
 	g->n_members++;
-	if (mcast_is_full(join_state))
+	if (join_state & MCAST_FULL)
 		g->full_members++;
 	db->n_members++;
 	return 0;
@@ -158,7 +158,7 @@ static void member_remove(struct mcast_db *db, struct mcast_group *g, uint32_t i
 {
 	uint32_t last = g->n_members - 1;
 
-	if (mcast_is_full(g->members[i].join_state))
+	if (g->members[i].join_state & MCAST_FULL)
 		g->full_members--;
 	u64map_del(&g->index, mcast_gid_guid(g->members[i].port_gid), i);
 	if (i != last) {
@@ -229,7 +229,7 @@ bool mcast_member_clear(struct mcast_db *db, struct mcast_group *g, uint32_t i, 
 	bool changed;
 
 	if (now) {
-		if (mcast_is_full(old) && !mcast_is_full(now))
+		if ((old & MCAST_FULL) && !(now & MCAST_FULL))
 			g->full_members--;
 		m->join_state = now;
 		changed = mcast_receives(old) != mcast_receives(now);
@@ -237,7 +237,13 @@ bool mcast_member_clear(struct mcast_db *db, struct mcast_group *g, uint32_t i, 
 		member_remove(db, g, i);
 		changed = true;
 	}
-	if (mcast_is_full(old) && !mcast_is_full(now) && !g->full_members) {
+	/*
+	 * The last FullMember gone (OpenSM; osmtest -f m deletes a group it
+	 * created with JoinState 0xF by leaving FullMember alone), or the last
+	 * member of a group a SendOnlyFullMember created: the group goes.
+	 */
+	if (((old & MCAST_FULL) && !(now & MCAST_FULL) && !g->full_members) ||
+	    (!g->n_members && !g->well_known)) {
 		if (!g->well_known) {
 			mcast_group_delete(db, g);
 			return true;
@@ -401,7 +407,7 @@ int mcast_restore(struct mcast_db *db, const uint8_t mgid[16], uint16_t mlid,
 		if (j >= 0) {
 			struct mcast_member *have = &g->members[j];
 
-			if (!mcast_is_full(have->join_state) && mcast_is_full(m->join_state))
+			if (!(have->join_state & MCAST_FULL) && (m->join_state & MCAST_FULL))
 				g->full_members++;
 			have->join_state |= m->join_state;
 		} else if (mcast_member_add(db, g, m->port_gid, m->join_state, m->proxy) < 0) {

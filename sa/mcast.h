@@ -33,13 +33,15 @@
 #define MCAST_SEND_ONLY 0x4
 /*
  * SendOnlyFullMember (IBA 1.2.1, 15.2.5.17): a sender that may create the
- * group and keeps it alive like a full member, and is not delivered to
- * (IPoIB's send-only joins).  The SA advertises it (ClassPortInfo
- * CapabilityMask2 bit 12).
+ * group, as a FullMember may, and is not delivered to (IPoIB's send-only
+ * joins).  As in OpenSM, full_members counts FullMembers alone: the group
+ * goes when the last FullMember leaves, or when its last member leaves (a
+ * group a SendOnlyFullMember created and no FullMember joined).  The SA
+ * advertises it (ClassPortInfo CapabilityMask2 bit 12).
  */
 #define MCAST_SEND_ONLY_FULL 0x8
 #define MCAST_JOIN_MASK 0xf
-/* The bits that make a member full: it may create the group and keeps it. */
+/* The bits that may create a group. */
 #define MCAST_ANY_FULL (MCAST_FULL | MCAST_SEND_ONLY_FULL)
 
 /* MCMemberRecord component mask bits (15.2.5.17, Table 195): as on the wire. */
@@ -101,7 +103,7 @@ struct mcast_group {
 	uint16_t mlid;
 	struct mcast_params p;
 	bool well_known;       /* created by the SM, never deleted */
-	uint32_t full_members; /* members whose state has a bit of MCAST_ANY_FULL */
+	uint32_t full_members; /* members whose state has MCAST_FULL */
 	uint32_t n_members;
 	struct mcast_member *members; /* [0, n_members), in no particular order */
 	/* private */
@@ -290,7 +292,7 @@ static inline bool mcast_receives(uint8_t join_state)
 	return join_state & (MCAST_FULL | MCAST_NON);
 }
 
-/* Whether a join state is full: FullMember or SendOnlyFullMember. */
+/* Whether a join state may create a group: FullMember or SendOnlyFullMember. */
 static inline bool mcast_is_full(uint8_t join_state)
 {
 	return join_state & MCAST_ANY_FULL;

@@ -368,7 +368,7 @@ int mcast_join(struct mcast_db *db, const struct mcast_join_req *req, struct mca
 		return refuse(ret, MCAST_PROXY);
 	ret->g = g;
 	ret->join_state = m->join_state | js;
-	if (mcast_is_full(js) && !mcast_is_full(m->join_state))
+	if ((js & MCAST_FULL) && !(m->join_state & MCAST_FULL))
 		g->full_members++;
 	if (ret->join_state != m->join_state) {
 		bool flip = mcast_receives(ret->join_state) != mcast_receives(m->join_state);

@@ -13,7 +13,8 @@
 #   - osmtest -f q (SLtoVL and VLArb records of every port) passes;
 #   - a SendOnlyFullMember join (JoinState 8) creates a group; a receiver
 #     joins; dump_fts -M: the receiver's port set, the sender's not, every
-#     packet of either reaches the receiver; ClassPortInfo advertises it.
+#     packet of either reaches the receiver; the group goes with its last
+#     member; ClassPortInfo advertises it.
 . "$(dirname "$0")/lib.sh"
 
 MCJ="$top_builddir/tests/mcjoin"
@@ -189,9 +190,12 @@ mft() {
 check "dump_fts -M: ca-5 receives, ca-2 sends only (not delivered to), one tree" \
 	wait_for 30 mft --receivers "$G5" --senders "$G2"
 L2=$(mcj ca-2 leave --mgid $MG --state 8)
-check "the send-only full member leaves: the group goes with its last full member" \
-	test "$(field "$L2" status)" = 0x0000
-check "and dump_fts -M: the MLID forwards nowhere" wait_for 30 mft --empty
+check "the send-only full member leaves: the receiver keeps the group" \
+	test "$(field "$L2" status) $(mcj ca-5 get --mgid $MG | tail -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])')" = "0x0000 1"
+check "  dump_fts -M: ca-5 still receives" wait_for 30 mft --receivers "$G5"
+L5=$(mcj ca-5 leave --mgid $MG --state non)
+check "the last member leaves" test "$(field "$L5" status)" = 0x0000
+check "  the group goes: the MLID forwards nowhere" wait_for 30 mft --empty
 
 check "SIGTERM stops the daemon cleanly" sm_stop
 sim_stop

@@ -262,9 +262,10 @@ static void test_states(void)
 /* ---- creates ------------------------------------------------------------------------- */
 
 /*
- * SendOnlyFullMember (JoinState bit 3, IBA 1.2.1): creates a group, keeps it
- * alive like a full member, is not delivered to; the group goes with the
- * last full member of either kind.
+ * SendOnlyFullMember (JoinState bit 3, IBA 1.2.1): creates a group and is
+ * not delivered to; as in OpenSM the group goes with its last FullMember
+ * (osmtest -f m leaves a 0xF member's FullMember bit alone and expects the
+ * group gone), or with its last member when none was a FullMember.
  */
 static void test_send_only_full(void)
 {
@@ -275,36 +276,47 @@ static void test_send_only_full(void)
 	uint8_t mgid[16];
 
 	mgid_of(77, mgid);
-	/* a send-only full join creates the group: a full member that does not receive */
+	/* a send-only full join creates the group: not a receiver, not counted full */
 	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_SEND_ONLY_FULL, &res), 0);
 	CU_ASSERT(res.created && res.join_state == MCAST_SEND_ONLY_FULL);
 	g = mcast_find(db, mgid);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
-	CU_ASSERT(g->full_members == 1 && g->n_members == 1);
+	CU_ASSERT(g->full_members == 0 && g->n_members == 1);
 	CU_ASSERT(mcast_is_full(g->members[0].join_state));
 	CU_ASSERT_FALSE(mcast_receives(g->members[0].join_state));
-	/* a send-only non member does not create, nor count as full */
+	/* a send-only non member does not create */
 	mgid_of(78, mgid);
 	CU_ASSERT_EQUAL(join(db, mgid, 0xb, MCAST_SEND_ONLY, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.why, MCAST_NO_GROUP);
 	mgid_of(77, mgid);
-	/* a full member joins; the send-only full one adds FullMember: still one full member */
-	CU_ASSERT_EQUAL(join(db, mgid, 0xb, MCAST_FULL, &res), 0);
-	CU_ASSERT_EQUAL(g->full_members, 2);
-	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_FULL, &res), 0);
-	CU_ASSERT(res.join_state == (MCAST_FULL | MCAST_SEND_ONLY_FULL) && g->full_members == 2);
-	/* it drops FullMember: still full by its send-only full bit */
-	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, MCAST_FULL, false, &res), 0);
-	CU_ASSERT(res.join_state == MCAST_SEND_ONLY_FULL && g->full_members == 2);
-	/* the full member leaves: the send-only full member keeps the group */
-	CU_ASSERT_EQUAL(leave(db, mgid, 0xb, MCAST_FULL, false, &res), 0);
-	CU_ASSERT_FALSE(res.deleted);
-	CU_ASSERT(g->full_members == 1 && g->n_members == 1);
-	/* the last (send-only) full member leaves: the group is deleted */
+	/* a non member joins; the send-only full member leaves: the non member keeps it */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xb, MCAST_NON, &res), 0);
 	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, MCAST_SEND_ONLY_FULL, false, &res), 0);
+	CU_ASSERT_FALSE(res.deleted);
+	CU_ASSERT_EQUAL(g->n_members, 1);
+	/* the last member leaves: the group goes */
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xb, MCAST_NON, false, &res), 0);
 	CU_ASSERT(res.deleted);
 	CU_ASSERT_PTR_NULL(mcast_find(db, mgid));
 	CU_ASSERT_EQUAL(hc.deleted, 1);
+
+	/* osmtest's flow: created with JoinState 0xF, left with FullMember alone: deleted */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_JOIN_MASK, &res), 0);
+	g = mcast_find(db, mgid);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+	CU_ASSERT_EQUAL(g->full_members, 1);
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, MCAST_FULL, false, &res), 0);
+	CU_ASSERT(res.deleted);
+	CU_ASSERT_EQUAL(hc.deleted, 2);
+
+	/* a FullMember's group: a send-only full member does not keep it after the last one */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_FULL, &res), 0);
+	CU_ASSERT_EQUAL(join(db, mgid, 0xb, MCAST_SEND_ONLY_FULL, &res), 0);
+	g = mcast_find(db, mgid);
+	CU_ASSERT(g && g->full_members == 1 && g->n_members == 2);
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, MCAST_FULL, false, &res), 0);
+	CU_ASSERT(res.deleted);
+	CU_ASSERT_PTR_NULL(mcast_find(db, mgid));
 	mcast_db_free(db);
 }
 

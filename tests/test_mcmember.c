@@ -441,7 +441,7 @@ static void test_join_create(void)
 	env_fini(&e);
 }
 
-/* SendOnlyFullMember through the SA: a Set with JoinState 0x8 creates; a Delete of it deletes. */
+/* SendOnlyFullMember through the SA: a Set with JoinState 0x8 creates; the last leave deletes. */
 static void test_send_only_full(void)
 {
 	struct env e;
@@ -455,12 +455,17 @@ static void test_send_only_full(void)
 	CU_ASSERT(r.join_state == MCAST_SEND_ONLY_FULL && r.mlid == 0xC001);
 	g = mcast_find(e.db, mgid);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
-	CU_ASSERT_EQUAL(g->full_members, 1);
-	/* a receiver joins as a non member; the send-only full member leaves: the group goes */
+	CU_ASSERT(g->full_members == 0 && g->n_members == 1);
+	/* a receiver joins as a non member; the send-only full member leaves, then the receiver:
+	 * the group goes with its last member */
 	mcr_make(&r, mgid, guid_of(&e, "ca-6"), MCAST_NON);
 	CU_ASSERT_EQUAL(status_of(mcr_send(&e, lid_of(&e, "ca-6"), SA_METHOD_SET, &r, JOIN_COMPS)),
 			0);
 	CU_ASSERT_EQUAL(status_of(leave(&e, "ca-1", mgid, MCAST_SEND_ONLY_FULL)), 0);
+	CU_ASSERT_PTR_NOT_NULL(mcast_find(e.db, mgid));
+	mcr_make(&r, mgid, guid_of(&e, "ca-6"), MCAST_NON);
+	CU_ASSERT_EQUAL(
+	    status_of(mcr_send(&e, lid_of(&e, "ca-6"), SA_METHOD_DELETE, &r, JOIN_COMPS)), 0);
 	CU_ASSERT_PTR_NULL(mcast_find(e.db, mgid));
 	env_fini(&e);
 }
