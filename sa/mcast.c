@@ -237,7 +237,13 @@ bool mcast_member_clear(struct mcast_db *db, struct mcast_group *g, uint32_t i, 
 		member_remove(db, g, i);
 		changed = true;
 	}
-	if ((old & MCAST_FULL) && !(now & MCAST_FULL) && !g->full_members) {
+	/*
+	 * The last FullMember gone (OpenSM; osmtest -f m deletes a group it
+	 * created with JoinState 0xF by leaving FullMember alone), or the last
+	 * member of a group a SendOnlyFullMember created: the group goes.
+	 */
+	if (((old & MCAST_FULL) && !(now & MCAST_FULL) && !g->full_members) ||
+	    (!g->n_members && !g->well_known)) {
 		if (!g->well_known) {
 			mcast_group_delete(db, g);
 			return true;
@@ -379,7 +385,7 @@ int mcast_restore(struct mcast_db *db, const uint8_t mgid[16], uint16_t mlid,
 		if (!mcast_gid_guid(members[i].port_gid) || !members[i].join_state ||
 		    (members[i].join_state & ~MCAST_JOIN_MASK))
 			return -EINVAL;
-		full |= (members[i].join_state & MCAST_FULL) != 0;
+		full |= mcast_is_full(members[i].join_state);
 	}
 	if (g && g->mlid != mlid)
 		return -EEXIST;

@@ -31,7 +31,18 @@
 #define MCAST_FULL 0x1
 #define MCAST_NON 0x2
 #define MCAST_SEND_ONLY 0x4
-#define MCAST_JOIN_MASK 0x7
+/*
+ * SendOnlyFullMember (IBA 1.2.1, 15.2.5.17): a sender that may create the
+ * group, as a FullMember may, and is not delivered to (IPoIB's send-only
+ * joins).  As in OpenSM, full_members counts FullMembers alone: the group
+ * goes when the last FullMember leaves, or when its last member leaves (a
+ * group a SendOnlyFullMember created and no FullMember joined).  The SA
+ * advertises it (ClassPortInfo CapabilityMask2 bit 12).
+ */
+#define MCAST_SEND_ONLY_FULL 0x8
+#define MCAST_JOIN_MASK 0xf
+/* The bits that may create a group. */
+#define MCAST_ANY_FULL (MCAST_FULL | MCAST_SEND_ONLY_FULL)
 
 /* MCMemberRecord component mask bits (15.2.5.17, Table 195): as on the wire. */
 #define MCAST_C_MGID (1ULL << 0)
@@ -82,7 +93,7 @@ struct mcast_params {
 
 struct mcast_member {
 	uint8_t port_gid[16]; /* as first joined; the port GUID is bytes 8..15 */
-	uint8_t join_state;   /* MCAST_FULL | MCAST_NON | MCAST_SEND_ONLY, never 0 */
+	uint8_t join_state;   /* MCAST_FULL | MCAST_NON | MCAST_SEND_ONLY | .._FULL, never 0 */
 	bool proxy;	      /* joined by another port on its behalf (o15-0.1.2) */
 };
 
@@ -109,7 +120,7 @@ enum mcast_why {
 			       FlowLabel, TClass (o15-0.1.8) */
 	MCAST_BAD_MGID,	    /* not a valid multicast GID for a create (o15-0.1.5) */
 	MCAST_BAD_GID,	    /* PortGID with GUID 0 */
-	MCAST_BAD_JOIN,	    /* JoinState 0, or a bit past SendOnlyNonMember */
+	MCAST_BAD_JOIN,	    /* JoinState 0, or a bit past SendOnlyFullMember */
 	MCAST_BAD_PKEY,	    /* a P_Key whose low 15 bits are 0 */
 	MCAST_QKEY,	    /* differs from the group's */
 	MCAST_PKEY,	    /* another partition, or both limited */
@@ -279,6 +290,12 @@ uint16_t mcast_mlid_top(const struct mcast_db *db);
 static inline bool mcast_receives(uint8_t join_state)
 {
 	return join_state & (MCAST_FULL | MCAST_NON);
+}
+
+/* Whether a join state may create a group: FullMember or SendOnlyFullMember. */
+static inline bool mcast_is_full(uint8_t join_state)
+{
+	return join_state & MCAST_ANY_FULL;
 }
 
 static inline uint64_t mcast_gid_guid(const uint8_t gid[16])

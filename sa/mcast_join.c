@@ -287,7 +287,7 @@ static int join_create(struct mcast_db *db, const struct mcast_join_req *req,
 	struct mcast_group *g;
 	bool assign = mgid_is_zero(req->mgid);
 
-	if (!(req->join_state & MCAST_FULL))
+	if (!mcast_is_full(req->join_state))
 		return refuse(ret, MCAST_NO_GROUP);
 	if ((req->comp & MCAST_CREATE_COMPS) != MCAST_CREATE_COMPS)
 		return refuse(ret, MCAST_INSUF_COMPS);

@@ -443,8 +443,10 @@ static bool mcmember_offer_group(const struct sa_query *q, const struct sa_wire_
 			mcmember_image(g, mb->port_gid, mb->join_state, mb->proxy, img);
 		return mcmember_add(res, img, st);
 	}
+	/* an empty group (a well-known one): the group for others, no member for the trusted */
 	if (!g->n_members)
-		return mcmember_member_matches(q, r, NULL) ? mcmember_add(res, img, st) : true;
+		return !trusted && mcmember_member_matches(q, r, NULL) ? mcmember_add(res, img, st)
+								       : true;
 	if (!trusted) {
 		any = !(q->mask & (MCAST_C_JOIN_STATE | MCAST_C_PROXY));
 		for (uint32_t i = 0; !any && i < g->n_members; i++)

@@ -13,8 +13,10 @@
  *    ports is ERR_REQ_INVALID (as OpenSM);
  *  - a LID fixes that LID, a GID alone takes every LID of the port's LMC
  *    range;
- *  - no source: the requester's port, from the SLID its query came from
- *    (here we differ from OpenSM, which takes every port as the source);
+ *  - no source: every port for GetTable (the mask leaves it a wildcard, as
+ *    OpenSM); a Get takes the requester's port, from the SLID its query
+ *    came from (every port would match, and a Get of several records is
+ *    ERR_TOO_MANY_RECORDS; OpenSM answers the first path of the world);
  *  - no destination: every port, for GetTable only; a Get that names no
  *    destination is ERR_REQ_INSUFFICIENT_COMPONENTS (OpenSM answers the first
  *    path of the world);
@@ -26,7 +28,7 @@
  * its bit is 1: a 0 is "don't care", IBA 1.2 p. 900, as OpenSM), the MTU,
  * rate and packet-lifetime selectors (a selector and its value both in the
  * mask, else both ignored, as OpenSM; a value that is no valid MTU or rate
- * code is ERR_REQ_INVALID), NumbPath (per port pair; honoured by Get too,
+ * code is ERR_REQ_INVALID), NumbPath (per port pair, 0: no path, as OpenSM; honoured by Get too,
  * so a Get with NumbPath 1, as the kernel's ib_sa and IPoIB send, gets the
  * preferred path of an LMC pair; a Get without it that matches several LMC
  * paths is ERR_TOO_MANY_RECORDS, C15-0.1.30; OpenSM answers a Get with the
@@ -39,7 +41,8 @@
  * gets a record only when both ports' programmed P_Key tables share a
  * partition with a full member on one side, and the requester shares one
  * with each end (OpenSM); the key is the one asked for (as it was asked),
- * else the first the source's table shares.  RawTraffic set: P_Key 0 in the answer (OpenSM).
+ * else the first the source's table shares; a P_Key of 0 (low 15 bits) in the mask
+ * matches no partition and so no path (OpenSM).  RawTraffic set: P_Key 0 in the answer (OpenSM).
  *
  * Each record: DGID and SGID (the subnet prefix and the ports' GUIDs), DLID,
  * SLID, HopLimit 0 (OpenSM sets 255 only for a DGID behind a router), TClass
@@ -272,6 +275,19 @@ static bool pathrec_path_pkey(const struct sa_query *q, const struct pathrec_pk 
 	return true;
 }
 
+/*
+ * The path options of the SA's snapshot: each switch holds a packet for the
+ * LifeTimeValue it was programmed with (packet_life_time, through the SM's
+ * info), or path.h's default before any was.
+ */
+static struct path_opts pathrec_opts(const struct sa *sa)
+{
+	struct sa_sm_info si;
+
+	sa_sm_info(sa, &si);
+	return (struct path_opts){si.switch_life_set ? si.switch_life : PATH_DEFAULT_SWITCH_LIFE};
+}
+
 /* The PathRecord of path p, in OpenSM's form. */
 static void pathrec_build(const struct snapshot *s, const struct path_info *p, uint16_t pkey,
 			  uint8_t *rec)
@@ -312,7 +328,9 @@ static uint16_t pathrec_collect(struct sa_query *q, struct sa_result *res,
 	uint32_t budget = PATHREC_BUDGET;
 	struct path_enum e;
 
-	if (path_enum_init(&e, q->snap, NULL, pq) < 0)
+	struct path_opts o = pathrec_opts(q->sa);
+
+	if (path_enum_init(&e, q->snap, &o, pq) < 0)
 		return SA_STATUS_REQ_INVALID;
 	while (!path_enum_done(&e) && budget && res->n < max && !sa_result_full(res)) {
 		uint32_t want = max - res->n, b = budget, room = res->limit - res->n;
@@ -380,8 +398,12 @@ static uint16_t pathrec_get(struct sa_query *q, struct sa_result *res)
 				 pathrec_has(q, SA_PR_DLID), pr.dlid, &dst, &has_dst);
 	if (st != SA_STATUS_OK)
 		return st == SA_STATUS_NO_RECORDS ? PATHREC_NONE : st;
-	if (!has_src && has_dst) {
-		/* the requester's port, as the LID its query came from */
+	/* P_Key 0 names no partition, NumbPath 0 no path: nothing matches (OpenSM) */
+	if ((pathrec_has(q, SA_PR_PKEY) && !(pr.pkey & 0x7fff)) ||
+	    (pathrec_has(q, SA_PR_NUMB_PATH) && !pr.numb_path))
+		return PATHREC_NONE;
+	if (!has_src && has_dst && is_get) {
+		/* a Get: the requester's port, as the LID its query came from */
 		if (q->req_node == FABRIC_NO_NODE)
 			return PATHREC_NONE;
 		src = (struct path_port){q->req_node, q->req_port, q->from->slid};
@@ -413,7 +435,6 @@ static uint16_t pathrec_get(struct sa_query *q, struct sa_result *res)
 		      pathrec_has(q, SA_PR_PKT_LIFE_SEL) && pathrec_has(q, SA_PR_PKT_LIFE),
 		      pr.pkt_life_sel, pr.pkt_life);
 	pq.reversible = pathrec_has(q, SA_PR_REVERSIBLE) && pr.reversible;
-	/* NumbPath 0 counts as no limit (OpenSM answers none) */
 	pq.numb_path = pathrec_has(q, SA_PR_NUMB_PATH) ? pr.numb_path : 0;
 	return pathrec_collect(q, res, &pq, res->limit, &pk);
 }
@@ -444,9 +465,9 @@ static void pathrec_sort2(const struct snapshot *s, struct path_port *p)
  * ranges in turn, k < the smaller range (OpenSM's
  * mpr_rcv_get_apm_port_pair_paths).  true when one passes pq's constraints.
  */
-static bool pathrec_apm_pair(const struct snapshot *s, const struct path_query *pq,
-			     struct path_port a, struct path_port b, unsigned offs,
-			     struct path_info *ret)
+static bool pathrec_apm_pair(const struct snapshot *s, const struct path_opts *o,
+			     const struct path_query *pq, struct path_port a, struct path_port b,
+			     unsigned offs, struct path_info *ret)
 {
 	const struct port *pa = &s->fabric->nodes[a.node].ports[a.port];
 	const struct port *pb = &s->fabric->nodes[b.node].ports[b.port];
@@ -463,7 +484,7 @@ static bool pathrec_apm_pair(const struct snapshot *s, const struct path_query *
 		one.dst = &b;
 		one.n_src = one.n_dst = 1;
 		one.numb_path = 1;
-		if (path_enum_init(&e, s, NULL, &one) == 0 && path_enum_next(&e, ret, 1, 4) == 1) {
+		if (path_enum_init(&e, s, o, &one) == 0 && path_enum_next(&e, ret, 1, 4) == 1) {
 			ret->preference = 0;
 			return true;
 		}
@@ -478,6 +499,7 @@ static uint16_t pathrec_apm(struct sa_query *q, struct sa_result *res, const str
 			    struct path_port *ends, const struct pathrec_pk *pk)
 {
 	const struct snapshot *s = q->snap;
+	struct path_opts o = pathrec_opts(q->sa);
 	struct path_port *sp = ends, *dp = ends + 2;
 	struct path_info m[2][2];
 	bool ok[2][2];
@@ -493,7 +515,7 @@ static uint16_t pathrec_apm(struct sa_query *q, struct sa_result *res, const str
 		   : pathrec_apm_hash(dl, sl, s->fabric->nodes[sp[0].node].ports[sp[0].port].lmc);
 	for (unsigned i = 0; i < 2; i++)
 		for (unsigned j = 0; j < 2; j++)
-			ok[i][j] = pathrec_apm_pair(s, pq, sp[i], dp[j], offs + i, &m[i][j]);
+			ok[i][j] = pathrec_apm_pair(s, &o, pq, sp[i], dp[j], offs + i, &m[i][j]);
 	/* the smallest hop count on each diagonal, 0 where it has no path (as OpenSM) */
 	for (unsigned i = 0; i < 2; i++) {
 		if (ok[i][i] && (!min_a || m[i][i].hops < min_a))

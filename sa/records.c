@@ -26,15 +26,17 @@ static uint16_t cpi_get(struct sa_query *q, struct sa_result *res)
 {
 	/*
 	 * CapabilityMask (15.2.1.1): bit 9 IsUDMulticastSupported
-	 * (MCMemberRecord joins and leaves, sa/mcmember.c), bit 13
-	 * IsPortInfoCapMaskMatchSupported (PortInfoRecord's capability masks
-	 * match as sets).  CapabilityMask2 says nothing: in particular not
-	 * IsSendOnlyFullMemberSupported (bit 12), a JoinState the group
-	 * database refuses.  Response time 2^18 x 4.096 us, about 1 s.
+	 * (MCMemberRecord joins and leaves, sa/mcmember.c), bit 10
+	 * IsMultiPathSupported (MultiPathRecord GetMulti, sa/pathrec.c; no
+	 * TraceRecord, as OpenSM), bit 13 IsPortInfoCapMaskMatchSupported
+	 * (PortInfoRecord's capability masks match as sets).  CapabilityMask2
+	 * bit 12 IsSendOnlyFullMemberSupported (JoinState bit 3, sa/mcast.h).
+	 * Response time 2^18 x 4.096 us, about 1 s.
 	 */
 	struct sa_wire_cpi c = {.base_version = 1,
 				.class_version = SA_WIRE_CLASS_VERSION,
-				.cap_mask = 1u << 9 | 1u << 13,
+				.cap_mask = 1u << 9 | 1u << 10 | 1u << 13,
+				.cap_mask2 = 1u << 12,
 				.resp_time_value = 18,
 				.redirect_qp = 1,
 				.redirect_qkey = 0x80010000u,

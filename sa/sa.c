@@ -152,6 +152,11 @@ void sa_set_mfts(struct sa *sa, struct mft_set *const *mfts)
 	sa->mfts = mfts;
 }
 
+void sa_set_vlt(struct sa *sa, const struct vlt_set *vlt)
+{
+	sa->vlt = vlt;
+}
+
 void sa_set_policies(struct sa *sa, struct qos_policy *qos, struct partition_config *parts)
 {
 	qos = qos_policy_ref(qos);

@@ -49,6 +49,15 @@ void sa_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr
 
 void sa_get_stats(const struct sa *sa, struct sa_stats *ret);
 
+struct vlt_set;
+/*
+ * The SL2VL and VLArb tables read off the ports (fabric/vlt.h; owned by
+ * sm/vltables.c, which keeps it alive while set): the source of the
+ * SLtoVLMappingTableRecords and VLArbitrationTableRecords of ports whose
+ * tables the SM does not program.  NULL: none.
+ */
+void sa_set_vlt(struct sa *sa, const struct vlt_set *vlt);
+
 struct mft_set;
 /*
  * Where the MFTs the switches were last given are kept, by switch GUID

@@ -28,6 +28,7 @@
 struct mcast_db;
 struct mft_set;
 struct rmpp;
+struct vlt_set;
 
 /* What mcmember.c keeps in the SA object: the database it serves, its counters. */
 struct sa_mcmember {
@@ -46,6 +47,7 @@ struct sa {
 	struct sa_service_db *services; /* service.c */
 	struct sa_inform_db *informs;	/* inform.c */
 	struct mft_set *const *mfts;	/* where sm/mfts.c keeps what the switches' MFTs hold */
+	const struct vlt_set *vlt;	/* the ports' SL2VL and VLArb as read (sa_set_vlt) */
 	struct qos_policy *qos;		/* sa_set_policies: references */
 	struct partition_config *parts;
 	struct sa_mcmember mcm; /* mcmember.c */

@@ -19,6 +19,13 @@ struct sa_sm_info {
 	uint32_t act_count;
 	uint8_t priority;
 	uint8_t state; /* SMInfo:SMState */
+	/*
+	 * SwitchInfo:LifeTimeValue the published snapshot's switches were
+	 * programmed with (packet_life_time), PathRecord PacketLifeTime's
+	 * per-switch term (sa/path.h); 0: none known, path.h's default.
+	 */
+	uint8_t switch_life_set;
+	uint8_t switch_life;
 };
 
 /*

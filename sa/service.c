@@ -17,7 +17,8 @@
  *
  * Who may register: ServiceGID must be a port of the published fabric
  * (ERR_REQ_INVALID_GID otherwise: a GID of another subnet prefix, a
- * multicast GID, a GUID no port has), and only that port may register or
+ * multicast GID, a GUID no port has; prefix 0 is taken as this subnet's,
+ * as OpenSM takes it and osmtest sends it, and kept as sent), and only that port may register or
  * delete records of its GID (ERR_REQ_DENIED for any other requester).  The
  * one exception is a trusted request (its SM_Key is the SA's key, the
  * sa_key of ibsmd.conf, which only the SM and the management software it
@@ -227,7 +228,8 @@ static uint16_t service_check(const struct sa_query *q, uint8_t *rec, uint64_t *
 		mad_set_field(rec, 0, IB_SA_SR_LEASE_F, SA_SR_LEASE_INFINITE);
 	prefix = sa_wire_bits_get(gid, 0, 64);
 	guid = sa_wire_bits_get(gid, 64, 64);
-	if ((prefix != sa_subnet_prefix(q->snap) && prefix != 0xfe80000000000000ULL) ||
+	/* prefix 0 names this subnet too (osmtest registers so; OpenSM takes it, docs/sa.md) */
+	if ((prefix && prefix != sa_subnet_prefix(q->snap) && prefix != 0xfe80000000000000ULL) ||
 	    !snapshot_find_port_guid(q->snap, guid, &ni, &pn))
 		return SA_STATUS_INVALID_GID;
 	if (!sa_query_trusted(q)) {

@@ -17,6 +17,8 @@
 #include <infiniband/mad.h>
 
 #include "fabric/mft.h"
+#include "fabric/vlt.h"
+#include "policy/partition.h"
 #include "policy/qos.h"
 #include "mad/wire.h"
 #include "sa/sa_int.h"
@@ -121,48 +123,101 @@ static uint16_t mft_get(struct sa_query *q, struct sa_result *res)
 
 /* ---- SLtoVLMappingTableRecord --------------------------------------------------------- */
 
-static void sl2vl_offer(struct sa_query *q, struct sa_result *res, uint32_t ni, uint8_t in,
-			uint8_t out, uint16_t lid, const uint8_t *vl)
+/*
+ * Whether the requester may see the tables of (node, port): it shares a
+ * partition with the port (a switch's: port 0's table), OpenSM's rule for
+ * SL2VL and VLArb records.  A requester the snapshot does not know: yes.
+ */
+static bool tables_visible(const struct sa_query *q, uint32_t ni, uint8_t port)
+{
+	const struct fabric *f = q->snap->fabric;
+	const uint16_t *ta, *tb;
+	size_t ka, kb;
+	uint16_t k;
+
+	if (q->req_node == FABRIC_NO_NODE || q->req_node >= f->n_nodes)
+		return true;
+	sa_port_pkeys(f, q->req_node, q->req_port, &ta, &ka);
+	sa_port_pkeys(f, ni, port, &tb, &kb);
+	return partition_common(ta, ka, tb, kb, 0, &k);
+}
+
+/* Offer one SL2VL record: the map as 16 VLs (vl) or as its wire row (row). */
+static void sl2vl_offer(struct sa_query *q, struct sa_result *res, uint8_t in, uint8_t out,
+			uint16_t lid, const uint8_t *vl, const uint8_t *row)
 {
 	uint8_t rec[SA_WIRE_REC_MAX] = {0};
 
-	(void)ni;
 	sa_wire_bits_set(rec, 0, 16, lid);
 	sa_wire_bits_set(rec, 16, 8, in);
 	sa_wire_bits_set(rec, 24, 8, out);
-	wire_sl2vl_encode(vl, rec + 8, 8);
+	if (vl)
+		wire_sl2vl_encode(vl, rec + 8, 8);
+	else
+		memcpy(rec + 8, row, VLT_SL2VL_SIZE);
 	sa_query_offer(q, res, rec);
 }
 
-/* What smp/program.c sets: policy/qos.h's qos_want_sl2vl of the published snapshot. */
+/*
+ * A CA port's records answer whatever port numbers the query names (OpenSM:
+ * "the SA should figure it out", osmtest asks port 0): the LID picks the
+ * port.  q with those components out of its mask.
+ */
+static struct sa_query tables_ca_query(const struct sa_query *q, uint64_t port_comps)
+{
+	struct sa_query cq = *q;
+
+	cq.mask &= ~port_comps;
+	return cq;
+}
+
+/*
+ * What the ports hold: the map smp/program.c sets (policy/qos.h's
+ * qos_want_sl2vl of the published snapshot) where it sets one, else what
+ * was read off the port (sm/vltables.h).  A CA port's record is (0, 0) at
+ * its own LID (OpenSM); a switch's every (input, output) pair read, and the
+ * pairs it programs (every input but the output, to an output port).
+ */
 static uint16_t sl2vl_get(struct sa_query *q, struct sa_result *res)
 {
 	const struct fabric *f = q->snap->fabric;
 	const struct routes *r = q->snap->routes;
 	const struct qos_policy *qos = sa_qos(q->sa);
 	uint16_t eng = qos_engine_sls(r);
+	struct sa_query cq = tables_ca_query(q, 1u << 1 | 1u << 2);
 	uint32_t first, end;
 
 	node_range(q, &first, &end);
 	for (uint32_t ni = first; ni < end && !sa_result_full(res); ni++) {
 		const struct node *n = &f->nodes[ni];
-		uint8_t vl[16];
+		const struct vlt_node *v = vlt_set_get(q->sa->vlt, n->guid);
+		uint8_t vl[16], row[VLT_SL2VL_SIZE];
 
 		if (!node_is_switch(n)) {
-			for (unsigned p = 1; p <= n->nports; p++)
-				if (n->ports[p].lid &&
-				    qos_want_sl2vl(qos, f, r, eng, ni, (uint8_t)p, vl, NULL))
-					sl2vl_offer(q, res, ni, 0, 0, n->ports[p].lid, vl);
+			for (unsigned p = 1; p <= n->nports; p++) {
+				if (!n->ports[p].lid || !tables_visible(q, ni, (uint8_t)p))
+					continue;
+				if (qos_want_sl2vl(qos, f, r, eng, ni, (uint8_t)p, vl, NULL))
+					sl2vl_offer(&cq, res, 0, 0, n->ports[p].lid, vl, NULL);
+				else if (v && vlt_sl2vl(q->sa->vlt, v, 0, p, row))
+					sl2vl_offer(&cq, res, 0, 0, n->ports[p].lid, NULL, row);
+			}
 			continue;
 		}
-		/* a switch: the same map for every input port to one output */
-		for (unsigned out = 1; out <= n->nports && !sa_result_full(res); out++) {
-			if (!qos_want_sl2vl(qos, f, r, eng, ni, (uint8_t)out, vl, NULL))
-				continue;
-			for (unsigned in = 0; in <= n->nports; in++)
-				if (in != out && (!in || port_is_linked(&n->ports[in])))
-					sl2vl_offer(q, res, ni, (uint8_t)in, (uint8_t)out,
-						    n->ports[0].lid, vl);
+		if (!n->ports[0].lid || !tables_visible(q, ni, 0))
+			continue;
+		for (unsigned out = 0; out <= n->nports && !sa_result_full(res); out++) {
+			bool prog =
+			    out && qos_want_sl2vl(qos, f, r, eng, ni, (uint8_t)out, vl, NULL);
+
+			for (unsigned in = 0; in <= n->nports && !sa_result_full(res); in++) {
+				if (prog && in != out && (!in || port_is_linked(&n->ports[in])))
+					sl2vl_offer(q, res, (uint8_t)in, (uint8_t)out,
+						    n->ports[0].lid, vl, NULL);
+				else if (v && vlt_sl2vl(q->sa->vlt, v, in, out, row))
+					sl2vl_offer(q, res, (uint8_t)in, (uint8_t)out,
+						    n->ports[0].lid, NULL, row);
+			}
 		}
 	}
 	return SA_STATUS_OK;
@@ -170,36 +225,53 @@ static uint16_t sl2vl_get(struct sa_query *q, struct sa_result *res)
 
 /* ---- VLArbitrationTableRecord ------------------------------------------------------------ */
 
-/* What smp/program.c sets: policy/qos.h's qos_want_vlarb, blocks 1..4. */
+/*
+ * What smp/program.c sets (policy/qos.h's qos_want_vlarb, blocks 1..4, where
+ * it sets SL2VL), else what was read off the port; all four blocks of every
+ * port read (a switch's port 0 too), a block it has no entries in
+ * (outside VLArbLowCap and VLArbHighCap; base port 0 has none) as zeros,
+ * as OpenSM answers them.  OutputPortNum is the port's number, a CA's too.
+ */
 static uint16_t vlarb_get(struct sa_query *q, struct sa_result *res)
 {
 	const struct fabric *f = q->snap->fabric;
 	const struct routes *r = q->snap->routes;
 	const struct qos_policy *qos = sa_qos(q->sa);
 	uint16_t eng = qos_engine_sls(r);
+	struct sa_query cq = tables_ca_query(q, 1u << 1);
 	uint32_t first, end;
 
 	node_range(q, &first, &end);
 	for (uint32_t ni = first; ni < end && !sa_result_full(res); ni++) {
 		const struct node *n = &f->nodes[ni];
+		const struct vlt_node *v = vlt_set_get(q->sa->vlt, n->guid);
+		bool sw = node_is_switch(n);
 
-		for (unsigned out = 1; out <= n->nports && !sa_result_full(res); out++) {
+		for (unsigned out = sw ? 0 : 1; out <= n->nports && !sa_result_full(res); out++) {
 			uint16_t lid = node_port_lid(n, (uint8_t)out);
 			uint8_t s2v[16];
+			bool prog, read;
 
-			/* the SM writes VLArb where it writes SL2VL */
-			if (!lid || !qos_want_sl2vl(qos, f, r, eng, ni, (uint8_t)out, s2v, NULL))
+			if (!lid || !tables_visible(q, ni, sw ? 0 : (uint8_t)out))
 				continue;
+			/* the SM writes VLArb where it writes SL2VL */
+			prog = out && qos_want_sl2vl(qos, f, r, eng, ni, (uint8_t)out, s2v, NULL);
+			read = v && vlt_port_read(v, out);
 			for (unsigned block = 1; block <= 4; block++) {
 				uint8_t rec[SA_WIRE_REC_MAX] = {0}, vl[32], w[32];
 
-				if (!qos_want_vlarb(qos, f, r, ni, (uint8_t)out, block, vl, w))
+				if (prog &&
+				    qos_want_vlarb(qos, f, r, ni, (uint8_t)out, block, vl, w))
+					wire_vlarb_encode(vl, w, rec + 8, 64);
+				else if (read)
+					vlt_vlarb(q->sa->vlt, v, out, block,
+						  rec + 8); /* else zeros */
+				else
 					continue;
 				sa_wire_bits_set(rec, 0, 16, lid);
-				sa_wire_bits_set(rec, 16, 8, node_is_switch(n) ? out : 0);
+				sa_wire_bits_set(rec, 16, 8, out);
 				sa_wire_bits_set(rec, 24, 8, block);
-				wire_vlarb_encode(vl, w, rec + 8, 64);
-				sa_query_offer(q, res, rec);
+				sa_query_offer(sw ? q : &cq, res, rec);
 			}
 		}
 	}
@@ -207,6 +279,36 @@ static uint16_t vlarb_get(struct sa_query *q, struct sa_result *res)
 }
 
 /* ---- P_KeyTableRecord, GUIDInfoRecord ------------------------------------------------------ */
+
+/*
+ * One port's P_KeyTableRecords (15.2.5.11): the blocks as read or
+ * programmed; an end port whose table no SM wrote (the unit tests'
+ * topologies) holds the default partition.  PortNum is the port's own
+ * number (a CA's too: OpenSM's rule, so `saquery PKTR LID/1` finds it),
+ * the LID the port answers to (a switch: port 0's).
+ */
+static void pkey_offer(struct sa_query *q, struct sa_result *res, const struct node *n, unsigned p)
+{
+	static const uint16_t dflt[32] = {0xffff};
+	const struct port *pt = &n->ports[p];
+	uint16_t lid = node_port_lid(n, (uint8_t)p);
+	bool end = p == 0 || !node_is_switch(n);
+
+	/* a switch external port: only when its table was read (it faces a CA) */
+	if (!lid || (!end && !pt->pkey_known))
+		return;
+	for (unsigned b = 0; b < FABRIC_PKEY_BLOCKS && !sa_result_full(res); b++) {
+		uint8_t rec[SA_WIRE_REC_MAX] = {0};
+
+		if (pt->pkey_known ? !(pt->pkey_known & (1u << b)) : b > 0)
+			continue;
+		sa_wire_bits_set(rec, 0, 16, lid);
+		sa_wire_bits_set(rec, 16, 16, b);
+		sa_wire_bits_set(rec, 32, 8, p);
+		wire_pkey_encode(pt->pkey_known ? &pt->pkeys[b * 32] : dflt, rec + 8, 64);
+		sa_query_offer(q, res, rec);
+	}
+}
 
 static uint16_t pkey_get(struct sa_query *q, struct sa_result *res)
 {
@@ -221,30 +323,17 @@ static uint16_t pkey_get(struct sa_query *q, struct sa_result *res)
 	for (uint32_t ni = first; ni < end && !sa_result_full(res); ni++) {
 		const struct node *n = &f->nodes[ni];
 
-		for (unsigned p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
-			const struct port *pt = &n->ports[p];
-			static const uint16_t dflt[32] = {0xffff};
-
-			if (!pt->lid)
-				continue;
-			/* the blocks as programmed; a table no SM wrote: the default */
-			for (unsigned b = 0; b < FABRIC_PKEY_BLOCKS; b++) {
-				uint8_t rec[SA_WIRE_REC_MAX] = {0};
-
-				if (pt->pkey_known ? !(pt->pkey_known & (1u << b)) : b > 0)
-					continue;
-				sa_wire_bits_set(rec, 0, 16, pt->lid);
-				sa_wire_bits_set(rec, 16, 16, b);
-				sa_wire_bits_set(rec, 32, 8, node_is_switch(n) ? p : 0);
-				wire_pkey_encode(pt->pkey_known ? &pt->pkeys[b * 32] : dflt,
-						 rec + 8, 64);
-				sa_query_offer(q, res, rec);
-			}
-		}
+		for (unsigned p = node_first_lid_port(n); p <= n->nports; p++)
+			pkey_offer(q, res, n, p);
 	}
 	return SA_STATUS_OK;
 }
 
+/*
+ * GUIDInfoRecord (15.2.5.18): every block of 8 the port has (PortInfo:GUIDCap
+ * as read, at least one); the SM assigns index 0, the port GUID, alone, so
+ * the other entries are 0.
+ */
 static uint16_t guidinfo_get(struct sa_query *q, struct sa_result *res)
 {
 	const struct fabric *f = q->snap->fabric;
@@ -255,14 +344,21 @@ static uint16_t guidinfo_get(struct sa_query *q, struct sa_result *res)
 		const struct node *n = &f->nodes[ni];
 
 		for (unsigned p = node_first_lid_port(n); p <= node_last_lid_port(n); p++) {
-			uint8_t rec[SA_WIRE_REC_MAX] = {0};
+			const struct port *pt = &n->ports[p];
+			unsigned cap =
+			    pt->valid ? mad_get_field((void *)pt->pi, 0, IB_PORT_GUID_CAP_F) : 0;
 
-			if (!n->ports[p].lid)
+			if (!pt->lid)
 				continue;
-			mad_set_field(rec, 0, IB_SA_GIR_LID_F, n->ports[p].lid);
-			mad_set_field(rec, 0, IB_SA_GIR_BLOCKNUM_F, 0);
-			mad_set_field64(rec, 0, IB_SA_GIR_GUID0_F, n->ports[p].guid);
-			sa_query_offer(q, res, rec);
+			for (unsigned b = 0; b < (cap + 7) / 8 || b == 0; b++) {
+				uint8_t rec[SA_WIRE_REC_MAX] = {0};
+
+				mad_set_field(rec, 0, IB_SA_GIR_LID_F, pt->lid);
+				mad_set_field(rec, 0, IB_SA_GIR_BLOCKNUM_F, b);
+				if (b == 0)
+					mad_set_field64(rec, 0, IB_SA_GIR_GUID0_F, pt->guid);
+				sa_query_offer(q, res, rec);
+			}
 		}
 	}
 	return SA_STATUS_OK;

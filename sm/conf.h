@@ -36,28 +36,33 @@ struct sm_conf {
 	int part_enforce;			   /* CONF_ENFORCE_*: switch ports facing CAs */
 	bool allow_both_pkeys;			   /* a port may be full and limited member */
 	int sm_priority;			   /* 0..15 */
-	uint64_t sm_key;	       /* SMInfo:SM_Key shared by the SMs of the subnet */
-	uint64_t m_key;		       /* PortInfo:M_Key of every port, 0 = none */
-	int m_key_protect_bits;	       /* PortInfo:M_KeyProtectBits, 0..3 */
-	int m_key_lease_period;	       /* PortInfo:M_KeyLeasePeriod, s, 0 = never */
-	int sminfo_poll_interval_ms;   /* a standby polls the master this often */
-	int sminfo_poll_count;	       /* failed polls in a row: the master is gone */
-	bool lft_readback;	       /* read unknown LFTs back, write what differs */
-	int sweep_interval;	       /* seconds, 0 = no periodic sweep */
-	int sweep_holddown_ms;	       /* a requested sweep waits this long after the last */
-	int mad_window;		       /* outstanding MADs, 1..1024 */
-	int mad_timeout_ms;	       /* 10..60000 */
-	int mad_retries;	       /* 0..20 */
-	int lmc;		       /* 0..7 */
-	int max_vls;		       /* data VLs routing may use, 0 = what the ports offer */
-	int dump_max_lft_entries;      /* routing dumps up to switches x LIDs; 0 = never */
-	bool keep_routes;	       /* a re-route keeps the entries whose path is intact */
-	bool incremental_sweep;	       /* a switch's change re-probes only around it */
-	bool incremental_routing;      /* ... and re-routes only what it broke (routing/repair.h) */
-	int flap_threshold;	       /* link downs that quarantine a port; 0 = never */
-	int flap_window_s;	       /* ... within this many seconds */
-	int quarantine_s;	       /* a quarantined port is enabled again after; 0 = never */
-	int trap_flood_threshold;      /* port-error traps about a port in flap_window_s; 0 = off */
+	uint64_t sm_key;	     /* SMInfo:SM_Key shared by the SMs of the subnet */
+	uint64_t m_key;		     /* PortInfo:M_Key of every port, 0 = none */
+	int m_key_protect_bits;	     /* PortInfo:M_KeyProtectBits, 0..3 */
+	int m_key_lease_period;	     /* PortInfo:M_KeyLeasePeriod, s, 0 = never */
+	int sminfo_poll_interval_ms; /* a standby polls the master this often */
+	int sminfo_poll_count;	     /* failed polls in a row: the master is gone */
+	bool lft_readback;	     /* read unknown LFTs back, write what differs */
+	int sweep_interval;	     /* seconds, 0 = no periodic sweep */
+	int sweep_holddown_ms;	     /* a requested sweep waits this long after the last */
+	int mad_window;		     /* outstanding MADs, 1..1024 */
+	int mad_timeout_ms;	     /* 10..60000 */
+	int mad_retries;	     /* 0..20 */
+	int lmc;		     /* 0..7 */
+	int max_vls;		     /* data VLs routing may use, 0 = what the ports offer */
+	/* OpenSM's names and defaults, 4.096 us * 2^v, 20 and up: infinite (14.2.5.4, 14.2.5.6) */
+	int packet_life_time;		 /* SwitchInfo:LifeTimeValue of every switch */
+	int head_of_queue_lifetime;	 /* PortInfo:HOQLife of switch ports toward switches */
+	int leaf_head_of_queue_lifetime; /* ... of switch ports toward CAs and routers */
+	bool read_vl_tables;	  /* every port's SL2VL and VLArb read for the SA (sm/vltables.h) */
+	int dump_max_lft_entries; /* routing dumps up to switches x LIDs; 0 = never */
+	bool keep_routes;	  /* a re-route keeps the entries whose path is intact */
+	bool incremental_sweep;	  /* a switch's change re-probes only around it */
+	bool incremental_routing; /* ... and re-routes only what it broke (routing/repair.h) */
+	int flap_threshold;	  /* link downs that quarantine a port; 0 = never */
+	int flap_window_s;	  /* ... within this many seconds */
+	int quarantine_s;	  /* a quarantined port is enabled again after; 0 = never */
+	int trap_flood_threshold; /* port-error traps about a port in flap_window_s; 0 = off */
 	int keep_routes_max_drift_pct; /* ... unless the busiest port gets this much worse */
 	uint64_t subnet_prefix;	       /* host order */
 	uint64_t sa_key;	       /* SA queries with this SM_Key are trusted; 0: none */

@@ -25,7 +25,8 @@ struct sm_policy {
 	/* what the published snapshot's tables were written with (NULL: none yet) */
 	struct qos_policy *pub_qos;
 	struct partition_config *pub_parts;
-	bool qos_rewrite;	     /* that batch failed or did not finish: write every table */
+	int pub_switch_life; /* and its switches' LifeTimeValue (packet_life_time); 0: none yet */
+	bool qos_rewrite;    /* that batch failed or did not finish: write every table */
 	uint16_t qos_conflict_sls;   /* SLs where the engine's VL overrode the policy's */
 	uint32_t qos_conflict_ports; /* ports where it did, at the last configure batch */
 	uint16_t qos_reported_sls;   /* what was last logged (once per change) */

@@ -28,6 +28,7 @@
 #include "sm/dump.h"
 #include "sm/changes.h"
 #include "sm/mfts.h"
+#include "sm/vltables.h"
 #include "sm/route.h"
 #include "sm/sm.h"
 #include "sm/sweep.h"
@@ -88,12 +89,16 @@ static void sm_sa_sm_info(void *ctx, struct sa_sm_info *ret)
 {
 	struct sm *sm = ctx;
 
-	*ret = (struct sa_sm_info){.port_guid = sm->port_guid,
-				   .sm_key = sm->conf.sm_key,
-				   .sa_key = sm->conf.sa_key,
-				   .act_count = (uint32_t)sm->sweeps,
-				   .priority = (uint8_t)sm->conf.sm_priority,
-				   .state = (uint8_t)sm->state};
+	*ret = (struct sa_sm_info){
+	    .port_guid = sm->port_guid,
+	    .sm_key = sm->conf.sm_key,
+	    .sa_key = sm->conf.sa_key,
+	    .act_count = (uint32_t)sm->sweeps,
+	    .priority = (uint8_t)sm->conf.sm_priority,
+	    .state = (uint8_t)sm->state,
+	    .switch_life_set = sm->policy.pub_switch_life > 0,
+	    .switch_life =
+		(uint8_t)(sm->policy.pub_switch_life > 0 ? sm->policy.pub_switch_life - 1 : 0)};
 }
 
 /* A snapshot was published: the SA answers from it from now on. */
@@ -278,6 +283,11 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	sm->sa = sa_new(base, &(struct sa_ops){sm_sa_send, sm_sa_sm_info, sm});
 	if (sm->sa) {
 		sa_set_mfts(sm->sa, &sm->mfts->known);
+	}
+	r = vltables_init(sm);
+	if (r < 0) {
+		snprintf(err, err_len, "out of memory setting up the VL tables");
+		goto fail;
 	}
 	sm->disp = sm->sa && sa_set_mcast(sm->sa, sm->mcast) == 0 ? sm_dispatch_new(sm) : NULL;
 	if (!sm->disp ||
@@ -476,6 +486,7 @@ void sm_fini(struct sm *sm)
 	if (sm->sa)
 		sa_set_mcast(sm->sa, NULL); /* the database goes first */
 	mfts_fini(sm);
+	vltables_fini(sm);
 	/* let the dump writer finish: the files are renamed into place whole */
 	dump_reap(&sm->sched.dump_pid, true);
 	if (sm->sigchld)

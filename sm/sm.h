@@ -32,6 +32,7 @@ struct lid_db;
 struct snapshot;
 struct route_state;
 struct mfts;
+struct vltables;
 struct mcast_db;
 struct dispatch;
 struct sa;
@@ -129,6 +130,7 @@ struct sm {
 	struct light_state light;  /* sm/light.c */
 	struct mcast_db *mcast;	   /* multicast groups (sa/mcast.h); outlive sweeps */
 	struct mfts *mfts;	   /* the MFTs the switches were given (sm/mfts.c) */
+	struct vltables *vlt;	   /* the ports' SL2VL and VLArb as read (sm/vltables.c) */
 	struct sm_hooks hooks;
 	struct sm_policy policy; /* partitions, QoS, updn roots (sm/policies.h) */
 	uint64_t port_guid;

@@ -368,7 +368,11 @@ static void phase_batch(struct sweep *sw)
 					    &sm->mkey.offenders,
 					    sm->conf.part_enforce /* CONF_ENFORCE_* */,
 					    NULL,
-					    NULL};
+					    NULL,
+					    true, /* lifetimes */
+					    (uint8_t)sm->conf.packet_life_time,
+					    (uint8_t)sm->conf.head_of_queue_lifetime,
+					    (uint8_t)sm->conf.leaf_head_of_queue_lifetime};
 
 		hook_run(&sm->hooks.configure, &pp); /* ClientReregister after a takeover */
 		pp.qos = sm->policy.qos;	     /* policy/qos.h */
@@ -467,6 +471,7 @@ static void phase_publish(struct sweep *sw)
 		partition_config_free(sm->policy.pub_parts);
 		sm->policy.pub_qos = sw->qos;
 		sm->policy.pub_parts = sw->parts;
+		sm->policy.pub_switch_life = sm->conf.packet_life_time + 1;
 		sw->qos = NULL;
 		sw->parts = NULL;
 	}

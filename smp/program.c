@@ -52,7 +52,7 @@ struct program *program_new(struct xact_engine *xe, struct fabric *f, program_do
 
 	if (!pg)
 		return NULL;
-	*pg = (struct program){.xe = xe, .f = f, .done = done, .arg = arg};
+	*pg = (struct program){.xe = xe, .f = f, .done = done, .arg = arg, .switch_life = -1};
 	pg->batch = xact_batch_new(xe, program_on_empty, pg);
 	if (!pg->batch) {
 		free(pg);

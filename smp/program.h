@@ -116,6 +116,15 @@ struct program_params {
 	const struct qos_policy *qos;
 	/* the policy the last batch wrote (old_r's), NULL: unknown, every table is written */
 	const struct qos_policy *qos_old;
+	/*
+	 * With lifetimes: SwitchInfo:LifeTimeValue of every switch (switch_life)
+	 * and PortInfo:HOQLife of switch external ports (hoq_life toward a
+	 * switch, leaf_hoq_life toward a CA or router), each set where it
+	 * differs (OpenSM's packet_life_time, head_of_queue_lifetime,
+	 * leaf_head_of_queue_lifetime).  false: left as the ports hold them.
+	 */
+	bool lifetimes;
+	uint8_t switch_life, hoq_life, leaf_hoq_life;
 };
 
 /*

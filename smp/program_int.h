@@ -51,6 +51,7 @@ struct program {
 	struct program_stats st;
 	struct mkey_offenders *offenders; /* program_params' */
 	uint64_t mkey;			  /* the M_Key this batch writes */
+	int switch_life;		  /* SwitchInfo:LifeTimeValue to write, -1: leave it */
 	unsigned by_kind[OP_OTHER + 1];	  /* sent per kind, for the debug trace of a node */
 	/* issue 15: LFT blocks are made as the engine asks (program_produce) */
 	const struct routes *lft_r;

@@ -30,7 +30,7 @@ static bool portinfo_differs(const struct wire_portinfo *a, const struct wire_po
 	       a->gid_prefix != b->gid_prefix || mkey_differs(a, b) ||
 	       a->subnet_timeout != b->subnet_timeout || a->neighbor_mtu != b->neighbor_mtu ||
 	       a->oper_vls != b->oper_vls || a->part_enf_in != b->part_enf_in ||
-	       a->part_enf_out != b->part_enf_out;
+	       a->part_enf_out != b->part_enf_out || a->hoq_life != b->hoq_life;
 }
 
 /* Program one port's PortInfo when what it holds differs from what we want. */
@@ -70,6 +70,10 @@ static void program_port(struct program *pg, const struct routes *r,
 						pp->engine ? pp->engine : "the", r->n_vls);
 		}
 	}
+	/* HOQLife of a switch external port: toward a CA (a leaf) or toward a switch */
+	if (pp->lifetimes && pn != 0 && node_is_switch(n) && port_is_linked(p))
+		want.hoq_life =
+		    node_is_switch(&f->nodes[p->remote_node]) ? pp->hoq_life : pp->leaf_hoq_life;
 	if (enforce >= 0) {
 		want.part_enf_in = (enforce & 2) != 0;
 		want.part_enf_out = (enforce & 1) != 0;
@@ -137,6 +141,7 @@ void program_configure(struct program *pg, const struct routes *r, const struct 
 	memset(pg->by_kind, 0, sizeof(pg->by_kind));
 	pg->offenders = pp->offenders;
 	pg->mkey = pp->mkey.key;
+	pg->switch_life = pp->lifetimes ? pp->switch_life : -1;
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		struct node *n = &f->nodes[i];
 		for (unsigned pn = node_is_switch(n) ? 0 : 1; pn <= n->nports; pn++) {

@@ -223,8 +223,11 @@ void program_switch(struct program *pg, const struct routes *r, uint32_t ni,
 	if (top >= n->lft_cap && n->lft_cap)
 		top = n->lft_cap - 1;
 	if (wire_switchinfo_decode(n->si, sizeof(n->si), &si) == 0 &&
-	    (si.lft_top != top || si.port_state_change)) {
+	    (si.lft_top != top || si.port_state_change ||
+	     (pg->switch_life >= 0 && si.lifetime != pg->switch_life))) {
 		si.lft_top = top;
+		if (pg->switch_life >= 0)
+			si.lifetime = (uint8_t)pg->switch_life;
 		si.port_state_change = 1; /* writing 1 clears it */
 		memcpy(data, n->si, sizeof(data));
 		wire_switchinfo_encode(&si, data, sizeof(data));

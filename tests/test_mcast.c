@@ -188,7 +188,7 @@ static void test_states(void)
 	/* bad join states */
 	CU_ASSERT_EQUAL(join(db, mgid, 0xe, 0, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.why, MCAST_BAD_JOIN);
-	CU_ASSERT_EQUAL(join(db, mgid, 0xe, 0x8, &res), -EINVAL);
+	CU_ASSERT_EQUAL(join(db, mgid, 0xe, 0x10, &res), -EINVAL); /* past SendOnlyFullMember */
 	CU_ASSERT_EQUAL(res.why, MCAST_BAD_JOIN);
 	CU_ASSERT_EQUAL(join(db, mgid, 0, MCAST_FULL, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.why, MCAST_BAD_GID);
@@ -213,7 +213,7 @@ static void test_states(void)
 	CU_ASSERT_EQUAL(res.why, MCAST_NOT_HELD);
 	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, 0, false, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.why, MCAST_NOT_HELD);
-	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, 0x9, false, &res), -EINVAL);
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, 0x11, false, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.why, MCAST_BAD_JOIN);
 	CU_ASSERT_EQUAL(leave(db, mgid, 0xf, MCAST_FULL, false, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.why, MCAST_NOT_MEMBER);
@@ -260,6 +260,65 @@ static void test_states(void)
 }
 
 /* ---- creates ------------------------------------------------------------------------- */
+
+/*
+ * SendOnlyFullMember (JoinState bit 3, IBA 1.2.1): creates a group and is
+ * not delivered to; as in OpenSM the group goes with its last FullMember
+ * (osmtest -f m leaves a 0xF member's FullMember bit alone and expects the
+ * group gone), or with its last member when none was a FullMember.
+ */
+static void test_send_only_full(void)
+{
+	struct hook_counts hc = {0};
+	struct mcast_db *db = db_counted(&hc);
+	struct mcast_result res;
+	const struct mcast_group *g;
+	uint8_t mgid[16];
+
+	mgid_of(77, mgid);
+	/* a send-only full join creates the group: not a receiver, not counted full */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_SEND_ONLY_FULL, &res), 0);
+	CU_ASSERT(res.created && res.join_state == MCAST_SEND_ONLY_FULL);
+	g = mcast_find(db, mgid);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+	CU_ASSERT(g->full_members == 0 && g->n_members == 1);
+	CU_ASSERT(mcast_is_full(g->members[0].join_state));
+	CU_ASSERT_FALSE(mcast_receives(g->members[0].join_state));
+	/* a send-only non member does not create */
+	mgid_of(78, mgid);
+	CU_ASSERT_EQUAL(join(db, mgid, 0xb, MCAST_SEND_ONLY, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.why, MCAST_NO_GROUP);
+	mgid_of(77, mgid);
+	/* a non member joins; the send-only full member leaves: the non member keeps it */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xb, MCAST_NON, &res), 0);
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, MCAST_SEND_ONLY_FULL, false, &res), 0);
+	CU_ASSERT_FALSE(res.deleted);
+	CU_ASSERT_EQUAL(g->n_members, 1);
+	/* the last member leaves: the group goes */
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xb, MCAST_NON, false, &res), 0);
+	CU_ASSERT(res.deleted);
+	CU_ASSERT_PTR_NULL(mcast_find(db, mgid));
+	CU_ASSERT_EQUAL(hc.deleted, 1);
+
+	/* osmtest's flow: created with JoinState 0xF, left with FullMember alone: deleted */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_JOIN_MASK, &res), 0);
+	g = mcast_find(db, mgid);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+	CU_ASSERT_EQUAL(g->full_members, 1);
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, MCAST_FULL, false, &res), 0);
+	CU_ASSERT(res.deleted);
+	CU_ASSERT_EQUAL(hc.deleted, 2);
+
+	/* a FullMember's group: a send-only full member does not keep it after the last one */
+	CU_ASSERT_EQUAL(join(db, mgid, 0xa, MCAST_FULL, &res), 0);
+	CU_ASSERT_EQUAL(join(db, mgid, 0xb, MCAST_SEND_ONLY_FULL, &res), 0);
+	g = mcast_find(db, mgid);
+	CU_ASSERT(g && g->full_members == 1 && g->n_members == 2);
+	CU_ASSERT_EQUAL(leave(db, mgid, 0xa, MCAST_FULL, false, &res), 0);
+	CU_ASSERT(res.deleted);
+	CU_ASSERT_PTR_NULL(mcast_find(db, mgid));
+	mcast_db_free(db);
+}
 
 static void test_create(void)
 {
@@ -1955,6 +2014,7 @@ int main(void)
 	static const struct testutil_case cases[] = {
 	    {"join/leave: full, non, send-only, proxy, re-join, bits not held", test_states},
 	    {"create: MGID 0, components, MTU and rate selectors, MLID asked for", test_create},
+	    {"SendOnlyFullMember: creates, keeps the group, not delivered to", test_send_only_full},
 	    {"conflicting joins refused with their reason", test_conflicts},
 	    {"the IPoIB broadcast group", test_broadcast},
 	    {"two MGIDs with one index key", test_mgid_collision},

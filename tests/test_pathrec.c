@@ -509,6 +509,28 @@ static void test_get_gids_and_requester(void)
 	/* a requester the snapshot does not know */
 	e.from.slid = 999;
 	CU_ASSERT_EQUAL(pr_status(&e, SA_METHOD_GET, PR_BIT(SA_PR_DGID), &q), SA_STATUS_NO_RECORDS);
+	/* GetTable naming only the destination: the source is a wildcard, every port (OpenSM) */
+	{
+		struct sa_result res;
+		uint8_t img[SA_WIRE_PR_SIZE];
+		bool other = false;
+
+		memset(&q, 0, sizeof(q));
+		q.dlid = c6->lid;
+		sa_wire_path_rec_encode(&q, img, sizeof(img));
+		CU_ASSERT_EQUAL(handler(&e, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
+					PR_BIT(SA_PR_DLID), img, sizeof(img), &res),
+				0);
+		/* 8 CAs and 6 switches (port 0), the destination itself included */
+		CU_ASSERT_EQUAL(res.n, 14);
+		for (unsigned k = 0; k < res.n; k++) {
+			decode_at(res.buf, k, &r);
+			CU_ASSERT_EQUAL(r.dlid, c6->lid);
+			other |= r.slid != c0->lid && r.slid != c2->lid;
+		}
+		CU_ASSERT(other);
+		free(res.buf);
+	}
 	env_fini(&e);
 }
 
@@ -744,6 +766,18 @@ static void test_statuses(void)
 	CU_ASSERT_EQUAL_FATAL(a->hdr.status, 0);
 	decode_at(a->data, 0, &r);
 	CU_ASSERT_EQUAL(r.pkey, 0x7fff);
+	/* P_Key 0 (low 15 bits) names no partition: no record, not the default's (OpenSM) */
+	q.pkey = 0x8000;
+	CU_ASSERT_EQUAL(pr_status(&e, SA_METHOD_GET, PR_ENDS_LID | PR_BIT(SA_PR_PKEY), &q),
+			SA_STATUS_NO_RECORDS);
+	q.pkey = 0;
+	a = ask_pr(&e, SA_METHOD_GET_TABLE, PR_ENDS_LID | PR_BIT(SA_PR_PKEY), &q);
+	CU_ASSERT(a->hdr.status == 0 && a->attr_offset == 0);
+	/* NumbPath 0 in the mask: no path (OpenSM); without it, one */
+	q.numb_path = 0;
+	CU_ASSERT_EQUAL(pr_status(&e, SA_METHOD_GET, PR_ENDS_LID | PR_BIT(SA_PR_NUMB_PATH), &q),
+			SA_STATUS_NO_RECORDS);
+	CU_ASSERT_EQUAL(pr_status(&e, SA_METHOD_GET, PR_ENDS_LID, &q), 0);
 	q.raw_traffic = true;
 	a = ask_pr(&e, SA_METHOD_GET, PR_ENDS_LID | PR_BIT(SA_PR_RAW_TRAFFIC), &q);
 	decode_at(a->data, 0, &r);

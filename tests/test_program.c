@@ -335,6 +335,81 @@ static void rediscover(struct fabric *dst, const struct fabric *src)
 		}
 }
 
+/*
+ * packet_life_time, head_of_queue_lifetime, leaf_head_of_queue_lifetime:
+ * SwitchInfo:LifeTimeValue on every switch, HOQLife on switch ports toward
+ * a switch (18) and toward a CA (16), CA ports left alone; set only where
+ * they differ, so a second batch over what the first set sends none.
+ */
+static void test_configure_lifetimes(void)
+{
+	struct xact_opts xo = {8, 200, 1, false};
+	struct fake fk = {.fail_attr = 0xffff};
+	struct fabric *a = load_up(), *b = load_up();
+	struct routes *r = route(a);
+	struct program_params pp = {.subnet_prefix = 0xfe80000000000000ULL,
+				    .engine = "minhop",
+				    .lifetimes = true,
+				    .switch_life = 18,
+				    .hoq_life = 18,
+				    .leaf_hoq_life = 16};
+	uint32_t s1, h1;
+
+	fk.base = event_base_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.base);
+	fk.xe = xact_new(fk.base, &xo, fake_send, &fk);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.xe);
+	s1 = testutil_find_desc(a, "S1");
+	h1 = testutil_find_desc(a, "H1");
+	configure_pp(&fk, a, r, NULL, NULL, &pp);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_SWITCH_INFO], 2);
+	for (uint32_t i = 0; i < a->n_nodes; i++) {
+		const struct node *n = &a->nodes[i];
+		struct wire_switchinfo si;
+
+		if (!node_is_switch(n))
+			continue;
+		CU_ASSERT_EQUAL(wire_switchinfo_decode(n->si, 64, &si), 0);
+		CU_ASSERT_EQUAL(si.lifetime, 18);
+	}
+	{
+		struct wire_portinfo pi;
+
+		CU_ASSERT_EQUAL(wire_portinfo_decode(a->nodes[s1].ports[1].pi, 64, &pi), 0);
+		CU_ASSERT_EQUAL(pi.hoq_life, 16); /* toward H1 */
+		CU_ASSERT_EQUAL(wire_portinfo_decode(a->nodes[s1].ports[3].pi, 64, &pi), 0);
+		CU_ASSERT_EQUAL(pi.hoq_life, 18); /* toward S2 */
+		CU_ASSERT_EQUAL(wire_portinfo_decode(a->nodes[h1].ports[1].pi, 64, &pi), 0);
+		CU_ASSERT_EQUAL(pi.hoq_life, 0); /* a CA port: not the SM's to set */
+	}
+	/* the next sweep reads what was set: no PortInfo, no SwitchInfo for the lifetimes */
+	rediscover(b, a);
+	for (uint32_t i = 0; i < b->n_nodes; i++) {
+		struct wire_switchinfo si;
+
+		memcpy(b->nodes[i].si, a->nodes[i].si, 64);
+		b->nodes[i].lft_top = a->nodes[i].lft_top;
+		/* the fake echoes the Set: PortStateChange reads 0 again on a real switch */
+		if (wire_switchinfo_decode(b->nodes[i].si, 64, &si) == 0) {
+			si.port_state_change = 0;
+			wire_switchinfo_encode(&si, b->nodes[i].si, 64);
+		}
+	}
+	configure_pp(&fk, b, r, a, r, &pp);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_SWITCH_INFO], 0);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_PORT_INFO], 0);
+	/* without lifetimes (other batches): the switches' values are left alone */
+	pp.lifetimes = false;
+	pp.switch_life = 3;
+	configure_pp(&fk, b, r, a, r, &pp);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_SWITCH_INFO], 0);
+	xact_free(fk.xe);
+	event_base_free(fk.base);
+	routes_free(r);
+	fabric_free(a);
+	fabric_free(b);
+}
+
 static struct program_stats configure_qos(struct fake *fk, struct fabric *f, const struct routes *r,
 					  const struct fabric *old_f, const struct routes *old_r,
 					  const struct qos_policy *q,
@@ -843,6 +918,8 @@ int main(void)
 	    {"configure sends only what differs", test_configure_diffs},
 	    {"empty batch, aborted batch", test_empty_and_abort},
 	    {"QoS: SL2VL and VLArb per class, only what changed", test_configure_qos},
+	    {"lifetimes: LifeTimeValue and HOQLife, only where they differ",
+	     test_configure_lifetimes},
 	    {"LFT readback: only what differs is written", test_readback},
 	    {"lost PortInfo answers are read back", test_lost_answers},
 	    {"part_enforce: the peer table", test_peer_pkeys},

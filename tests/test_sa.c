@@ -439,6 +439,125 @@ static void test_server_vl_tables(void)
 	env_fini(&e);
 }
 
+static void fake_sm_info_key(void *ctx, struct sa_sm_info *ret)
+{
+	fake_sm_info(ctx, ret);
+	ret->sa_key = 0x77;
+}
+
+/* A query carrying the SA key 0x77 (fake_sm_info_key's): trusted. */
+static struct sa_wire_mad *ask_trusted(struct env *e, uint8_t method, uint16_t attr, uint64_t mask,
+				       const uint8_t *rec, size_t rec_len)
+{
+	struct sa_wire_mad q = {0};
+	uint8_t buf[256];
+	struct wire_mad_hdr h;
+	unsigned before = e->fk.n;
+
+	q.hdr.method = method;
+	q.hdr.attr_id = attr;
+	q.hdr.tid = 0x6000 + before;
+	q.comp_mask = mask;
+	q.sm_key = 0x77;
+	memcpy(q.data, rec, rec_len < sizeof(q.data) ? rec_len : sizeof(q.data));
+	sa_wire_encode(&q, buf, sizeof(buf));
+	wire_mad_hdr_decode(buf, sizeof(buf), &h);
+	sa_recv(e->sa, &e->from, &h, buf, sizeof(buf));
+	return e->fk.n == before ? NULL : &e->fk.ans[e->fk.n - 1];
+}
+
+/* The records in the last answer (a GetTable's), by its length and stride. */
+static unsigned n_recs(const struct env *e, unsigned stride)
+{
+	return (unsigned)((e->fk.len[e->fk.n - 1] - 56) / stride);
+}
+
+/*
+ * P_KeyTableRecords for every port that has a table: a CA port with its own
+ * PortNum (not 0), a switch's port 0, a switch external port whose table was
+ * read (it faces a CA); none for an external port whose table is unknown.
+ * GUIDInfoRecords: every block of the port's GUIDCap, the port GUID at index 0.
+ */
+static void test_server_pkey_guidinfo(void)
+{
+	struct env e;
+	struct fabric *f;
+	uint8_t rec[SA_WIRE_REC_MAX] = {0};
+	struct sa_wire_mad *a;
+	uint32_t s1, h1, h2;
+	uint16_t keys[32];
+
+	env_init(&e);
+	sa_free(e.sa);
+	e.sa = sa_new(NULL, &(struct sa_ops){fake_send, fake_sm_info_key, &e.fk});
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e.sa);
+	sa_publish(e.sa, e.snap);
+	f = e.snap->fabric;
+	s1 = testutil_find_desc(f, "S1");
+	h1 = testutil_find_desc(f, "H1");
+	h2 = testutil_find_desc(f, "H2");
+	/* S1 port 1 faces H1: its table as programmed for enforcement */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(port_pkeys_alloc(&f->nodes[s1].ports[1]));
+	f->nodes[s1].ports[1].pkeys[0] = 0xffff;
+	f->nodes[s1].ports[1].pkeys[1] = 0x8001;
+	f->nodes[s1].ports[1].pkey_known = 1;
+
+	/* untrusted: refused, as before */
+	sa_wire_bits_set(rec, 0, 16, f->nodes[s1].ports[0].lid);
+	a = ask(&e, SA_METHOD_GET_TABLE, SA_ATTR_PKEY_RECORD, 1, rec, 72);
+	CU_ASSERT_EQUAL(a->hdr.status, SA_STATUS_REQ_INVALID);
+	/* S1/1: one block, PortNum 1, the switch's LID, its keys */
+	sa_wire_bits_set(rec, 32, 8, 1);
+	a = ask_trusted(&e, SA_METHOD_GET, SA_ATTR_PKEY_RECORD, 1 | 4, rec, 72);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_EQUAL_FATAL(a->hdr.status, 0);
+	CU_ASSERT_EQUAL(sa_wire_bits_get(a->data, 0, 16), f->nodes[s1].ports[0].lid);
+	CU_ASSERT_EQUAL(sa_wire_bits_get(a->data, 32, 8), 1);
+	CU_ASSERT_EQUAL(wire_pkey_decode(a->data + 8, 64, keys), 0);
+	CU_ASSERT(keys[0] == 0xffff && keys[1] == 0x8001 && keys[2] == 0);
+	/* the whole switch: port 0 (the default) and port 1; port 3 (to S2) has no known table */
+	a = ask_trusted(&e, SA_METHOD_GET_TABLE, SA_ATTR_PKEY_RECORD, 1, rec, 72);
+	CU_ASSERT_EQUAL(n_recs(&e, 72), 2);
+	CU_ASSERT_EQUAL(sa_wire_bits_get(a->data, 32, 8), 0);
+	CU_ASSERT_EQUAL(sa_wire_bits_get(a->data + 72, 32, 8), 1);
+	sa_wire_bits_set(rec, 32, 8, 3);
+	a = ask_trusted(&e, SA_METHOD_GET, SA_ATTR_PKEY_RECORD, 1 | 4, rec, 72);
+	CU_ASSERT_EQUAL(a->hdr.status, SA_STATUS_NO_RECORDS);
+	/* a CA port: PortNum is its number (H2's second port: 2), found by LID and PortNum */
+	memset(rec, 0, sizeof(rec));
+	sa_wire_bits_set(rec, 0, 16, f->nodes[h2].ports[2].lid);
+	sa_wire_bits_set(rec, 32, 8, 2);
+	a = ask_trusted(&e, SA_METHOD_GET, SA_ATTR_PKEY_RECORD, 1 | 4, rec, 72);
+	CU_ASSERT_EQUAL_FATAL(a->hdr.status, 0);
+	CU_ASSERT_EQUAL(sa_wire_bits_get(a->data, 32, 8), 2);
+	CU_ASSERT_EQUAL(sa_wire_bits_get(a->data, 0, 16), f->nodes[h2].ports[2].lid);
+	sa_wire_bits_set(rec, 32, 8, 0); /* PortNum 0 is no CA port */
+	a = ask_trusted(&e, SA_METHOD_GET, SA_ATTR_PKEY_RECORD, 1 | 4, rec, 72);
+	CU_ASSERT_EQUAL(a->hdr.status, SA_STATUS_NO_RECORDS);
+
+	/* GUIDInfo: H1 with GUIDCap 32 has 4 blocks; only index 0 is assigned */
+	mad_set_field(f->nodes[h1].ports[1].pi, 0, IB_PORT_GUID_CAP_F, 32);
+	f->nodes[h1].ports[1].valid = true;
+	memset(rec, 0, sizeof(rec));
+	mad_set_field(rec, 0, IB_SA_GIR_LID_F, f->nodes[h1].ports[1].lid);
+	a = ask(&e, SA_METHOD_GET_TABLE, SA_ATTR_GUIDINFO_RECORD, 1, rec, 72);
+	CU_ASSERT_EQUAL_FATAL(a->hdr.status, 0);
+	CU_ASSERT_EQUAL_FATAL(n_recs(&e, 72), 2); /* one MAD holds two 72-byte records */
+	CU_ASSERT(mad_get_field64(a->data, 0, IB_SA_GIR_GUID0_F) == f->nodes[h1].ports[1].guid);
+	CU_ASSERT_EQUAL(mad_get_field(a->data + 72, 0, IB_SA_GIR_BLOCKNUM_F), 1);
+	CU_ASSERT(mad_get_field64(a->data + 72, 0, IB_SA_GIR_GUID0_F) == 0);
+	mad_set_field(rec, 0, IB_SA_GIR_BLOCKNUM_F, 3);
+	a = ask(&e, SA_METHOD_GET, SA_ATTR_GUIDINFO_RECORD, 3, rec, 72);
+	CU_ASSERT_EQUAL(a->hdr.status, 0);
+	mad_set_field(rec, 0, IB_SA_GIR_BLOCKNUM_F, 4);
+	a = ask(&e, SA_METHOD_GET, SA_ATTR_GUIDINFO_RECORD, 3, rec, 72);
+	CU_ASSERT_EQUAL(a->hdr.status, SA_STATUS_NO_RECORDS);
+	/* ClassPortInfo: MultiPath (bit 10) and SendOnlyFullMember (CapabilityMask2 bit 12) */
+	a = ask(&e, SA_METHOD_GET, SA_ATTR_CLASS_PORT_INFO, 0, NULL, 0);
+	CU_ASSERT(mad_get_field(a->data, 0, IB_CPI_CAPMASK_F) & 1u << 10);
+	env_fini(&e);
+}
+
 /* A GetTable answer larger than one MAD goes out as RMPP segments, paced by the client's ACKs. */
 static void test_server_rmpp(void)
 {
@@ -535,6 +654,8 @@ int main(void)
 	    {"server: records from the snapshot", test_server_records},
 	    {"server: bad queries get their status", test_server_bad_queries},
 	    {"server: the VL and LFT tables programmed", test_server_vl_tables},
+	    {"server: P_Key records of every port with a table, GUIDInfo blocks",
+	     test_server_pkey_guidinfo},
 	    {"server: large answers as RMPP", test_server_rmpp},
 	    {"server: MFT records", test_server_mft},
 	    {NULL, NULL},

@@ -448,6 +448,15 @@ static void test_service_who_may(void)
 	rec[SA_SR_GID_OFFS] = 0xff;
 	a = ask(&e, h1, SA_METHOD_SET, SA_ATTR_SERVICE_RECORD, SR_RID, rec, sizeof(rec));
 	CU_ASSERT_EQUAL(status_of(a), SA_STATUS_INVALID_GID);
+	/* prefix 0: this subnet (osmtest's ServiceRecords), kept as sent (issue 27) */
+	sr_make(rec, 0x26, g1, "zero prefix");
+	memset(rec + SA_SR_GID_OFFS, 0, 8);
+	a = ask(&e, h1, SA_METHOD_SET, SA_ATTR_SERVICE_RECORD, SR_RID, rec, sizeof(rec));
+	CU_ASSERT_EQUAL_FATAL(status_of(a), 0);
+	CU_ASSERT_EQUAL(sa_wire_bits_get(a->data + SA_SR_GID_OFFS, 0, 64), 0);
+	CU_ASSERT_EQUAL(status_of(ask(&e, h1, SA_METHOD_DELETE, SA_ATTR_SERVICE_RECORD, SR_RID, rec,
+				      sizeof(rec))),
+			0);
 	/* a requester the SA does not know */
 	CU_ASSERT_EQUAL(status_of(sr_set(&e, 999, 0x24, g1, "x", 0, 0)), SA_STATUS_REQ_INVALID);
 	/* a trusted request (the SM's SM_Key) may act for any port and sees the key */

@@ -299,7 +299,7 @@ static void test_hostile(void)
 		-EBADMSG, "groups[0].members[0].gid: 4 hex digits");
 	refused(HEAD
 		"\"groups\":[" G0 "[{\"gid\":\"fe800000000000000000000000000001\","
-		"\"join_state\":8,\"proxy\":false}]}],\"services\":[],\"informs\":[],\"lids\":[]}",
+		"\"join_state\":16,\"proxy\":false}]}],\"services\":[],\"informs\":[],\"lids\":[]}",
 		-EBADMSG, "join_state");
 	refused(HEAD "\"groups\":[" G0 "[]}],\"services\":[{\"rec\":\"00\",\"lease_left_ms\":0}],"
 		     "\"informs\":[],\"lids\":[]}",

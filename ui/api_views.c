@@ -20,6 +20,7 @@
 #include "policy/qos.h"
 #include "perf/health.h"
 #include "sm/mfts.h"
+#include "sm/vltables.h"
 #include "sm/route.h"
 #include "sm/status.h"
 #include "sm/sweep.h"
@@ -325,6 +326,7 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	struct smstate_status ss;
 	struct health_stats hs;
 	struct mfts_status mc;
+	struct vltables_status vt;
 	json_t *o;
 
 	if (api_check_args(args, NULL, err))
@@ -365,6 +367,8 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	api_route_json(sm, o);
 	json_object_set_new(o, "perfmgr", api_perfmgr_json(sm));
 	if (mfts_status_get(sm, &mc) && stat_json_section(o, &mfts_stat_table, &mc) < 0)
+		goto nomem;
+	if (vltables_status_get(sm, &vt) && stat_json_section(o, &vltables_stat_table, &vt) < 0)
 		goto nomem;
 	if (sm->sa) {
 		struct sa_stats sst = {0};

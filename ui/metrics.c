@@ -21,6 +21,7 @@
 #include "failover/smstate.h"
 #include "failover/sync.h"
 #include "sm/mfts.h"
+#include "sm/vltables.h"
 #include "sm/status.h"
 #include "ui/api_int.h"
 #include "ui/stat.h"
@@ -211,6 +212,7 @@ char *metrics_text(struct api *api, size_t *ret_len)
 	struct smstate_status role;
 	struct sync_status sy;
 	struct mfts_status mc;
+	struct vltables_status vt;
 
 	ctl_server_stats(api->srv, &cs);
 	if (api_text_begin(&t) < 0)
@@ -243,6 +245,8 @@ char *metrics_text(struct api *api, size_t *ret_len)
 	stat_metrics(b, &sync_stat_table, &sy);
 	if (mfts_status_get(sm, &mc))
 		stat_metrics(b, &mfts_stat_table, &mc);
+	if (vltables_status_get(sm, &vt))
+		stat_metrics(b, &vltables_stat_table, &vt);
 	sm_mad_status_get(sm, &mad);
 	stat_metrics(b, &sm_mad_stat_table, &mad);
 	/* security (issue 12): M_Key, partitions */
