@@ -86,9 +86,10 @@ int port_set_enabled(struct sm *sm, uint64_t node_guid, uint8_t port, bool enabl
 		return -EIO;
 	pi.state = PORT_NOP;
 	pi.phys_state = enable ? PHYS_POLLING : 3 /* Disabled */;
-	if (wire_smp_init_dr(&smp, WIRE_SET, WIRE_ATTR_PORT_INFO, port, path, hops) < 0)
+	if (wire_smp_init_dr(&smp, WIRE_SET, WIRE_ATTR_PORT_INFO, discover_pi_set_mod(p, port),
+			     path, hops) < 0)
 		return -EINVAL;
-	memcpy(smp.data, p->pi, sizeof(smp.data));
+	discover_pi_set_image(p, smp.data);
 	wire_portinfo_encode(&pi, smp.data, sizeof(smp.data));
 	op = calloc(1, sizeof(*op));
 	if (!op)

@@ -368,7 +368,8 @@ static void phase_batch(struct sweep *sw)
 					    &sm->mkey.offenders,
 					    sm->conf.part_enforce /* CONF_ENFORCE_* */,
 					    NULL,
-					    NULL};
+					    NULL,
+					    (uint8_t)sm->conf.link_speed_ext_enabled};
 
 		hook_run(&sm->hooks.configure, &pp); /* ClientReregister after a takeover */
 		pp.qos = sm->policy.qos;	     /* policy/qos.h */

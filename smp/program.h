@@ -116,6 +116,12 @@ struct program_params {
 	const struct qos_policy *qos;
 	/* the policy the last batch wrote (old_r's), NULL: unknown, every table is written */
 	const struct qos_policy *qos_old;
+	/*
+	 * LinkSpeedExtEnabled for every port read with SMSupportExtendedSpeeds
+	 * whose far end was too (link_speed_ext_enabled: 1 FDR, 2 EDR, 4 HDR,
+	 * 8 NDR or a sum, 30 off, 31 all supported); 0: what each port has.
+	 */
+	uint8_t link_speed_ext;
 };
 
 /*
