@@ -210,6 +210,40 @@ static void test_ports(void)
 	CU_ASSERT_FALSE(speed_link_below(&a, &b));
 }
 
+/* The width and speed ibnetdiscover and ibsim write at the end of a port line. */
+static void test_topo_speeds(void)
+{
+	static const char text[] =
+	    "Switch 3 \"S1\"\n"
+	    "[1] \"H1\"[1]\t\t# \"H1\" lid 0 4xHDR\n"
+	    "[2] \"H2\"[1]\t\t# \"H2\" lid 0 4xHDR\n"
+	    "[3] \"H3\"[1]\n\n"
+	    "Hca 1 \"H1\"\n[1] \"S1\"[1]\t\t# lid 1 lmc 0 \"S1\" lid 0 4xHDR\n\n"
+	    "Hca 1 \"H2\"\n[1] \"S1\"[2]\t\t# lid 2 lmc 0 \"a 12xNDR name\" lid 0 1xEDR\n\n"
+	    "Hca 1 \"H3\"\n[1] \"S1\"[3]\t\t# \"S1\" lid 0 2xXDR\n";
+	struct fabric *f = testutil_load_text(text);
+	const struct port *p;
+
+	p = &f->nodes[testutil_find_desc(f, "H1")].ports[1];
+	CU_ASSERT_EQUAL(p->width_active, 2);
+	CU_ASSERT_EQUAL(p->lane_speed, SPEED_HDR);
+	CU_ASSERT_EQUAL(speed_port_rate(p), 17);
+	/* the two ends disagree: the link runs the lesser (1x, EDR), both ends */
+	p = &f->nodes[testutil_find_desc(f, "H2")].ports[1];
+	CU_ASSERT_EQUAL(p->width_active, 1);
+	CU_ASSERT_EQUAL(p->lane_speed, SPEED_EDR);
+	p = &f->nodes[testutil_find_desc(f, "S1")].ports[2];
+	CU_ASSERT_EQUAL(p->width_active, 1);
+	CU_ASSERT_EQUAL(p->lane_speed, SPEED_EDR);
+	CU_ASSERT_EQUAL(speed_port_rate(p), 15);
+	/* one end's line alone */
+	p = &f->nodes[testutil_find_desc(f, "S1")].ports[3];
+	CU_ASSERT_EQUAL(p->width_active, 16);
+	CU_ASSERT_EQUAL(p->lane_speed, SPEED_XDR);
+	CU_ASSERT_EQUAL(speed_port_rate(p), 21);
+	fabric_free(f);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -218,6 +252,7 @@ int main(void)
 	    {"rate code of every width x lane speed", test_rate_table},
 	    {"names, widths", test_names_widths},
 	    {"ports: rate, below what both ends enable", test_ports},
+	    {"topology files: NxSPEED", test_topo_speeds},
 	    {NULL, NULL},
 	};
 
