@@ -46,6 +46,7 @@ static const struct stat_field sm_fields[] = {
     F(last_sweep_lft_blocks, "last_sweep_lft_blocks", NULL, STAT_GAUGE, NULL),
     F(last_sweep_pkey_blocks, "last_sweep_pkey_blocks", NULL, STAT_GAUGE, NULL),
     F(last_sweep_lft_reads, "last_sweep_lft_reads", NULL, STAT_GAUGE, NULL),
+    F(last_sweep_ext_speed_gets, "last_sweep_ext_speed_gets", NULL, STAT_GAUGE, NULL),
     F(partitions, "partitions", NULL, STAT_GAUGE, NULL),
     F(sm_key, "sm_key", NULL, STAT_GAUGE, NULL),
     F(guid2lid_pending, "guid2lid_pending", NULL, STAT_GAUGE, NULL),
@@ -151,6 +152,7 @@ void sm_status_get(const struct sm *sm, struct sm_status *ret)
 	ret->last_sweep_lft_blocks = s->lft_blocks;
 	ret->last_sweep_pkey_blocks = s->pkey_blocks;
 	ret->last_sweep_lft_reads = s->lft_reads;
+	ret->last_sweep_ext_speed_gets = s->ext_gets;
 	ret->partitions = sm->policy.parts ? sm->policy.parts->n : 0;
 	ret->sm_key = sm->conf.sm_key == 1 ? "default" : sm->conf.sm_key == 0 ? "none" : "set";
 	ret->guid2lid_pending = sm->lid_save.owed;

@@ -35,6 +35,7 @@ struct sm_status {
 	uint64_t light_sweeps;
 	uint32_t last_sweep_sets, last_sweep_lft_blocks, last_sweep_pkey_blocks;
 	uint32_t last_sweep_lft_reads;
+	uint32_t last_sweep_ext_speed_gets; /* PortInfo asked again with bit 31 (smp/discover.h) */
 	uint64_t partitions;
 	const char *sm_key; /* "default" (1), "none" (0) or "set" */
 	bool guid2lid_pending;

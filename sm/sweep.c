@@ -147,6 +147,7 @@ static void on_discovered(void *arg, int status, struct discover_result *res)
 	sw->f = res->fabric;
 	sw->sum.discover_ms = res->ms;
 	sw->sum.timeouts = res->timeouts;
+	sw->sum.ext_gets = res->ext_gets;
 	if (status < 0 || !sw->f || !sw->f->n_nodes)
 		sweep_fail(sw, "discovery found nothing (%s): is the local port up?",
 			   strerror(status < 0 ? -status : EHOSTUNREACH));
