@@ -1,18 +1,36 @@
 /*
  * Port orders from the operator (see port.h): PortInfo Set of
  * PortPhysicalState, IBA 1.4 vol 1, 14.2.5.6.  On the control lane, so an
- * order does not wait behind a sweep's LFT blocks.
+ * order does not wait behind a sweep's LFT blocks.  And where the SM's own
+ * SMPs may go LID-routed at all (dr_only), with the directed route that
+ * replaces a LID.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/snapshot.h"
 #include "lib/log.h"
 #include "mad/wire.h"
 #include "smp/discover.h"
 #include "sm/port.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
+
+bool port_dr_only(const struct sm *sm)
+{
+	return sm->conf.dr_only == CONF_AUTO ? sm->io_split : sm->conf.dr_only == CONF_AUTO_TRUE;
+}
+
+int port_dr_path_to_lid(const struct sm *sm, uint16_t lid, uint8_t *ret_path, uint8_t *ret_hops)
+{
+	uint32_t ni;
+	uint8_t pn;
+
+	if (!sm->snap || !snapshot_find_lid(sm->snap, lid, &ni, &pn))
+		return -ENOENT;
+	return discover_port_path(sm->snap->fabric, ni, pn, ret_path, ret_hops);
+}
 
 struct port_op {
 	struct sm *sm;

@@ -10,6 +10,7 @@
 #include "mad/madio.h"
 #include "mad/xact.h"
 #include "policy/partition.h"
+#include "sm/port.h"
 #include "sm/sm.h"
 #include "sm/status.h"
 
@@ -78,6 +79,12 @@ static const struct stat_field mad_fields[] = {
 	       "MADs read from the umad port."),
     STAT_FIELD(struct sm_mad_status, umad_dropped, NULL, "ibsmd_umad_dropped_total", STAT_COUNTER,
 	       "MADs dropped between the receiver thread and the loop."),
+    F(dr_only, NULL, STAT_GAUGE, NULL),
+    F(split, NULL, STAT_GAUGE, NULL),
+    F(lid_routed_smps, "ibsmd_lid_routed_smps_total", STAT_COUNTER,
+      "LID-routed SMP requests sent (SMInfo, TrapRepress, checks); none with dr_only."),
+    F(lid_routed_smp_replies, NULL, STAT_COUNTER, NULL),
+    F(trap_repress_unrouted, NULL, STAT_COUNTER, NULL),
 };
 #undef F
 const struct stat_table sm_mad_stat_table = STAT_TABLE("mad", mad_fields);
@@ -184,6 +191,11 @@ void sm_mad_status_get(const struct sm *sm, struct sm_mad_status *ret)
 	    .window_cuts = xs.window_cuts,
 	    .umad_received = ms.received,
 	    .umad_dropped = ms.dropped,
+	    .dr_only = port_dr_only(sm),
+	    .split = sm->io_split,
+	    .lid_routed_smps = ms.smp_lid_requests,
+	    .lid_routed_smp_replies = ms.smp_lid_replies,
+	    .trap_repress_unrouted = sm->trap_repress_unrouted,
 	};
 }
 

@@ -47,6 +47,11 @@ struct sm_mad_status {
 	uint32_t outstanding, window, max_bulk_outstanding, control_outstanding, window_in_effect;
 	uint64_t window_cuts;
 	uint64_t umad_received, umad_dropped; /* metrics only */
+	bool dr_only;			      /* in effect (sm/port.h) */
+	bool split;			      /* SMI and GSI are separate devices (mad/smigsi.h) */
+	uint64_t lid_routed_smps;	      /* LID-routed SMP requests sent (dr_only: none) */
+	uint64_t lid_routed_smp_replies;      /* answers to LID-routed requests */
+	uint64_t trap_repress_unrouted;	      /* dr_only: traps from a port with no route */
 };
 
 /* M_Key ("mkey"; its offenders are listed by sm->mkey.offenders). */
