@@ -13,6 +13,7 @@
 #include "lib/log.h"
 #include "mad/wire.h"
 #include "smp/discover.h"
+#include "smp/portinfo.h"
 #include "sm/port.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
@@ -104,10 +105,10 @@ int port_set_enabled(struct sm *sm, uint64_t node_guid, uint8_t port, bool enabl
 		return -EIO;
 	pi.state = PORT_NOP;
 	pi.phys_state = enable ? PHYS_POLLING : 3 /* Disabled */;
-	if (wire_smp_init_dr(&smp, WIRE_SET, WIRE_ATTR_PORT_INFO, discover_pi_set_mod(p, port),
-			     path, hops) < 0)
+	if (wire_smp_init_dr(&smp, WIRE_SET, WIRE_ATTR_PORT_INFO, portinfo_set_mod(p, port), path,
+			     hops) < 0)
 		return -EINVAL;
-	discover_pi_set_image(p, smp.data);
+	portinfo_set_image(p, smp.data);
 	wire_portinfo_encode(&pi, smp.data, sizeof(smp.data));
 	op = calloc(1, sizeof(*op));
 	if (!op)

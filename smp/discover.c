@@ -13,10 +13,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "fabric/speed.h"
 #include "lib/log.h"
 #include "mad/wire.h"
 #include "smp/discover.h"
+#include "smp/portinfo.h"
 
 enum probe_kind { PROBE_NODEINFO, PROBE_NODEDESC, PROBE_PORTINFO, PROBE_SWITCHINFO, PROBE_PKEY };
 
@@ -259,113 +259,16 @@ static int probe_send(struct discover *d, enum probe_kind kind, const uint8_t *p
 	return probe_send_flags(d, kind, path, hops, attr, mod, parent, parent_port, node, port, 0);
 }
 
-/* ---- extended speeds (SMSupportExtendedSpeeds, 14.2.5.6) ---------------------- */
-
-/*
- * The PortInfo image whose CapabilityMask speaks for (node, port): a
- * switch's external ports have none of their own, port 0's counts (as
- * OpenSM reads it); NULL while that image is not known.
- */
-static const struct port *pi_cap_port(const struct fabric *f, uint32_t node, uint8_t port)
-{
-	const struct node *n = &f->nodes[node];
-	const struct port *p = &n->ports[node_is_switch(n) ? 0 : port];
-
-	return p->valid ? p : NULL;
-}
-
-uint32_t discover_pi_get_mod(const struct fabric *f, uint32_t node, uint8_t port)
-{
-	const struct port *c;
-	struct wire_portinfo pi;
-
-	if (node >= f->n_nodes || port > f->nodes[node].nports ||
-	    (port == 0 && node_is_switch(&f->nodes[node])))
-		return port; /* a switch's port 0 has no link: no speed to ask for */
-	c = pi_cap_port(f, node, port);
-	if (c && wire_portinfo_decode(c->pi, sizeof(c->pi), &pi) == 0 &&
-	    (pi.capmask & WIRE_CAP_EXT_SPEEDS))
-		return port | WIRE_PI_MOD_EXT_SPEEDS;
-	return port;
-}
-
-uint32_t discover_pi_set_mod(const struct port *p, uint8_t port)
-{
-	return p->pi_ext ? port | WIRE_PI_MOD_EXT_SPEEDS : port;
-}
-
-void discover_pi_set_image(const struct port *p, uint8_t data[64])
-{
-	struct wire_portinfo pi;
-
-	memcpy(data, p->pi, sizeof(p->pi));
-	if (p->pi_ext || wire_portinfo_decode(data, WIRE_PORTINFO_FULL_SIZE, &pi) < 0)
-		return;
-	/* read without bit 31: the extended fields are not the port's to write back */
-	pi.speed_ext_enabled = 0;  /* no state change */
-	pi.speed_ext2_enabled = 0; /* no state change */
-	wire_portinfo_encode_ext(&pi, data, WIRE_PORTINFO_FULL_SIZE);
-}
-
-void discover_port_speeds(struct port *p, const struct wire_portinfo *pi, uint32_t capmask,
-			  uint16_t capmask2)
-{
-	struct speed_fields s = {
-	    .active = pi->speed_active,
-	    .supported = pi->speed_supported,
-	    .enabled = pi->speed_enabled,
-	    .ext_active = pi->speed_ext_active,
-	    .ext_supported = pi->speed_ext_supported,
-	    .ext_enabled = pi->speed_ext_enabled,
-	    .ext2_active = pi->speed_ext2_active,
-	    .ext2_supported = pi->speed_ext2_supported,
-	    .ext2_enabled = pi->speed_ext2_enabled,
-	    .ext = (capmask & WIRE_CAP_EXT_SPEEDS) != 0,
-	    .ext2 = (capmask & WIRE_CAP_HAS_CAPMASK2) && (capmask2 & WIRE_CAP2_EXT_SPEEDS2),
-	};
-
-	p->width_active = pi->width_active;
-	p->speed_active = pi->speed_active;
-	p->width_enabled = pi->width_enabled;
-	p->lane_speed = speed_active(&s);
-	p->lanes_supported = speed_supported(&s);
-	p->lanes_enabled = speed_enabled(&s);
-}
-
-/* The model of (node, port) takes a PortInfo answer (read with bit 31 or not). */
-static void portinfo_take(struct fabric *f, uint32_t node, uint8_t port,
-			  const struct wire_portinfo *pi, const uint8_t *data, bool ext)
-{
-	struct node *n = &f->nodes[node];
-	struct port *p = &n->ports[port];
-	const struct port *c;
-	struct wire_portinfo cpi = *pi;
-
-	p->valid = true;
-	p->pi_ext = ext;
-	memcpy(p->pi, data, sizeof(p->pi));
-	p->lid = pi->lid;
-	p->lmc = pi->lmc;
-	p->state = pi->state;
-	p->phys_state = pi->phys_state;
-	p->mtu_cap = pi->mtu_cap;
-	p->vl_cap = pi->vl_cap;
-	p->neighbor_mtu = pi->neighbor_mtu;
-	p->oper_vls = pi->oper_vls;
-	c = pi_cap_port(f, node, port);
-	if (c && c != p && wire_portinfo_decode(c->pi, sizeof(c->pi), &cpi) < 0)
-		cpi = *pi;
-	discover_port_speeds(p, pi, cpi.capmask, cpi.capmask2);
-}
+/* ---- extended speeds (SMSupportExtendedSpeeds, smp/portinfo.h) ------------------ */
 
 /*
  * After a PortInfo answer to a Get without bit 31: whether to ask again
  * with it (the port advertises extended speeds), and ask.
  */
-static bool portinfo_ask_ext(struct discover *d, struct probe *p, const struct wire_smp *req)
+static bool discover_ask_ext(struct discover *d, struct probe *p, const struct wire_smp *req)
 {
 	if ((req->attr_mod & WIRE_PI_MOD_EXT_SPEEDS) ||
-	    !(discover_pi_get_mod(d->f, p->node, p->port) & WIRE_PI_MOD_EXT_SPEEDS))
+	    !(portinfo_get_mod(d->f, p->node, p->port) & WIRE_PI_MOD_EXT_SPEEDS))
 		return false;
 	if (probe_send_flags(d, PROBE_PORTINFO, req->initial_path, req->hop_cnt,
 			     WIRE_ATTR_PORT_INFO, req->attr_mod | WIRE_PI_MOD_EXT_SPEEDS, 0, 0,
@@ -382,7 +285,7 @@ static void switch_probe_ports(struct discover *d, uint32_t idx)
 
 	for (unsigned p = 1; p <= n->nports; p++)
 		probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO,
-			   discover_pi_get_mod(d->f, idx, (uint8_t)p), 0, 0, idx, (uint8_t)p);
+			   portinfo_get_mod(d->f, idx, (uint8_t)p), 0, 0, idx, (uint8_t)p);
 }
 
 /* ---- P_Key tables (partitions) ---------------------------------------------- */
@@ -542,7 +445,7 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 	if (!node_is_switch(n) && ni.local_port &&
 	    (!n->ports[ni.local_port].valid || (d->incremental && existed))) {
 		probe_send(d, PROBE_PORTINFO, req->initial_path, req->hop_cnt, WIRE_ATTR_PORT_INFO,
-			   discover_pi_get_mod(d->f, idx, ni.local_port), 0, 0, idx, ni.local_port);
+			   portinfo_get_mod(d->f, idx, ni.local_port), 0, 0, idx, ni.local_port);
 		if (!n->ports[ni.local_port].pkey_known)
 			probe_pkeys(d, idx, ni.local_port, req->initial_path, req->hop_cnt);
 	}
@@ -562,7 +465,7 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 		d->res.links_up++;
 		if (asked_once(d, idx, ni.local_port))
 			probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO,
-				   discover_pi_get_mod(d->f, idx, ni.local_port), 0, 0, idx,
+				   portinfo_get_mod(d->f, idx, ni.local_port), 0, 0, idx,
 				   ni.local_port);
 	} else if (d->incremental && existed && req->hop_cnt > 0) {
 		d->res.links_up++;
@@ -594,7 +497,7 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 		      (req->attr_mod & WIRE_PI_MOD_EXT_SPEEDS) != 0);
 	if (p->flags & PROBE_EXT)
 		return; /* the second read of a port: the model is all it changes */
-	portinfo_ask_ext(d, p, req);
+	discover_ask_ext(d, p, req);
 	if (p->port == 0 && node_is_switch(n)) {
 		/* switch port 0 carries the switch's LID; its answer opens the others */
 		if (p->flags & PROBE_THEN_PORTS)
@@ -625,11 +528,11 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 				; /* asked already */
 			else if (node_is_switch(r))
 				probe_send(d, PROBE_PORTINFO, r->dr_path, r->dr_hops,
-					   WIRE_ATTR_PORT_INFO, discover_pi_get_mod(d->f, rn, rp),
-					   0, 0, rn, rp);
+					   WIRE_ATTR_PORT_INFO, portinfo_get_mod(d->f, rn, rp), 0,
+					   0, rn, rp);
 			else if (discover_port_path(d->f, rn, rp, path, &hops) == 0)
 				probe_send(d, PROBE_PORTINFO, path, hops, WIRE_ATTR_PORT_INFO,
-					   discover_pi_get_mod(d->f, rn, rp), 0, 0, rn, rp);
+					   portinfo_get_mod(d->f, rn, rp), 0, 0, rn, rp);
 		}
 		return; /* a link that stays up leads where it did */
 	}
@@ -686,7 +589,7 @@ static void discover_finish(void *arg)
 									     : WIRE_ATTR_PORT_INFO,
 						 l->kind == PROBE_SWITCHINFO
 						     ? 0
-						     : discover_pi_get_mod(d->f, ni, l->port),
+						     : portinfo_get_mod(d->f, ni, l->port),
 						 0, 0, ni, l->port, l->flags & ~PROBE_EXT);
 			}
 		}
@@ -902,10 +805,9 @@ int discover_start_around(struct xact_engine *xe, const struct fabric *base, con
 			   0, ni, 0);
 		for (unsigned p = 1; p <= n->nports; p++)
 			if (asked_once(d, ni, (uint8_t)p))
-				probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops,
-					   WIRE_ATTR_PORT_INFO,
-					   discover_pi_get_mod(d->f, ni, (uint8_t)p), 0, 0, ni,
-					   (uint8_t)p);
+				probe_send(
+				    d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO,
+				    portinfo_get_mod(d->f, ni, (uint8_t)p), 0, 0, ni, (uint8_t)p);
 	}
 	if (!discover_busy(d)) {
 		discover_free(d);

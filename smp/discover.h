@@ -60,31 +60,4 @@ void discover_free(struct discover *d);
 int discover_port_path(const struct fabric *f, uint32_t node, uint8_t port, uint8_t *ret_path,
 		       uint8_t *ret_hops);
 
-/*
- * Extended link speeds (IBA 1.7, 14.2.5.6).  A port whose CapabilityMask
- * has IsExtendedSpeedsSupported (a switch's external ports: port 0's)
- * answers LinkSpeedExt* only to a PortInfo Get whose attribute modifier has
- * bit 31, SMSupportExtendedSpeeds, and takes them in a Set only with it.
- * Discovery asks a switch's port 0 first and its other ports with bit 31
- * when port 0 says so; a CA port, whose mask it learns from the first
- * answer, is asked a second time with bit 31 (discover_result.ext_gets).
- *
- * discover_pi_get_mod(): the modifier of a Get of (node, port), bit 31 when
- * the port's mask is known and says so (never on a switch's port 0, which
- * has no link).  discover_pi_set_mod(): the modifier of a Set of p (port
- * number port): bit 31 exactly when its image was read with it.
- * discover_pi_set_image(): the image a Set starts from: p's as read, with
- * LinkSpeedExtEnabled and LinkSpeedExtEnabled2 0 ("no state change") when
- * it was read without bit 31: extended fields read so are never written
- * back.  discover_port_speeds(): the model's speeds of p from a PortInfo
- * answer, the extended fields counted as capmask/capmask2 (the mask that
- * speaks for the port) allow.
- */
-uint32_t discover_pi_get_mod(const struct fabric *f, uint32_t node, uint8_t port);
-uint32_t discover_pi_set_mod(const struct port *p, uint8_t port);
-void discover_pi_set_image(const struct port *p, uint8_t data[64]);
-struct wire_portinfo;
-void discover_port_speeds(struct port *p, const struct wire_portinfo *pi, uint32_t capmask,
-			  uint16_t capmask2);
-
 #endif

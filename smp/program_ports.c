@@ -15,6 +15,7 @@
 #include "mad/wire.h"
 #include "policy/qos.h"
 #include "smp/discover.h"
+#include "smp/portinfo.h"
 #include "smp/program.h"
 #include "smp/program_int.h"
 
@@ -143,12 +144,11 @@ static void program_port(struct program *pg, const struct routes *r,
 	 */
 	if (pn != 0 && p->state == PORT_INIT && port_is_linked(p))
 		want.state = PORT_ARMED;
-	discover_pi_set_image(p, data);
+	portinfo_set_image(p, data);
 	wire_portinfo_encode(&want, data, sizeof(data));
 	if (ext_set)
 		wire_portinfo_encode_ext(&want, data, sizeof(data));
-	program_send(pg, OP_PORTINFO, ni, pn, WIRE_ATTR_PORT_INFO, discover_pi_set_mod(p, pn),
-		     data);
+	program_send(pg, OP_PORTINFO, ni, pn, WIRE_ATTR_PORT_INFO, portinfo_set_mod(p, pn), data);
 }
 
 void program_configure(struct program *pg, const struct routes *r, const struct fabric *old_f,
