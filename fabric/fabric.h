@@ -48,12 +48,22 @@ struct port {
 	uint8_t lmc;
 	uint8_t state; /* enum port_state */
 	uint8_t phys_state;
-	uint8_t width_active, speed_active;
+	uint8_t width_active, speed_active; /* LinkWidthActive, LinkSpeedActive as read */
+	/*
+	 * The speeds (fabric/speed.h) as discovery worked them out from
+	 * PortInfo's classic, extended and XDR fields: the lane speed the link
+	 * runs (SPEED_NONE: not known, see speed_port_lane), those the port
+	 * supports and has enabled (SPEED_BIT masks), and LinkWidthEnabled.
+	 */
+	uint8_t lane_speed;
+	uint8_t width_enabled;
+	uint16_t lanes_supported, lanes_enabled;
 	uint8_t mtu_cap, vl_cap;	/* as read */
 	uint8_t neighbor_mtu, oper_vls; /* as read, then as set */
 	uint32_t remote_node;		/* FABRIC_NO_NODE when not connected */
 	uint8_t remote_port;
 	bool valid;	/* PortInfo was read for this port */
+	bool pi_ext;	/* ... with SMSupportExtendedSpeeds (attribute modifier bit 31) */
 	uint8_t pi[64]; /* PortInfo image as read; Set starts from it */
 	/*
 	 * P_KeyTable blocks as read by discovery, then as programmed: bit b of

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/speed.h"
 #include "fabric/topo.h"
 #include "lib/lines.h"
 #include "lib/u64map.h"
@@ -48,6 +49,7 @@ struct topo_pline {
 	uint16_t lid;
 	uint64_t guid; /* local port GUID (CAs) */
 	const char *rname;
+	uint8_t width, lane; /* "4xHDR" in its comment: LinkWidth value, enum speed_lane; 0: none */
 };
 
 struct topo_state {
@@ -168,6 +170,59 @@ static bool topo_paren_guid(char **s, bool *has, uint64_t *ret)
 	*has = true;
 	*ret = v;
 	return true;
+}
+
+/*
+ * The width and speed ibnetdiscover ends a port line's comment with, and
+ * ibsim reads ("4xHDR", "1xQDR", "12xNDR"): the last such word outside
+ * quotes.  *ret_width a LinkWidth value, *ret_lane an enum speed_lane;
+ * untouched when there is none.
+ */
+static void topo_link_speed(const char *s, uint8_t *ret_width, uint8_t *ret_lane)
+{
+	static const struct {
+		unsigned lanes;
+		uint8_t width;
+	} widths[] = {{1, 1}, {2, 16}, {4, 2}, {8, 4}, {12, 8}};
+	bool quoted = false;
+
+	for (; *s; s++) {
+		char *end;
+		unsigned long n;
+
+		if (*s == '"')
+			quoted = !quoted;
+		if (quoted || *s < '0' || *s > '9' || (s[-1] != ' ' && s[-1] != '\t'))
+			continue;
+		n = strtoul(s, &end, 10);
+		if (*end != 'x')
+			continue;
+		for (uint8_t l = SPEED_SDR; l < SPEED_LANES; l++) {
+			size_t len = strlen(speed_name(l));
+
+			if (strncmp(end + 1, speed_name(l), len) ||
+			    (end[1 + len] && end[1 + len] != ' ' && end[1 + len] != '\t'))
+				continue;
+			for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
+				if (widths[w].lanes == n) {
+					*ret_width = widths[w].width;
+					*ret_lane = l;
+				}
+			}
+		}
+	}
+}
+
+/* A port takes a width and lane speed a line gave its link, unless one gave it less. */
+static void topo_take_speed(struct port *p, uint8_t width, uint8_t lane)
+{
+	if (!p->lane_speed || speed_width_lanes(width) < speed_width_lanes(p->width_active))
+		p->width_active = width;
+	if (!p->lane_speed || lane < p->lane_speed) {
+		p->lane_speed = lane;
+		/* LinkSpeedActive as a port running an extended speed shows it (ibsim: QDR) */
+		p->speed_active = lane <= SPEED_QDR ? (uint8_t)(1u << (lane - SPEED_SDR)) : 4;
+	}
 }
 
 /*
@@ -376,6 +431,7 @@ static int topo_port_line(struct topo_state *st, uint32_t line, char *s)
 		if (*s == '#') {
 			if (r->type != NODE_SWITCH)
 				topo_comment(s + 1, NULL, true, &pl->has_lid, &pl->lid, &pl->lmc);
+			topo_link_speed(s, &pl->width, &pl->lane);
 			break;
 		}
 		/* ibsim link options such as w=4 s=2 */
@@ -537,6 +593,17 @@ static int topo_build(struct topo_state *st, struct fabric *f)
 					  pl->port);
 		if (err)
 			return err;
+	}
+	/* widths and speeds from the comments: a link runs the least either end says */
+	for (i = 0; i < st->n_plines; i++) {
+		const struct topo_pline *pl = &st->plines[i];
+		struct port *a = &f->nodes[pl->rec].ports[pl->port];
+
+		if (!pl->width || !port_is_linked(a))
+			continue;
+		topo_take_speed(a, pl->width, pl->lane);
+		topo_take_speed(&f->nodes[a->remote_node].ports[a->remote_port], pl->width,
+				pl->lane);
 	}
 
 	for (i = 0; i < f->n_nodes; i++) {

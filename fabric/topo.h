@@ -7,7 +7,10 @@
  * `Switch|Hca|Ca|Rt NPORTS "NAME" [# "DESC" ... lid N lmc M]`, then one line
  * per connected port `[P](PORTGUID) "REMOTE"[RP](GUID) [opts] [# comment]`
  * (the parenthesised GUIDs are optional).  Either side of a link, or both, may
- * list it.  LIDs found in ibnetdiscover's comments are kept on the ports.
+ * list it.  LIDs found in ibnetdiscover's comments are kept on the ports,
+ * and so are the width and speed a port line's comment ends with ("4xHDR",
+ * as ibsim reads them; a link runs the narrower width and slower speed its
+ * two lines give; without, 4x SDR).
  */
 #ifndef IBSMD_TOPO_H
 #define IBSMD_TOPO_H

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "fabric/names.h"
+#include "fabric/speed.h"
 #include "fabric/topo.h"
 
 void topo_order_clear(struct topo_order *c)
@@ -132,7 +133,7 @@ static void topo_peer(FILE *out, const struct fabric *f, const struct port *pt)
 	topo_clean_desc(rn->desc, rdesc, sizeof(rdesc));
 	fprintf(out, "\"%s\" lid %u %s%s\n", rdesc, node_port_lid(rn, pt->remote_port),
 		names_width(pt->width_active) ?: "undefined",
-		names_speed(pt->speed_active) ?: "undefined");
+		speed_name(speed_port_lane(pt)) ?: "undefined");
 }
 
 static void topo_switch(FILE *out, const struct fabric *f, const struct node *n)

@@ -27,6 +27,7 @@
 #include "mad/dispatch.h"
 #include "mad/wire.h"
 #include "mad/xact.h"
+#include "sm/port.h"
 #include "sm/part.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
@@ -291,6 +292,12 @@ static int sminfo_check_step(struct sminfo_check *c)
 	struct wire_smp smp;
 	uint8_t mad[WIRE_MAD_SIZE];
 
+	/* dr_only: a requester that came LID-routed is checked along the route to its LID */
+	if (!c->dr && port_dr_only(sm)) {
+		if (port_dr_path_to_lid(sm, c->from.slid, c->path, &c->hops) < 0 || !c->hops)
+			return -EHOSTUNREACH;
+		c->dr = true;
+	}
 	if (c->dr) {
 		if (wire_smp_init_dr(&smp, WIRE_GET, attr, mod, c->path, c->hops) < 0)
 			return -EINVAL;

@@ -24,6 +24,7 @@
 #include "mad/xact.h"
 #include "sm/mfts.h"
 #include "sm/part.h"
+#include "sm/port.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
 
@@ -272,11 +273,17 @@ int smstate_send(struct sm *sm, enum smstate_qkind kind, uint8_t method, uint32_
 	struct smstate_query *q;
 	struct wire_sminfo si;
 	struct wire_smp smp;
-	uint8_t mad[WIRE_MAD_SIZE];
+	uint8_t mad[WIRE_MAD_SIZE], dr[FABRIC_DR_MAX_HOPS + 1];
 	int r;
 
 	if (!sm->xe || (!hops && (!lid || lid >= 0xc000)))
 		return -EINVAL;
+	/* dr_only: a peer we know by LID alone is asked along the route to that LID */
+	if (!hops && port_dr_only(sm)) {
+		if (port_dr_path_to_lid(sm, lid, dr, &hops) < 0 || !hops)
+			return -EHOSTUNREACH;
+		path = dr;
+	}
 	if (hops) {
 		if (wire_smp_init_dr(&smp, method, WIRE_ATTR_SM_INFO, mod, path, hops) < 0)
 			return -EINVAL;
@@ -349,19 +356,27 @@ static bool smstate_own_port(const struct fabric *f, uint16_t *ret_lid, uint32_t
 void smstate_send_trap144(struct sm *sm, const struct fabric *f, const struct smstate_peer *master)
 {
 	struct wire_smp smp;
-	uint8_t out[WIRE_MAD_SIZE];
+	uint8_t out[WIRE_MAD_SIZE], dr[FABRIC_DR_MAX_HOPS + 1], hops;
 	uint16_t lid;
 	uint32_t cap;
 	uint8_t type;
 
 	if (!smstate_own_port(f, &lid, &cap, &type) || !lid || !master->lid)
 		return;
-	wire_smp_init_lid(&smp, WIRE_TRAP, WIRE_ATTR_NOTICE, 0);
+	if (!port_dr_only(sm)) {
+		wire_smp_init_lid(&smp, WIRE_TRAP, WIRE_ATTR_NOTICE, 0);
+	} else if (master->hops) {
+		wire_smp_init_dr(&smp, WIRE_TRAP, WIRE_ATTR_NOTICE, 0, master->path, master->hops);
+	} else if (port_dr_path_to_lid(sm, master->lid, dr, &hops) < 0 || !hops ||
+		   wire_smp_init_dr(&smp, WIRE_TRAP, WIRE_ATTR_NOTICE, 0, dr, hops) < 0) {
+		return; /* dr_only and no route to the master: it learns of us when it polls */
+	}
 	smp.tid = (uint64_t)sm->port_guid << 16 ^ (uint64_t)clock_mono_ms();
 	if (wire_trap144_encode(lid, type, cap, smp.data, sizeof(smp.data)) < 0 ||
 	    wire_smp_encode(&smp, out, sizeof(out)) < 0)
 		return;
-	if (madio_send_lid(sm->io, WIRE_CLASS_SMI, out, sizeof(out), master->lid, 0, 0) == 0)
+	if (madio_send_lid(sm->io, smp.mgmt_class, out, sizeof(out),
+			   smp.mgmt_class == WIRE_CLASS_SMI ? master->lid : 0, 0, 0) == 0)
 		log_info("told master SM 0x%016" PRIx64 " (LID %u) that an SM of priority %d is "
 			 "here (trap 144)",
 			 master->guid, master->lid, sm->conf.sm_priority);

@@ -1,7 +1,9 @@
 /*
  * MAD port I/O (see madio.h).  IBA 1.4 vol 1, 13.5 (QP0 on VL15); the
  * user_mad ABI through libibumad (umad_open_port, umad_register,
- * umad_get_issm_path, umad_send, umad_recv).
+ * umad_get_issm_path, umad_send, umad_recv).  A port whose SMI and GSI are
+ * separate devices (mad/smigsi.h) is opened twice: the SMI agents on the
+ * SMI device, SA and PerfMgt on the GSI device, a receiver thread each.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +18,7 @@
 #include <infiniband/umad.h>
 
 #include "mad/madio.h"
+#include "mad/smigsi.h"
 #include "mad/wire.h"
 
 #define RECV_TIMEOUT_MS 50
@@ -27,26 +30,39 @@
 
 struct rx_item {
 	struct rx_item *next;
-	int agent;
+	int mgmt_class; /* of the agent it arrived on */
 	int status;
 	struct madio_addr from;
 	size_t len;
 	uint8_t mad[WIRE_MAD_SIZE];
 };
 
+/* A umad port and its receiver thread. */
+struct madio_rx {
+	struct madio *io;
+	int portid;
+	bool gsi; /* the GSI device of a split port: its agents are SA and PerfMgt */
+	pthread_t thread;
+	bool started;
+};
+
 struct madio {
 	struct event_base *base;
 	madio_recv_fn recv;
 	void *ctx;
-	char ca_name[UMAD_CA_NAME_LEN];
+	char ca_name[UMAD_CA_NAME_LEN]; /* the SMI's device and port */
 	int port_num;
 	int portid;
+	char gsi_ca_name[UMAD_CA_NAME_LEN]; /* the GSI's: the same unless split */
+	int gsi_port_num;
+	int gsi_portid; /* -1 unless split */
+	bool split;
+	char notes[512]; /* ports skipped when the port was chosen */
 	int issm_fd;
 	int agent_smi, agent_dr, agent_sa, agent_perf;
 	int efd;
 	struct event *ev;
-	pthread_t thread;
-	bool thread_started;
+	struct madio_rx rx[2]; /* the SMI's port; the GSI's when split */
 	atomic_bool stop;
 	pthread_mutex_t lock;
 	struct rx_item *head, *tail;
@@ -58,15 +74,19 @@ struct madio {
 	atomic_ulong received, recv_errors, dropped, batches, wakeups;
 };
 
-static int agent_class(struct madio *io, int agent)
+/* The class of an agent of rx's port (agent IDs are per umad port). */
+static int agent_class(const struct madio_rx *rx, int agent)
 {
-	if (agent == io->agent_smi)
+	const struct madio *io = rx->io;
+	bool smi = !rx->gsi, gsi = rx->gsi || !io->split;
+
+	if (smi && agent == io->agent_smi)
 		return WIRE_CLASS_SMI;
-	if (agent == io->agent_dr)
+	if (smi && agent == io->agent_dr)
 		return WIRE_CLASS_SMI_DR;
-	if (agent == io->agent_sa)
+	if (gsi && agent == io->agent_sa)
 		return WIRE_CLASS_SA;
-	if (agent == io->agent_perf)
+	if (gsi && agent == io->agent_perf)
 		return WIRE_CLASS_PERF;
 	return -1;
 }
@@ -141,7 +161,8 @@ static void rx_flush(struct madio *io, struct rx_item *head, struct rx_item *tai
 
 static void *madio_thread(void *arg)
 {
-	struct madio *io = arg;
+	struct madio_rx *rx = arg;
+	struct madio *io = rx->io;
 	size_t usz = umad_size() + WIRE_MAD_SIZE;
 	void *umad = calloc(1, usz);
 	struct rx_cache cache = {0};
@@ -153,7 +174,7 @@ static void *madio_thread(void *arg)
 	while (!atomic_load(&io->stop)) {
 		int len = WIRE_MAD_SIZE;
 		/* with a batch begun, only take what is already there */
-		int agent = umad_recv(io->portid, umad, &len, n ? 0 : RECV_TIMEOUT_MS);
+		int agent = umad_recv(rx->portid, umad, &len, n ? 0 : RECV_TIMEOUT_MS);
 		if (agent < 0) {
 			if (n) {
 				rx_flush(io, head, tail, n, &cache);
@@ -172,7 +193,7 @@ static void *madio_thread(void *arg)
 			continue;
 		}
 		it->next = NULL;
-		it->agent = agent;
+		it->mgmt_class = agent_class(rx, agent);
 		it->status = umad_status(umad);
 		ib_mad_addr_t *a = umad_get_mad_addr(umad);
 		it->from.slid = be16toh(a->lid);
@@ -278,8 +299,8 @@ static void madio_drain(evutil_socket_t fd, short what, void *arg)
 		}
 		while (list) {
 			struct rx_item *next = list->next;
-			io->recv(io->ctx, agent_class(io, list->agent), list->status, &list->from,
-				 list->mad, list->len);
+			io->recv(io->ctx, list->mgmt_class, list->status, &list->from, list->mad,
+				 list->len);
 			list->next = done;
 			done = list;
 			if (!done_tail)
@@ -290,7 +311,7 @@ static void madio_drain(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-static int reg(struct madio *io, int mgmt_class, bool server, char *err, size_t err_len)
+static int reg(struct madio *io, int portid, int mgmt_class, bool server, char *err, size_t err_len)
 {
 	unsigned long methods[16 / sizeof(unsigned long)];
 	int agent;
@@ -302,11 +323,12 @@ static int reg(struct madio *io, int mgmt_class, bool server, char *err, size_t 
 			methods[m / (8 * sizeof(unsigned long))] |=
 			    1UL << (m % (8 * sizeof(unsigned long)));
 	}
-	agent = umad_register(io->portid, mgmt_class, mgmt_class == WIRE_CLASS_SA ? 2 : 1, 0,
+	agent = umad_register(portid, mgmt_class, mgmt_class == WIRE_CLASS_SA ? 2 : 1, 0,
 			      server ? (long *)methods : NULL);
 	if (agent < 0)
 		snprintf(err, err_len, "cannot register MAD class 0x%02x on %s/%d: %s", mgmt_class,
-			 io->ca_name, io->port_num, strerror(-agent));
+			 portid == io->portid ? io->ca_name : io->gsi_ca_name,
+			 portid == io->portid ? io->port_num : io->gsi_port_num, strerror(-agent));
 	return agent;
 }
 
@@ -367,10 +389,11 @@ static void madio_list(char *buf, size_t len)
 	}
 }
 
+#ifdef HAVE_UMAD_GET_SMI_GSI_PAIR_BY_CA_NAME
 /*
  * Which port to run on: the one with port_guid when it is non-zero, else
  * ca_name/port_num as libibumad picks them (empty/0: the first active).  An
- * error lists every port found and, with none, names the ib_umad module.
+ * error lists every port found.
  */
 static int madio_pick(const char *ca_name, int port_num, uint64_t port_guid, char *ret_ca,
 		      int *ret_port, char *err, size_t err_len)
@@ -379,12 +402,6 @@ static int madio_pick(const char *ca_name, int port_num, uint64_t port_guid, cha
 	int n = madio_cas(names), r;
 	umad_port_t port;
 
-	if (n <= 0) {
-		snprintf(err, err_len,
-			 "no RDMA devices found: is the ib_umad kernel module loaded "
-			 "(modprobe ib_umad), and /dev/infiniband/umad* readable?");
-		return -ENODEV;
-	}
 	if (port_guid) {
 		for (int i = 0; i < n; i++) {
 			__be64 guids[UMAD_CA_MAX_PORTS];
@@ -433,6 +450,59 @@ static int madio_pick(const char *ca_name, int port_num, uint64_t port_guid, cha
 	umad_release_port(&port);
 	return 0;
 }
+#endif
+
+/*
+ * The SMI and GSI devices of the port to run on (mad/smigsi.h): the one with
+ * port_guid when it is non-zero, else ca_name/port_num (either device's
+ * name; empty/0: the first active).  libibumad's pairing where it has one
+ * (rdma-core 50 and later: a configure check), else the sysfs files it
+ * reads.  An error lists the ports found and, with no device at all, names
+ * the ib_umad module; notes gets the ports skipped.
+ */
+static int madio_pair(const char *ca_name, int port_num, uint64_t port_guid,
+		      struct smigsi_port *ret, char *err, size_t err_len, char *notes,
+		      size_t notes_len)
+{
+	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+
+	notes[0] = '\0';
+	if (madio_cas(names) <= 0) {
+		snprintf(err, err_len,
+			 "no RDMA devices found: is the ib_umad kernel module loaded "
+			 "(modprobe ib_umad), and /dev/infiniband/umad* readable?");
+		return -ENODEV;
+	}
+#ifdef HAVE_UMAD_GET_SMI_GSI_PAIR_BY_CA_NAME
+	{
+		struct umad_ca_pair cp;
+		char ca[UMAD_CA_NAME_LEN];
+		int port, r = madio_pick(ca_name, port_num, port_guid, ca, &port, err, err_len);
+
+		if (r < 0)
+			return r;
+		memset(&cp, 0, sizeof(cp));
+		r = umad_get_smi_gsi_pair_by_ca_name(ca, (uint8_t)port, &cp, 1);
+		if (r < 0 || !cp.smi_name[0]) {
+			snprintf(err, err_len,
+				 "%s/%d: no SMI device pairs with it (its SMI disabled, no other "
+				 "device shows its port GUID)",
+				 ca, port);
+			return -ENODEV;
+		}
+		memset(ret, 0, sizeof(*ret));
+		snprintf(ret->smi_ca, sizeof(ret->smi_ca), "%s", cp.smi_name);
+		snprintf(ret->gsi_ca, sizeof(ret->gsi_ca), "%s", cp.gsi_name);
+		ret->smi_port = (int)cp.smi_preferred_port;
+		ret->gsi_port = (int)cp.gsi_preferred_port;
+		ret->split = strcmp(cp.smi_name, cp.gsi_name) != 0;
+		return 0;
+	}
+#else
+	return smigsi_find("/sys", ca_name, port_num, port_guid, ret, err, err_len, notes,
+			   notes_len);
+#endif
+}
 
 int madio_check_port(const char *ca_name, int port_num, uint64_t port_guid, char *why,
 		     size_t why_len)
@@ -478,8 +548,9 @@ int madio_open(struct event_base *base, const char *ca_name, int port_num, uint6
 	       madio_recv_fn recv, void *ctx, struct madio **ret, char *err, size_t err_len)
 {
 	struct madio *io;
+	struct smigsi_port pair;
 	char path[256];
-	int r;
+	int r, gsi;
 
 	if (umad_init() < 0) {
 		snprintf(err, err_len,
@@ -495,26 +566,55 @@ int madio_open(struct event_base *base, const char *ca_name, int port_num, uint6
 	io->issm_fd = -1;
 	io->efd = -1;
 	io->portid = -1;
+	io->gsi_portid = -1;
 	atomic_init(&io->asleep, true);
 	pthread_mutex_init(&io->lock, NULL);
 
-	r = madio_pick(ca_name, port_num, port_guid, io->ca_name, &io->port_num, err, err_len);
+	r = madio_pair(ca_name, port_num, port_guid, &pair, err, err_len, io->notes,
+		       sizeof(io->notes));
 	if (r < 0)
 		goto fail;
+	if ((size_t)snprintf(io->ca_name, sizeof(io->ca_name), "%s", pair.smi_ca) >=
+		sizeof(io->ca_name) ||
+	    (size_t)snprintf(io->gsi_ca_name, sizeof(io->gsi_ca_name), "%s", pair.gsi_ca) >=
+		sizeof(io->gsi_ca_name)) {
+		snprintf(err, err_len, "RDMA device name %s or %s too long", pair.smi_ca,
+			 pair.gsi_ca);
+		r = -ENAMETOOLONG;
+		goto fail;
+	}
+	io->port_num = pair.smi_port;
+	io->gsi_port_num = pair.gsi_port;
+	io->split = pair.split;
 
+#ifdef HAVE_UMAD_OPEN_SMI_PORT
+	io->portid = umad_open_smi_port(io->ca_name, io->port_num);
+#else
 	io->portid = umad_open_port(io->ca_name, io->port_num);
+#endif
 	if (io->portid < 0) {
 		r = io->portid;
 		snprintf(err, err_len, "cannot open %s/%d: %s", io->ca_name, io->port_num,
 			 strerror(-r));
 		goto fail;
 	}
+	if (io->split) {
+		io->gsi_portid = umad_open_port(io->gsi_ca_name, io->gsi_port_num);
+		if (io->gsi_portid < 0) {
+			r = io->gsi_portid;
+			snprintf(err, err_len, "cannot open the GSI device %s/%d of %s/%d: %s",
+				 io->gsi_ca_name, io->gsi_port_num, io->ca_name, io->port_num,
+				 strerror(-r));
+			goto fail;
+		}
+	}
+	gsi = io->split ? io->gsi_portid : io->portid;
 	/* DR first: the SM's own traffic; then LID-routed SMI (traps, SMInfo),
 	 * SA and PerfMgt as servers so any MAD that arrives has an agent. */
-	if ((r = io->agent_dr = reg(io, WIRE_CLASS_SMI_DR, true, err, err_len)) < 0 ||
-	    (r = io->agent_smi = reg(io, WIRE_CLASS_SMI, true, err, err_len)) < 0 ||
-	    (r = io->agent_sa = reg(io, WIRE_CLASS_SA, true, err, err_len)) < 0 ||
-	    (r = io->agent_perf = reg(io, WIRE_CLASS_PERF, true, err, err_len)) < 0)
+	if ((r = io->agent_dr = reg(io, io->portid, WIRE_CLASS_SMI_DR, true, err, err_len)) < 0 ||
+	    (r = io->agent_smi = reg(io, io->portid, WIRE_CLASS_SMI, true, err, err_len)) < 0 ||
+	    (r = io->agent_sa = reg(io, gsi, WIRE_CLASS_SA, true, err, err_len)) < 0 ||
+	    (r = io->agent_perf = reg(io, gsi, WIRE_CLASS_PERF, true, err, err_len)) < 0)
 		goto fail;
 	r = umad_get_issm_path(io->ca_name, io->port_num, path, sizeof(path));
 	if (r < 0 || (io->issm_fd = open(path, O_RDWR)) < 0) {
@@ -534,12 +634,17 @@ int madio_open(struct event_base *base, const char *ca_name, int port_num, uint6
 		r = -ENOMEM;
 		goto fail;
 	}
-	r = -pthread_create(&io->thread, NULL, madio_thread, io);
-	if (r < 0) {
-		snprintf(err, err_len, "cannot start the MAD receiver: %s", strerror(-r));
-		goto fail;
+	for (int i = 0; i < (io->split ? 2 : 1); i++) {
+		struct madio_rx *rx = &io->rx[i];
+
+		*rx = (struct madio_rx){io, i ? io->gsi_portid : io->portid, i == 1, 0, false};
+		r = -pthread_create(&rx->thread, NULL, madio_thread, rx);
+		if (r < 0) {
+			snprintf(err, err_len, "cannot start the MAD receiver: %s", strerror(-r));
+			goto fail;
+		}
+		rx->started = true;
 	}
-	io->thread_started = true;
 	*ret = io;
 	return 0;
 fail:
@@ -551,10 +656,10 @@ void madio_close(struct madio *io)
 {
 	if (!io)
 		return;
-	if (io->thread_started) {
-		atomic_store(&io->stop, true);
-		pthread_join(io->thread, NULL);
-	}
+	atomic_store(&io->stop, true);
+	for (int i = 0; i < 2; i++)
+		if (io->rx[i].started)
+			pthread_join(io->rx[i].thread, NULL);
 	if (io->ev)
 		event_free(io->ev);
 	if (io->efd >= 0)
@@ -563,6 +668,8 @@ void madio_close(struct madio *io)
 		close(io->issm_fd);
 	if (io->portid >= 0)
 		umad_close_port(io->portid);
+	if (io->gsi_portid >= 0)
+		umad_close_port(io->gsi_portid);
 	while (io->head) {
 		struct rx_item *n = io->head->next;
 		free(io->head);
@@ -577,7 +684,7 @@ void madio_close(struct madio *io)
 	free(io);
 }
 
-static int do_send(struct madio *io, int agent, const uint8_t *mad, size_t len,
+static int do_send(struct madio *io, int portid, int agent, const uint8_t *mad, size_t len,
 		   const struct madio_dest *to, unsigned timeout_ms)
 {
 	uint8_t umad[512];
@@ -594,17 +701,28 @@ static int do_send(struct madio *io, int agent, const uint8_t *mad, size_t len,
 	else
 		umad_set_addr(umad, to->dlid, to->qpn, to->sl,
 			      to->qkey ? to->qkey : MADIO_GSI_QKEY);
-	r = umad_send(io->portid, agent, umad, len, timeout_ms, 0);
+	r = umad_send(portid, agent, umad, len, timeout_ms, 0);
 	if (r < 0) {
 		io->st.send_errors++;
 		return r;
 	}
 	io->st.sent++;
+	/* LID-routed SMPs (dr_only counts on these): requests, and answers to such */
+	if (mad[1] == WIRE_CLASS_SMI) {
+		if (mad[3] & WIRE_METHOD_RESP)
+			io->st.smp_lid_replies++;
+		else
+			io->st.smp_lid_requests++;
+	}
 	return 0;
 }
 
-static int class_agent(struct madio *io, int mgmt_class)
+/* The agent of a class, and the umad port it is on. */
+static int class_agent(struct madio *io, int mgmt_class, int *ret_portid)
 {
+	*ret_portid = io->split && (mgmt_class == WIRE_CLASS_SA || mgmt_class == WIRE_CLASS_PERF)
+			  ? io->gsi_portid
+			  : io->portid;
 	switch (mgmt_class) {
 	case WIRE_CLASS_SMI:
 		return io->agent_smi;
@@ -624,26 +742,26 @@ int madio_send(struct madio *io, const struct madio_dest *to, const uint8_t *mad
 {
 	struct wire_mad_hdr h;
 	bool smp;
-	int agent;
+	int agent, portid;
 
 	if (!to || wire_mad_hdr_decode(mad, len, &h) < 0)
 		return -EINVAL;
-	agent = class_agent(io, h.mgmt_class);
+	agent = class_agent(io, h.mgmt_class, &portid);
 	smp = h.mgmt_class == WIRE_CLASS_SMI || h.mgmt_class == WIRE_CLASS_SMI_DR;
 	if (agent < 0 || to->dlid == 0 || smp != (to->qpn == 0))
 		return -EINVAL;
-	return do_send(io, agent, mad, len, to, timeout_ms);
+	return do_send(io, portid, agent, mad, len, to, timeout_ms);
 }
 
 int madio_send_lid(struct madio *io, int mgmt_class, const uint8_t *mad, size_t len, uint16_t dlid,
 		   uint32_t qp, unsigned timeout_ms)
 {
 	struct madio_dest to = {dlid, qp, MADIO_GSI_QKEY, 0};
-	int agent = class_agent(io, mgmt_class);
+	int portid, agent = class_agent(io, mgmt_class, &portid);
 
-	if (agent < 0)
+	if (agent < 0 || len < WIRE_MAD_HDR_SIZE)
 		return -EINVAL;
-	return do_send(io, agent, mad, len, &to, timeout_ms);
+	return do_send(io, portid, agent, mad, len, &to, timeout_ms);
 }
 
 int madio_reassert_issm(struct madio *io)
@@ -679,7 +797,15 @@ int madio_port_info(struct madio *io, struct madio_port_info *ret)
 	ret->sm_lid = port.sm_lid;
 	ret->state = port.state;
 	umad_release_port(&port);
+	snprintf(ret->gsi_ca_name, sizeof(ret->gsi_ca_name), "%s", io->gsi_ca_name);
+	ret->gsi_port_num = io->gsi_port_num;
+	ret->split = io->split;
 	return 0;
+}
+
+const char *madio_notes(const struct madio *io)
+{
+	return io->notes;
 }
 
 void madio_get_stats(struct madio *io, struct madio_stats *ret)

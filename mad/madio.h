@@ -11,6 +11,7 @@
 #ifndef IBSMD_MADIO_H
 #define IBSMD_MADIO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <event2/event.h>
@@ -18,12 +19,15 @@
 struct madio;
 
 struct madio_port_info {
-	char ca_name[32];
+	char ca_name[32]; /* the SMI's device and port */
 	int port_num;
 	uint64_t port_guid;
 	uint16_t lid;
 	uint16_t sm_lid;
 	int state;
+	char gsi_ca_name[32]; /* the GSI's: the same unless split */
+	int gsi_port_num;
+	bool split; /* SMI and GSI are separate devices (mad/smigsi.h) */
 };
 
 /* Where a received MAD came from (for replies). */
@@ -62,6 +66,9 @@ typedef void (*madio_recv_fn)(void *ctx, int mgmt_class, int status, const struc
  * first usable; an error lists the ports found), register the agents (SMI and
  * directed SMI with Get/Set/Trap methods, SA and PerfMgt so nothing arriving
  * can crash umad2sim), set IsSM, start the receiver.  0 or -errno with err.
+ * A port whose SMI and GSI are separate devices (mad/smigsi.h; either
+ * device's name or the GUID names it) is opened on both: the SMI agents and
+ * IsSM on the SMI device, SA and PerfMgt on the GSI device.
  */
 int madio_open(struct event_base *base, const char *ca_name, int port_num, uint64_t port_guid,
 	       madio_recv_fn recv, void *ctx, struct madio **ret, char *err, size_t err_len);
@@ -100,9 +107,16 @@ int madio_reassert_issm(struct madio *io);
 
 /* Re-read the local port (LID, state) through sysfs/umad. */
 int madio_port_info(struct madio *io, struct madio_port_info *ret);
+/*
+ * The ports left aside when the port was chosen ("mlx5_1/1: link layer
+ * Ethernet, not InfiniBand; ..."), "" for none: for the caller to log.
+ */
+const char *madio_notes(const struct madio *io);
 
 struct madio_stats {
 	uint64_t sent, send_errors, received, recv_errors, dropped;
+	uint64_t smp_lid_requests; /* LID-routed SMPs sent, answers excluded (dr_only: 0) */
+	uint64_t smp_lid_replies;  /* answers to LID-routed requests (they go as they came) */
 	uint64_t batches; /* hand-offs from the receiver thread (received / batches = batch size) */
 	uint64_t wakeups; /* eventfd writes: hand-offs that found the loop asleep */
 };

@@ -324,7 +324,8 @@ int wire_nodedesc_encode(const char *desc, uint8_t *d, size_t len)
  * PortInfo (14.2.5.6, Table 146): the fields struct wire_portinfo holds, in
  * the table's order.  A field libibmad lacks goes in as FIELD_MAP_BITS with
  * its bit offset and length from the IBA table (a member in the struct,
- * one row here; WIRE_PORTINFO_SIZE grows when it lies past byte 53).
+ * one row here; past byte 53 it goes in the second table, read from whole
+ * images only).
  */
 #define PI(m, n, f) FIELD_MAP_IBMAD(struct wire_portinfo, m, n, f)
 static const struct field_map wire_portinfo_fields[] = {
@@ -364,6 +365,23 @@ static const struct field_map wire_portinfo_fields[] = {
     PI(subnet_timeout, "SubnetTimeOut", IB_PORT_SUBN_TIMEOUT_F),
     PI(resp_time, "RespTimeValue", IB_PORT_RESP_TIME_VAL_F),
 };
+/*
+ * Bytes 56-63: the *2 fields (XDR) of IBA 1.7, which libibmad 44 lacks, by
+ * their bit offsets (bit 448 reserved, LinkSpeedExtActive2 449-450,
+ * LinkSpeedExtSupported2 451-452, LinkSpeedExtEnabled2 453-455); then,
+ * after LinkRoundTripLatency, CapabilityMask2 and the extended speeds.
+ */
+#define PB(m, n, offs, len) FIELD_MAP_BITS(struct wire_portinfo, m, n, offs, len)
+static const struct field_map wire_portinfo_ext_fields[] = {
+    PB(speed_ext2_active, "LinkSpeedExtActive2", 449, 2),
+    PB(speed_ext2_supported, "LinkSpeedExtSupported2", 451, 2),
+    PB(speed_ext2_enabled, "LinkSpeedExtEnabled2", 453, 3),
+    PI(capmask2, "CapabilityMask2", IB_PORT_CAPMASK2_F),
+    PI(speed_ext_active, "LinkSpeedExtActive", IB_PORT_LINK_SPEED_EXT_ACTIVE_F),
+    PI(speed_ext_supported, "LinkSpeedExtSupported", IB_PORT_LINK_SPEED_EXT_SUPPORTED_F),
+    PI(speed_ext_enabled, "LinkSpeedExtEnabled", IB_PORT_LINK_SPEED_EXT_ENABLED_F),
+};
+#undef PB
 #undef PI
 
 int wire_portinfo_decode(const uint8_t *d, size_t len, struct wire_portinfo *ret)
@@ -375,6 +393,9 @@ int wire_portinfo_decode(const uint8_t *d, size_t len, struct wire_portinfo *ret
 	memset(&pi, 0, sizeof(pi)); /* padding too: callers may memcmp */
 	NEED(len, WIRE_PORTINFO_SIZE);
 	field_map_decode(wire_portinfo_fields, FIELD_N(wire_portinfo_fields), d, &pi);
+	if (len >= WIRE_PORTINFO_FULL_SIZE)
+		field_map_decode(wire_portinfo_ext_fields, FIELD_N(wire_portinfo_ext_fields), d,
+				 &pi);
 	if (pi.state > 5)
 		return -EBADMSG;
 	*ret = pi;
@@ -386,6 +407,14 @@ int wire_portinfo_encode(const struct wire_portinfo *pi, uint8_t *d, size_t len)
 	if (len < WIRE_PORTINFO_SIZE)
 		return -ENOSPC;
 	field_map_encode(wire_portinfo_fields, FIELD_N(wire_portinfo_fields), pi, d);
+	return 0;
+}
+
+int wire_portinfo_encode_ext(const struct wire_portinfo *pi, uint8_t *d, size_t len)
+{
+	if (!d || len < WIRE_PORTINFO_FULL_SIZE)
+		return -ENOSPC;
+	field_map_encode(wire_portinfo_ext_fields, FIELD_N(wire_portinfo_ext_fields), pi, d);
 	return 0;
 }
 

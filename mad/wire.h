@@ -179,12 +179,49 @@ struct wire_portinfo {
 	uint8_t client_reregister;
 	uint8_t subnet_timeout;
 	uint8_t resp_time;
+	/*
+	 * The extended link speeds, bytes 56-63 (IBA 1.7, 14.2.5.6): valid
+	 * only where CapabilityMask says IsExtendedSpeedsSupported (a switch's
+	 * external ports: port 0's mask) and, on ports that honour it, only in
+	 * the answer to a Get with WIRE_PI_MOD_EXT_SPEEDS; the *2 fields (XDR)
+	 * where CapabilityMask2 says IsExtSpeeds2Supported.
+	 */
+	uint16_t capmask2;	      /* CapabilityMask2 (WIRE_CAP2_*) */
+	uint8_t speed_ext_active;     /* LinkSpeedExtActive: 0 none, 1 FDR, 2 EDR, 4 HDR, 8 NDR */
+	uint8_t speed_ext_supported;  /* LinkSpeedExtSupported: a mask of those */
+	uint8_t speed_ext_enabled;    /* LinkSpeedExtEnabled: a mask; 0 NOP, 30 off, 31 all */
+	uint8_t speed_ext2_active;    /* LinkSpeedExtActive2: 0 none, 1 XDR */
+	uint8_t speed_ext2_supported; /* LinkSpeedExtSupported2: bit 0 XDR */
+	uint8_t speed_ext2_enabled;   /* LinkSpeedExtEnabled2: bit 0 XDR; 0 NOP */
 };
-/* The shortest PortInfo image decode and encode take (the fields above end in byte 52). */
+/*
+ * The shortest PortInfo image decode and encode take (the fields up to
+ * RespTimeValue end in byte 52).  The extended speeds lie in bytes 56-63,
+ * read from an image of WIRE_PORTINFO_FULL_SIZE bytes (an SMP's whole
+ * attribute; a shorter one leaves them 0).
+ */
 #define WIRE_PORTINFO_SIZE 54
+#define WIRE_PORTINFO_FULL_SIZE 64
 int wire_portinfo_decode(const uint8_t *data, size_t len, struct wire_portinfo *ret);
-/* Write every field of pi over data (other bits of the image are kept). */
+/*
+ * Write every field of pi up to RespTimeValue over data (other bits of the
+ * image are kept: a Set starts from the image a Get read, so the extended
+ * speeds go back as they were read).
+ */
 int wire_portinfo_encode(const struct wire_portinfo *pi, uint8_t *data, size_t len);
+/*
+ * Write the extended speed fields of pi (bytes 56-63: CapabilityMask2, the
+ * LinkSpeedExt* and LinkSpeedExt*2 fields) over data, which must be a
+ * whole image (len >= WIRE_PORTINFO_FULL_SIZE, else -ENOSPC).
+ */
+int wire_portinfo_encode_ext(const struct wire_portinfo *pi, uint8_t *data, size_t len);
+/*
+ * Attribute modifier bit 31 of a PortInfo Get or Set (14.2.5.6):
+ * SMSupportExtendedSpeeds.  The SM sets it only towards ports whose
+ * CapabilityMask has WIRE_CAP_EXT_SPEEDS; such a port answers the
+ * extended speed fields only then, and takes them in a Set only then.
+ */
+#define WIRE_PI_MOD_EXT_SPEEDS 0x80000000u
 
 struct wire_switchinfo {
 	uint16_t lft_cap;
@@ -240,8 +277,17 @@ enum wire_sminfo_mod {
 	WIRE_SMINFO_DISCOVER = 5,
 };
 
-/* PortInfo:CapabilityMask.IsSM (14.2.5.6): an SM runs behind the port. */
-#define WIRE_CAP_IS_SM 0x00000002u
+/* PortInfo:CapabilityMask bits (14.2.5.6). */
+#define WIRE_CAP_IS_SM 0x00000002u	  /* IsSM: an SM runs behind the port */
+#define WIRE_CAP_SM_DISABLED 0x00000400u  /* IsSMDisabled: no SMI (a split GSI device) */
+#define WIRE_CAP_EXT_SPEEDS 0x00004000u	  /* IsExtendedSpeedsSupported */
+#define WIRE_CAP_HAS_CAPMASK2 0x00008000u /* IsCapabilityMask2Supported */
+/* PortInfo:CapabilityMask2 bits (IBA 1.7, 14.2.5.6). */
+#define WIRE_CAP2_WIDTH_2X 0x0010u    /* IsLinkWidth2xSupported */
+#define WIRE_CAP2_SPEED_HDR 0x0020u   /* IsLinkSpeedHDRSupported */
+#define WIRE_CAP2_SPEED_NDR 0x0400u   /* IsLinkSpeedNDRSupported */
+#define WIRE_CAP2_EXT_SPEEDS2 0x0800u /* IsExtSpeeds2Supported: the *2 fields */
+#define WIRE_CAP2_SPEED_XDR 0x1000u   /* IsLinkSpeedXDRSupported */
 
 /* MAD status "invalid value in an attribute field or the modifier" (13.4.7, code 7). */
 #define WIRE_STATUS_INVALID_FIELD 0x001c

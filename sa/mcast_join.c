@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fabric/speed.h"
 #include "policy/partition.h"
 #include "sa/mcast_int.h"
 
@@ -91,19 +92,10 @@ uint16_t mcast_why_sa_status(enum mcast_why w)
 
 /* ---- rates ---------------------------------------------------------------- */
 
-/* Rate codes (PortInfo/PathRecord, Table 205 and its extensions) in Mb/s: codes are not in order.
- */
+/* Rate codes in Mb/s (fabric/speed.h): codes are not in order. */
 static uint32_t mcast_rate_mbps(uint8_t code)
 {
-	static const uint32_t mbps[] = {
-	    [2] = 2500,	   [3] = 10000,	  [4] = 30000,	  [5] = 5000,	 [6] = 20000,
-	    [7] = 40000,   [8] = 60000,	  [9] = 80000,	  [10] = 120000, [11] = 14000,
-	    [12] = 56000,  [13] = 112000, [14] = 168000,  [15] = 25000,	 [16] = 100000,
-	    [17] = 200000, [18] = 300000, [19] = 28000,	  [20] = 50000,	 [21] = 400000,
-	    [22] = 600000, [23] = 800000, [24] = 1200000,
-	};
-
-	return code < sizeof(mbps) / sizeof(mbps[0]) ? mbps[code] : 0;
+	return speed_rate_mbps(code);
 }
 
 /* The valid code with the next higher (up) or lower rate than code's, 0 when none. */

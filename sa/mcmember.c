@@ -39,7 +39,8 @@
  * the SM puts every port into the default partition only.  MTU and Rate
  * with their selector must be valid codes (ERR_REQ_INVALID).  The port's
  * MTU (MTUCap, lowered by a set NeighborMTU) and rate (LinkWidthActive x
- * LinkSpeedActive, sa/path.h) come from the published snapshot; a group
+ * the lane speed it runs, extended speeds included: fabric/speed.h) come
+ * from the published snapshot; a group
  * beyond them is refused.  Other refusals are sa/mcast.c's, with the status
  * mcast_why_sa_status() gives: ERR_REQ_INVALID for a group that does not
  * exist (a leave, or a join that cannot create), a conflicting component,
@@ -73,6 +74,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fabric/speed.h"
 #include "sa/inform.h"
 #include "sa/mcast.h"
 #include "sa/path.h"
@@ -232,7 +234,7 @@ static void mcmember_join_req(const struct sa_query *q, const struct sa_wire_mcm
 	req->rate_sel = r->rate_sel;
 	if (!node_is_switch(n)) {
 		req->port_mtu = mcmember_port_mtu(&n->ports[pn]);
-		req->port_rate = path_rate(n->ports[pn].width_active, n->ports[pn].speed_active);
+		req->port_rate = speed_port_rate(&n->ports[pn]);
 	}
 	req->subnet_prefix = prefix;
 }

@@ -20,14 +20,15 @@
  *    answer.  OpenSM takes the MTUCaps of every port on the way, the same
  *    minimum on a programmed fabric.  An MTUCap that is no valid code
  *    counts as 256, which every port supports.
- *  - Rate: per link, the slower end's LinkWidthActive x LinkSpeedActive in
- *    PathRecord's encoding (path_rate(): 2 = 2.5 Gb/s, 5 = 5, 3 = 10, 6 =
- *    20, 4 = 30, 7 = 40, 8 = 60, 9 = 80, 10 = 120 for 1x/2x/4x/8x/12x at
- *    SDR/DDR/QDR, as OpenSM's ib_port_info_compute_rate; an unknown width
- *    or speed counts as 1x or 2.5 Gb/s, as there).  The codes are not in
- *    speed order, so minima and selectors compare by data rate (OpenSM's
- *    ordered_rates[]: the FDR/EDR/HDR codes 11..24 too, by data rate).  The model has no
- * LinkSpeedExtActive, so an FDR or faster link is answered at the rate its LinkSpeedActive shows.
+ *  - Rate: per link, the slower end's LinkWidthActive x the lane speed it
+ *    runs (fabric/speed.h: XDR, then the extended LinkSpeedExtActive read
+ *    with SMSupportExtendedSpeeds, then LinkSpeedActive) in PathRecord's
+ *    encoding, speed_rate(): 2 = 2.5 Gb/s ... 24 = 1200, as OpenSM's
+ *    ib_port_info_compute_rate with extended speeds; an unknown width or
+ *    speed counts as 1x or 2.5 Gb/s, as there.  The codes are not in speed
+ *    order, so minima and selectors compare by data rate (OpenSM's
+ *    ordered_rates[], the FDR/EDR/HDR/NDR codes 11..24 by their signalling
+ *    rate).  path_rate() is the same for the classic fields alone.
  *  - SL: routes_path_sl() of (SLID, DLID): the engine's SL where it uses
  *    several VLs (dor on a torus: the dateline bits), else 0 (sa/pathrec.c
  *    then puts the QoS policy's or the partition's SL in the record).  A query
@@ -77,6 +78,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fabric/speed.h"
 #include "sa/path.h"
 
 /* Rank of each rate code by data rate (OpenSM's ordered_rates), 0 = no code. */
@@ -131,45 +133,7 @@ uint8_t path_rate_prev(uint8_t rate)
 
 uint8_t path_rate(uint8_t width_active, uint8_t speed_active)
 {
-	/* [width][speed]: width 1x 2x 4x 8x 12x, speed 2.5 5 10 Gb/s per lane */
-	static const uint8_t rate[5][3] = {
-	    {PATH_RATE_2_5, PATH_RATE_5, PATH_RATE_10},	 {PATH_RATE_5, PATH_RATE_10, PATH_RATE_20},
-	    {PATH_RATE_10, PATH_RATE_20, PATH_RATE_40},	 {PATH_RATE_20, PATH_RATE_40, PATH_RATE_80},
-	    {PATH_RATE_30, PATH_RATE_60, PATH_RATE_120},
-	};
-	unsigned int w, s;
-
-	/* PortInfo:LinkWidthActive 1 = 1x, 16 = 2x, 2 = 4x, 4 = 8x, 8 = 12x */
-	switch (width_active) {
-	case 16:
-		w = 1;
-		break;
-	case 2:
-		w = 2;
-		break;
-	case 4:
-		w = 3;
-		break;
-	case 8:
-		w = 4;
-		break;
-	default:
-		w = 0;
-		break;
-	}
-	/* PortInfo:LinkSpeedActive 1 = 2.5, 2 = 5, 4 = 10 Gb/s */
-	switch (speed_active) {
-	case 2:
-		s = 1;
-		break;
-	case 4:
-		s = 2;
-		break;
-	default:
-		s = 0;
-		break;
-	}
-	return rate[w][s];
+	return speed_rate(width_active, speed_classic(speed_active));
 }
 
 uint8_t path_pkt_life(uint8_t switch_life, uint8_t hops)
@@ -208,7 +172,7 @@ static uint8_t path_port_mtu(const struct port *p)
 
 static void path_take_port(struct path_walk *w, const struct port *p)
 {
-	uint8_t mtu = path_port_mtu(p), rate = path_rate(p->width_active, p->speed_active);
+	uint8_t mtu = path_port_mtu(p), rate = speed_port_rate(p);
 
 	if (mtu < w->mtu)
 		w->mtu = mtu;
@@ -258,7 +222,7 @@ static bool path_walk(const struct fabric *f, const struct routes *r, uint32_t s
 		if (!node_is_switch(n) && p->state != PORT_ACTIVE)
 			return false;
 		w->mtu = path_mtu_valid(p->mtu_cap) ? p->mtu_cap : PATH_MTU_256;
-		w->rate = path_rate(p->width_active, p->speed_active);
+		w->rate = speed_port_rate(p);
 		return true;
 	}
 	if (node_is_switch(n)) {

@@ -186,9 +186,10 @@ static inline bool path_enum_done(const struct path_enum *e)
 
 /*
  * The encodings.  path_rate(): PathRecord rate of a link from
- * PortInfo:LinkWidthActive and LinkSpeedActive (IBA 14.2.5.6; OpenSM's
- * ib_port_info_compute_rate without extended speeds: the model has no
- * LinkSpeedExtActive); an unknown width or speed counts as 1x or 2.5 Gb/s.
+ * PortInfo:LinkWidthActive and the classic LinkSpeedActive alone (IBA
+ * 14.2.5.6; fabric/speed.h's speed_rate, which paths take with the lane
+ * speed a port runs, extended speeds included: speed_port_rate); an unknown
+ * width or speed counts as 1x or 2.5 Gb/s.
  * path_rate_cmp(): <0, 0, >0 as a is slower, as fast as, faster than b
  * (data rate, not code order: 14 Gb/s FDR 1x, code 11, is between 10 and 20).
  * path_rate_prev(): the next slower code, 0 below 2.5 Gb/s.

@@ -64,6 +64,8 @@ struct sm_conf {
 	int quarantine_s;	  /* a quarantined port is enabled again after; 0 = never */
 	int trap_flood_threshold; /* port-error traps about a port in flap_window_s; 0 = off */
 	int keep_routes_max_drift_pct; /* ... unless the busiest port gets this much worse */
+	int link_speed_ext_enabled;    /* LinkSpeedExtEnabled to set (1..31); 0 = leave it */
+	int dr_only;		       /* CONF_AUTO_*: every SMP directed-route */
 	uint64_t subnet_prefix;	       /* host order */
 	uint64_t sa_key;	       /* SA queries with this SM_Key are trusted; 0: none */
 	int log_level;		       /* LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG */
@@ -181,6 +183,8 @@ json_t *conf_to_json(const struct sm_conf *c);
 int conf_log_level_from_str(const char *s);
 /* part_enforce: OpenSM's names; -1 for another string.  The name of a value ("?" if none). */
 enum { CONF_ENFORCE_OFF, CONF_ENFORCE_IN, CONF_ENFORCE_OUT, CONF_ENFORCE_BOTH };
+/* A key that is true, false, or decided at run time (auto). */
+enum { CONF_AUTO = -1, CONF_AUTO_FALSE = 0, CONF_AUTO_TRUE = 1 };
 int conf_enforce_from_str(const char *s);
 const char *conf_enforce_str(int v);
 const char *conf_log_level_str(int level);

@@ -27,6 +27,7 @@ enum conf_type {
 	CONF_LEVEL,
 	CONF_ENFORCE,	  /* off|in|out|both (OpenSM's part_enforce) -> int CONF_ENFORCE_* */
 	CONF_BOOL,	  /* true|false (also yes|no, on|off, 1|0) */
+	CONF_AUTO_BOOL,	  /* auto|true|false (as CONF_BOOL) -> int CONF_AUTO* */
 	CONF_LISTEN,	  /* "" or HOST:PORT, [IPv6]:PORT */
 	CONF_LISTEN_LIST, /* "" or a comma list of CONF_LISTEN */
 	CONF_VLARB,	  /* "" or OpenSM's "VL:weight,..." (policy/qos.h) */

@@ -315,6 +315,23 @@ static int conf_parse_bool(char *p, const struct conf_key *k, const char *value,
 	return 0;
 }
 
+static int conf_parse_auto_bool(char *p, const struct conf_key *k, const char *value, size_t len,
+				char *why, size_t why_len)
+{
+	bool b;
+
+	if (!strcasecmp(value, "auto")) {
+		*(int *)p = CONF_AUTO;
+		return 0;
+	}
+	if (conf_parse_bool((char *)&b, k, value, len, why, why_len) < 0) {
+		snprintf(why, why_len, "'%s' is not auto, true or false", value);
+		return -EINVAL;
+	}
+	*(int *)p = b ? CONF_AUTO_TRUE : CONF_AUTO_FALSE;
+	return 0;
+}
+
 static int conf_parse_listen(char *p, const struct conf_key *k, const char *value, size_t len,
 			     char *why, size_t why_len)
 {
@@ -410,6 +427,13 @@ static json_t *conf_show_bool(const char *p)
 	return json_boolean(*(const bool *)p);
 }
 
+static json_t *conf_show_auto_bool(const char *p)
+{
+	int v = *(const int *)p;
+
+	return json_string(v == CONF_AUTO ? "auto" : v ? "true" : "false");
+}
+
 static bool conf_same_string(const char *a, const char *b, const struct conf_key *k)
 {
 	return !strcmp(a, b);
@@ -432,6 +456,7 @@ const struct conf_type_ops conf_types[CONF_NTYPES] = {
     [CONF_LEVEL] = {conf_parse_level, conf_show_level, conf_same_bytes},
     [CONF_ENFORCE] = {conf_parse_enforce, conf_show_enforce, conf_same_bytes},
     [CONF_BOOL] = {conf_parse_bool, conf_show_bool, conf_same_bytes},
+    [CONF_AUTO_BOOL] = {conf_parse_auto_bool, conf_show_auto_bool, conf_same_bytes},
     [CONF_LISTEN] = {conf_parse_listen, conf_show_string, conf_same_string},
     [CONF_LISTEN_LIST] = {conf_parse_listen_list, conf_show_string, conf_same_string},
     [CONF_VLARB] = {conf_parse_qos_table, conf_show_string, conf_same_string},

@@ -1,18 +1,37 @@
 /*
  * Port orders from the operator (see port.h): PortInfo Set of
  * PortPhysicalState, IBA 1.4 vol 1, 14.2.5.6.  On the control lane, so an
- * order does not wait behind a sweep's LFT blocks.
+ * order does not wait behind a sweep's LFT blocks.  And where the SM's own
+ * SMPs may go LID-routed at all (dr_only), with the directed route that
+ * replaces a LID.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/snapshot.h"
 #include "lib/log.h"
 #include "mad/wire.h"
 #include "smp/discover.h"
+#include "smp/portinfo.h"
 #include "sm/port.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
+
+bool port_dr_only(const struct sm *sm)
+{
+	return sm->conf.dr_only == CONF_AUTO ? sm->io_split : sm->conf.dr_only == CONF_AUTO_TRUE;
+}
+
+int port_dr_path_to_lid(const struct sm *sm, uint16_t lid, uint8_t *ret_path, uint8_t *ret_hops)
+{
+	uint32_t ni;
+	uint8_t pn;
+
+	if (!sm->snap || !snapshot_find_lid(sm->snap, lid, &ni, &pn))
+		return -ENOENT;
+	return discover_port_path(sm->snap->fabric, ni, pn, ret_path, ret_hops);
+}
 
 struct port_op {
 	struct sm *sm;
@@ -86,9 +105,10 @@ int port_set_enabled(struct sm *sm, uint64_t node_guid, uint8_t port, bool enabl
 		return -EIO;
 	pi.state = PORT_NOP;
 	pi.phys_state = enable ? PHYS_POLLING : 3 /* Disabled */;
-	if (wire_smp_init_dr(&smp, WIRE_SET, WIRE_ATTR_PORT_INFO, port, path, hops) < 0)
+	if (wire_smp_init_dr(&smp, WIRE_SET, WIRE_ATTR_PORT_INFO, portinfo_set_mod(p, port), path,
+			     hops) < 0)
 		return -EINVAL;
-	memcpy(smp.data, p->pi, sizeof(smp.data));
+	portinfo_set_image(p, smp.data);
 	wire_portinfo_encode(&pi, smp.data, sizeof(smp.data));
 	op = calloc(1, sizeof(*op));
 	if (!op)

@@ -308,8 +308,17 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	if (r < 0)
 		goto fail;
 	struct madio_port_info mpi;
-	if (madio_port_info(sm->io, &mpi) == 0)
+	if (madio_port_info(sm->io, &mpi) == 0) {
 		sm->port_guid = mpi.port_guid;
+		sm->io_split = mpi.split;
+		if (mpi.split)
+			log_info("port 0x%016llx: SMI on %s/%d, GSI (SA, PerfMgt) on %s/%d%s",
+				 (unsigned long long)mpi.port_guid, mpi.ca_name, mpi.port_num,
+				 mpi.gsi_ca_name, mpi.gsi_port_num,
+				 o->dr_only == CONF_AUTO ? "; dr_only on (auto)" : "");
+	}
+	if (*madio_notes(sm->io))
+		log_info("RDMA ports not used: %s", madio_notes(sm->io));
 	sm->xe = xact_new(base, &xo, sm_send, sm);
 	if (sm->xe)
 		xact_set_mkey(sm->xe, o->m_key);

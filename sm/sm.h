@@ -134,6 +134,7 @@ struct sm {
 	struct sm_hooks hooks;
 	struct sm_policy policy; /* partitions, QoS, updn roots (sm/policies.h) */
 	uint64_t port_guid;
+	bool io_split; /* the port's SMI and GSI are separate devices (mad/smigsi.h) */
 	uint64_t mad_malformed, mad_unexpected, traps;
 	struct {
 		uint64_t refused;    /* PortInfo Sets not sent: the port holds another M_Key */
@@ -146,6 +147,7 @@ struct sm {
 		uint64_t unfit;	 /* such ports whose CA's table did not fit: enforcement off */
 	} penf;			 /* part_enforce (smp/program.c) */
 	uint64_t trap_actions[TRAP_NACTIONS]; /* what was done with them (sm/trap.h) */
+	uint64_t trap_repress_unrouted;	      /* dr_only: no route to the trap's sender */
 };
 
 /* Open the port and set up with configuration c (copied); 0 or -errno with a message in err. */

@@ -10,6 +10,7 @@
 #include "mad/madio.h"
 #include "mad/xact.h"
 #include "policy/partition.h"
+#include "sm/port.h"
 #include "sm/sm.h"
 #include "sm/status.h"
 
@@ -46,6 +47,7 @@ static const struct stat_field sm_fields[] = {
     F(last_sweep_lft_blocks, "last_sweep_lft_blocks", NULL, STAT_GAUGE, NULL),
     F(last_sweep_pkey_blocks, "last_sweep_pkey_blocks", NULL, STAT_GAUGE, NULL),
     F(last_sweep_lft_reads, "last_sweep_lft_reads", NULL, STAT_GAUGE, NULL),
+    F(last_sweep_ext_speed_gets, "last_sweep_ext_speed_gets", NULL, STAT_GAUGE, NULL),
     F(partitions, "partitions", NULL, STAT_GAUGE, NULL),
     F(sm_key, "sm_key", NULL, STAT_GAUGE, NULL),
     F(guid2lid_pending, "guid2lid_pending", NULL, STAT_GAUGE, NULL),
@@ -77,6 +79,12 @@ static const struct stat_field mad_fields[] = {
 	       "MADs read from the umad port."),
     STAT_FIELD(struct sm_mad_status, umad_dropped, NULL, "ibsmd_umad_dropped_total", STAT_COUNTER,
 	       "MADs dropped between the receiver thread and the loop."),
+    F(dr_only, NULL, STAT_GAUGE, NULL),
+    F(split, NULL, STAT_GAUGE, NULL),
+    F(lid_routed_smps, "ibsmd_lid_routed_smps_total", STAT_COUNTER,
+      "LID-routed SMP requests sent (SMInfo, TrapRepress, checks); none with dr_only."),
+    F(lid_routed_smp_replies, NULL, STAT_COUNTER, NULL),
+    F(trap_repress_unrouted, NULL, STAT_COUNTER, NULL),
 };
 #undef F
 const struct stat_table sm_mad_stat_table = STAT_TABLE("mad", mad_fields);
@@ -151,6 +159,7 @@ void sm_status_get(const struct sm *sm, struct sm_status *ret)
 	ret->last_sweep_lft_blocks = s->lft_blocks;
 	ret->last_sweep_pkey_blocks = s->pkey_blocks;
 	ret->last_sweep_lft_reads = s->lft_reads;
+	ret->last_sweep_ext_speed_gets = s->ext_gets;
 	ret->partitions = sm->policy.parts ? sm->policy.parts->n : 0;
 	ret->sm_key = sm->conf.sm_key == 1 ? "default" : sm->conf.sm_key == 0 ? "none" : "set";
 	ret->guid2lid_pending = sm->lid_save.owed;
@@ -182,6 +191,11 @@ void sm_mad_status_get(const struct sm *sm, struct sm_mad_status *ret)
 	    .window_cuts = xs.window_cuts,
 	    .umad_received = ms.received,
 	    .umad_dropped = ms.dropped,
+	    .dr_only = port_dr_only(sm),
+	    .split = sm->io_split,
+	    .lid_routed_smps = ms.smp_lid_requests,
+	    .lid_routed_smp_replies = ms.smp_lid_replies,
+	    .trap_repress_unrouted = sm->trap_repress_unrouted,
 	};
 }
 

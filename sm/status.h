@@ -35,6 +35,7 @@ struct sm_status {
 	uint64_t light_sweeps;
 	uint32_t last_sweep_sets, last_sweep_lft_blocks, last_sweep_pkey_blocks;
 	uint32_t last_sweep_lft_reads;
+	uint32_t last_sweep_ext_speed_gets; /* PortInfo asked again with bit 31 (smp/discover.h) */
 	uint64_t partitions;
 	const char *sm_key; /* "default" (1), "none" (0) or "set" */
 	bool guid2lid_pending;
@@ -46,6 +47,11 @@ struct sm_mad_status {
 	uint32_t outstanding, window, max_bulk_outstanding, control_outstanding, window_in_effect;
 	uint64_t window_cuts;
 	uint64_t umad_received, umad_dropped; /* metrics only */
+	bool dr_only;			      /* in effect (sm/port.h) */
+	bool split;			      /* SMI and GSI are separate devices (mad/smigsi.h) */
+	uint64_t lid_routed_smps;	      /* LID-routed SMP requests sent (dr_only: none) */
+	uint64_t lid_routed_smp_replies;      /* answers to LID-routed requests */
+	uint64_t trap_repress_unrouted;	      /* dr_only: traps from a port with no route */
 };
 
 /* M_Key ("mkey"; its offenders are listed by sm->mkey.offenders). */

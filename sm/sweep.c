@@ -147,6 +147,7 @@ static void on_discovered(void *arg, int status, struct discover_result *res)
 	sw->f = res->fabric;
 	sw->sum.discover_ms = res->ms;
 	sw->sum.timeouts = res->timeouts;
+	sw->sum.ext_gets = res->ext_gets;
 	if (status < 0 || !sw->f || !sw->f->n_nodes)
 		sweep_fail(sw, "discovery found nothing (%s): is the local port up?",
 			   strerror(status < 0 ? -status : EHOSTUNREACH));
@@ -372,7 +373,8 @@ static void phase_batch(struct sweep *sw)
 					    true, /* lifetimes */
 					    (uint8_t)sm->conf.packet_life_time,
 					    (uint8_t)sm->conf.head_of_queue_lifetime,
-					    (uint8_t)sm->conf.leaf_head_of_queue_lifetime};
+					    (uint8_t)sm->conf.leaf_head_of_queue_lifetime,
+					    (uint8_t)sm->conf.link_speed_ext_enabled};
 
 		hook_run(&sm->hooks.configure, &pp); /* ClientReregister after a takeover */
 		pp.qos = sm->policy.qos;	     /* policy/qos.h */

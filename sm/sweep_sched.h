@@ -43,6 +43,7 @@ struct sweep_summary {
 	uint32_t vlarb_blocks; /* VLArbitrationTable blocks among the sets */
 	uint32_t rereg;	    /* PortInfo Sets with ClientReregister (a takeover, failover/sync.c) */
 	uint32_t lft_reads; /* LFT blocks read back (a switch this SM knew nothing of) */
+	uint32_t ext_gets;  /* PortInfo Gets asked again with SMSupportExtendedSpeeds */
 	double ms, discover_ms, route_ms, readback_ms;
 	char engine[32];
 	/* where the time went, ms by phase (enum order of sweep.c), and inside PUBLISH */

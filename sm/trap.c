@@ -7,6 +7,7 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "sm/port.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
 #include "sm/trap.h"
@@ -179,13 +180,45 @@ static void trap_log(struct sm *sm, const struct wire_notice *n, uint16_t slid, 
 	}
 }
 
+/*
+ * TrapRepress (13.4.9): the trap back with method TrapRepress, to its
+ * sender's LID, or with dr_only (sm/port.h) along the directed route to it;
+ * a sender with no route known is not answered then (it sends again).
+ */
+static void trap_repress(struct sm *sm, const struct madio_addr *from, const struct wire_smp *req)
+{
+	uint8_t out[WIRE_MAD_SIZE], path[FABRIC_DR_MAX_HOPS + 1];
+	struct wire_smp rep = *req;
+	uint8_t hops;
+
+	if (port_dr_only(sm)) {
+		if (port_dr_path_to_lid(sm, from->slid, path, &hops) < 0 ||
+		    wire_smp_init_dr(&rep, WIRE_TRAP_REPRESS, req->attr_id, req->attr_mod, path,
+				     hops) < 0) {
+			sm->trap_repress_unrouted++;
+			return;
+		}
+		rep.tid = req->tid;
+		memcpy(rep.data, req->data, sizeof(rep.data));
+	}
+	rep.method = WIRE_TRAP_REPRESS;
+	rep.status = 0;
+	/* the SMA checks a TrapRepress's M_Key like a Set's (14.2.4.2) */
+	rep.mkey = sm->conf.m_key ? sm->conf.m_key : req->mkey;
+	if (wire_smp_encode(&rep, out, sizeof(out)) != WIRE_MAD_SIZE)
+		return;
+	if (rep.mgmt_class == WIRE_CLASS_SMI_DR)
+		madio_send_lid(sm->io, WIRE_CLASS_SMI_DR, out, sizeof(out), 0, 0, 0);
+	else
+		madio_send_lid(sm->io, WIRE_CLASS_SMI, out, sizeof(out), from->slid, 0, 0);
+}
+
 void trap_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_hdr *hdr,
 	       const uint8_t *buf, size_t len)
 {
 	struct sm *sm = ctx;
-	struct wire_smp req, rep;
+	struct wire_smp req;
 	struct wire_notice n;
-	uint8_t out[WIRE_MAD_SIZE];
 	enum trap_action a;
 	char why[160];
 
@@ -206,14 +239,7 @@ void trap_recv(void *ctx, const struct madio_addr *from, const struct wire_mad_h
 	if (a == TRAP_PORT_ERROR)
 		hook_run(&sm->hooks.port_error,
 			 &(struct sm_port_error){from->slid, n.lid, n.port, clock_mono_s()});
-	rep = req;
-	rep.method = WIRE_TRAP_REPRESS;
-	rep.status = 0;
-	/* the SMA checks a TrapRepress's M_Key like a Set's (14.2.4.2) */
-	if (sm->conf.m_key)
-		rep.mkey = sm->conf.m_key;
-	if (wire_smp_encode(&rep, out, sizeof(out)) == WIRE_MAD_SIZE)
-		madio_send_lid(sm->io, WIRE_CLASS_SMI, out, sizeof(out), from->slid, 0, 0);
+	trap_repress(sm, from, &req);
 	if (a == TRAP_SWEEP && (sm->state == SM_MASTER || sm->state == SM_DISCOVERING)) {
 		uint32_t ni;
 		uint8_t pn;

@@ -13,11 +13,22 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/log.h"
 #include "mad/wire.h"
 #include "smp/discover.h"
-#include "lib/log.h"
+#include "smp/portinfo.h"
 
 enum probe_kind { PROBE_NODEINFO, PROBE_NODEDESC, PROBE_PORTINFO, PROBE_SWITCHINFO, PROBE_PKEY };
+
+/*
+ * PortInfo probes: PROBE_THEN_PORTS on a new switch's port 0, whose answer
+ * (its CapabilityMask) decides how the other ports are asked, which go
+ * then; PROBE_EXT on the second Get of a port that advertises extended
+ * speeds but was asked without SMSupportExtendedSpeeds (its answer only
+ * refreshes the model's image and speeds).
+ */
+#define PROBE_THEN_PORTS 0x01
+#define PROBE_EXT 0x02
 
 struct probe {
 	struct discover *d;
@@ -27,6 +38,7 @@ struct probe {
 	uint32_t node; /* node being asked (other kinds) */
 	uint8_t port;
 	uint8_t round; /* times this Get was given up on and asked again */
+	uint8_t flags; /* PROBE_THEN_PORTS, PROBE_EXT */
 };
 
 /*
@@ -48,7 +60,7 @@ struct probe {
 struct frontier_rec {
 	uint32_t parent, node, mod;
 	uint16_t attr;
-	uint8_t kind, parent_port, port, hops;
+	uint8_t kind, parent_port, port, hops, flags;
 };
 
 struct discover {
@@ -73,6 +85,7 @@ struct discover {
 		    guid; /* the node to ask (PortInfo, SwitchInfo), or the parent (NodeInfo) */
 		enum probe_kind kind;
 		uint8_t port;
+		uint8_t flags; /* the probe's */
 	} * later;
 	size_t n_later, cap_later;
 	/* far-end ports asked again, each once (two ends in INIT would ask each other forever) */
@@ -106,7 +119,8 @@ static bool asked_once(struct discover *d, uint32_t node, uint8_t port)
 	return true;
 }
 
-static void later_add(struct discover *d, uint64_t guid, enum probe_kind kind, uint8_t port)
+static void later_add(struct discover *d, uint64_t guid, enum probe_kind kind, uint8_t port,
+		      uint8_t flags)
 {
 	if (d->n_later == d->cap_later) {
 		size_t cap = d->cap_later ? 2 * d->cap_later : 16;
@@ -119,7 +133,7 @@ static void later_add(struct discover *d, uint64_t guid, enum probe_kind kind, u
 		d->later = v;
 		d->cap_later = cap;
 	}
-	d->later[d->n_later++] = (struct later){guid, kind, port};
+	d->later[d->n_later++] = (struct later){guid, kind, port, flags};
 }
 
 static double ms_since(const struct timespec *t0)
@@ -144,7 +158,7 @@ static int probe_submit(struct discover *d, const struct frontier_rec *b, const 
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	*p = (struct probe){d, b->kind, b->parent, b->parent_port, b->node, b->port, 0};
+	*p = (struct probe){d, b->kind, b->parent, b->parent_port, b->node, b->port, 0, b->flags};
 	r = xact_submit(d->xe, &(struct xact_request){
 				   .batch = d->batch, .smp = &smp, .done = probe_done, .arg = p});
 	if (r < 0) {
@@ -222,11 +236,12 @@ static bool discover_produce(void *ctx)
  * others (the order is kept), and goes when the engine asks for it.
  * 0, or -errno (nothing asked).
  */
-static int probe_send(struct discover *d, enum probe_kind kind, const uint8_t *path, uint8_t hops,
-		      uint16_t attr, uint32_t mod, uint32_t parent, uint8_t parent_port,
-		      uint32_t node, uint8_t port)
+static int probe_send_flags(struct discover *d, enum probe_kind kind, const uint8_t *path,
+			    uint8_t hops, uint16_t attr, uint32_t mod, uint32_t parent,
+			    uint8_t parent_port, uint32_t node, uint8_t port, uint8_t flags)
 {
-	struct frontier_rec b = {parent, node, mod, attr, (uint8_t)kind, parent_port, port, hops};
+	struct frontier_rec b = {parent,      node, mod,  attr, (uint8_t)kind,
+				 parent_port, port, hops, flags};
 	int r;
 
 	if (hops > FABRIC_DR_MAX_HOPS || (hops && !path))
@@ -235,6 +250,42 @@ static int probe_send(struct discover *d, enum probe_kind kind, const uint8_t *p
 	if (r == 0)
 		xact_batch_wake(d->batch);
 	return r;
+}
+
+static int probe_send(struct discover *d, enum probe_kind kind, const uint8_t *path, uint8_t hops,
+		      uint16_t attr, uint32_t mod, uint32_t parent, uint8_t parent_port,
+		      uint32_t node, uint8_t port)
+{
+	return probe_send_flags(d, kind, path, hops, attr, mod, parent, parent_port, node, port, 0);
+}
+
+/* ---- extended speeds (SMSupportExtendedSpeeds, smp/portinfo.h) ------------------ */
+
+/*
+ * After a PortInfo answer to a Get without bit 31: whether to ask again
+ * with it (the port advertises extended speeds), and ask.
+ */
+static bool discover_ask_ext(struct discover *d, struct probe *p, const struct wire_smp *req)
+{
+	if ((req->attr_mod & WIRE_PI_MOD_EXT_SPEEDS) ||
+	    !(portinfo_get_mod(d->f, p->node, p->port) & WIRE_PI_MOD_EXT_SPEEDS))
+		return false;
+	if (probe_send_flags(d, PROBE_PORTINFO, req->initial_path, req->hop_cnt,
+			     WIRE_ATTR_PORT_INFO, req->attr_mod | WIRE_PI_MOD_EXT_SPEEDS, 0, 0,
+			     p->node, p->port, PROBE_EXT) < 0)
+		return false;
+	d->res.ext_gets++;
+	return true;
+}
+
+/* A switch's port 0 is known (or could not be read): ask its other ports. */
+static void switch_probe_ports(struct discover *d, uint32_t idx)
+{
+	struct node *n = &d->f->nodes[idx];
+
+	for (unsigned p = 1; p <= n->nports; p++)
+		probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO,
+			   portinfo_get_mod(d->f, idx, (uint8_t)p), 0, 0, idx, (uint8_t)p);
 }
 
 /* ---- P_Key tables (partitions) ---------------------------------------------- */
@@ -302,14 +353,19 @@ static void node_probe_all(struct discover *d, uint32_t idx)
 {
 	struct node *n = &d->f->nodes[idx];
 
+	/*
+	 * A switch's port 0 first: its CapabilityMask says how to ask the
+	 * other ports (with SMSupportExtendedSpeeds or not), which go when it
+	 * answers (switch_probe_ports).
+	 */
+	if (node_is_switch(n))
+		probe_send_flags(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO, 0,
+				 0, 0, idx, 0, PROBE_THEN_PORTS);
 	probe_send(d, PROBE_NODEDESC, n->dr_path, n->dr_hops, WIRE_ATTR_NODE_DESC, 0, 0, 0, idx, 0);
 	if (!node_is_switch(n))
 		return; /* a CA's ports are asked for through the port each is reached by */
 	probe_send(d, PROBE_SWITCHINFO, n->dr_path, n->dr_hops, WIRE_ATTR_SWITCH_INFO, 0, 0, 0, idx,
 		   0);
-	for (unsigned p = 0; p <= n->nports; p++)
-		probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO, p, 0, 0,
-			   idx, p);
 	probe_pkeys(d, idx, 0, n->dr_path, n->dr_hops);
 }
 
@@ -389,7 +445,7 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 	if (!node_is_switch(n) && ni.local_port &&
 	    (!n->ports[ni.local_port].valid || (d->incremental && existed))) {
 		probe_send(d, PROBE_PORTINFO, req->initial_path, req->hop_cnt, WIRE_ATTR_PORT_INFO,
-			   ni.local_port, 0, 0, idx, ni.local_port);
+			   portinfo_get_mod(d->f, idx, ni.local_port), 0, 0, idx, ni.local_port);
 		if (!n->ports[ni.local_port].pkey_known)
 			probe_pkeys(d, idx, ni.local_port, req->initial_path, req->hop_cnt);
 	}
@@ -409,7 +465,8 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 		d->res.links_up++;
 		if (asked_once(d, idx, ni.local_port))
 			probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO,
-				   ni.local_port, 0, 0, idx, ni.local_port);
+				   portinfo_get_mod(d->f, idx, ni.local_port), 0, 0, idx,
+				   ni.local_port);
 	} else if (d->incremental && existed && req->hop_cnt > 0) {
 		d->res.links_up++;
 	}
@@ -425,7 +482,8 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 	}
 }
 
-static void on_portinfo(struct discover *d, struct probe *p, const struct wire_smp *resp)
+static void on_portinfo(struct discover *d, struct probe *p, const struct wire_smp *req,
+			const struct wire_smp *resp)
 {
 	struct wire_portinfo pi;
 	struct node *n = &d->f->nodes[p->node];
@@ -435,20 +493,15 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 		d->res.errors++;
 		return;
 	}
-	port->valid = true;
-	memcpy(port->pi, resp->data, sizeof(port->pi));
-	port->lid = pi.lid;
-	port->lmc = pi.lmc;
-	port->state = pi.state;
-	port->phys_state = pi.phys_state;
-	port->width_active = pi.width_active;
-	port->speed_active = pi.speed_active;
-	port->mtu_cap = pi.mtu_cap;
-	port->vl_cap = pi.vl_cap;
-	port->neighbor_mtu = pi.neighbor_mtu;
-	port->oper_vls = pi.oper_vls;
+	portinfo_take(d->f, p->node, p->port, &pi, resp->data,
+		      (req->attr_mod & WIRE_PI_MOD_EXT_SPEEDS) != 0);
+	if (p->flags & PROBE_EXT)
+		return; /* the second read of a port: the model is all it changes */
+	discover_ask_ext(d, p, req);
 	if (p->port == 0 && node_is_switch(n)) {
-		/* switch port 0 carries the switch's LID */
+		/* switch port 0 carries the switch's LID; its answer opens the others */
+		if (p->flags & PROBE_THEN_PORTS)
+			switch_probe_ports(d, p->node);
 		return;
 	}
 	if (d->incremental && node_is_switch(n) && port_is_linked(port)) {
@@ -464,8 +517,8 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 			r->ports[rp].state = PORT_DOWN;
 			r->ports[rp].phys_state = PHYS_POLLING;
 			if (node_is_switch(r))
-				later_add(d, r->guid, PROBE_PORTINFO,
-					  rp); /* its route may cross this link */
+				later_add(d, r->guid, PROBE_PORTINFO, rp,
+					  0); /* its route may cross this link */
 		} else if (pi.state != PORT_ACTIVE) {
 			/* retrained (a flap): the far end's port is not what we knew either */
 			uint8_t path[64];
@@ -475,10 +528,11 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 				; /* asked already */
 			else if (node_is_switch(r))
 				probe_send(d, PROBE_PORTINFO, r->dr_path, r->dr_hops,
-					   WIRE_ATTR_PORT_INFO, rp, 0, 0, rn, rp);
+					   WIRE_ATTR_PORT_INFO, portinfo_get_mod(d->f, rn, rp), 0,
+					   0, rn, rp);
 			else if (discover_port_path(d->f, rn, rp, path, &hops) == 0)
-				probe_send(d, PROBE_PORTINFO, path, hops, WIRE_ATTR_PORT_INFO, rp,
-					   0, 0, rn, rp);
+				probe_send(d, PROBE_PORTINFO, path, hops, WIRE_ATTR_PORT_INFO,
+					   portinfo_get_mod(d->f, rn, rp), 0, 0, rn, rp);
 		}
 		return; /* a link that stays up leads where it did */
 	}
@@ -530,11 +584,13 @@ static void discover_finish(void *arg)
 				probe_send(d, PROBE_NODEINFO, path, n->dr_hops + 1,
 					   WIRE_ATTR_NODE_INFO, 0, ni, l->port, 0, 0);
 			} else {
-				probe_send(d, l->kind, n->dr_path, n->dr_hops,
-					   l->kind == PROBE_SWITCHINFO ? WIRE_ATTR_SWITCH_INFO
-								       : WIRE_ATTR_PORT_INFO,
-					   l->kind == PROBE_SWITCHINFO ? 0 : l->port, 0, 0, ni,
-					   l->port);
+				probe_send_flags(d, l->kind, n->dr_path, n->dr_hops,
+						 l->kind == PROBE_SWITCHINFO ? WIRE_ATTR_SWITCH_INFO
+									     : WIRE_ATTR_PORT_INFO,
+						 l->kind == PROBE_SWITCHINFO
+						     ? 0
+						     : portinfo_get_mod(d->f, ni, l->port),
+						 0, 0, ni, l->port, l->flags & ~PROBE_EXT);
 			}
 		}
 		d->n_later = 0;
@@ -575,14 +631,32 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 		free(p); /* discover_free */
 		return;
 	}
+	if (status < 0 && (p->flags & PROBE_EXT)) {
+		/*
+		 * The port advertised extended speeds and did not answer the
+		 * Get that asks for them: its first answer stands (and is never
+		 * written back as if read with bit 31).  Not an error of the
+		 * sweep.
+		 */
+		d->res.ext_failed++;
+		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
+				"node 0x%016llx port %u advertises extended speeds but answers no "
+				"PortInfo Get with SMSupportExtendedSpeeds (%s): its speed is the "
+				"classic field's",
+				(unsigned long long)d->f->nodes[p->node].guid, p->port,
+				strerror(-status));
+		free(p);
+		return;
+	}
 	if (status == -ETIMEDOUT && d->incremental && d->stage == 1 &&
 	    (p->kind == PROBE_NODEINFO || p->kind == PROBE_PORTINFO ||
 	     p->kind == PROBE_SWITCHINFO)) {
 		/* maybe behind a link that is gone: asked again over the new routes */
 		if (p->kind == PROBE_NODEINFO)
-			later_add(d, d->f->nodes[p->parent].guid, PROBE_NODEINFO, p->parent_port);
+			later_add(d, d->f->nodes[p->parent].guid, PROBE_NODEINFO, p->parent_port,
+				  0);
 		else
-			later_add(d, d->f->nodes[p->node].guid, p->kind, p->port);
+			later_add(d, d->f->nodes[p->node].guid, p->kind, p->port, p->flags);
 		free(p);
 		return;
 	}
@@ -600,6 +674,8 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 			return;
 		}
 	}
+	if (status < 0 && (p->flags & PROBE_THEN_PORTS))
+		switch_probe_ports(d, p->node); /* port 0 did not answer: ask the others plainly */
 	if (status == -ETIMEDOUT) {
 		char path[256];
 		d->res.timeouts++;
@@ -629,7 +705,7 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 					     sizeof(d->f->nodes[p->node].desc));
 			break;
 		case PROBE_PORTINFO:
-			on_portinfo(d, p, resp);
+			on_portinfo(d, p, req, resp);
 			break;
 		case PROBE_PKEY:
 			on_pkeys(d, p, req, resp);
@@ -729,8 +805,9 @@ int discover_start_around(struct xact_engine *xe, const struct fabric *base, con
 			   0, ni, 0);
 		for (unsigned p = 1; p <= n->nports; p++)
 			if (asked_once(d, ni, (uint8_t)p))
-				probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops,
-					   WIRE_ATTR_PORT_INFO, p, 0, 0, ni, (uint8_t)p);
+				probe_send(
+				    d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO,
+				    portinfo_get_mod(d->f, ni, (uint8_t)p), 0, 0, ni, (uint8_t)p);
 	}
 	if (!discover_busy(d)) {
 		discover_free(d);

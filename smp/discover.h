@@ -18,6 +18,8 @@ struct discover_result {
 	uint32_t asked_again;  /* Gets asked again after every retry timed out */
 	uint32_t errors;       /* error responses or malformed answers */
 	uint32_t link_conflicts;
+	uint32_t ext_gets;   /* PortInfo asked again with SMSupportExtendedSpeeds */
+	uint32_t ext_failed; /* ... and not answered so (the first answer stands) */
 	double ms;
 	/* discover_start_around() */
 	bool incremental;

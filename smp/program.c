@@ -23,6 +23,7 @@
 #include "lib/log.h"
 #include "mad/wire.h"
 #include "smp/discover.h"
+#include "smp/portinfo.h"
 #include "smp/program.h"
 #include "lib/sorted.h"
 #include "smp/program_int.h"
@@ -228,7 +229,9 @@ static int program_readback(struct program *pg, uint32_t node, uint8_t port,
 
 	if (!set || wire_portinfo_decode(set->data, sizeof(set->data), &want) < 0 ||
 	    discover_port_path(pg->f, node, port, path, &hops) < 0 ||
-	    wire_smp_init_dr(&smp, WIRE_GET, WIRE_ATTR_PORT_INFO, port, path, hops) < 0)
+	    wire_smp_init_dr(&smp, WIRE_GET, WIRE_ATTR_PORT_INFO,
+			     portinfo_set_mod(&pg->f->nodes[node].ports[port], port), path,
+			     hops) < 0)
 		return -EINVAL;
 	op = calloc(1, sizeof(*op));
 	if (!op)
@@ -522,9 +525,10 @@ static void program_port_states_node(struct program *pg, uint32_t i)
 		}
 		pi.state = to;
 		pi.phys_state = 0;
-		memcpy(data, p->pi, sizeof(data));
+		portinfo_set_image(p, data);
 		wire_portinfo_encode(&pi, data, sizeof(data));
-		program_send(pg, OP_PORT_STATE, i, pn, WIRE_ATTR_PORT_INFO, pn, data);
+		program_send(pg, OP_PORT_STATE, i, pn, WIRE_ATTR_PORT_INFO,
+			     portinfo_set_mod(p, (uint8_t)pn), data);
 	}
 	if (log_enabled(LOG_CAT_SWEEP, LOG_DEBUG))
 		program_trace_node(pg, i, to < 5 ? verbs[to] : "state");

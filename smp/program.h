@@ -125,6 +125,12 @@ struct program_params {
 	 */
 	bool lifetimes;
 	uint8_t switch_life, hoq_life, leaf_hoq_life;
+	/*
+	 * LinkSpeedExtEnabled for every port read with SMSupportExtendedSpeeds
+	 * whose far end was too (link_speed_ext_enabled: 1 FDR, 2 EDR, 4 HDR,
+	 * 8 NDR or a sum, 30 off, 31 all supported); 0: what each port has.
+	 */
+	uint8_t link_speed_ext;
 };
 
 /*

@@ -15,6 +15,7 @@
 #include "mad/wire.h"
 #include "policy/qos.h"
 #include "smp/discover.h"
+#include "smp/portinfo.h"
 #include "smp/program.h"
 #include "smp/program_int.h"
 
@@ -33,6 +34,26 @@ static bool portinfo_differs(const struct wire_portinfo *a, const struct wire_po
 	       a->part_enf_out != b->part_enf_out || a->hoq_life != b->hoq_life;
 }
 
+/*
+ * The policy's LinkSpeedExtEnabled (program_params.link_speed_ext, 0: leave
+ * it) into want, when port pn of node ni was read with SMSupportExtendedSpeeds
+ * and its link's far end supports extended speeds too (as OpenSM's
+ * force_link_speed_ext): true when it differs from what the port has.
+ */
+static bool program_ext_speed(const struct fabric *f, uint32_t ni, uint8_t pn, uint8_t value,
+			      struct wire_portinfo *want)
+{
+	const struct port *p = &f->nodes[ni].ports[pn], *rp;
+
+	if (!value || pn == 0 || !p->pi_ext || !port_is_linked(p) || p->remote_node >= f->n_nodes)
+		return false;
+	rp = &f->nodes[p->remote_node].ports[p->remote_port];
+	if (!rp->pi_ext || want->speed_ext_enabled == value)
+		return false;
+	want->speed_ext_enabled = value;
+	return true;
+}
+
 /* Program one port's PortInfo when what it holds differs from what we want. */
 static void program_port(struct program *pg, const struct routes *r,
 			 const struct program_params *pp, uint32_t ni, uint8_t pn, int enforce)
@@ -42,7 +63,7 @@ static void program_port(struct program *pg, const struct routes *r,
 	struct port *p = &n->ports[pn];
 	struct wire_portinfo cur, want;
 	uint8_t data[64];
-	bool lid_port = pn == 0 || !node_is_switch(n);
+	bool lid_port = pn == 0 || !node_is_switch(n), ext_set;
 	const struct port *sm_port = &f->nodes[f->sm_node].ports[f->sm_port];
 
 	if (!p->valid || wire_portinfo_decode(p->pi, sizeof(p->pi), &cur) < 0)
@@ -81,6 +102,8 @@ static void program_port(struct program *pg, const struct routes *r,
 	/* VLHighLimit of the port's class (IBA 7.6.9.1): data ports */
 	if (pp->qos && pp->qos->enabled && pn != 0)
 		want.vl_high_limit = pp->qos->cls[qos_port_class(n, pn)].high_limit;
+	/* LinkSpeedExtEnabled where the policy sets one (link_speed_ext_enabled) */
+	ext_set = program_ext_speed(f, ni, pn, pp->link_speed_ext, &want);
 	want.state = PORT_NOP;
 	want.phys_state = 0;
 	cur.state = PORT_NOP;
@@ -98,7 +121,7 @@ static void program_port(struct program *pg, const struct routes *r,
 	 * does not keep it (ibsim) must not get a Set every sweep.  Otherwise
 	 * it goes with the Sets sent for the rest (a port coming up).
 	 */
-	if (!want.client_reregister && !portinfo_differs(&cur, &want) &&
+	if (!want.client_reregister && !portinfo_differs(&cur, &want) && !ext_set &&
 	    !(pp->qos && cur.vl_high_limit != want.vl_high_limit && pn != 0 &&
 	      (!pp->qos_old || pp->qos_old->enabled != pp->qos->enabled ||
 	       pp->qos_old->cls[qos_port_class(n, pn)].high_limit != want.vl_high_limit)))
@@ -125,9 +148,11 @@ static void program_port(struct program *pg, const struct routes *r,
 	 */
 	if (pn != 0 && p->state == PORT_INIT && port_is_linked(p))
 		want.state = PORT_ARMED;
-	memcpy(data, p->pi, sizeof(data));
+	portinfo_set_image(p, data);
 	wire_portinfo_encode(&want, data, sizeof(data));
-	program_send(pg, OP_PORTINFO, ni, pn, WIRE_ATTR_PORT_INFO, pn, data);
+	if (ext_set)
+		wire_portinfo_encode_ext(&want, data, sizeof(data));
+	program_send(pg, OP_PORTINFO, ni, pn, WIRE_ATTR_PORT_INFO, portinfo_set_mod(p, pn), data);
 }
 
 void program_configure(struct program *pg, const struct routes *r, const struct fabric *old_f,

@@ -7,8 +7,9 @@ tools say about the path (for tests/it_pathrec.sh).
       each give one record with DLID B, SLID A, the ports' GIDs, SL 0, P_Key
       0xFFFF, Reversible, HopLimit 0, and MTU, rate and packet lifetime of the
       path ibtracert walks: the smallest NeighborMTU and the slowest
-      LinkWidthActive x LinkSpeedActive that smpquery portinfo reads on the
-      ports of its links, lifetime 18 + ceil(log2(switches crossed)).
+      LinkWidthActive x lane speed that smpquery -x portinfo reads on the
+      ports of its links (LinkSpeedExtActive where it names one, else
+      LinkSpeedActive), lifetime 18 + ceil(log2(switches crossed)).
   prcheck.py --dir T --lids LIDS.json pathsl FILE
       every CA pair: the record's SL is the one the daemon's path-sl dump
       (lines "0xNODEGUID DLID SL", ibdmchk -c format) gives for its source.
@@ -26,8 +27,12 @@ import subprocess
 import sys
 
 MTU_CODE = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}
-# PathRecord rate codes (IBA 15.2.5.16) of the SDR/DDR/QDR rates, by Gb/s
-RATE_CODE = {2.5: 2, 5: 5, 10: 3, 20: 6, 30: 4, 40: 7, 60: 8, 80: 9, 120: 10}
+# PathRecord rate codes (IBA 15.2.5.16) by Gb/s: SDR/DDR/QDR, then FDR to NDR
+RATE_CODE = {2.5: 2, 5: 5, 10: 3, 20: 6, 30: 4, 40: 7, 60: 8, 80: 9, 120: 10,
+             14: 11, 56: 12, 112: 13, 168: 14, 25: 15, 100: 16, 200: 17, 300: 18, 28: 19,
+             50: 20, 400: 21, 600: 22, 800: 23, 1200: 24}
+# an extended lane's signalling rate (LinkSpeedExtActive) -> its data rate in the codes
+EXT_LANE = {14.0625: 14, 25.78125: 25, 53.125: 50, 106.25: 100}
 WIDTH = {'1X': 1, '2X': 2, '4X': 4, '8X': 8, '12X': 12}
 SWITCH_LIFE = 18  # sa/path.h PATH_DEFAULT_SWITCH_LIFE
 HOP_RE = re.compile(r'^\[(\d+)\] -> (switch|ca) port \{0x[0-9a-fA-F]+\}\[(\d+)\] lid (\d+)-\d+')
@@ -61,9 +66,14 @@ class Sim:
     def portinfo(self, lid, port):
         key = (lid, port)
         if key not in self.pi:
-            out = self.run('smpquery', 'portinfo', str(lid), str(port))
+            # -x: attribute modifier bit 31, the extended speeds (smpquery prints them
+            # where the port, or a switch's port 0, says IsExtendedSpeedsSupported)
+            out = self.run('smpquery', '-x', 'portinfo', str(lid), str(port))
             f = dict(re.findall(r'^(\w+):\.+(.*)$', out, re.M))
             speed = float(f.get('LinkSpeedActive', '0').split()[0] or 0)
+            ext = f.get('LinkSpeedExtActive', '').split()
+            if ext and re.match(r'^[0-9.]+$', ext[0]):
+                speed = EXT_LANE.get(float(ext[0]), 0)
             self.pi[key] = (int(f.get('NeighborMTU', '0') or 0),
                             WIDTH.get(f.get('LinkWidthActive', ''), 0) * speed)
         return self.pi[key]

@@ -204,6 +204,8 @@ static void test_errors(void)
 	    {"qos_rtr_vlarb_low = 15:4", "entry 1: VL must be 0..14"},
 	    {"qos_sw0_vlarb_low = 0:300", "entry 1: weight must be 0..255"},
 	    {"qos_policy_file = qos-policy.conf", "not an absolute path"},
+	    {"dr_only = sometimes", "'sometimes' is not auto, true or false"},
+	    {"link_speed_ext_enabled = 32", "out of range 0..31"},
 	    {"log_level = debug", "duplicate key 'log_level' (first set on line 2)"},
 	    {"socket_path = "
 	     "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -429,12 +431,27 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 83); /* 56 + QoS: qos, qos_policy_file, 5 x 5 */
+	CU_ASSERT_EQUAL(json_object_size(j), 85); /* 58 + QoS: qos, qos_policy_file, 5 x 5 */
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "log_file")), "");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "partition_config_file")), "");
 	/* OpenSM's defaults: part_enforce both, allow_both_pkeys false */
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "part_enforce")), "both");
 	CU_ASSERT(json_is_false(json_object_get(j, "allow_both_pkeys")));
+	/* issue 22: extended speeds left as the ports have them, dr_only decided at run time */
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "link_speed_ext_enabled")), 0);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "dr_only")), "auto");
+	json_decref(j);
+	CU_ASSERT_EQUAL(
+	    conf_load_string(&c, "t", "dr_only = yes\nlink_speed_ext_enabled = 31\n", NULL, 0), 0);
+	CU_ASSERT_EQUAL(c.dr_only, CONF_AUTO_TRUE);
+	CU_ASSERT_EQUAL(c.link_speed_ext_enabled, 31);
+	j = conf_to_json(&c);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "dr_only")), "true");
+	json_decref(j);
+	CU_ASSERT_EQUAL(conf_load_string(&c, "u", "dr_only = off\n", NULL, 0), 0);
+	CU_ASSERT_EQUAL(c.dr_only, CONF_AUTO_FALSE);
+	conf_defaults(&c);
+	j = conf_to_json(&c);
 	/* QoS: OpenSM's defaults on the qos_ keys, the class keys unset */
 	CU_ASSERT(json_is_false(json_object_get(j, "qos")));
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "qos_max_vls")), 15);

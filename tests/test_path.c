@@ -17,6 +17,7 @@
 #include <CUnit/Basic.h>
 
 #include "fabric/snapshot.h"
+#include "fabric/speed.h"
 #include "routing/dor.h"
 #include "routing/routing.h"
 #include "sa/path.h"
@@ -482,6 +483,69 @@ static void test_minima(void)
 	}
 	CU_ASSERT_EQUAL(bad, 0);
 	CU_ASSERT(n_slow > 0 && n_fast > 0 && n_narrow > 0 && n_wide > 0 && n_ca7 > 0);
+	free(ps.p);
+	snapshot_free(s);
+}
+
+/*
+ * Today's links (issue 22): ft2 k4 with every link 4x HDR (200 Gb/s) as
+ * discovery records it (lane_speed from the extended fields; LinkSpeedActive
+ * reads QDR, as ibsim's ports answer) and MTUCap 4096, but a leaf-spine
+ * link 4x EDR (100 Gb/s) and ca-2's link 1x HDR (50 Gb/s): a path's rate is
+ * the slowest of its links, its MTU 4096.
+ */
+static void test_ext_speeds(void)
+{
+	struct fabric *f = load(topogen_fat_tree(2, 4, 0, 0), 0);
+	struct snapshot *s;
+	struct ports ps;
+	struct port *a, *b;
+	uint32_t l0, ca2;
+	uint8_t edr;
+	unsigned int n[3] = {0}, bad = 0;
+
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		for (unsigned p = 0; p <= f->nodes[i].nports; p++) {
+			struct port *x = &f->nodes[i].ports[p];
+
+			x->speed_active = 4;
+			x->lane_speed = SPEED_HDR;
+			x->mtu_cap = PATH_MTU_4096;
+		}
+	}
+	link_ends(f, "sw-L1-0", port_to(f, "sw-L1-0", "sw-L2-0"), &a, &b);
+	a->lane_speed = b->lane_speed = SPEED_EDR;
+	link_ends(f, "ca-2", 1, &a, &b);
+	a->width_active = b->width_active = 1;
+	s = publish(f, "ftree", "HDR ft2 k4");
+	f = s->fabric;
+	ps = ca_ports(f);
+	l0 = testutil_find_desc(f, "sw-L1-0");
+	ca2 = testutil_find_desc(f, "ca-2");
+	edr = port_to(f, "sw-L1-0", "sw-L2-0");
+	for (uint32_t i = 0; i < ps.n; i++) {
+		for (uint32_t j = 0; j < ps.n; j++) {
+			uint16_t dlid = f->nodes[ps.p[j].node].ports[1].lid;
+			struct expect x;
+			struct path_info pi;
+			int k;
+
+			if (i == j)
+				continue;
+			x = expect_path(s, ps.p[i], ps.p[j], dlid);
+			CU_ASSERT_EQUAL_FATAL(path_compute(s, NULL, &ps.p[i], &ps.p[j], &pi), 0);
+			k = ps.p[i].node == ca2 || ps.p[j].node == ca2 ? 0
+			    : crosses(f, &x, l0, edr)		       ? 1
+								       : 2;
+			n[k]++;
+			bad += pi.rate != (k == 0 ? 20 : k == 1 ? 16 : 17);
+			bad += pi.mtu != PATH_MTU_4096;
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(n[0] > 0 && n[1] > 0 && n[2] > 0);
+	/* the old encoding of the classic fields alone: what the SA answered before */
+	CU_ASSERT_EQUAL(path_rate(2, 4), PATH_RATE_40);
 	free(ps.p);
 	snapshot_free(s);
 }
@@ -1051,6 +1115,7 @@ int main(void)
 	    {"meshes and random fabrics", test_mesh_random},
 	    {"tori: dor SLs, dateline pairs SL 1", test_torus},
 	    {"MTU and rate minima", test_minima},
+	    {"extended speeds: HDR, EDR and 1x links, MTU 4096", test_ext_speeds},
 	    {"LMC 2: 4 x 4 pairs in OpenSM's order", test_lmc},
 	    {"broken tables and links: no path", test_broken},
 	    {"a port without a LID", test_no_lid},

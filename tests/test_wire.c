@@ -1369,6 +1369,106 @@ static void test_portinfo_golden(void)
 	}
 }
 
+/*
+ * PortInfo of today's ports, bytes written from the IBA 1.7 table
+ * (14.2.5.6): bits 449-455 of byte 56 LinkSpeedExtActive2 (2 bits),
+ * LinkSpeedExtSupported2 (2), LinkSpeedExtEnabled2 (3); bytes 57-59
+ * LinkRoundTripLatency; 60-61 CapabilityMask2; 62 LinkSpeedExtActive (high
+ * nibble: 1 FDR, 2 EDR, 4 HDR, 8 NDR) and LinkSpeedExtSupported; 63 three
+ * reserved bits and LinkSpeedExtEnabled.
+ */
+static void golden_pi_base(uint8_t img[64], uint8_t width_en, uint8_t width_sup, uint8_t width_act,
+			   uint8_t speed_act_en)
+{
+	memset(img, 0, 64);
+	img[20] = 0x00; /* CapabilityMask: IsExtendedSpeedsSupported, IsCapabilityMask2Supported */
+	img[21] = 0x00;
+	img[22] = 0xc0;
+	img[23] = 0x00;
+	img[28] = 1;		/* LocalPortNum */
+	img[29] = width_en;	/* LinkWidthEnabled */
+	img[30] = width_sup;	/* LinkWidthSupported */
+	img[31] = width_act;	/* LinkWidthActive */
+	img[32] = 0x74;		/* LinkSpeedSupported 7 (SDR DDR QDR), PortState 4 */
+	img[33] = 0x52;		/* LinkUp, Polling */
+	img[35] = speed_act_en; /* LinkSpeedActive, LinkSpeedEnabled */
+	img[41] = 0x05;		/* MTUCap 4096 */
+}
+
+static void test_portinfo_ext_golden(void)
+{
+	struct wire_portinfo pi;
+	uint8_t ndr[64], xdr[64], out[64];
+
+	/* an NDR port, 8x of 1x/2x/4x/8x, LinkSpeedActive 0: "see the extended field" */
+	golden_pi_base(ndr, 0x06, 0x17, 0x04, 0x07);
+	ndr[60] = 0x04; /* CapabilityMask2: IsLinkSpeedNDRSupported (bit 10), */
+	ndr[61] = 0x30; /* IsLinkSpeedHDRSupported (5), IsLinkWidth2xSupported (4) */
+	ndr[62] = 0x8c; /* LinkSpeedExtActive 8 (NDR), LinkSpeedExtSupported 0xc (HDR NDR) */
+	ndr[63] = 0x0c; /* LinkSpeedExtEnabled 0xc */
+	CU_ASSERT_EQUAL_FATAL(wire_portinfo_decode(ndr, sizeof(ndr), &pi), 0);
+	CU_ASSERT_EQUAL(pi.capmask, WIRE_CAP_EXT_SPEEDS | WIRE_CAP_HAS_CAPMASK2);
+	CU_ASSERT_EQUAL(pi.width_enabled, 6);
+	CU_ASSERT_EQUAL(pi.width_supported, 0x17);
+	CU_ASSERT_EQUAL(pi.width_active, 4); /* 8x */
+	CU_ASSERT_EQUAL(pi.speed_active, 0);
+	CU_ASSERT_EQUAL(pi.speed_enabled, 7);
+	CU_ASSERT_EQUAL(pi.mtu_cap, 5);
+	CU_ASSERT_EQUAL(pi.capmask2,
+			WIRE_CAP2_SPEED_NDR | WIRE_CAP2_SPEED_HDR | WIRE_CAP2_WIDTH_2X);
+	CU_ASSERT_EQUAL(pi.speed_ext_active, 8);
+	CU_ASSERT_EQUAL(pi.speed_ext_supported, 0xc);
+	CU_ASSERT_EQUAL(pi.speed_ext_enabled, 0xc);
+	CU_ASSERT_EQUAL(pi.speed_ext2_active, 0);
+	CU_ASSERT_EQUAL(pi.speed_ext2_supported, 0);
+	CU_ASSERT_EQUAL(pi.speed_ext2_enabled, 0);
+	memset(out, 0, sizeof(out));
+	CU_ASSERT_EQUAL(wire_portinfo_encode(&pi, out, sizeof(out)), 0);
+	CU_ASSERT_EQUAL(wire_portinfo_encode_ext(&pi, out, sizeof(out)), 0);
+	CU_ASSERT(memcmp(out, ndr, sizeof(out)) == 0);
+
+	/* an XDR port, 2x of 2x/4x; the extended fields name no speed, the *2 ones XDR */
+	golden_pi_base(xdr, 0x12, 0x12, 0x10, 0x07);
+	xdr[56] = 0x29; /* reserved 0, LinkSpeedExtActive2 01, Supported2 01, Enabled2 001 */
+	xdr[57] = 0x00; /* LinkRoundTripLatency 0x000123 */
+	xdr[58] = 0x01;
+	xdr[59] = 0x23;
+	xdr[60] = 0x1c; /* CapabilityMask2: XDR (12), ExtSpeeds2 (11), NDR (10), */
+	xdr[61] = 0x30; /* HDR, 2x */
+	xdr[62] = 0x0f; /* LinkSpeedExtActive 0, LinkSpeedExtSupported FDR EDR HDR NDR */
+	xdr[63] = 0xe8; /* 3 reserved bits set, LinkSpeedExtEnabled 8 (NDR) */
+	CU_ASSERT_EQUAL_FATAL(wire_portinfo_decode(xdr, sizeof(xdr), &pi), 0);
+	CU_ASSERT_EQUAL(pi.width_active, 16); /* 2x */
+	CU_ASSERT_EQUAL(pi.capmask2, 0x1c30);
+	CU_ASSERT(pi.capmask2 & WIRE_CAP2_EXT_SPEEDS2);
+	CU_ASSERT(pi.capmask2 & WIRE_CAP2_SPEED_XDR);
+	CU_ASSERT_EQUAL(pi.speed_ext_active, 0);
+	CU_ASSERT_EQUAL(pi.speed_ext_supported, 0xf);
+	CU_ASSERT_EQUAL(pi.speed_ext_enabled, 8);
+	CU_ASSERT_EQUAL(pi.speed_ext2_active, 1);
+	CU_ASSERT_EQUAL(pi.speed_ext2_supported, 1);
+	CU_ASSERT_EQUAL(pi.speed_ext2_enabled, 1);
+	/* encode_ext writes the fields, keeps the reserved bits and the latency */
+	memcpy(out, xdr, sizeof(out));
+	pi.speed_ext2_enabled = 0;
+	pi.speed_ext_enabled = 0x1f;
+	CU_ASSERT_EQUAL(wire_portinfo_encode_ext(&pi, out, sizeof(out)), 0);
+	CU_ASSERT_EQUAL(out[56], 0x28);
+	CU_ASSERT_EQUAL(out[63], 0xff);
+	CU_ASSERT(memcmp(out, xdr, 56) == 0 && memcmp(out + 57, xdr + 57, 6) == 0);
+	/* encode leaves bytes 54-63 alone: a Set sends back what the Get read */
+	memcpy(out, xdr, sizeof(out));
+	CU_ASSERT_EQUAL(wire_portinfo_encode(&pi, out, sizeof(out)), 0);
+	CU_ASSERT(memcmp(out + 54, xdr + 54, 10) == 0);
+	/* a short image has no extended speeds; encode_ext wants a whole one */
+	CU_ASSERT_EQUAL_FATAL(wire_portinfo_decode(xdr, 63, &pi), 0);
+	CU_ASSERT_EQUAL(pi.capmask2, 0);
+	CU_ASSERT_EQUAL(pi.speed_ext2_active, 0);
+	CU_ASSERT_EQUAL(pi.speed_ext_supported, 0);
+	CU_ASSERT_EQUAL(wire_portinfo_encode_ext(&pi, out, 63), -ENOSPC);
+	CU_ASSERT_EQUAL(WIRE_PI_MOD_EXT_SPEEDS, 1u << 31);
+}
+
 /* SwitchInfo (14.2.5.4), every field struct wire_switchinfo holds. */
 static void test_switchinfo_golden(void)
 {
@@ -1603,6 +1703,7 @@ int main(void)
 	    {"field get/set/bytes", test_field_get_set},
 	    {"field tables over a host struct", test_field_map},
 	    {"PortInfo, golden image", test_portinfo_golden},
+	    {"PortInfo extended speeds, golden images (NDR, XDR)", test_portinfo_ext_golden},
 	    {"SwitchInfo, golden image", test_switchinfo_golden},
 	    {"Notice and SM traps, golden images", test_notice_golden},
 	    {"SA Notice and ClassPortInfo, golden images", test_sa_notice_cpi_golden},

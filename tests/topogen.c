@@ -542,3 +542,93 @@ out_nomem:
 	errno = ENOMEM;
 	return NULL;
 }
+
+/* The WxSPEED spec gives name ("*": any); NULL when none. */
+static const char *topogen_spec_for(const char *spec, const char *name, size_t name_len,
+				    size_t *ret_len)
+{
+	const char *s = spec;
+
+	while (*s) {
+		const char *eq = strchr(s, '='), *end = strchr(s, ',');
+
+		if (!end)
+			end = s + strlen(s);
+		if (eq && eq < end && (size_t)(eq - s) == name_len && !strncmp(s, name, name_len)) {
+			*ret_len = (size_t)(end - eq - 1);
+			return eq + 1;
+		}
+		s = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
+static bool topogen_spec_valid(const char *spec)
+{
+	const char *s = spec;
+
+	while (*s) {
+		const char *eq = strchr(s, '='), *end = strchr(s, ',');
+		char *x;
+
+		if (!end)
+			end = s + strlen(s);
+		if (!eq || eq > end || eq == s || strtoul(eq + 1, &x, 10) == 0 || *x != 'x' ||
+		    x + 1 >= end)
+			return false;
+		s = *end ? end + 1 : end;
+	}
+	return spec[0] != '\0';
+}
+
+char *topogen_speeds(const char *text, const char *spec)
+{
+	const char *s = text, *node = NULL;
+	size_t node_len = 0, size = 0;
+	char *out = NULL;
+	FILE *f;
+
+	if (!text || !spec || !topogen_spec_valid(spec)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	f = open_memstream(&out, &size);
+	if (!f) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	while (*s) {
+		const char *eol = strchr(s, '\n'), *q, *q2;
+		size_t len = eol ? (size_t)(eol - s) : strlen(s), sl = 0;
+		const char *sp = NULL;
+
+		fwrite(s, 1, len, f);
+		if ((!strncmp(s, "Switch", 6) || !strncmp(s, "Hca", 3)) &&
+		    (q = memchr(s, '"', len)) &&
+		    (q2 = memchr(q + 1, '"', len - (size_t)(q + 1 - s)))) {
+			node = q + 1;
+			node_len = (size_t)(q2 - node);
+		} else if (s[0] == '[' && node && !memchr(s, '#', len) &&
+			   (q = memchr(s, '"', len)) &&
+			   (q2 = memchr(q + 1, '"', len - (size_t)(q + 1 - s)))) {
+			sp = topogen_spec_for(spec, node, node_len, &sl);
+			if (!sp)
+				sp = topogen_spec_for(spec, q + 1, (size_t)(q2 - q - 1), &sl);
+			if (!sp)
+				sp = topogen_spec_for(spec, "*", 1, &sl);
+			if (sp)
+				fprintf(f, "\t\t# \"%.*s\" lid 0 %.*s", (int)(q2 - q - 1), q + 1,
+					(int)sl, sp);
+		}
+		if (!eol)
+			break;
+		fputc('\n', f);
+		s = eol + 1;
+	}
+	if (fclose(f) != 0) {
+		free(out);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return out;
+}

@@ -66,4 +66,14 @@ char *topogen_random_ex(int switches, int extra_links, int hosts_per_switch, int
  */
 char *topogen_shuffle(const char *text, unsigned int seed);
 
+/*
+ * The same text with the width and speed of every link at the end of both
+ * of its port lines, as ibnetdiscover writes them and ibsim reads them
+ * (`[1]	"sw-L1-0"[1]		# "sw-L1-0" lid 0 4xHDR`).  spec is a comma list of
+ * NAME=WxSPEED ("ca-3=1xHDR", "*=4xEDR"): a link takes its first end's
+ * entry, else its other end's, else "*"'s; a link none names is left as it
+ * is.  EINVAL for a spec that is not such a list.
+ */
+char *topogen_speeds(const char *text, const char *spec);
+
 #endif

@@ -5,7 +5,7 @@
  *   ibsmd-topogen mesh|torus [-x X] [-y Y] [-z Z] [-p HOSTS_PER_SWITCH] [--parallel]
  *   ibsmd-topogen random [-s SWITCHES] [-e EXTRA_LINKS] [-p HOSTS_PER_SWITCH] [-E EMPTY]
  *                 [--parallel] [--seed N]
- *   common: [--shuffle SEED] [-o FILE]
+ *   common: [--speeds NAME=WxSPEED,...] [--shuffle SEED] [-o FILE]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,26 +18,30 @@
 
 static void topogen_usage(FILE *out)
 {
-	fprintf(out, "usage: ibsmd-topogen TYPE [options]\n"
-		     "types:\n"
-		     "  fattree2, fattree3   k-ary fat tree, 2 or 3 levels\n"
-		     "  dual                 2-level fat tree of dual-ported hosts\n"
-		     "  mesh, torus          2-D (3-D with -z) grid of switches\n"
-		     "  random               connected irregular graph of switches\n"
-		     "options:\n"
-		     "  -k K                 switch radix for fat trees (even, default 4)\n"
-		     "  -n HOSTS             hosts for fat trees (default: full population)\n"
-		     "  -x X, -y Y, -z Z     grid dimensions (default 4 x 4 x 1)\n"
-		     "  -p N                 hosts per switch for mesh/torus/random (default 1)\n"
-		     "  -s N                 switches for random (default 16)\n"
-		     "  -e N                 extra links for random (default switches / 2)\n"
-		     "  -E N                 random: the last N switches get no hosts\n"
-		     "  --parallel           double every switch-to-switch link (random: every\n"
-		     "                       spanning-tree link)\n"
-		     "  --same               dual: both host ports on the same leaf\n"
-		     "  --seed N             random seed (default 1)\n"
-		     "  --shuffle N          shuffle the node records with seed N\n"
-		     "  -o FILE              write to FILE instead of stdout\n");
+	fprintf(out,
+		"usage: ibsmd-topogen TYPE [options]\n"
+		"types:\n"
+		"  fattree2, fattree3   k-ary fat tree, 2 or 3 levels\n"
+		"  dual                 2-level fat tree of dual-ported hosts\n"
+		"  mesh, torus          2-D (3-D with -z) grid of switches\n"
+		"  random               connected irregular graph of switches\n"
+		"options:\n"
+		"  -k K                 switch radix for fat trees (even, default 4)\n"
+		"  -n HOSTS             hosts for fat trees (default: full population)\n"
+		"  -x X, -y Y, -z Z     grid dimensions (default 4 x 4 x 1)\n"
+		"  -p N                 hosts per switch for mesh/torus/random (default 1)\n"
+		"  -s N                 switches for random (default 16)\n"
+		"  -e N                 extra links for random (default switches / 2)\n"
+		"  -E N                 random: the last N switches get no hosts\n"
+		"  --parallel           double every switch-to-switch link (random: every\n"
+		"                       spanning-tree link)\n"
+		"  --same               dual: both host ports on the same leaf\n"
+		"  --seed N             random seed (default 1)\n"
+		"  --speeds SPEC        link widths and speeds ibsim reads, SPEC a comma\n"
+		"                       list of NAME=WxSPEED (\"*=4xHDR,ca-3=1xHDR\"): a link\n"
+		"                       takes an end's entry, else \"*\"'s\n"
+		"  --shuffle N          shuffle the node records with seed N\n"
+		"  -o FILE              write to FILE instead of stdout\n");
 }
 
 static bool topogen_int(const char *s, int *ret)
@@ -56,14 +60,18 @@ static bool topogen_int(const char *s, int *ret)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"parallel", no_argument, NULL, 'P'},   {"same", no_argument, NULL, 'S'},
-	    {"seed", required_argument, NULL, 'r'}, {"shuffle", required_argument, NULL, 'u'},
-	    {"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0},
+	    {"parallel", no_argument, NULL, 'P'},
+	    {"same", no_argument, NULL, 'S'},
+	    {"seed", required_argument, NULL, 'r'},
+	    {"shuffle", required_argument, NULL, 'u'},
+	    {"speeds", required_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int k = 4, hosts = 0, x = 4, y = 4, z = 1, per = 1, switches = 16, extra = -1, empty = 0;
 	int seed = 1, shuffle = -1, c, *iv;
 	unsigned int flags = 0;
-	const char *type, *outpath = NULL;
+	const char *type, *outpath = NULL, *speeds = NULL;
 	char *text, *tmp;
 	FILE *out;
 
@@ -112,6 +120,9 @@ int main(int argc, char **argv)
 		case 'o':
 			outpath = optarg;
 			break;
+		case 'v':
+			speeds = optarg;
+			break;
 		case 'h':
 			topogen_usage(stdout);
 			return 0;
@@ -152,6 +163,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ibsmd-topogen: %s: %s\n", type,
 			errno == EINVAL ? "impossible parameters" : strerror(errno));
 		return 1;
+	}
+	if (speeds) {
+		tmp = topogen_speeds(text, speeds);
+		free(text);
+		if (!tmp) {
+			fprintf(stderr, "ibsmd-topogen: --speeds '%s': %s\n", speeds,
+				errno == EINVAL ? "want NAME=WxSPEED,..." : strerror(errno));
+			return 2;
+		}
+		text = tmp;
 	}
 	if (shuffle >= 0) {
 		tmp = topogen_shuffle(text, (unsigned int)shuffle);

@@ -57,8 +57,8 @@ static json_t *api_counters_head(const struct fabric *f, const struct perfmgr_po
 		      names_node_type(p->node_type), "port", p->port, "lid", p->lid, "state",
 		      sp ? names_port_state(sp->state) : "gone", "width",
 		      sp ? names_width(sp->width_active) ?: "?" : "?", "speed",
-		      sp ? names_speed(sp->speed_active) ?: "?" : "?", "healthy", !p->unhealthy,
-		      "reasons", api_counters_reasons(p->unhealthy_reasons));
+		      sp ? api_port_speed(f, sp, NULL) : "?", "healthy", !p->unhealthy, "reasons",
+		      api_counters_reasons(p->unhealthy_reasons));
 	if (o && p->unhealthy)
 		json_object_set_new(o, "unhealthy_since", json_real(p->unhealthy_since));
 	return o;

@@ -82,6 +82,13 @@ struct api_text {
 };
 int api_text_begin(struct api_text *t);
 char *api_text_end(struct api_text *t);
+/*
+ * A port's speed as the views show it (fabric/speed.h): the lane speed it
+ * runs ("HDR"; "?" when unknown), and into o, when o is not NULL, rate_gbps
+ * (width x lane speed, the data rate of its IBA rate code) and, for a
+ * linked port, below_enabled (the link runs below what both ends enable).
+ */
+const char *api_port_speed(const struct fabric *f, const struct port *p, json_t *o);
 
 /* ---- identifiers (api_ids.c) ------------------------------------------- */
 

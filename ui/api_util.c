@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "fabric/speed.h"
 #include "ui/api_int.h"
 
 json_t *api_guid(uint64_t g)
@@ -18,6 +19,22 @@ json_t *api_guid(uint64_t g)
 
 	snprintf(buf, sizeof(buf), "0x%016" PRIx64, g);
 	return json_string(buf);
+}
+
+const char *api_port_speed(const struct fabric *f, const struct port *p, json_t *o)
+{
+	const char *name = speed_name(speed_port_lane(p));
+
+	if (o) {
+		json_object_set_new(o, "rate_gbps",
+				    json_real(speed_rate_mbps(speed_port_rate(p)) / 1000.0));
+		if (port_is_linked(p) && p->remote_node < f->n_nodes)
+			json_object_set_new(
+			    o, "below_enabled",
+			    json_boolean(speed_link_below(
+				p, &f->nodes[p->remote_node].ports[p->remote_port])));
+	}
+	return name ? name : "?";
 }
 
 double api_uptime(const struct api *api)

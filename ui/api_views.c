@@ -59,7 +59,9 @@ static json_t *api_port_json(const struct fabric *f, const struct node *n, uint8
 		      node_is_switch(n) ? n->ports[0].lmc : p->lmc, "state",
 		      names_port_state(p->state), "phys_state", names_phys_state(p->phys_state),
 		      "width", names_width(p->width_active) ?: "?", "speed",
-		      names_speed(p->speed_active) ?: "?", "mtu", names_mtu_bytes(p->neighbor_mtu));
+		      api_port_speed(f, p, NULL), "mtu", names_mtu_bytes(p->neighbor_mtu));
+	if (o)
+		api_port_speed(f, p, o); /* rate_gbps, below_enabled */
 	if (o && port_is_linked(p) && p->remote_node < f->n_nodes) {
 		const struct node *r = &f->nodes[p->remote_node];
 
@@ -111,6 +113,7 @@ static json_t *api_links_json(const struct fabric *f, struct api_list *l)
 			const struct node *r;
 			const struct port *rp;
 			uint8_t state;
+			json_t *o;
 
 			if (!port_is_linked(p) || p->remote_node >= f->n_nodes ||
 			    !diff_link_first_end(f, i, (uint8_t)pn))
@@ -125,14 +128,15 @@ static json_t *api_links_json(const struct fabric *f, struct api_list *l)
 				continue;
 			if (!api_list_take(l))
 				continue;
-			json_array_append_new(
-			    a,
-			    json_pack("{s:o, s:s, s:i, s:o, s:s, s:i, s:s, s:s, s:s}", "a_guid",
+			o = json_pack("{s:o, s:s, s:i, s:o, s:s, s:i, s:s, s:s, s:s}", "a_guid",
 				      api_guid(n->guid), "a_desc", n->desc, "a_port", pn, "b_guid",
 				      api_guid(r->guid), "b_desc", r->desc, "b_port",
 				      p->remote_port, "width", names_width(p->width_active) ?: "?",
-				      "speed", names_speed(p->speed_active) ?: "?", "state",
-				      names_port_state(state)));
+				      "speed", api_port_speed(f, p, NULL), "state",
+				      names_port_state(state));
+			if (o)
+				api_port_speed(f, p, o); /* rate_gbps, below_enabled */
+			json_array_append_new(a, o);
 		}
 	}
 	return a;

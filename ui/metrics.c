@@ -15,6 +15,7 @@
 #include "mad/xact.h"
 #include "mad/madio.h"
 #include "fabric/names.h"
+#include "fabric/speed.h"
 #include "sa/sa.h"
 #include "perf/health.h"
 #include "perf/perfmgr.h"
@@ -148,18 +149,7 @@ static void metrics_ports(FILE *b, const struct sm *sm, const struct fabric *f)
 	free(labels);
 }
 
-/* Lanes of PortInfo:LinkWidthActive; Gb/s of a lane at LinkSpeedActive. */
-static int metrics_lanes(uint8_t w)
-{
-	return w == 1 ? 1 : w == 2 ? 4 : w == 4 ? 8 : w == 8 ? 12 : w == 16 ? 2 : 0;
-}
-
-static double metrics_lane_gbps(uint8_t s)
-{
-	return s == 1 ? 2.5 : s == 2 ? 5.0 : s == 4 ? 10.0 : 0;
-}
-
-/* State, width and speed of every linked port of the snapshot. */
+/* State, width, speed and rate of every linked port of the snapshot (fabric/speed.h). */
 static void metrics_links(FILE *b, const struct fabric *f)
 {
 	static const struct {
@@ -167,7 +157,12 @@ static void metrics_links(FILE *b, const struct fabric *f)
 	} fam[] = {
 	    {"ibsmd_port_state", "PortInfo:PortState (1 down, 2 init, 3 armed, 4 active)."},
 	    {"ibsmd_port_width_lanes", "Lanes active (PortInfo:LinkWidthActive)."},
-	    {"ibsmd_port_lane_speed_gbps", "Signalling rate of a lane, Gb/s (LinkSpeedActive)."},
+	    {"ibsmd_port_lane_speed_gbps",
+	     "Signalling rate of a lane, Gb/s (LinkSpeedActive, LinkSpeedExtActive, XDR)."},
+	    {"ibsmd_port_rate_gbps", "Data rate of the link, Gb/s: lanes x lane speed as the IBA "
+				     "rate code the SA answers."},
+	    {"ibsmd_port_below_enabled",
+	     "1 when the link runs slower or narrower than both ends enable."},
 	};
 	char lab[METRICS_LABEL_MAX];
 
@@ -185,12 +180,20 @@ static void metrics_links(FILE *b, const struct fabric *f)
 				metrics_port_labels(lab, n->guid, n->desc, pn);
 				if (k == 2)
 					fprintf(b, "%s%s} %.17g\n", fam[k].name, lab,
-						metrics_lane_gbps(p->speed_active));
+						speed_lane_gbps(speed_port_lane(p)));
+				else if (k == 3)
+					fprintf(b, "%s%s} %.17g\n", fam[k].name, lab,
+						speed_rate_mbps(speed_port_rate(p)) / 1000.0);
 				else
 					metrics_sample(
 					    b, fam[k].name, lab, NULL,
 					    k == 0 ? p->state
-						   : (uint64_t)metrics_lanes(p->width_active));
+					    : k == 1
+						? (uint64_t)speed_width_lanes(p->width_active)
+						: (uint64_t)(p->remote_node < f->n_nodes &&
+							     speed_link_below(
+								 p, &f->nodes[p->remote_node]
+									 .ports[p->remote_port])));
 			}
 		}
 	}

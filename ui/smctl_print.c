@@ -281,20 +281,16 @@ static const char *jstr(json_t *row, const char *key)
 	return v ? v : "-";
 }
 
+/* The server's rate_gbps (the IBA rate the SA answers); "(below)": under what both ends enable. */
 static char *cell_port_rate(json_t *row)
 {
-	static const struct {
-		const char *name;
-		double gbps;
-	} lane[] = {{"SDR", 2.5}, {"DDR", 5}, {"QDR", 10}};
-	const char *w = jstr(row, "width"), *sp = jstr(row, "speed");
-	int lanes = atoi(w);
+	json_t *r = json_object_get(row, "rate_gbps");
 	char *s = NULL;
 
-	for (size_t i = 0; i < sizeof(lane) / sizeof(lane[0]); i++)
-		if (!strcmp(sp, lane[i].name) && lanes > 0 &&
-		    asprintf(&s, "%g Gb/s", lanes * lane[i].gbps) < 0)
-			s = NULL;
+	if (!json_is_number(r) || strcmp(jstr(row, "speed"), "?") == 0 ||
+	    asprintf(&s, "%g Gb/s%s", json_number_value(r),
+		     json_is_true(json_object_get(row, "below_enabled")) ? " (below)" : "") < 0)
+		s = NULL;
 	return s ? s : strdup("-");
 }
 

@@ -126,6 +126,9 @@ function portRows() {
 			state: p.state,
 			width: p.width,
 			speed: p.speed,
+			rate_gbps: p.rate_gbps,
+			rate: p.rate_gbps === undefined || p.speed === "?" ? "–"
+				: `${p.rate_gbps} Gb/s` + (p.below_enabled ? " (below)" : ""),
 			peer: p.peer_desc !== undefined ? `${p.peer_desc}[${p.peer_port}]` : "",
 			linked: p.peer_guid !== undefined,
 			xmit_bytes: c.xmit_bytes,
@@ -249,7 +252,7 @@ function renderPorts() {
 			[String(r.lid), "num"],
 			[r.state],
 			[r.width],
-			[r.speed],
+			[r.rate === "–" ? r.speed : `${r.speed} ${r.rate}`],
 			[r.peer],
 			[fmtBytes(r.xmit_bytes), "num"],
 			[fmtBytes(r.rcv_bytes), "num"],
@@ -368,13 +371,16 @@ function drawTopology() {
 		const bad = portUnhealthy(l.a_guid, l.a_port) || portUnhealthy(l.b_guid, l.b_port);
 		const line = svgEl("line", {
 			x1: a.x, y1: a.y, x2: b.x, y2: b.y,
-			stroke: bad ? "#c62828" : "#8a9aa8", "stroke-width": bad ? 3 : 1.3,
-			class: bad ? "link unhealthy" : "link",
+			stroke: bad ? "#c62828" : l.below_enabled ? "#e09a1a" : "#8a9aa8",
+			"stroke-width": bad || l.below_enabled ? 3 : 1.3,
+			class: bad ? "link unhealthy" : l.below_enabled ? "link below" : "link",
 		}, svg);
 		if (l.state !== "ACTIVE")
 			line.setAttribute("stroke-dasharray", "4 3");
 		svgEl("title", {}, line).textContent =
-			`${l.a_desc}[${l.a_port}] — ${l.b_desc}[${l.b_port}] ${l.width} ${l.speed} ${l.state}`;
+			`${l.a_desc}[${l.a_port}] — ${l.b_desc}[${l.b_port}] ${l.width} ${l.speed}` +
+			(l.rate_gbps !== undefined ? ` ${l.rate_gbps} Gb/s` : "") +
+			(l.below_enabled ? " (below what both ends enable)" : "") + ` ${l.state}`;
 	}
 	for (const n of nodes) {
 		const p = pos.get(n.guid);

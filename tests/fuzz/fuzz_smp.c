@@ -128,6 +128,9 @@ static void fuzz_nodedesc(const uint8_t *d, size_t len)
 	X(neighbor_mtu) X(sm_sl) X(vl_cap) X(vl_high_limit) X(vl_arb_high_cap)                     \
 	X(vl_arb_low_cap) X(mtu_cap) X(vl_stall) X(hoq_life) X(oper_vls) X(part_enf_in)            \
 	X(part_enf_out) X(client_reregister) X(subnet_timeout) X(resp_time)
+#define PI_EXT_FIELDS(X)                                                                           \
+	X(capmask2) X(speed_ext_active) X(speed_ext_supported) X(speed_ext_enabled)                \
+	X(speed_ext2_active) X(speed_ext2_supported) X(speed_ext2_enabled)
 /* clang-format on */
 #define FIELD_EQ(f) FUZZ_CHECK(a.f == b.f);
 
@@ -150,6 +153,20 @@ static void fuzz_portinfo(const uint8_t *d, size_t len)
 	FUZZ_CHECK(wire_portinfo_decode(img, sizeof(img), &b) == 0);
 	PI_FIELDS(FIELD_EQ)
 	FUZZ_CHECK(wire_portinfo_encode(&a, img, 53) == -ENOSPC);
+	/* the extended speeds: read from whole images only, written by encode_ext */
+	if (len < 64)
+		FUZZ_CHECK(!a.capmask2 && !a.speed_ext_active && !a.speed_ext_enabled &&
+			   !a.speed_ext2_active && !a.speed_ext2_enabled);
+	FUZZ_CHECK(wire_portinfo_encode_ext(&a, img, sizeof(img)) == 0);
+	FUZZ_CHECK(wire_portinfo_decode(img, sizeof(img), &b) == 0);
+	PI_FIELDS(FIELD_EQ)
+	PI_EXT_FIELDS(FIELD_EQ)
+	if (len >= 64) {
+		pad(d, len, img, sizeof(img));
+		FUZZ_CHECK(wire_portinfo_encode_ext(&a, img, sizeof(img)) == 0);
+		FUZZ_CHECK(!memcmp(img, d, sizeof(img)));
+	}
+	FUZZ_CHECK(wire_portinfo_encode_ext(&a, img, 63) == -ENOSPC);
 }
 
 /* clang-format off */
