@@ -102,7 +102,10 @@ gid6() { python3 -c 'import ipaddress,sys; print(ipaddress.IPv6Address(0xfe80 <<
 # record a query: ibsim has no RMPP, a client sees only an answer's first MAD, 3 records)
 member() {
 	sq ca-2 --smkey $KEY --mgid $MG --gid "$(gid6 "$1")" MCMR >"$T/member"
-	grep -q "PortGid\.*$(gid6 "$1")\$" "$T/member" && grep -q "JoinState\.*0x$2\$" "$T/member"
+	grep -q "PortGid\.*$(gid6 "$1")\$" "$T/member" && grep -q "JoinState\.*0x$2\$" "$T/member" && return
+	# what came back instead, for the log of a failure
+	log "member $1 (JoinState $2): saquery said: $(tr '\n' ' ' <"$T/member" | tr -s ' .' | cut -c1-300) / $(tr '\n' ' ' <"$T/saq.err" | cut -c1-200)"
+	return 1
 }
 members_listed() { member "$G1" 1 && member "$G3" 1 && member "$G6" 2 && member "$G4" 4; }
 check "saquery --smkey MCMR shows its four members (by MGID and PortGID)" members_listed

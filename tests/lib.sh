@@ -150,8 +150,11 @@ saq() {
 
 # sm_once STATE_DIR [args]: one sweep, output in $T/sm.out / $T/sm.err
 sm_once() {
-	local sd=$1; shift
-	sim_run 120 "$IBSMD" --once --state-dir "$sd" "$@" >"$T/sm.out" 2>"$T/sm.err"
+	local sd=$1 rc=0; shift
+	sim_run 120 "$IBSMD" --once --state-dir "$sd" "$@" >"$T/sm.out" 2>"$T/sm.err" || rc=$?
+	# a failure names the exit status (124: the bound ran out) in the log after the rest
+	[ "$rc" = 0 ] || echo "ibsmd --once exited $rc" >>"$T/sm.err"
+	return "$rc"
 }
 
 # sm_start STATE_DIR [args]: the daemon in the background; SM_PID
