@@ -80,7 +80,9 @@ static void vltables_on_published(void *ctx, const void *data)
 		vlt_set_prune(vt->set, vltables_keep_none, NULL);
 	else
 		vlt_set_prune(vt->set, vltables_keep, (void *)f);
-	if (!sm->conf.read_vl_tables || sm->state != SM_MASTER || !sm->subnet_up || !sm->xe)
+	/* --once exits now: no SA is left to answer, and no Gets may be in flight at exit */
+	if (!sm->conf.read_vl_tables || sm->once || sm->state != SM_MASTER || !sm->subnet_up ||
+	    !sm->xe)
 		return;
 	rc = vlread_start(sm->xe, f, vt->set, vltables_done, sm, &vt->reading);
 	if (rc < 0) {
