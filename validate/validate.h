@@ -33,23 +33,23 @@ struct nodemap;
 
 /* What the part shows (smctl status "validation", metrics ibsmd_validation_*). */
 struct validate_stats {
-	bool plan;		/* a plan is held */
-	uint32_t plan_nodes;	/* ... its nodes and cables */
+	bool plan;	     /* a plan is held */
+	uint32_t plan_nodes; /* ... its nodes and cables */
 	uint32_t plan_links;
-	uint32_t matched;	/* plan nodes found in the last snapshot checked */
-	uint32_t findings;	/* listed now, isolated ones included */
-	uint32_t errors;	/* ... of severity error */
-	uint32_t isolated;	/* ports disabled by the isolate policy now */
-	uint64_t runs;		/* checks after a publish */
-	uint64_t appeared;	/* findings that appeared */
-	uint64_t cleared;	/* and cleared */
-	uint64_t isolations;	/* ports disabled */
-	uint64_t releases;	/* and enabled again */
-	uint64_t load_errors;	/* plan or name map files that did not load */
-	double last_ms;		/* the last check's time */
-	uint64_t generation;	/* the snapshot it checked */
-	char plan_file[256];	/* the plan held ("" none) */
-	char last_error[256];	/* why the last load failed ("" none) */
+	uint32_t matched;     /* plan nodes found in the last snapshot checked */
+	uint32_t findings;    /* listed now, isolated ones included */
+	uint32_t errors;      /* ... of severity error */
+	uint32_t isolated;    /* ports disabled by the isolate policy now */
+	uint64_t runs;	      /* checks after a publish */
+	uint64_t appeared;    /* findings that appeared */
+	uint64_t cleared;     /* and cleared */
+	uint64_t isolations;  /* ports disabled */
+	uint64_t releases;    /* and enabled again */
+	uint64_t load_errors; /* plan or name map files that did not load */
+	double last_ms;	      /* the last check's time */
+	uint64_t generation;  /* the snapshot it checked */
+	char plan_file[256];  /* the plan held ("" none) */
+	char last_error[256]; /* why the last load failed ("" none) */
 };
 extern const struct stat_table validate_stat_table;
 
@@ -102,6 +102,13 @@ const struct validate_item *validate_items(const struct sm *sm, size_t *ret_n);
  * kept, no event, no isolation.  0, -ENOENT without a snapshot, -ENOMEM.
  */
 int validate_check_now(const struct sm *sm, struct plan_result *ret);
+
+/*
+ * The same check, listed as after a publish (isolated ports' findings
+ * included, the cables they hide left out): *ret (free it), *ret_n.  0,
+ * -ENOENT without a snapshot, -ENOMEM.
+ */
+int validate_now(const struct sm *sm, struct validate_item **ret, size_t *ret_n);
 
 /* The name map held, or NULL. */
 const struct nodemap *validate_names(const struct sm *sm);
