@@ -154,10 +154,11 @@ int api_topo_hosts_into(const struct api *api, const struct fabric *f, json_t *o
 	}
 	for (uint32_t k = 0; k < t->n_sw; k++) {
 		const struct slurm_switch *s = &t->sw[k];
-		json_t *up = json_array();
+		json_t *up;
 
 		if (s->level)
 			continue;
+		up = json_array();
 		for (uint32_t j = 0; up && j < s->n_above; j++)
 			json_array_append_new(up, json_string(t->sw[s->above[j]].name));
 		json_object_set_new(leaves, s->name, up ? up : json_array());
