@@ -171,13 +171,17 @@ static int validate_apply(void *ctx, struct sm *sm, const char *key, const struc
 int validate_reload(struct sm *sm, char *err, size_t err_len)
 {
 	struct validate *v = validate_of(sm);
+	char why[512];
 	int r, r2;
 
 	if (!v)
 		return 0;
 	r = validate_load_plan(v, sm->conf.expected_topology_file, err, err_len);
-	r2 = validate_load_names(v, sm->conf.node_name_map_name, r < 0 ? NULL : err,
-				 r < 0 ? 0 : err_len);
+	r2 = validate_load_names(v, sm->conf.node_name_map_name, why, sizeof(why));
+	if (r2 < 0 && r == 0)
+		snprintf(err, err_len, "%s", why);
+	if (sm->snap && (r == 0 || r2 == 0))
+		validate_pass(sm, v); /* the findings against what was read, now */
 	return r < 0 ? r : r2;
 }
 
