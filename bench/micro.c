@@ -17,6 +17,9 @@
  *            of 1,000 records of an every-port-to-every-port walk (sa/path.c)
  *   sa       a world PathRecord GetTable on ft3 k28 (6,468 nodes, 41.8M port
  *            pairs) through the SA server: its work budget (sa/pathrec.c)
+ *   validate a 3-level fat tree of k=24 and of k=56 checked against its
+ *            cabling plan, one host link at 1x (validate/plan.c: what every
+ *            publish costs), and the Slurm model of it (fabric/slurm.c)
  *
  * OpenSM has no offline mode for any of these, so nothing runs beside it
  * here; bench/routing.sh, bench/sa.sh and bench/mcjoin.sh measure the same
@@ -31,6 +34,8 @@
 #include <unistd.h>
 
 #include "fabric/lid.h"
+#include "fabric/slurm.h"
+#include "fabric/speed.h"
 #include "fabric/snapshot.h"
 #include "fabric/topo.h"
 #include "mad/sa_wire.h"
@@ -38,6 +43,7 @@
 #include "routing/routing.h"
 #include "sa/mcast.h"
 #include "sa/path.h"
+#include "validate/plan.h"
 #include "sa/sa.h"
 #include "tests/topogen.h"
 
@@ -413,6 +419,89 @@ static void micro_sa(void)
 	snapshot_free(s);
 }
 
+/* ---- validate --------------------------------------------------------------------------- */
+
+/* Every linked port 4x HDR (and the fabric's ports enable 1x/4x, EDR and HDR). */
+static void micro_speeds(struct fabric *f, bool enabled)
+{
+	for (uint32_t i = 0; i < f->n_nodes; i++)
+		for (unsigned p = 1; p <= f->nodes[i].nports; p++) {
+			struct port *pt = &f->nodes[i].ports[p];
+
+			pt->width_active = 2;
+			pt->lane_speed = SPEED_HDR;
+			if (enabled) {
+				pt->width_enabled = 3;
+				pt->lanes_enabled = SPEED_BIT(SPEED_EDR) | SPEED_BIT(SPEED_HDR);
+			}
+		}
+}
+
+/*
+ * What validation costs a publish: the fabric checked against its plan
+ * (validate/plan.c: matching by GUID, every link, every planned cable, the
+ * findings' keys), with one host link at 1x; and the Slurm model built
+ * (fabric/slurm.c, what smctl topology --format slurm costs).
+ */
+static void micro_validate_one(int k)
+{
+	char *text = topogen_fat_tree(3, k, 0, 0);
+	struct fabric *f = micro_load(text ? strdup(text) : NULL);
+	struct plan *p = NULL;
+	double best = 1e12, sbest = 1e12, t0;
+	size_t found = 0;
+	char err[256];
+
+	if (plan_parse(text, strlen(text), &p, err, sizeof(err)))
+		micro_die(err);
+	free(text);
+	micro_speeds(p->f, false);
+	micro_speeds(f, true);
+	for (uint32_t i = 0; i < f->n_nodes; i++)
+		if (!node_is_switch(&f->nodes[i])) {
+			struct port *a = &f->nodes[i].ports[1];
+
+			a->width_active =
+			    f->nodes[a->remote_node].ports[a->remote_port].width_active = 1;
+			break;
+		}
+	for (unsigned run = 0; run < micro_runs; run++) {
+		struct plan_result r = {0};
+		uint64_t keys = 0;
+
+		t0 = micro_now_ms();
+		if (plan_check(p, f, NULL, &r))
+			micro_die("plan_check");
+		for (size_t i = 0; i < r.n; i++)
+			keys ^= plan_finding_key(&r.v[i]);
+		t0 = micro_now_ms() - t0;
+		best = t0 < best ? t0 : best;
+		found = r.n + (keys == 1);
+		plan_result_clear(&r);
+	}
+	for (unsigned run = 0; run < micro_runs; run++) {
+		struct slurm_topo *t = NULL;
+
+		t0 = micro_now_ms();
+		if (slurm_build(f, NULL, &t))
+			micro_die("slurm_build");
+		t0 = micro_now_ms() - t0;
+		sbest = t0 < sbest ? t0 : sbest;
+		slurm_free(t);
+	}
+	printf("validate: ft3 k%d (%u nodes, %u cables): check against the plan %.1f ms (%zu "
+	       "finding), Slurm model %.1f ms\n",
+	       k, f->n_nodes, p->links, best, found, sbest);
+	plan_free(p);
+	fabric_free(f);
+}
+
+static void micro_validate(void)
+{
+	micro_validate_one(24);
+	micro_validate_one(56);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -420,7 +509,7 @@ int main(int argc, char **argv)
 		void (*fn)(void);
 	} benches[] = {
 	    {"lid", micro_lid},	  {"mcast", micro_mcast}, {"routing", micro_routing},
-	    {"path", micro_path}, {"sa", micro_sa},
+	    {"path", micro_path}, {"sa", micro_sa},	  {"validate", micro_validate},
 	};
 	const size_t n = sizeof(benches) / sizeof(benches[0]);
 	int opt, first;
@@ -429,8 +518,8 @@ int main(int argc, char **argv)
 		if (opt == 'n' && atoi(optarg) > 0) {
 			micro_runs = (unsigned)atoi(optarg);
 		} else {
-			fprintf(stderr,
-				"usage: ibsmd-micro [-n RUNS] [lid|mcast|routing|path|sa ...]\n");
+			fprintf(stderr, "usage: ibsmd-micro [-n RUNS] "
+					"[lid|mcast|routing|path|sa|validate ...]\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}

@@ -15,6 +15,8 @@
 #include "mad/madio.h"
 #include "policy/partition.h"
 #include "policy/qos.h"
+#include "fabric/nodemap.h"
+#include "validate/plan.h"
 #include "routing/routing.h"
 
 /* Add a line to an error list (err holds lines already). */
@@ -132,6 +134,23 @@ int daemon_check(struct daemon *d)
 			r = -EINVAL;
 		}
 		qos_policy_free(qp);
+
+		/* the cabling plan and the node name map, FILE:LINE for each error */
+		struct plan *plan = NULL;
+		struct nodemap *names = NULL;
+
+		if (d->conf.expected_topology_file[0] &&
+		    plan_load(d->conf.expected_topology_file, &plan, perr, sizeof(perr)) < 0) {
+			err_append(err, sizeof(err), perr);
+			r = -EINVAL;
+		}
+		plan_free(plan);
+		if (d->conf.node_name_map_name[0] &&
+		    nodemap_load(d->conf.node_name_map_name, &names, perr, sizeof(perr)) < 0) {
+			err_append(err, sizeof(err), perr);
+			r = -EINVAL;
+		}
+		nodemap_free(names);
 
 		char line[sizeof(why) + 64];
 

@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/daemon.h"
 #include "daemon/offline.h"
@@ -41,6 +42,16 @@ int main(int argc, char **argv)
 	if (d.dump_dir && !d.offline_topo) {
 		fprintf(stderr, "ibsmd: --dump-dir needs --offline\n");
 		return 2;
+	}
+	for (int i = 0; d.offline_topo && i < d.n_overrides; i++) {
+		if (strcmp(d.overrides[i].key, "expected_topology_file"))
+			continue;
+		/* --offline TOPO --expected-topology PLAN: validate, do not route */
+		r = offline_validate(d.offline_topo, d.conf.expected_topology_file, stdout, err,
+				     sizeof(err));
+		if (r < 0)
+			fprintf(stderr, "ibsmd: %s\n", err);
+		return r < 0 ? offline_exit_code(r) : r > 0;
 	}
 	if (d.offline_topo) {
 		r = offline_run(d.offline_topo, d.conf.routing_engine, d.conf.routing_chain,

@@ -22,6 +22,7 @@
 #include "fabric/topo.h"
 #include "policy/roots.h"
 #include "routing/chain.h"
+#include "validate/plan.h"
 
 int offline_exit_code(int rc)
 {
@@ -183,4 +184,42 @@ out_free:
 	lid_db_free(db);
 	fabric_free(f);
 	return rc;
+}
+
+int offline_validate(const char *topo_path, const char *plan_path, FILE *out, char *err,
+		     size_t err_len)
+{
+	struct plan_result res = {0};
+	struct fabric *f = NULL;
+	struct plan *p = NULL;
+	unsigned errors = 0;
+	int r;
+
+	if (topo_load(topo_path, &f, err, err_len) < 0 ||
+	    plan_load(plan_path, &p, err, err_len) < 0) {
+		r = -EINVAL;
+		goto out;
+	}
+	r = plan_check(p, f, NULL, &res);
+	if (r < 0) {
+		snprintf(err, err_len, "%s", strerror(-r));
+		goto out;
+	}
+	for (size_t i = 0; i < res.n; i++) {
+		char line[700];
+
+		plan_finding_str(&res.v[i], line, sizeof(line));
+		fprintf(out, "%s: %s\n", plan_severity_name(res.v[i].severity), line);
+		errors += res.v[i].severity == PLAN_ERROR;
+	}
+	fprintf(out,
+		"%zu findings (%u errors, %zu warnings); %u of %u planned nodes found, %u "
+		"links checked\n",
+		res.n, errors, res.n - errors, res.matched, p->f->n_nodes, res.links_checked);
+	r = (int)errors;
+out:
+	plan_result_clear(&res);
+	plan_free(p);
+	fabric_free(f);
+	return r;
 }

@@ -32,6 +32,17 @@ int offline_run(const char *topo_path, const char *engine, const char *chain,
 		const char *roots_file, const char *dump_dir, uint8_t lmc, uint8_t max_vls,
 		FILE *out, char *err, size_t err_len);
 
+/*
+ * ibsmd --offline TOPO --expected-topology PLAN: check the fabric of the
+ * topology file (an ibnetdiscover output, with its widths and speeds)
+ * against the cabling plan (validate/plan.h), one finding a line on out
+ * ("error: miswired: ..."), then a count.  Returns the number of findings
+ * of severity error, or -EINVAL with err ("FILE:LINE: ...") for a file that
+ * does not load, -ENOMEM.
+ */
+int offline_validate(const char *topo_path, const char *plan_path, FILE *out, char *err,
+		     size_t err_len);
+
 /* Exit status for offline_run()'s result: 0 ok, 2 bad input, 1 otherwise. */
 int offline_exit_code(int rc);
 

@@ -30,6 +30,9 @@ static void usage(FILE *out)
 	    "      --offline TOPO         route a topology file offline, print a JSON summary\n"
 	    "      --dump-dir DIR         with --offline: write topo.out, lfts.out, opensm-*,\n"
 	    "                             path-sl, sl2vl into DIR\n"
+	    "      --expected-topology PLAN  the cabling plan (key expected_topology_file);\n"
+	    "                             with --offline: check TOPO against it, print the\n"
+	    "                             findings, exit 1 when one is an error\n"
 	    "      --state-dir DIR        where the guid2lid file lives (key state_dir)\n"
 	    "      --socket PATH          control socket (key socket_path)\n"
 	    "  -g, --guid GUID            the local port to use, by port GUID (key port_guid)\n"
@@ -81,6 +84,7 @@ enum {
 	OPT_PORT,
 	OPT_RETRIES,
 	OPT_HTTP,
+	OPT_EXPECTED,
 	OPT_PERFMGR,
 	OPT_IMPORT,
 };
@@ -137,6 +141,7 @@ int daemon_parse(struct daemon *d, int argc, char **argv)
 	    {"window", required_argument, NULL, 'n'},
 	    {"maxsmps", required_argument, NULL, 'n'},
 	    {"http", required_argument, NULL, OPT_HTTP},
+	    {"expected-topology", required_argument, NULL, OPT_EXPECTED},
 	    {"perfmgr", no_argument, NULL, OPT_PERFMGR},
 	    {"qos", no_argument, NULL, 'Q'},
 	    {"log_file", required_argument, NULL, 'f'},
@@ -167,6 +172,7 @@ int daemon_parse(struct daemon *d, int argc, char **argv)
 	    {'n', "-n/--window", "mad_window"},
 	    {'D', "-D", "log_level"},
 	    {OPT_HTTP, "--http", "http_listen"},
+	    {OPT_EXPECTED, "--expected-topology", "expected_topology_file"},
 	    {'f', "-f/--log_file", "log_file"},
 	};
 	int c;

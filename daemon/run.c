@@ -25,6 +25,7 @@
 #include "sm/policies.h"
 #include "sm/sweep_sched.h"
 #include "ui/api.h"
+#include "validate/validate.h"
 
 static void on_sweep(void *arg, const void *data)
 {
@@ -181,6 +182,8 @@ static void reload(struct daemon *d)
 		log_err("reload: %s rejected; keeping the running QoS policy",
 			d->sm.conf.qos_policy_file);
 	}
+	/* and the cabling plan and node name map (validate/validate.h logs what failed) */
+	validate_reload(&d->sm, err, sizeof(err));
 	sd_notify(0, "READY=1");
 	sweep_start_why(&d->sm, "SIGHUP");
 }
@@ -189,12 +192,13 @@ static void reload(struct daemon *d)
  * The parts of the SM (sm/part.h), in the order they attach: the role
  * (election, handover, polling), the SMInfo requests it answers and its
  * state sync, then the
- * performance manager and the port health policy.
+ * performance manager, the port health policy and fabric validation.
  */
 static int daemon_attach_parts(struct sm *sm, char *err, size_t err_len)
 {
 	static int (*const attach[])(struct sm *, char *, size_t) = {
-	    smstate_attach, sminfo_attach, sync_attach, perfmgr_attach, health_attach,
+	    smstate_attach, sminfo_attach, sync_attach,
+	    perfmgr_attach, health_attach, validate_attach,
 	};
 
 	for (size_t i = 0; i < sizeof(attach) / sizeof(attach[0]); i++) {

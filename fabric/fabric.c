@@ -31,7 +31,8 @@ size_t fabric_mem(const struct fabric *f)
 
 	if (!f)
 		return 0;
-	n = sizeof(*f) + (size_t)f->cap_nodes * sizeof(struct node) + u64map_mem(&f->guid_index);
+	n = sizeof(*f) + (size_t)f->cap_nodes * sizeof(struct node) + u64map_mem(&f->guid_index) +
+	    (size_t)f->cap_dups * sizeof(struct fabric_dup);
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		n += ((size_t)f->nodes[i].nports + 1) * sizeof(struct port);
 		for (unsigned p = 0; p <= f->nodes[i].nports; p++)
@@ -90,7 +91,42 @@ void fabric_free(struct fabric *f)
 		node_ports_free(&f->nodes[i]);
 	free(f->nodes);
 	u64map_free(&f->guid_index);
+	free(f->dups);
 	free(f);
+}
+
+int fabric_dup_add(struct fabric *f, const struct fabric_dup *d)
+{
+	for (uint32_t i = 0; i < f->n_dups; i++) {
+		const struct fabric_dup *o = &f->dups[i];
+
+		if (o->guid == d->guid && o->port == d->port && o->first_guid == d->first_guid &&
+		    o->first_port == d->first_port && o->second_guid == d->second_guid &&
+		    o->second_port == d->second_port)
+			return 0;
+	}
+	if (f->n_dups == FABRIC_MAX_DUPS) {
+		f->dups_lost++;
+		return 0;
+	}
+	if (f->n_dups == f->cap_dups) {
+		uint32_t cap = f->cap_dups ? 2 * f->cap_dups : 4;
+		struct fabric_dup *v = realloc(f->dups, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		f->dups = v;
+		f->cap_dups = cap;
+	}
+	f->dups[f->n_dups] = (struct fabric_dup){0};
+	f->dups[f->n_dups].guid = d->guid;
+	f->dups[f->n_dups].port = d->port;
+	f->dups[f->n_dups].first_guid = d->first_guid;
+	f->dups[f->n_dups].first_port = d->first_port;
+	f->dups[f->n_dups].second_guid = d->second_guid;
+	f->dups[f->n_dups].second_port = d->second_port;
+	f->n_dups++;
+	return 0;
 }
 
 uint32_t fabric_find_guid(const struct fabric *f, uint64_t guid)
@@ -249,11 +285,23 @@ struct fabric *fabric_clone(const struct fabric *f)
 		return NULL;
 	*c = *f;
 	c->guid_index = (struct u64map){0};
+	c->dups = NULL;
+	c->cap_dups = c->n_dups = 0;
 	c->nodes = calloc(f->cap_nodes ? f->cap_nodes : 1, sizeof(*c->nodes));
 	if (!c->nodes || u64map_copy(&c->guid_index, &f->guid_index) < 0) {
 		free(c->nodes);
 		free(c);
 		return NULL;
+	}
+	if (f->n_dups) {
+		c->dups = malloc(f->n_dups * sizeof(*c->dups));
+		if (!c->dups) {
+			c->n_nodes = 0;
+			fabric_free(c);
+			return NULL;
+		}
+		memcpy(c->dups, f->dups, f->n_dups * sizeof(*c->dups));
+		c->n_dups = c->cap_dups = f->n_dups;
 	}
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		c->nodes[i] = f->nodes[i];

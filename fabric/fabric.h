@@ -103,6 +103,22 @@ struct node {
 	struct port *ports;
 };
 
+/*
+ * A node GUID discovery reached at two places (smp/discover.c): behind a
+ * link its port cannot have (that port already linked elsewhere), or
+ * answering with another type or port count.  The model keeps the first
+ * place; both are recorded by the port the node hangs off there, so the
+ * duplicate is reported, not merged silently.  Copied with the fabric.
+ */
+struct fabric_dup {
+	uint64_t guid; /* the node GUID seen twice */
+	uint8_t port;  /* its port: linked at the first place, entered at the second */
+	uint64_t first_guid, second_guid; /* node GUIDs of the two far ends (0: none) */
+	uint8_t first_port, second_port;
+};
+
+#define FABRIC_MAX_DUPS 1024 /* duplicates recorded at most; more are counted */
+
 struct fabric {
 	struct node *nodes;
 	uint32_t n_nodes;
@@ -111,6 +127,9 @@ struct fabric {
 	uint32_t sm_node;	  /* node the SM runs on */
 	uint8_t sm_port;	  /* its port number (0 on a switch) */
 	uint64_t subnet_prefix;
+	struct fabric_dup *dups; /* GUIDs seen at two places (FABRIC_MAX_DUPS kept) */
+	uint32_t n_dups, cap_dups;
+	uint32_t dups_lost; /* more than FABRIC_MAX_DUPS */
 };
 
 /* Allocate an empty fabric; NULL on ENOMEM.  fabric_free(NULL) is a no-op. */
@@ -135,6 +154,13 @@ uint32_t fabric_find_guid(const struct fabric *f, uint64_t guid);
  * end is already linked elsewhere.  Linking the same pair twice is a no-op.
  */
 int fabric_link(struct fabric *f, uint32_t a, uint8_t pa, uint32_t b, uint8_t pb);
+
+/*
+ * Record a GUID seen at two places (the second place of an existing
+ * record for the same GUID, port and places is not added twice).  0 or
+ * -ENOMEM; past FABRIC_MAX_DUPS only dups_lost counts.
+ */
+int fabric_dup_add(struct fabric *f, const struct fabric_dup *d);
 
 /* A deep copy of f; NULL on ENOMEM. */
 struct fabric *fabric_clone(const struct fabric *f);

@@ -624,10 +624,12 @@ static int topo_build(struct topo_state *st, struct fabric *f)
 	return 0;
 }
 
-int topo_parse(const char *text, size_t len, struct fabric **ret, char *err, size_t err_len)
+int topo_parse_ex(const char *text, size_t len, struct fabric **ret, bool **ret_has_guid, char *err,
+		  size_t err_len)
 {
 	struct topo_state st = {.err = err, .err_len = err_len};
 	struct fabric *f = NULL;
+	bool *has_guid = NULL;
 	int rc;
 
 	if (err && err_len)
@@ -665,11 +667,20 @@ int topo_parse(const char *text, size_t len, struct fabric **ret, char *err, siz
 		goto out_free_state;
 	}
 	rc = topo_build(&st, f);
+	if (!rc && ret_has_guid) {
+		/* topo_build adds the records in order: node i is recs[i] */
+		has_guid = calloc(st.n_recs, sizeof(*has_guid));
+		rc = has_guid ? 0 : -ENOMEM;
+		for (uint32_t i = 0; has_guid && i < st.n_recs; i++)
+			has_guid[i] = st.recs[i].has_guid;
+	}
 	if (rc) {
 		fabric_free(f);
 		goto out_free_state;
 	}
 	*ret = f;
+	if (ret_has_guid)
+		*ret_has_guid = has_guid;
 out_free_state:
 	u64map_free(&st.names);
 	free(st.plines);
@@ -678,7 +689,13 @@ out_free_state:
 	return rc;
 }
 
-int topo_load(const char *path, struct fabric **ret, char *err, size_t err_len)
+int topo_parse(const char *text, size_t len, struct fabric **ret, char *err, size_t err_len)
+{
+	return topo_parse_ex(text, len, ret, NULL, err, err_len);
+}
+
+int topo_load_ex(const char *path, struct fabric **ret, bool **ret_has_guid, char *err,
+		 size_t err_len)
 {
 	char *buf;
 	size_t len;
@@ -687,7 +704,7 @@ int topo_load(const char *path, struct fabric **ret, char *err, size_t err_len)
 	rc = lines_read_file(path, TOPO_MAX_FILE, 0, &buf, &len, err, err_len);
 	if (rc < 0)
 		return rc;
-	rc = topo_parse(buf, len, ret, err, err_len);
+	rc = topo_parse_ex(buf, len, ret, ret_has_guid, err, err_len);
 	if (rc == -EBADMSG && err && err_len) {
 		char *msg = strdup(err);
 
@@ -698,4 +715,9 @@ int topo_load(const char *path, struct fabric **ret, char *err, size_t err_len)
 	}
 	free(buf);
 	return rc;
+}
+
+int topo_load(const char *path, struct fabric **ret, char *err, size_t err_len)
+{
+	return topo_load_ex(path, ret, NULL, err, err_len);
 }

@@ -36,6 +36,15 @@ int topo_parse(const char *text, size_t len, struct fabric **ret, char *err, siz
 
 /* topo_parse() of a file; err is "FILE:LINE: ..." (or "FILE: strerror"). */
 int topo_load(const char *path, struct fabric **ret, char *err, size_t err_len);
+/*
+ * The same, and with ret_has_guid (may be NULL) which nodes had a GUID line
+ * (a cabling plan matches those by GUID, the others by description): a new
+ * array of n_nodes bools, by node index, the caller frees it.
+ */
+int topo_parse_ex(const char *text, size_t len, struct fabric **ret, bool **ret_has_guid, char *err,
+		  size_t err_len);
+int topo_load_ex(const char *path, struct fabric **ret, bool **ret_has_guid, char *err,
+		 size_t err_len);
 
 /*
  * Discovery order as libibnetdisc (ibnetdiscover, dump_fts) sees it: BFS from

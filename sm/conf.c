@@ -40,6 +40,14 @@
 #n, CONF_BOOL, offsetof(struct sm_conf, n), sizeof(bool), 0, 0, def, live, false   \
 	}
 
+/* validate_KIND: the policy of validate/plan.h's kind i; isolate allowed when can is 1. */
+#define VALIDATE_KEY(kind, i, can)                                                                 \
+	{                                                                                          \
+		"validate_" #kind, CONF_VALIDATE,                                                  \
+		    offsetof(struct sm_conf, validate_policy) + (i) * sizeof(int), sizeof(int), 0, \
+		    (can), "warn", CONF_LIVE_READ, false                                           \
+	}
+
 #define QOS_DEFAULT_VLARB_HIGH "0:4,1:0,2:0,3:0,4:0,5:0,6:0,7:0,8:0,9:0,10:0,11:0,12:0,13:0,14:0"
 #define QOS_DEFAULT_VLARB_LOW "0:0,1:4,2:4,3:4,4:4,5:4,6:4,7:4,8:4,9:4,10:4,11:4,12:4,13:4,14:4"
 #define QOS_DEFAULT_SL2VL "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7"
@@ -130,6 +138,18 @@ static const struct conf_key conf_keys[] = {
     STR_KEY(sync_listen, CONF_LISTEN, "", CONF_RESTART),
     STR_KEY(sync_peers, CONF_LISTEN_LIST, "", CONF_RESTART),
     INT_KEY(sync_interval_ms, 100, 60000, "1000", CONF_LIVE_READ),
+    /* fabric validation (validate/): the plan, names, what each kind of finding does */
+    STR_KEY(expected_topology_file, CONF_OPT_PATH, "", CONF_LIVE_APPLY),
+    STR_KEY(node_name_map_name, CONF_OPT_PATH, "", CONF_LIVE_APPLY),
+    VALIDATE_KEY(missing_link, 0, 0),
+    VALIDATE_KEY(miswired, 1, 1),
+    VALIDATE_KEY(unexpected_node, 2, 1),
+    VALIDATE_KEY(missing_node, 3, 0),
+    VALIDATE_KEY(degraded_width, 4, 1),
+    VALIDATE_KEY(degraded_speed, 5, 1),
+    VALIDATE_KEY(duplicate_guid, 6, 1),
+    VALIDATE_KEY(duplicate_node_desc, 7, 0),
+    VALIDATE_KEY(extra_sm, 8, 0),
     /* QoS (policy/qos.h), OpenSM's names; class keys unset (0, -1, "") take the qos_ ones */
     BOOL_KEY(qos, "false", CONF_LIVE_APPLY),
     STR_KEY(qos_policy_file, CONF_OPT_PATH, "", CONF_LIVE_APPLY),

@@ -21,6 +21,11 @@
 #define CONF_QOS_VLARB_MAX 512 /* 64 "VL:weight," pairs */
 #define CONF_QOS_SL2VL_MAX 96
 
+/* The kinds of validation finding, in validate/plan.h's order (validate_policy[]). */
+#define CONF_VALIDATE_KINDS 9
+/* What a finding does: reported, or its port disabled too. */
+enum { CONF_VALIDATE_WARN, CONF_VALIDATE_ISOLATE };
+
 struct sm_conf {
 	char ca_name[CONF_NAME_MAX];	 /* "" = first CA with an active port */
 	int port_num;			 /* 0 = first active port */
@@ -87,6 +92,10 @@ struct sm_conf {
 	char sync_listen[CONF_NAME_MAX]; /* "ADDR:PORT" the master answers on, "" = off */
 	char sync_peers[CONF_CHAIN_MAX]; /* "ADDR:PORT,..." a standby pulls from, "" = off */
 	int sync_interval_ms;		 /* a standby pulls this often */
+	/* fabric validation (validate/validate.h) and the scheduler export (fabric/slurm.h) */
+	char expected_topology_file[CONF_PATH_MAX]; /* the cabling plan, "" = none */
+	char node_name_map_name[CONF_PATH_MAX];	    /* OpenSM's node name map, "" = none */
+	int validate_policy[CONF_VALIDATE_KINDS];   /* by finding kind: CONF_VALIDATE_* */
 	/* QoS (policy/qos.h), OpenSM's keys: qos_X for every class, qos_CLASS_X over it */
 	bool qos;			     /* program the QoS policy at all */
 	char qos_policy_file[CONF_PATH_MAX]; /* OpenSM's qos-policy.conf (qos-ulps), "" = none */

@@ -32,6 +32,7 @@ enum conf_type {
 	CONF_LISTEN_LIST, /* "" or a comma list of CONF_LISTEN */
 	CONF_VLARB,	  /* "" or OpenSM's "VL:weight,..." (policy/qos.h) */
 	CONF_SL2VL,	  /* "" or OpenSM's "VL,VL,..." for SLs 0..15 */
+	CONF_VALIDATE,	  /* warn|isolate (isolate only where max is 1) -> int CONF_VALIDATE_* */
 	CONF_NTYPES,
 };
 

@@ -299,6 +299,30 @@ static int conf_parse_enforce(char *p, const struct conf_key *k, const char *val
 	return 0;
 }
 
+static int conf_parse_validate(char *p, const struct conf_key *k, const char *value, size_t len,
+			       char *why, size_t why_len)
+{
+	if (!strcmp(value, "warn")) {
+		*(int *)(void *)p = CONF_VALIDATE_WARN;
+		return 0;
+	}
+	if (!strcmp(value, "isolate") && k->max >= CONF_VALIDATE_ISOLATE) {
+		*(int *)(void *)p = CONF_VALIDATE_ISOLATE;
+		return 0;
+	}
+	if (!strcmp(value, "isolate"))
+		snprintf(why, why_len, "'isolate': this kind of finding has no port to disable");
+	else
+		snprintf(why, why_len, "'%s' is not one of warn, isolate", value);
+	return -EINVAL;
+}
+
+static json_t *conf_show_validate(const char *p)
+{
+	return json_string(*(const int *)(const void *)p == CONF_VALIDATE_ISOLATE ? "isolate"
+										  : "warn");
+}
+
 static int conf_parse_bool(char *p, const struct conf_key *k, const char *value, size_t len,
 			   char *why, size_t why_len)
 {
@@ -461,4 +485,5 @@ const struct conf_type_ops conf_types[CONF_NTYPES] = {
     [CONF_LISTEN_LIST] = {conf_parse_listen_list, conf_show_string, conf_same_string},
     [CONF_VLARB] = {conf_parse_qos_table, conf_show_string, conf_same_string},
     [CONF_SL2VL] = {conf_parse_qos_table, conf_show_string, conf_same_string},
+    [CONF_VALIDATE] = {conf_parse_validate, conf_show_validate, conf_same_bytes},
 };

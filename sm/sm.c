@@ -528,6 +528,7 @@ void sm_fini(struct sm *sm)
 	hook_list_clear(&sm->hooks.port_health);
 	hook_list_clear(&sm->hooks.quarantine);
 	hook_list_clear(&sm->hooks.port_error);
+	hook_list_clear(&sm->hooks.validation);
 	hook_list_clear(&sm->hooks.configure);
 	sm_policy_clear(&sm->policy);
 	free(sm->appliers);

@@ -81,6 +81,7 @@ struct sm_hooks {
 	struct hook_list port_health;	/* const struct perfmgr_health_change * (perf/perfmgr.h) */
 	struct hook_list quarantine;	/* const struct health_change * (perf/health.h) */
 	struct hook_list port_error;	/* const struct sm_port_error *: a port-error trap */
+	struct hook_list validation;	/* const struct validate_change * (validate/validate.h) */
 	/*
 	 * A configure batch is about to be built (PROGRAM): struct
 	 * program_params * (smp/program.h), which the hook may amend.

@@ -369,6 +369,30 @@ static void node_probe_all(struct discover *d, uint32_t idx)
 	probe_pkeys(d, idx, 0, n->dr_path, n->dr_hops);
 }
 
+/*
+ * The node GUID of idx answered at a second place: behind (parent,
+ * parent_port) of p, entered by port.  Recorded in the fabric with both
+ * places (fabric_dup_add), not merged silently.  A full discovery only: an
+ * incremental one starts from links that may be stale.
+ */
+static void discover_dup(struct discover *d, uint32_t idx, uint8_t port, const struct probe *p,
+			 uint8_t hops)
+{
+	const struct node *n = &d->f->nodes[idx];
+	struct fabric_dup dup = {.guid = n->guid, .port = port};
+
+	if (d->incremental || !hops)
+		return;
+	if (port <= n->nports && port_is_linked(&n->ports[port])) {
+		dup.first_guid = d->f->nodes[n->ports[port].remote_node].guid;
+		dup.first_port = n->ports[port].remote_port;
+	}
+	dup.second_guid = d->f->nodes[p->parent].guid;
+	dup.second_port = p->parent_port;
+	if (fabric_dup_add(d->f, &dup) < 0)
+		d->res.errors++;
+}
+
 static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_smp *req,
 			const struct wire_smp *resp)
 {
@@ -421,6 +445,7 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 		}
 	} else if (n->type != ni.node_type || n->nports != ni.nports) {
 		d->res.errors++;
+		discover_dup(d, idx, ni.local_port, p, req->hop_cnt);
 		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
 				"node 0x%016llx answers with a different type/port count: ignored",
 				(unsigned long long)ni.node_guid);
@@ -436,6 +461,7 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 		r = fabric_link(d->f, p->parent, p->parent_port, idx, ni.local_port);
 		if (r == -EBUSY) {
 			d->res.link_conflicts++;
+			discover_dup(d, idx, ni.local_port, p, req->hop_cnt);
 			log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
 					"node 0x%016llx port %u: seen through two different links",
 					(unsigned long long)ni.node_guid, ni.local_port);

@@ -4,7 +4,7 @@
   webcheck.py URL CONSOLE_FIFO OUTDIR
 
 Loads the page served by a daemon on an ibsim k=4 fat tree (14 nodes) and
-asserts: the node count, the switch table, a port row, the topology drawing,
+asserts: the node count, the validation panel (no plan), the switch table, a port row, the topology drawing,
 sorting and filtering; then writes `Error` for sw-L1-2[1] to ibsim's console
 and waits for that port's row and node to turn unhealthy; writes `Unlink`
 for ca-7[1] and waits for a live event about it; loads ?view=heatmap and
@@ -99,6 +99,8 @@ def main():
     try:
         driver.get(URL)
         wait(driver, "the node count is 14", lambda d: d.find_element(By.ID, "node-count").text == "14")
+        wait(driver, "the validation panel: no plan, no finding",
+             lambda d: d.find_element(By.ID, "validation-summary").text.startswith("no plan: 0 errors, 0 warnings"))
         wait(driver, "the SM state is MASTER", lambda d: d.find_element(By.ID, "sm-state").text == "MASTER")
         wait(driver, "the switch table has 6 switches", lambda d: len(rows(d, "switches-table")) == 6)
         wait(driver, "a port row: ca-3 port 1, ACTIVE", lambda d: "ACTIVE" in port_row(d, "ca-3", 1)["cells"])

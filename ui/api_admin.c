@@ -14,6 +14,7 @@
 #include "perf/health.h"
 #include "sm/port.h"
 #include "ui/api_int.h"
+#include "validate/validate.h"
 
 json_t *api_sweep_json(const struct sm *sm)
 {
@@ -120,8 +121,10 @@ static void api_port_done(void *arg, int status)
 		ctl_server_reply(w->api->srv, w->client_id, NULL, &e);
 	} else {
 		/* an operator's enable ends a quarantine (perf/health.c) */
-		if (w->enable)
+		if (w->enable) {
 			health_forget(w->api->sm, w->guid, w->port);
+			validate_forget(w->api->sm, w->guid, w->port);
+		}
 		ctl_server_reply(w->api->srv, w->client_id,
 				 json_pack("{s:o, s:i, s:s}", "node_guid", api_guid(w->guid),
 					   "port", w->port, "state",

@@ -2,7 +2,8 @@
  * The control API's command table: every command the socket (ui/ctl.c)
  * and the HTTP endpoint's /api (ui/http.c) serve, with its handler and
  * whether it is an order (admins only).  Read by both; it calls down into
- * the handlers (api_views.c, api_admin.c, api_counters.c, metrics.c).
+ * the handlers (api_views.c, api_admin.c, api_counters.c, api_validate.c,
+ * metrics.c).
  */
 #include <string.h>
 
@@ -16,7 +17,8 @@ static const struct ctl_command api_commands[] = {
     {"lids", false, "", api_lids},
     {"node", false, "{\"id\": GUID|LID|description}", api_node},
     {"route", false, "{\"src\": ID, \"dst\": ID}", api_route},
-    {"topology", false, "{\"format\": \"json|ibnetdiscover|dot\"}", api_topology},
+    {"topology", false, "{\"format\": \"json|ibnetdiscover|dot|slurm|slurm-yaml\"}", api_topology},
+    {"validate", false, "", api_validate},
     {"events", false, "", api_events},
     {"eventlog", false, "{\"after\": SEQ}", api_eventlog},
     {"counters", false, "{\"node\": ID, \"port\": N}", api_counters},

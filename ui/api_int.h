@@ -132,6 +132,18 @@ ctl_handler_fn api_status, api_nodes, api_ports, api_links, api_lids, api_node, 
     api_topology, api_config, api_events, api_eventlog, api_counters;
 ctl_handler_fn api_sweep, api_reroute, api_priority, api_handover, api_port, api_loglevel;
 ctl_handler_fn metrics_command;
+ctl_handler_fn api_validate;
+
+/* ---- validation and where hosts sit (api_validate.c) ------------------------ */
+
+struct plan_finding;
+struct fabric;
+/* A finding (validate/plan.h) as the API and events show it; NULL on ENOMEM. */
+json_t *api_finding_json(const struct plan_finding *fd);
+/* topology.conf (yaml: topology.yaml) of f, names from node_name_map_name; NULL on ENOMEM. */
+char *api_topo_slurm(const struct api *api, const struct fabric *f, bool yaml);
+/* Into o: "hosts" (name -> leaf, every leaf) and "leaves" (leaf -> switches above).  0, -ENOMEM. */
+int api_topo_hosts_into(const struct api *api, const struct fabric *f, json_t *o);
 
 /* The command table: api_command_table() and api_command_find() in api.h. */
 

@@ -19,6 +19,7 @@
 #include "policy/partition.h"
 #include "policy/qos.h"
 #include "perf/health.h"
+#include "validate/validate.h"
 #include "sm/mfts.h"
 #include "sm/vltables.h"
 #include "sm/route.h"
@@ -329,6 +330,7 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	struct sm_incremental_status inc;
 	struct smstate_status ss;
 	struct health_stats hs;
+	struct validate_stats vs;
 	struct mfts_status mc;
 	struct vltables_status vt;
 	json_t *o;
@@ -349,6 +351,7 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	sm_penf_status_get(sm, &pe);
 	sm_incremental_status_get(sm, &inc);
 	health_get_stats(sm, &hs);
+	validate_get_stats(sm, &vs);
 	*ret = o = json_object();
 	if (!o || stat_json_section(o, &sm_stat_table, &st) < 0 ||
 	    stat_json_section(o, &sm_mad_stat_table, &mad) < 0 ||
@@ -356,7 +359,8 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	    stat_json_section(o, &sm_incremental_stat_table, &inc) < 0 ||
 	    stat_json_section(o, &sm_mkey_stat_table, &mk) < 0 ||
 	    stat_json_section(o, &smstate_stat_table, &ss) < 0 ||
-	    stat_json_section(o, &health_stat_table, &hs) < 0)
+	    stat_json_section(o, &health_stat_table, &hs) < 0 ||
+	    stat_json_section(o, &validate_stat_table, &vs) < 0)
 		goto nomem;
 	json_object_set_new(o, "uptime_s", json_integer((json_int_t)api_uptime(api)));
 	json_object_set_new(json_object_get(o, "mkey"), "offenders", api_mkey_offenders_json(sm));
@@ -700,12 +704,15 @@ int api_topology(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, st
 		return -EINVAL;
 	if (jfmt && !json_is_string(jfmt))
 		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
-				     "format must be \"json\", \"ibnetdiscover\" or \"dot\"");
+				     "format must be \"json\", \"ibnetdiscover\", \"dot\", "
+				     "\"slurm\" or \"slurm-yaml\"");
 	if (jfmt)
 		fmt = json_string_value(jfmt);
-	if (strcmp(fmt, "json") && strcmp(fmt, "ibnetdiscover") && strcmp(fmt, "dot"))
-		return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
-				     "unknown format '%.32s': json, ibnetdiscover or dot", fmt);
+	if (strcmp(fmt, "json") && strcmp(fmt, "ibnetdiscover") && strcmp(fmt, "dot") &&
+	    strcmp(fmt, "slurm") && strcmp(fmt, "slurm-yaml"))
+		return ctl_error_set(
+		    err, CTL_ERR_BAD_ARGUMENT,
+		    "unknown format '%.32s': json, ibnetdiscover, dot, slurm or slurm-yaml", fmt);
 	if (api_need_fabric(api, err))
 		return -EINVAL;
 	if (!strcmp(fmt, "json")) {
@@ -714,9 +721,13 @@ int api_topology(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, st
 		*ret =
 		    json_pack("{s:I, s:o, s:o}", "generation", (json_int_t)snap->generation,
 			      "nodes", api_nodes_json(f, &all), "links", api_links_json(f, &all2));
-		return *ret ? 0 : -ENOMEM;
+		/* where hosts sit: host -> leaf, leaf -> the switches above (api_validate.c) */
+		return *ret && api_topo_hosts_into(api, f, *ret) == 0 ? 0 : -ENOMEM;
 	}
-	text = !strcmp(fmt, "dot") ? api_topo_dot(f) : api_topo_ibnd(f);
+	if (!strncmp(fmt, "slurm", 5))
+		text = api_topo_slurm(api, f, !strcmp(fmt, "slurm-yaml"));
+	else
+		text = !strcmp(fmt, "dot") ? api_topo_dot(f) : api_topo_ibnd(f);
 	if (!text)
 		return -ENOMEM;
 	*ret = json_string(text);

@@ -4,7 +4,8 @@
  * does, with the reason), and what
  * changed between the snapshot just published and the one it replaced
  * (fabric/diff.c): nodes, links, port states, LIDs; ports that turn unhealthy
- * or healthy again (perf/perfmgr.c).  Each event gets a sequence number; the
+ * or healthy again (perf/perfmgr.c); validation findings that appear or
+ * clear, ports isolated for one (validate/validate.c).  Each event gets a sequence number; the
  * last API_EVENTS_KEPT are kept for `eventlog` (the web page polls it) and
  * every one is sent to the control clients that subscribed.
  */
@@ -19,6 +20,7 @@
 #include "perf/health.h"
 #include "perf/perfmgr.h"
 #include "ui/api_int.h"
+#include "validate/validate.h"
 
 static void events_emit(struct api *api, json_t *ev, uint64_t generation)
 {
@@ -170,6 +172,30 @@ static void events_quarantine(void *arg, const void *data)
 		    api->sm->snap ? api->sm->snap->generation : 0);
 }
 
+/* A validation finding appeared or cleared; a port isolated for one, or released. */
+static void events_validation(void *arg, const void *data)
+{
+	static const char *const what[] = {
+	    [VALIDATE_APPEARED] = "new",
+	    [VALIDATE_CLEARED] = "cleared",
+	    [VALIDATE_ISOLATED] = "isolated",
+	    [VALIDATE_RELEASED] = "released",
+	};
+	struct api *api = arg;
+	const struct validate_change *c = data;
+	json_t *ev = json_pack("{s:s, s:s}", "type", "validation", "state", what[c->what]);
+	json_t *fd = api_finding_json(c->fd);
+
+	if (ev && fd)
+		json_object_update(ev, fd);
+	json_decref(fd);
+	if (ev && (c->what == VALIDATE_ISOLATED || c->what == VALIDATE_RELEASED))
+		json_object_set_new(ev, "isolated_port",
+				    json_pack("{s:o, s:i, s:s}", "guid", api_guid(c->guid), "port",
+					      c->port, "reason", c->why));
+	events_emit(api, ev, api->sm->snap ? api->sm->snap->generation : 0);
+}
+
 /* The performance manager found a port over a threshold, or clean again. */
 static void events_port_health(void *arg, const void *data)
 {
@@ -200,6 +226,7 @@ void events_attach(struct api *api)
 	hook_add(&api->sm->hooks.state_changed, events_state_changed, api);
 	hook_add(&api->sm->hooks.port_health, events_port_health, api);
 	hook_add(&api->sm->hooks.quarantine, events_quarantine, api);
+	hook_add(&api->sm->hooks.validation, events_validation, api);
 }
 
 void events_detach(struct api *api)
@@ -209,6 +236,7 @@ void events_detach(struct api *api)
 	hook_remove(&api->sm->hooks.state_changed, events_state_changed, api);
 	hook_remove(&api->sm->hooks.port_health, events_port_health, api);
 	hook_remove(&api->sm->hooks.quarantine, events_quarantine, api);
+	hook_remove(&api->sm->hooks.validation, events_validation, api);
 	for (size_t i = 0; i < API_EVENTS_KEPT; i++) {
 		json_decref(api->events[i]);
 		api->events[i] = NULL;

@@ -18,6 +18,7 @@
 #include "fabric/speed.h"
 #include "sa/sa.h"
 #include "perf/health.h"
+#include "validate/validate.h"
 #include "perf/perfmgr.h"
 #include "failover/smstate.h"
 #include "failover/sync.h"
@@ -90,6 +91,27 @@ static void metrics_port_family(FILE *b, const struct perfmgr_port *ports, size_
 		if (ports[i].have)
 			metrics_sample(b, name, labels + i * METRICS_LABEL_MAX, NULL,
 				       scale * ports[i].total[counter]);
+}
+
+/* Validation: its counters, and the findings listed now by kind and severity. */
+static void metrics_validation(FILE *b, const struct sm *sm)
+{
+	struct validate_stats vs;
+	unsigned n[PLAN_NKINDS][2] = {{0}};
+	const struct validate_item *it;
+	size_t count;
+
+	validate_get_stats(sm, &vs);
+	stat_metrics(b, &validate_stat_table, &vs);
+	it = validate_items(sm, &count);
+	for (size_t i = 0; i < count; i++)
+		n[it[i].fd.kind][it[i].fd.severity == PLAN_ERROR]++;
+	fputs("# HELP ibsmd_validation_findings Validation findings listed now, by kind.\n"
+	      "# TYPE ibsmd_validation_findings gauge\n",
+	      b);
+	for (unsigned k = 0; k < PLAN_NKINDS; k++)
+		fprintf(b, "ibsmd_validation_findings{kind=\"%s\"} %u\n", plan_kind_name(k),
+			n[k][0] + n[k][1]);
 }
 
 static void metrics_ports(FILE *b, const struct sm *sm, const struct fabric *f)
@@ -283,6 +305,7 @@ char *metrics_text(struct api *api, size_t *ret_len)
 		health_get_stats(sm, &fs);
 		stat_metrics(b, &health_stat_table, &fs);
 	}
+	metrics_validation(b, sm);
 	{
 		struct sm_mem mem;
 

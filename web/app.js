@@ -540,6 +540,28 @@ function drawPicture() {
 		drawTopology();
 }
 
+/* ---- validation ------------------------------------------------------------ */
+
+/* The findings of `validate` (the fabric against the cabling plan), one row each. */
+function renderValidation(v) {
+	const tbody = $("findings-table").querySelector("tbody");
+	const plan = v.plan ? `plan ${v.plan}` : "no plan";
+	$("validation-summary").textContent =
+		`${plan}: ${v.errors} errors, ${v.warnings} warnings, ${v.isolated} ports isolated` +
+		(v.load_error ? ` (load error: ${v.load_error})` : "");
+	tbody.textContent = "";
+	for (const f of v.findings) {
+		const tr = document.createElement("tr");
+		tr.className = f.severity === "error" ? "bad" : "";
+		for (const text of [f.severity, f.kind, f.text, f.isolated ? "yes" : ""]) {
+			const td = document.createElement("td");
+			td.textContent = text;
+			tr.appendChild(td);
+		}
+		tbody.appendChild(tr);
+	}
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 const BAD_EVENTS = new Set(["link_down", "port_down", "node_removed", "port_unhealthy", "routing_fallback"]);
@@ -576,6 +598,8 @@ function eventText(ev) {
 		return `LID of ${ev.desc}[${ev.port}]: ${ev.previous} → ${ev.lid}`;
 	case "routing_fallback":
 		return `routing: ${ev.engine} refused (${ev.reason})`;
+	case "validation":
+		return `validation ${ev.state}: ${ev.text}`;
 	default:
 		return ev.type;
 	}
@@ -585,9 +609,10 @@ function addEvent(ev) {
 	const li = document.createElement("li");
 	li.dataset.type = ev.type;
 	li.dataset.seq = String(ev.seq);
-	if (BAD_EVENTS.has(ev.type) || ev.status === "failed")
+	if (BAD_EVENTS.has(ev.type) || ev.status === "failed" ||
+	    (ev.type === "validation" && (ev.state === "new" || ev.state === "isolated")))
 		li.className = "bad";
-	else if (GOOD_EVENTS.has(ev.type))
+	else if (GOOD_EVENTS.has(ev.type) || (ev.type === "validation" && ev.state === "cleared"))
 		li.className = "good";
 	const t = document.createElement("span");
 	t.className = "t";
@@ -631,6 +656,7 @@ async function refresh() {
 			state.ports = ports;
 			state.links = links;
 			state.generation = s.generation;
+			renderValidation(await api("validate"));
 		}
 		const c = await api("counters");
 		state.counters = new Map(c.port_counters.map((p) => [key(p.node_guid, p.port), p]));
