@@ -9,7 +9,7 @@
  * is the one tuned for it); a key ibsmd does not need or does not have is a
  * comment saying which and why.  The files OpenSM reads (partitions.conf,
  * qos-policy.conf, the root GUID file) are referenced as they are when they
- * exist; node_name_map and guid2lid are named in comments.  On stderr: every
+ * exist (node_name_map_name too); guid2lid is named in a comment.  On stderr: every
  * key whose value was set (not OpenSM's default) and is not carried over,
  * then a summary.  The table below is docs/migrating-from-opensm.md's.
  */
@@ -394,14 +394,16 @@ static void import_special(struct import *im, unsigned line, const struct import
 				"/var/log/ibsmd/ is writable\n",
 				im->path, line, raw);
 	} else if (!strcmp(k->name, "node_name_map_name")) {
-		printf("# node_name_map_name %s: not built: ibsmd names nodes by their "
-		       "NodeDescription;\n#   infiniband-diags read the map themselves "
-		       "(ibnetdiscover --node-name-map %s)\n",
-		       raw, raw);
-		fprintf(stderr,
-			"ibsmd: %s:%u: node_name_map_name %s: not built: the diags read it\n",
-			im->path, line, raw);
-		im->not_built++;
+		/* ibsmd reads it too: the names in smctl topology --format slurm */
+		if (access(raw, R_OK) < 0) {
+			import_skip(im, line, k->name, raw, "not imported",
+				    "the file is not here (copy it, then set the key)", true);
+			im->refused++;
+		} else if (import_set(im, line, k->name, raw, "node_name_map_name", raw))
+			fprintf(stderr,
+				"ibsmd: %s:%u: node_name_map_name %s: taken (names for the "
+				"scheduler export; the diags read it themselves)\n",
+				im->path, line, raw);
 	}
 }
 
