@@ -64,7 +64,7 @@ check "smctl st -> status" expect "status" smctl st
 check "smctl ro -> route" expect "route" smctl ro
 check "smctl <empty> -> every command" \
 	expect "status nodes ports links lids node route sweep reroute priority handover loglevel
-topology events eventlog metrics counters config port call help" smctl ""
+topology validate events eventlog metrics counters config port call help" smctl ""
 check "smctl --j -> --json" expect "--json" smctl --j
 check "smctl -- -> the global options" expect "--socket --json --timeout --help --version" smctl --
 check "smctl --json st -> status" expect "status" smctl --json st
@@ -80,7 +80,8 @@ check "smctl loglevel -> categories" expect "sweep mad route sa ctl all" smctl l
 check "smctl loglevel mad -> levels" expect "error warning info debug" smctl loglevel mad ""
 check "smctl loglevel mad d -> debug" expect "debug" smctl loglevel mad d
 check "smctl loglevel mad debug -> nothing" expect "" smctl loglevel mad debug ""
-check "smctl topology --format -> formats" expect "json ibnetdiscover dot" smctl topology --format ""
+check "smctl topology --format -> formats" expect "json ibnetdiscover dot slurm slurm-yaml" \
+	smctl topology --format ""
 check "smctl topology --format i -> ibnetdiscover" expect "ibnetdiscover" smctl topology --format i
 check "smctl topology -> --format" expect "--format" smctl topology ""
 check "smctl port -> disable enable" expect "disable enable" smctl port ""
