@@ -226,14 +226,14 @@ static bool pathrec_path_sl(const struct sa_query *q, const struct pathrec_pk *p
 }
 
 /* Whether two ports share a partition (any, or pk's) with a full member; its key. */
-static bool pathrec_share(const struct fabric *f, uint32_t na, uint8_t pa, uint32_t nb, uint8_t pb,
-			  uint16_t want, uint16_t *ret)
+static bool pathrec_share(const struct sa_query *q, uint32_t na, uint8_t pa, uint32_t nb,
+			  uint8_t pb, uint16_t want, uint16_t *ret)
 {
 	const uint16_t *ta, *tb;
 	size_t ka, kb;
 
-	sa_port_pkeys(f, na, pa, &ta, &ka);
-	sa_port_pkeys(f, nb, pb, &tb, &kb);
+	sa_port_pkeys(q, na, pa, &ta, &ka);
+	sa_port_pkeys(q, nb, pb, &tb, &kb);
 	return partition_common(ta, ka, tb, kb, want, ret);
 }
 
@@ -257,7 +257,7 @@ static bool pathrec_path_pkey(const struct sa_query *q, const struct pathrec_pk 
 	const struct fabric *f = q->snap->fabric;
 	uint16_t k, unused;
 
-	if (!pathrec_share(f, p->src_node, p->src_port, p->dst_node, p->dst_port,
+	if (!pathrec_share(q, p->src_node, p->src_port, p->dst_node, p->dst_port,
 			   pk->has ? pk->want : 0, &k)) {
 		sa_count_pkey(q->sa, SA_PKEY_PATH);
 		return false;
@@ -265,9 +265,9 @@ static bool pathrec_path_pkey(const struct sa_query *q, const struct pathrec_pk 
 	/* the requester is one of the ends, mostly: it need not share with itself */
 	if (q->req_node != FABRIC_NO_NODE && q->req_node < f->n_nodes &&
 	    ((!pathrec_same(q, p->src_node, p->src_port) &&
-	      !pathrec_share(f, q->req_node, q->req_port, p->src_node, p->src_port, 0, &unused)) ||
+	      !pathrec_share(q, q->req_node, q->req_port, p->src_node, p->src_port, 0, &unused)) ||
 	     (!pathrec_same(q, p->dst_node, p->dst_port) &&
-	      !pathrec_share(f, q->req_node, q->req_port, p->dst_node, p->dst_port, 0, &unused)))) {
+	      !pathrec_share(q, q->req_node, q->req_port, p->dst_node, p->dst_port, 0, &unused)))) {
 		sa_count_pkey(q->sa, SA_PKEY_PATH);
 		return false;
 	}

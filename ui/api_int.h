@@ -9,6 +9,7 @@
  *   api_views.c  read commands: status, nodes, ports, links, lids, node,
  *                route, topology, config, events
  *   api_admin.c  orders: sweep, reroute, priority, handover, port, loglevel
+ *   api_pkeys.c  runtime partitions: request bodies, orders, listings (api_pkeys.h)
  *   events.c     sweep and snapshot changes -> events for subscribers
  *   metrics.c    the Prometheus text of `metrics` and of GET /metrics
  *   api_counters.c  the performance manager's port counters (`counters`)
@@ -131,6 +132,7 @@ bool api_list_done(const struct api_list *l);
 ctl_handler_fn api_status, api_nodes, api_ports, api_links, api_lids, api_node, api_route,
     api_topology, api_config, api_events, api_eventlog, api_counters;
 ctl_handler_fn api_sweep, api_reroute, api_priority, api_handover, api_port, api_loglevel;
+ctl_handler_fn api_partitions, api_partition; /* api_pkeys.c */
 ctl_handler_fn metrics_command;
 
 /* The command table: api_command_table() and api_command_find() in api.h. */

@@ -24,6 +24,7 @@
 #include "sm/mfts.h"
 #include "sm/vltables.h"
 #include "sm/status.h"
+#include "sm/tenants.h"
 #include "ui/api_int.h"
 #include "ui/stat.h"
 
@@ -216,6 +217,7 @@ char *metrics_text(struct api *api, size_t *ret_len)
 	struct sync_status sy;
 	struct mfts_status mc;
 	struct vltables_status vt;
+	struct tenants_status tn;
 
 	ctl_server_stats(api->srv, &cs);
 	if (api_text_begin(&t) < 0)
@@ -250,6 +252,8 @@ char *metrics_text(struct api *api, size_t *ret_len)
 		stat_metrics(b, &mfts_stat_table, &mc);
 	if (vltables_status_get(sm, &vt))
 		stat_metrics(b, &vltables_stat_table, &vt);
+	if (tenants_status_get(sm, &tn))
+		stat_metrics(b, &tenants_stat_table, &tn);
 	sm_mad_status_get(sm, &mad);
 	stat_metrics(b, &sm_mad_stat_table, &mad);
 	/* security (issue 12): M_Key, partitions */
