@@ -578,7 +578,7 @@ bool pkeyset_parse_pkey(const char *s, uint16_t *ret)
 		v = v << 4 | (unsigned)h;
 	}
 	v &= 0x7fff;
-	if (!digits || !v || v == 0x7fff)
+	if (!digits || !v)
 		return false;
 	*ret = (uint16_t)v;
 	return true;
@@ -738,7 +738,7 @@ static bool dec_pkey(struct dec *d, const json_t *o, size_t i, size_t *members_l
 	snprintf(w, sizeof(w), "pkeys[%zu]", i);
 	if (!json_is_object(o))
 		return bad(d, -EBADMSG, "%s: not an object", w);
-	if (!ks || !pkeyset_parse_pkey(ks, &pkey))
+	if (!ks || !pkeyset_parse_pkey(ks, &pkey) || pkey == PARTITION_DEFAULT_PKEY)
 		return bad(d, -EBADMSG, "%s.pkey: not a P_Key 0x0001..0x7ffe", w);
 	if (!name || !*name || strlen(name) >= PKEYSET_NAME_MAX)
 		return bad(d, -EBADMSG, "%s.name: not a name of 1..%d bytes", w,

@@ -153,7 +153,11 @@ int pkeyset_from_json(const json_t *v, struct pkeyset **ret, char *err, size_t e
  * eight bytes in hex separated by ':'; not 0.  false otherwise.
  */
 bool pkeyset_parse_guid(const char *s, uint64_t *ret);
-/* A P_Key: "0x" and 1..4 hex digits, 0x0001..0x7ffe (bit 15 ignored, as UFM).  false otherwise. */
+/*
+ * A P_Key: "0x" and 1..4 hex digits, its low 15 bits not 0 (bit 15 is
+ * ignored, as UFM does; 0x7fff, the default partition's, is one).  false
+ * otherwise.
+ */
 bool pkeyset_parse_pkey(const char *s, uint16_t *ret);
 
 /* The IBA rate code of a UFM rate_limit in Gb/s (2.5, 10, 100, ...); -1 when none. */

@@ -511,8 +511,9 @@ static void test_syntax(void)
 	CU_ASSERT_TRUE(pkeyset_parse_pkey("0x8002", &k));
 	CU_ASSERT_EQUAL(k, 0x0002);
 	CU_ASSERT_FALSE(pkeyset_parse_pkey("0x0", &k));
-	CU_ASSERT_FALSE(pkeyset_parse_pkey("0x7fff", &k));
-	CU_ASSERT_FALSE(pkeyset_parse_pkey("0xffff", &k));
+	CU_ASSERT_TRUE(pkeyset_parse_pkey("0xffff", &k)); /* the default's: the file owns it */
+	CU_ASSERT_EQUAL(k, 0x7fff);
+	CU_ASSERT_FALSE(pkeyset_parse_pkey("0x8000", &k));
 	CU_ASSERT_FALSE(pkeyset_parse_pkey("0x12345", &k));
 	CU_ASSERT_FALSE(pkeyset_parse_pkey("1234", &k));
 	CU_ASSERT_FALSE(pkeyset_parse_pkey("0x", &k));

@@ -13,7 +13,8 @@
  *   events.c     sweep and snapshot changes -> events for subscribers
  *   metrics.c    the Prometheus text of `metrics` and of GET /metrics
  *   api_counters.c  the performance manager's port counters (`counters`)
- *   http.c       the read-only HTTP endpoint: /metrics, /api/CMD, the web page
+ *   http.c       the HTTP endpoint: /metrics, /api/CMD, the web page, /ufmRest/
+ *                (http_pkeys.c: UFM's routes; http_auth.c: users, Basic, rates)
  */
 #ifndef IBSMD_API_INT_H
 #define IBSMD_API_INT_H
@@ -42,12 +43,15 @@ struct http;
 
 /* What the HTTP endpoint (ui/http.c) counts; kept here for metrics.c. */
 struct http_stats {
-	uint64_t requests; /* answered, any status */
-	uint64_t errors;   /* of those, 4xx and 5xx */
-	uint64_t rejected; /* connections refused: over http_max_clients or HTTP_MAX_QUEUED */
-	uint64_t timeouts; /* connections closed for being too slow */
-	unsigned clients;  /* open now */
-	size_t queued;	   /* reply bytes held: unsent replies, /metrics texts once each */
+	uint64_t requests;	/* answered, any status */
+	uint64_t errors;	/* of those, 4xx and 5xx */
+	uint64_t rejected;	/* connections refused: over http_max_clients or HTTP_MAX_QUEUED */
+	uint64_t timeouts;	/* connections closed for being too slow */
+	uint64_t auth_failures; /* requests with credentials that did not check */
+	uint64_t rate_limited;	/* requests refused over http_rate_limit */
+	uint64_t writes;	/* runtime partition writes answered 200 */
+	unsigned clients;	/* open now */
+	size_t queued;		/* reply bytes held: unsent replies, /metrics texts once each */
 };
 
 struct api {

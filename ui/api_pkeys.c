@@ -146,7 +146,7 @@ int api_pkeys_parse(const json_t *body, enum pkeyset_op op, uint16_t path_pkey, 
 		req->pkey = path_pkey;
 	} else if (!json_is_string(jp) || !pkeyset_parse_pkey(json_string_value(jp), &req->pkey)) {
 		return pkeys_bad(err, CTL_ERR_BAD_ARGUMENT,
-				 "%s must be a string \"0x0001\"..\"0x7ffe\"", "pkey");
+				 "%s must be a string \"0x0001\"..\"0x7fff\"", "pkey");
 	}
 	if (op == PKEYSET_DELETE)
 		return 0;
@@ -400,7 +400,7 @@ int api_partition(void *ctx, struct ctl_client *c, json_t *args, json_t **ret,
 
 		if (!ks || !pkeyset_parse_pkey(ks, &pkey))
 			return ctl_error_set(err, CTL_ERR_BAD_ARGUMENT,
-					     "pkey must be a string \"0x0001\"..\"0x7ffe\"");
+					     "pkey must be a string \"0x0001\"..\"0x7fff\"");
 		*ret = api_pkeys_one(api, pkey, true);
 		if (!*ret)
 			return ctl_error_set(err, CTL_ERR_NOT_FOUND, "no partition 0x%04x", pkey);

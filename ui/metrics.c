@@ -330,6 +330,15 @@ char *metrics_text(struct api *api, size_t *ret_len)
 			    hs->clients);
 		metrics_one(b, "ibsmd_http_queued_bytes", "gauge",
 			    "Reply bytes waiting to be sent to HTTP clients.", (double)hs->queued);
+		metrics_one(b, "ibsmd_http_auth_failures_total", "counter",
+			    "HTTP requests whose credentials did not check.",
+			    (double)hs->auth_failures);
+		metrics_one(b, "ibsmd_http_rate_limited_total", "counter",
+			    "HTTP requests refused over http_rate_limit.",
+			    (double)hs->rate_limited);
+		metrics_one(b, "ibsmd_http_writes_total", "counter",
+			    "Runtime partition writes over HTTP that succeeded.",
+			    (double)hs->writes);
 	}
 	metrics_ports(b, sm, f);
 	metrics_links(b, f);
