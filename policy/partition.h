@@ -62,6 +62,8 @@ struct partition {
 	uint32_t qkey;	 /* default 0x0B1B */
 	unsigned line;	 /* where it was first defined */
 	bool runtime;	 /* made through the API (policy/pkeyset.h), not read from the file */
+	/* a runtime partition's mtu_limit, rate_limit: PathRecords in it at most (0: none) */
+	uint8_t path_mtu, path_rate;
 	struct partition_member *members;
 	size_t n_members, cap_members;
 };

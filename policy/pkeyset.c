@@ -491,9 +491,9 @@ int pkeyset_merge(const struct partition_config *file, const struct pkeyset *s,
 		p->runtime = true;
 		p->ipoib = rp->ipoib;
 		if (rp->mtu)
-			p->mtu = rp->mtu;
+			p->mtu = p->path_mtu = rp->mtu;
 		if (rp->rate)
-			p->rate = rp->rate;
+			p->rate = p->path_rate = rp->rate;
 		p->sl = rp->sl;
 		if (rp->n && !(p->members = malloc(rp->n * sizeof(*p->members))))
 			goto nomem;
