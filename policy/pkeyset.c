@@ -380,7 +380,8 @@ int pkeyset_apply(const struct pkeyset *s, const struct pkeyset_req *req,
 				? "P_Key 0x7fff is the default partition's: partitions.conf owns it"
 				: "P_Key 0x0000 is invalid (want 0x0001..0x7ffe)");
 	fp = partition_find(file, pkey);
-	if (fp && !fp->runtime)
+	/* the file's P_Key is not the API's; a runtime one it shadows may still be deleted */
+	if (fp && !fp->runtime && !(req->op == PKEYSET_DELETE && pkeyset_find(s, pkey)))
 		return fail(err, err_len, -EEXIST,
 			    "P_Key 0x%04x is defined in the partitions file ('%s'): the API cannot "
 			    "change it",

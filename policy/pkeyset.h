@@ -11,9 +11,10 @@
  * merge into one policy (pkeyset_merge: the file's partitions, then the
  * runtime ones, GUID members only) which the SM programs and the SA reads.
  *
- * The rules: a P_Key the file defines cannot be changed (-EEXIST: 409); a
- * runtime P_Key is created by its first add, and may be added to, shrunk,
- * deleted; adding a GUID that is there with the same membership, removing
+ * The rules: a P_Key the file defines cannot be changed (-EEXIST: 409; a
+ * runtime P_Key the file came to define after it was made may only be
+ * deleted); a runtime P_Key is created by its first add, and may be added
+ * to, shrunk, deleted; adding a GUID that is there with the same membership, removing
  * one that is not there, deleting a P_Key that is not there change nothing
  * and succeed.  A member's membership is full or limited, and index0 asks
  * for the key at index 0 of that port's table (UFM's fields).

@@ -643,13 +643,14 @@ static void tenants_take(struct tenants *t, struct pkeyset *ns, struct partition
 		sm->policy.pub_parts = partition_config_ref(merged);
 		sa_set_policies(sm->sa, sm->policy.pub_qos, sm->policy.pub_parts);
 	}
+	/* (a runtime P_Key the file shadows leaves the file's groups alone when deleted) */
 	p = partition_find(merged, pkey);
-	if (d->deleted || (p && p->runtime && !p->ipoib && d->group_changed))
+	if ((d->deleted && !p) || (p && p->runtime && !p->ipoib && d->group_changed))
 		mfts_ipoib_drop(sm, pkey);
 	else if (p && p->runtime && p->ipoib)
 		mfts_ipoib_add(sm, p);
 	/* a port that left the partition leaves its groups (their trees are computed again) */
-	if (op == PKEYSET_REMOVE && sm->mcast)
+	if ((op == PKEYSET_REMOVE || (d->deleted && !p)) && sm->mcast)
 		for (size_t i = 0; i < d->n_guids; i++)
 			mcast_port_drop_pkey(sm->mcast, d->guids[i], pkey);
 	for (size_t i = 0; i < d->n_guids; i++)
@@ -715,8 +716,8 @@ int tenants_request(struct sm *sm, const struct pkeyset_req *req, const char *wh
 		pkeyset_free(ns);
 		partition_config_free(merged);
 		pkeyset_delta_clear(ret_delta);
-		log_msg(LOG_CAT_CTL, LOG_INFO, "partition audit: %s: %s 0x%04x refused: %s", who,
-			tenants_op_str(req->op), req->pkey & 0x7fff, err);
+		log_ratelimited(LOG_CAT_CTL, LOG_INFO, "partition audit: %s: %s 0x%04x refused: %s",
+				who, tenants_op_str(req->op), req->pkey & 0x7fff, err);
 		return r;
 	}
 	if (!ns) {
