@@ -113,6 +113,7 @@ for i in 0 1 2 3 4 5 6 7; do L[$i]=$(lid_of A "ca-$i"); done
 
 # ---- refusals -------------------------------------------------------------------
 check "no credentials: 401" test "$(code GET /ufmRest/resources/pkeys '' '')" = 401
+check "... JSON, code unauthorized" test "$(field 'j["error"]["code"]')" = unauthorized
 t0=$(date +%s.%N)
 check "a wrong password: 401" test "$(code GET /ufmRest/resources/pkeys '' k8s:nope)" = 401
 check "... answered after 1 s at least" python3 -c "import sys; sys.exit(not $(date +%s.%N) - $t0 >= 1.0)"
@@ -120,6 +121,7 @@ check "... counted" bash -c "curl -s --cacert $T/cert.pem -u k8s:s3cret $U/metri
 check "the plugin's liveness check: 200" test "$(code GET /ufmRest/app/ufm_version)" = 200
 check "a read-only user may list: 200" test "$(code GET /ufmRest/resources/pkeys '' viewer:look)" = 200
 check "... and may not write: 403" test "$(code POST /ufmRest/resources/pkeys "{\"pkey\":\"0x1234\",\"guids\":[\"$(G 2)\"]}" viewer:look)" = 403
+check "... JSON, saying so" test "$(field 'j["error"]["message"]')" = "user 'viewer' may read only (role read)"
 check "the read API works with credentials" test "$(code GET /api/status)" = 200
 check "a P_Key of the partitions file: 409" test "$(add 0x0010 "$(G 2)")" = 409
 check "... with a message naming the file" grep -q "partitions file" "$T/body"
@@ -153,6 +155,10 @@ check "... its IPoIB broadcast group" grep -q "MGID\.*ff12:401b:9234::ffff:ffff"
 code GET "/ufmRest/resources/pkeys/?guids_data=true" >/dev/null
 check "GET every P_Key: UFM's shape, GUIDs without 0x" \
 	test "$(field 'sorted(g["guid"] for g in j["0x1234"]["guids"])')" = "['$(G 2)', '$(G 3)']"
+check "a heavy sweep (smctl sweep) keeps it" "$SMCTL" --socket "$T/A.sock" --timeout 30 sweep
+check "... ca-2 still holds it" has "${L[2]}" 0x9234
+check "... the sweep read and wrote the tables: the view is empty" test "$(st A view_ports)" = 0
+check "... and it is still ready" wait_for 5 ready 0x1234
 B1=$(st A blocks)
 check "the same add again: 200" test "$(add 0x1234 "$(G 2)" "$(G 3)")" = 200
 check "... changes nothing" test "$(field 'j["changed"]')" = False

@@ -297,6 +297,39 @@ static void http_file(struct http_conn *c, const char *name)
 
 /* ---- /ufmRest/: the runtime partitions (ui/http_pkeys.h) ------------------------ */
 
+/*
+ * Refuse who asks (401, 403, 429): JSON for the APIs (/api/, /ufmRest/: a
+ * client reads {"ok": false, "error": {"code", "message"}} there), text
+ * elsewhere; 401 asks for Basic, 429 says Retry-After.
+ */
+static void http_deny(struct http_conn *c, int status, const char *reason, const char *msg)
+{
+	const char *code = status == 401   ? "unauthorized"
+			   : status == 429 ? "rate_limited"
+					   : CTL_ERR_PERMISSION_DENIED;
+	json_t *j;
+	char *text;
+
+	if (!c->json_errors) {
+		http_conn_error(c, status, reason, msg);
+		return;
+	}
+	j = json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", code, "message", msg);
+	text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	if (!text) {
+		http_conn_error(c, status, reason, msg);
+		return;
+	}
+	http_conn_reply(c, status, reason, "application/json",
+			status == 401
+			    ? "WWW-Authenticate: Basic realm=\"ibsmd\", charset=\"UTF-8\"\r\n"
+			: status == 429 ? "Retry-After: 1\r\n"
+					: NULL,
+			text, strlen(text), NULL);
+	free(text);
+}
+
 /* A write may go: an admin user, over TLS unless http_allow_insecure_writes.  Else 403. */
 static bool http_write_allowed(struct http_conn *c)
 {
@@ -304,19 +337,19 @@ static bool http_write_allowed(struct http_conn *c)
 	char msg[160];
 
 	if (!c->h->users) {
-		http_conn_error(c, 403, "Forbidden",
-				"writes need users (http_users_file) and an admin among them");
+		http_deny(c, 403, "Forbidden",
+			  "writes need users (http_users_file) and an admin among them");
 		return false;
 	}
 	if (c->role != HTTP_ROLE_ADMIN) {
 		snprintf(msg, sizeof(msg), "user '%s' may read only (role read)", c->user);
-		http_conn_error(c, 403, "Forbidden", msg);
+		http_deny(c, 403, "Forbidden", msg);
 		return false;
 	}
 	if (!c->h->ssl && !conf->http_allow_insecure_writes) {
-		http_conn_error(c, 403, "Forbidden",
-				"writes need TLS (http_tls_cert, http_tls_key): the password would "
-				"cross the network in clear");
+		http_deny(c, 403, "Forbidden",
+			  "writes need TLS (http_tls_cert, http_tls_key): the password would "
+			  "cross the network in clear");
 		return false;
 	}
 	return true;
@@ -556,7 +589,7 @@ static void http_slow_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct http_conn *c = arg;
 
-	http_conn_error(c, 401, "Unauthorized", "bad user or password");
+	http_deny(c, 401, "Unauthorized", "bad user or password");
 }
 
 /*
@@ -587,8 +620,7 @@ static bool http_authenticate(struct http_conn *c)
 				     (HTTP_AUTH_FAIL_DELAY_MS % 1000) * 1000};
 
 		if (!v) {
-			http_conn_error(c, 401, "Unauthorized",
-					"authentication needed (HTTP Basic)");
+			http_deny(c, 401, "Unauthorized", "authentication needed (HTTP Basic)");
 			return false;
 		}
 		h->st->auth_failures++;
@@ -599,7 +631,7 @@ static bool http_authenticate(struct http_conn *c)
 		bufferevent_disable(c->bev, EV_READ);
 		c->slow = evtimer_new(h->base, http_slow_cb, c);
 		if (!c->slow || evtimer_add(c->slow, &tv) < 0)
-			http_conn_error(c, 401, "Unauthorized", "bad user or password");
+			http_deny(c, 401, "Unauthorized", "bad user or password");
 		return false;
 	}
 	if (!http_auth_rate(u, h->api->sm->conf.http_rate_limit, now)) {
@@ -607,7 +639,7 @@ static bool http_authenticate(struct http_conn *c)
 		log_ratelimited(LOG_CAT_CTL, LOG_NOTICE,
 				"http: user '%s' over http_rate_limit (%d requests a second)",
 				u->name, h->api->sm->conf.http_rate_limit);
-		http_conn_error(c, 429, "Too Many Requests", "over http_rate_limit: slow down");
+		http_deny(c, 429, "Too Many Requests", "over http_rate_limit: slow down");
 		return false;
 	}
 	snprintf(c->user, sizeof(c->user), "%s", u->name);
@@ -639,6 +671,9 @@ static bool http_request(struct http_conn *c, char *head, size_t len)
 		return false;
 	}
 	c->head_only = c->hh.head_only;
+	/* decided now: a failed login is answered after the head is freed */
+	c->json_errors = !strncmp(c->hh.target, "/api", 4) ||
+			 !strncmp(c->hh.target, HTTP_WRITE_PREFIX, strlen(HTTP_WRITE_PREFIX));
 	if (c->hh.body_len > max) {
 		char msg[96];
 

@@ -191,9 +191,10 @@ static void http_read_cb(struct bufferevent *bev, void *arg)
 	evbuffer_remove(in, head, n);
 	head[n] = '\0';
 	evtimer_del(c->deadline);
-	if (!c->h->on_head(c, head, n))
+	if (!c->h->on_head(c, head, n)) {
 		free(head);
-	else if (c->head)
+		memset(&c->hh, 0, sizeof(c->hh)); /* it pointed into head */
+	} else if (c->head)
 		http_read_body(c, in); /* some of it may be in already */
 }
 

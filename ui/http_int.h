@@ -42,7 +42,8 @@ struct http_conn {
 	bool head_only;
 	char *head; /* the request head, kept while its body arrives (hh points into it) */
 	struct http_head hh;
-	struct event *slow;		   /* a failed login's 401, held back */
+	struct event *slow; /* a failed login's 401, held back */
+	bool json_errors; /* an API target (/api, /ufmRest/): refusals are JSON (hh may be gone) */
 	char user[HTTP_AUTH_NAME_MAX + 1]; /* authenticated, "" when not */
 	enum http_role role;
 };
