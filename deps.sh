@@ -12,9 +12,10 @@
 # disables it; an OpenSM that was installed before is left as it was.
 set -e
 BUILD_PKGS="build-essential autoconf automake libtool pkg-config
-libibumad-dev libibmad-dev libevent-dev libjansson-dev libsystemd-dev libinih-dev"
+libibumad-dev libibmad-dev libevent-dev libjansson-dev libsystemd-dev libinih-dev
+libssl-dev libcrypt-dev"
 TEST_PKGS="libcunit1-dev libseccomp-dev ibsim-utils libumad2sim0 infiniband-diags opensm ibutils python3
-groff-base systemd time bc clang-format clang git
+groff-base systemd time bc clang-format clang git curl openssl
 chromium chromium-driver python3-selenium
 debhelper lintian"
 case "${1:-test}" in

@@ -18,6 +18,7 @@
 #include "fabric/nodemap.h"
 #include "validate/plan.h"
 #include "routing/routing.h"
+#include "ui/http_auth.h"
 
 /* Add a line to an error list (err holds lines already). */
 static void err_append(char *err, size_t err_len, const char *line)
@@ -151,6 +152,16 @@ int daemon_check(struct daemon *d)
 			r = -EINVAL;
 		}
 		nodemap_free(names);
+
+		/* the HTTP users, as at start-up: a file others may read is refused */
+		struct http_users *users = NULL;
+
+		if (d->conf.http_users_file[0] &&
+		    http_auth_load(d->conf.http_users_file, &users, perr, sizeof(perr)) < 0) {
+			err_append(err, sizeof(err), perr);
+			r = -EINVAL;
+		}
+		http_auth_free(users);
 
 		char line[sizeof(why) + 64];
 

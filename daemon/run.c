@@ -24,6 +24,7 @@
 #include "sm/light.h"
 #include "sm/policies.h"
 #include "sm/sweep_sched.h"
+#include "sm/tenants.h"
 #include "ui/api.h"
 #include "validate/validate.h"
 
@@ -192,13 +193,14 @@ static void reload(struct daemon *d)
  * The parts of the SM (sm/part.h), in the order they attach: the role
  * (election, handover, polling), the SMInfo requests it answers and its
  * state sync, then the
- * performance manager, the port health policy and fabric validation.
+ * performance manager, the port health policy, fabric validation and the runtime
+ * partitions.
  */
 static int daemon_attach_parts(struct sm *sm, char *err, size_t err_len)
 {
 	static int (*const attach[])(struct sm *, char *, size_t) = {
-	    smstate_attach, sminfo_attach, sync_attach,
-	    perfmgr_attach, health_attach, validate_attach,
+	    smstate_attach, sminfo_attach,   sync_attach,    perfmgr_attach,
+	    health_attach,  validate_attach, tenants_attach,
 	};
 
 	for (size_t i = 0; i < sizeof(attach) / sizeof(attach[0]); i++) {

@@ -32,6 +32,7 @@
 #include "sm/part.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
+#include "sm/tenants.h"
 #include "failover/sync.h"
 
 struct sync_peer {
@@ -171,6 +172,10 @@ static char *sync_document(struct sync *sy, size_t *ret_len)
 		goto out;
 	full = syncdoc_encode(sm->port_guid, 0, sm->mcast, sm->sa ? sa_services(sm->sa) : NULL,
 			      sm->sa ? sa_informs(sm->sa) : NULL, lc.v, lc.n);
+	/* the runtime partitions (sm/tenants.h), the whole set */
+	if (full && tenants_set(sm) &&
+	    json_object_set_new(full, "runtime_partitions", pkeyset_to_json(tenants_set(sm))) < 0)
+		goto out;
 	/* what the generation follows: the document without its leases' countdown */
 	copy = full ? json_deep_copy(full) : NULL;
 	if (!copy)
@@ -392,7 +397,7 @@ static void sync_takeover(struct sync *sy)
 	struct sm *sm = sy->sm;
 	struct syncdoc_apply_stats st;
 	double age = sy->doc ? clock_mono_ms() - sy->doc_ms : -1;
-	size_t lids = 0;
+	size_t lids = 0, pkeys = 0;
 
 	free(sy->rereg_guids);
 	sy->rereg_guids = NULL;
@@ -429,6 +434,15 @@ static void sync_takeover(struct sync *sy)
 		}
 		if (lids)
 			sm_save_lids(sm);
+		if (sy->doc->pkeys) {
+			char who[96];
+
+			snprintf(who, sizeof(who), "takeover from master 0x%016" PRIx64,
+				 sy->doc->sm_guid);
+			pkeys = sy->doc->pkeys->n;
+			tenants_replace(sm, sy->doc->pkeys, who); /* takes it */
+			sy->doc->pkeys = NULL;
+		}
 		sy->rereg_all = r < 0;
 		sy->rereg_guids = st.not_carried;
 		sy->n_rereg = st.n_not_carried;
@@ -436,10 +450,10 @@ static void sync_takeover(struct sync *sy)
 		snprintf(sy->last_takeover, sizeof(sy->last_takeover),
 			 "carried generation %" PRIu64 " of 0x%016" PRIx64
 			 " (%.0f ms old): %zu groups (%zu members), %zu services, %zu "
-			 "subscriptions, %zu LIDs; %zu groups, %zu services, %zu subscriptions "
-			 "not carried, ClientReregister on %s%zu ports",
+			 "subscriptions, %zu LIDs, %zu runtime P_Keys; %zu groups, %zu services, "
+			 "%zu subscriptions not carried, ClientReregister on %s%zu ports",
 			 sy->doc->generation, sy->doc->sm_guid, age, st.groups, st.members,
-			 st.services, st.informs, lids, st.groups_failed, st.services_failed,
+			 st.services, st.informs, lids, pkeys, st.groups_failed, st.services_failed,
 			 st.informs_failed, r < 0 ? "every host port (out of memory), " : "",
 			 st.n_not_carried);
 	}

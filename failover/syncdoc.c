@@ -23,6 +23,7 @@ void syncdoc_free(struct syncdoc *d)
 	free(d->services);
 	free(d->informs);
 	free(d->lids);
+	pkeyset_free(d->pkeys);
 	free(d);
 }
 
@@ -417,6 +418,20 @@ int syncdoc_decode(const char *buf, size_t len, struct syncdoc **ret, char *err,
 	doc->generation = (uint64_t)v;
 	if (!dec_lists(&d, root, doc))
 		goto out;
+	if (json_object_get(root, "runtime_partitions")) {
+		char why[200];
+		int r = pkeyset_from_json(json_object_get(root, "runtime_partitions"), &doc->pkeys,
+					  why, sizeof(why));
+
+		if (r < 0) {
+			bad(&d,
+			    r == -ENOMEM     ? -ENOMEM
+			    : r == -EMSGSIZE ? -EMSGSIZE
+					     : -EBADMSG,
+			    "runtime_partitions: %s", why);
+			goto out;
+		}
+	}
 	*ret = doc;
 	doc = NULL;
 out:

@@ -11,11 +11,16 @@
  *                "members": [{"gid": "fe80...", "join_state": 1, "proxy": false}]}],
  *    "services": [{"rec": "<176 bytes in hex>", "lease_left_ms": N}],   (0: infinite)
  *    "informs": [{"port_guid": "0x...", "qpn": N, "sl": N, "ii": "<36 bytes in hex>"}],
- *    "lids": [{"guid": "0x...", "lid": N, "lmc": N}]}
+ *    "lids": [{"guid": "0x...", "lid": N, "lmc": N}],
+ *    "runtime_partitions": {"version": 1, "pkeys": [...]}}   (policy/pkeyset.h)
  *
  * GUIDs are strings (JSON numbers lose bits past 2^53); GIDs and records are
  * lowercase hex of their wire bytes.  Unknown keys are ignored; a version
- * other than SYNCDOC_VERSION is refused.
+ * other than SYNCDOC_VERSION is refused.  "runtime_partitions" (issue 23)
+ * is optional: a master that has none (an older one) leaves the standby's
+ * runtime partitions as they are at a takeover; one that has them hands
+ * over the whole set, which replaces the standby's (a P_Key the master
+ * deleted must not come back).
  *
  * The decoder takes bytes from the network: everything is checked (types,
  * ranges, hex lengths, counts under the SYNCDOC_MAX_* bounds, the document
@@ -41,6 +46,7 @@
 #include <jansson.h>
 
 #include "mad/sa_wire.h"
+#include "policy/pkeyset.h"
 #include "sa/inform.h"
 #include "sa/mcast.h"
 #include "sa/service.h"
@@ -85,6 +91,7 @@ struct syncdoc {
 	size_t n_informs;
 	struct syncdoc_lid *lids;
 	size_t n_lids;
+	struct pkeyset *pkeys; /* "runtime_partitions", or NULL when the document has none */
 };
 
 /* NULL-safe. */

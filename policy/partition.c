@@ -169,7 +169,7 @@ static int part_member(struct partition *p, uint8_t who, uint64_t guid, uint8_t 
 		p->members = v;
 		p->cap_members = cap;
 	}
-	p->members[p->n_members++] = (struct partition_member){guid, who, m, line};
+	p->members[p->n_members++] = (struct partition_member){guid, who, m, line, 0};
 	return 0;
 }
 
@@ -498,6 +498,8 @@ void partition_config_free(struct partition_config *c)
 	for (size_t i = 0; i < c->n; i++)
 		free(c->parts[i].members);
 	free(c->parts);
+	free(c->ix);
+	free(c->wild);
 	free(c);
 }
 
@@ -525,7 +527,7 @@ struct partition_config *partition_default(void)
 	struct parse ps = {.pe = {.name = "(built in)"}};
 
 	ps.c = calloc(1, sizeof(*ps.c));
-	if (!ps.c || !config_with_default(&ps, false)) {
+	if (!ps.c || !config_with_default(&ps, false) || partition_config_index(ps.c) < 0) {
 		partition_config_free(ps.c);
 		return NULL;
 	}
@@ -589,6 +591,8 @@ int partition_parse(const char *name, const char *text, size_t len, struct parti
 	free(buf);
 	if (r == 0 && !config_with_default(&ps, true))
 		r = -ENOMEM;
+	if (r == 0 && !ps.pe.n_err)
+		r = partition_config_index(ps.c);
 	if (r == 0 && ps.pe.n_err) {
 		perr_finish(&ps.pe, "error");
 		r = -EINVAL;
@@ -627,121 +631,61 @@ const struct partition *partition_find(const struct partition_config *c, uint16_
 	return NULL;
 }
 
-static bool member_matches(const struct partition_member *m, const struct node *n, uint64_t guid,
-			   uint64_t sm_guid)
+/* ---- building a policy (its index: partition_tables.c) ------------------------ */
+
+struct partition_config *partition_config_dup(const struct partition_config *c)
 {
-	switch (m->who) {
-	case PARTITION_GUID:
-		return m->guid == guid;
-	case PARTITION_ALL:
-		return true;
-	case PARTITION_ALL_CAS:
-		return n->type == NODE_CA;
-	case PARTITION_ALL_SWITCHES:
-		return n->type == NODE_SWITCH;
-	case PARTITION_ALL_ROUTERS:
-		return n->type == NODE_ROUTER;
-	case PARTITION_SELF:
-		return guid == sm_guid;
+	struct partition_config *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->from_file = c->from_file;
+	d->allow_both = c->allow_both;
+	d->parts = calloc(c->n + 1, sizeof(*d->parts));
+	if (!d->parts) {
+		free(d);
+		return NULL;
 	}
-	return false;
-}
+	for (size_t i = 0; i < c->n; i++) {
+		struct partition *p = &d->parts[d->n++];
 
-/* Table entries for partition p at the port: 0, 1 or 2 keys into k[]. */
-static unsigned part_entries(const struct partition *p, const struct node *n, uint64_t guid,
-			     uint64_t sm_guid, bool allow_both, uint16_t k[2])
-{
-	bool full = false, limited = false, both = false;
-
-	for (size_t i = 0; i < p->n_members; i++) {
-		const struct partition_member *m = &p->members[i];
-		if (!member_matches(m, n, guid, sm_guid))
-			continue;
-		full |= m->membership == PARTITION_M_FULL;
-		limited |= m->membership == PARTITION_M_LIMITED;
-		both |= m->membership == PARTITION_M_BOTH;
-	}
-	if (p->pkey == PARTITION_DEFAULT_PKEY && guid == sm_guid)
-		full = true; /* the SM's port is always a full member of the default */
-	if (both && allow_both) {
-		k[0] = p->pkey | PARTITION_FULL;
-		k[1] = p->pkey;
-		return 2;
-	}
-	full |= both;
-	if (full) {
-		k[0] = p->pkey | PARTITION_FULL;
-		return 1;
-	}
-	if (limited) {
-		k[0] = p->pkey;
-		return 1;
-	}
-	return 0;
-}
-
-size_t partition_port_table(const struct partition_config *c, const struct fabric *f, uint32_t node,
-			    uint8_t port, uint64_t sm_guid, uint16_t *keys, size_t cap)
-{
-	const struct node *n;
-	size_t first = SIZE_MAX, n_keys = 0;
-	uint64_t guid;
-
-	if (!c || node >= f->n_nodes)
-		return 0;
-	n = &f->nodes[node];
-	if (port > n->nports)
-		return 0;
-	guid = n->ports[node_is_switch(n) ? 0 : port].guid;
-	for (size_t i = 0; i < c->n && first == SIZE_MAX; i++)
-		if (c->parts[i].indx0)
-			first = i;
-	for (size_t i = 0; i < c->n && first == SIZE_MAX; i++)
-		if (c->parts[i].pkey == PARTITION_DEFAULT_PKEY)
-			first = i;
-	for (size_t j = 0; j <= c->n; j++) {
-		size_t i = j == 0 ? first : j - 1;
-		uint16_t k[2];
-		unsigned nk;
-
-		if (i >= c->n || (j > 0 && i == first))
-			continue;
-		nk = part_entries(&c->parts[i], n, guid, sm_guid, c->allow_both, k);
-		for (unsigned e = 0; e < nk; e++, n_keys++)
-			if (n_keys < cap)
-				keys[n_keys] = k[e];
-	}
-	return n_keys;
-}
-
-uint16_t partition_table_find(const uint16_t *t, size_t n, uint16_t pkey)
-{
-	uint16_t found = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (t[i] & 0x7fff && (t[i] & 0x7fff) == (pkey & 0x7fff)) {
-			if (t[i] & PARTITION_FULL)
-				return t[i];
-			found = t[i];
+		*p = c->parts[i];
+		p->members = NULL;
+		p->cap_members = p->n_members;
+		if (p->n_members && !(p->members = malloc(p->n_members * sizeof(*p->members)))) {
+			p->n_members = 0;
+			partition_config_free(d);
+			return NULL;
 		}
-	return found;
+		if (p->n_members)
+			memcpy(p->members, c->parts[i].members, p->n_members * sizeof(*p->members));
+	}
+	return d;
 }
 
-bool partition_common(const uint16_t *a, size_t na, const uint16_t *b, size_t nb, uint16_t want,
-		      uint16_t *ret_key)
+struct partition *partition_config_add(struct partition_config *c, const char *name, uint16_t pkey)
 {
-	for (size_t i = 0; i < na; i++) {
-		uint16_t ka = a[i], kb;
+	struct partition *v, *p;
 
-		if (!(ka & 0x7fff) || (want && (ka & 0x7fff) != (want & 0x7fff)))
-			continue;
-		/* the best of a's entries for the key, then b's */
-		ka = partition_table_find(a, na, ka);
-		kb = partition_table_find(b, nb, ka);
-		if (kb && ((ka | kb) & PARTITION_FULL)) {
-			*ret_key = ka;
-			return true;
-		}
-	}
-	return false;
+	if (c->n >= PARTITION_MAX + 0x7fff)
+		return NULL;
+	v = realloc(c->parts, (c->n + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	c->parts = v;
+	p = &c->parts[c->n++];
+	*p = (struct partition){
+	    .pkey = pkey & 0x7fff, .mtu = 4, .rate = 3, .scopes = 1u << 2, .qkey = 0x0B1B};
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	c->indexed = false;
+	return p;
+}
+
+int partition_add_guid(struct partition *p, uint64_t guid, uint8_t membership, uint8_t flags)
+{
+	int r = part_member(p, PARTITION_GUID, guid, membership, 0);
+
+	if (r == 0)
+		p->members[p->n_members - 1].flags = flags;
+	return r;
 }

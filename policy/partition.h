@@ -44,7 +44,11 @@ struct partition_member {
 	uint8_t who;   /* enum partition_who */
 	uint8_t membership;
 	unsigned line;
+	uint8_t flags; /* PARTITION_MF_* */
 };
+
+/* A member's flags (runtime partitions, policy/pkeyset.h). */
+#define PARTITION_MF_INDEX0 0x01 /* the key goes at index 0 of this port's table */
 
 struct partition {
 	char name[64];
@@ -57,8 +61,20 @@ struct partition {
 	uint16_t scopes; /* bit per MGID scope nibble; default link-local (bit 2) */
 	uint32_t qkey;	 /* default 0x0B1B */
 	unsigned line;	 /* where it was first defined */
+	bool runtime;	 /* made through the API (policy/pkeyset.h), not read from the file */
+	/* a runtime partition's mtu_limit, rate_limit: PathRecords in it at most (0: none) */
+	uint8_t path_mtu, path_rate;
 	struct partition_member *members;
 	size_t n_members, cap_members;
+};
+
+/* A member of the index partition_config_index() builds (partition_port_table). */
+struct partition_ix {
+	uint64_t guid; /* PARTITION_GUID members; 0 for the others */
+	uint32_t part; /* the partition's index in parts */
+	uint8_t who;   /* enum partition_who */
+	uint8_t membership;
+	uint8_t flags; /* PARTITION_MF_* */
 };
 
 struct partition_config {
@@ -71,6 +87,17 @@ struct partition_config {
 	 */
 	bool allow_both;
 	unsigned refs; /* references beyond the first (partition_config_ref) */
+	/*
+	 * The members indexed (partition_config_index): the GUID members
+	 * sorted by (guid, part), the others (ALL, SELF, ...) by part; the
+	 * default partition's index.  Every config the functions below return
+	 * is indexed, so a port's table costs its own memberships, not the
+	 * whole policy.
+	 */
+	struct partition_ix *ix, *wild;
+	size_t n_ix, n_wild;
+	uint32_t default_part;
+	bool indexed;
 };
 
 /*
@@ -100,16 +127,32 @@ struct partition_config *partition_default(void);
 struct partition_config *partition_config_ref(struct partition_config *c);
 void partition_config_free(struct partition_config *c);
 
+/*
+ * Building a policy from another (policy/pkeyset.h merges the runtime
+ * partitions into the file's): a deep copy of c, without its index (NULL on
+ * ENOMEM); a partition appended (name, P_Key's low 15 bits; the defaults of
+ * a partitions.conf definition), NULL on ENOMEM or past PARTITION_MAX +
+ * 32767; a GUID member appended (0 or -ENOMEM); the index built once the
+ * policy is complete (0 or -ENOMEM).  Not for a policy that is shared.
+ */
+struct partition_config *partition_config_dup(const struct partition_config *c);
+struct partition *partition_config_add(struct partition_config *c, const char *name, uint16_t pkey);
+int partition_add_guid(struct partition *p, uint64_t guid, uint8_t membership, uint8_t flags);
+int partition_config_index(struct partition_config *c);
+
 /* The partition with this P_Key (membership bit ignored), or NULL. */
 const struct partition *partition_find(const struct partition_config *c, uint16_t pkey);
 
 /*
  * The P_Key table end port (node, port) of f should hold (a switch: port 0),
- * in index order: the indx0 partition (else the default) first, then the
- * others in file order; full members carry bit 15; a `both` member holds
- * the key twice.  sm_guid is the SM's port GUID (SELF; always a full member
- * of the default partition).  At most cap keys are written (the rest is
- * counted in the return value: returns how many the port should hold).
+ * in index order: the first runtime partition that asks index0 for this
+ * port, else the indx0 partition (else the default) first, then the others
+ * in policy order (the file's, then the runtime ones); full members carry
+ * bit 15; a `both` member holds the key twice.  sm_guid is the SM's port
+ * GUID (SELF; always a full member of the default partition).  At most cap
+ * keys are written (the rest is counted in the return value: returns how
+ * many the port should hold).  O(the port's memberships + the policy's
+ * ALL/SELF-style members) on an indexed policy.
  */
 size_t partition_port_table(const struct partition_config *c, const struct fabric *f, uint32_t node,
 			    uint8_t port, uint64_t sm_guid, uint16_t *keys, size_t cap);

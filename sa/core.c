@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/pkeyview.h"
 #include "policy/partition.h"
 #include "sa/inform.h"
 #include "sa/sa_int.h"
@@ -75,30 +76,28 @@ void sa_count_pkey(struct sa *sa, enum sa_pkey_kind kind)
 		sa->st.pkey_informs++;
 }
 
-void sa_port_pkeys(const struct fabric *f, uint32_t node, uint8_t port, const uint16_t **t,
+void sa_port_pkeys(const struct sa_query *q, uint32_t node, uint8_t port, const uint16_t **t,
 		   size_t *n)
 {
 	static const uint16_t dflt[1] = {0xffff};
-	const struct node *nd = &f->nodes[node];
-	const struct port *p = &nd->ports[node_is_switch(nd) ? 0 : port];
+	uint8_t known;
 
-	if (!p->pkey_known) {
+	pkeyview_port(q->sa ? q->sa->pkv : NULL, q->snap->fabric, node, port, t, &known);
+	*n = FABRIC_PKEY_BLOCKS * 32;
+	if (!known) {
 		*t = dflt;
 		*n = 1;
-		return;
 	}
-	*t = p->pkeys;
-	*n = FABRIC_PKEY_BLOCKS * 32;
 }
 
-bool sa_port_has_pkey(const struct fabric *f, uint32_t node, uint8_t port, uint16_t pkey)
+bool sa_port_has_pkey(const struct sa_query *q, uint32_t node, uint8_t port, uint16_t pkey)
 {
 	const uint16_t *t;
 	size_t n;
 
 	if (!(pkey & 0x7fff))
 		return false;
-	sa_port_pkeys(f, node, port, &t, &n);
+	sa_port_pkeys(q, node, port, &t, &n);
 	return partition_table_find(t, n, pkey) != 0;
 }
 

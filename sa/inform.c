@@ -432,8 +432,8 @@ static uint16_t inform_check(const struct sa_query *q, const uint8_t *ii)
 			size_t ka, kb;
 			uint16_t unused;
 
-			sa_port_pkeys(q->snap->fabric, q->req_node, q->req_port, &ta, &ka);
-			sa_port_pkeys(q->snap->fabric, ni, pn, &tb, &kb);
+			sa_port_pkeys(q, q->req_node, q->req_port, &ta, &ka);
+			sa_port_pkeys(q, ni, pn, &tb, &kb);
 			if (!partition_common(ta, ka, tb, kb, 0, &unused)) {
 				sa_count_pkey(q->sa, SA_PKEY_INFORM);
 				return SA_STATUS_REQ_INVALID;

@@ -354,6 +354,37 @@ int mcast_add_well_known(struct mcast_db *db, const uint8_t mgid[16], const stru
 	return 0;
 }
 
+int mcast_drop_group(struct mcast_db *db, const uint8_t mgid[16])
+{
+	struct mcast_group *g = mcast_mgid_lookup(db, mgid);
+
+	if (!g)
+		return -ENOENT;
+	mcast_group_delete(db, g);
+	return 0;
+}
+
+size_t mcast_port_drop_pkey(struct mcast_db *db, uint64_t port_guid, uint16_t pkey)
+{
+	size_t n = 0;
+
+	/* backwards: a group that goes takes the last slot's place */
+	for (uint32_t i = db->n_groups; i-- > 0;) {
+		struct mcast_group *g = db->groups[i];
+
+		if ((g->p.pkey & 0x7fff) != (pkey & 0x7fff))
+			continue;
+		for (uint32_t k = 0; k < g->n_members; k++) {
+			if (mcast_gid_guid(g->members[k].port_gid) != port_guid)
+				continue;
+			mcast_member_clear(db, g, k, MCAST_JOIN_MASK);
+			n++;
+			break;
+		}
+	}
+	return n;
+}
+
 int mcast_add_ipoib_broadcast(struct mcast_db *db, uint8_t rate, uint8_t sl,
 			      const struct mcast_group **ret)
 {

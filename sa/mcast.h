@@ -253,6 +253,18 @@ int mcast_add_well_known(struct mcast_db *db, const uint8_t mgid[16], const stru
 int mcast_add_ipoib_broadcast(struct mcast_db *db, uint8_t rate, uint8_t sl,
 			      const struct mcast_group **ret);
 
+/*
+ * The group goes whole (a well-known one too: a runtime partition's IPoIB
+ * group when its P_Key is deleted): its members with it, the deleted hooks
+ * run.  0 or -ENOENT.
+ */
+int mcast_drop_group(struct mcast_db *db, const uint8_t mgid[16]);
+/*
+ * The port leaves, with every bit, each group of pkey's partition (low 15
+ * bits): it left the partition.  Returns how many groups it left.
+ */
+size_t mcast_port_drop_pkey(struct mcast_db *db, uint64_t port_guid, uint16_t pkey);
+
 /* ---- state sync (failover/syncdoc.c) ---------------------------------------------- */
 
 /*

@@ -264,7 +264,7 @@ static uint16_t mcmember_partition(const struct sa_query *q, const struct mcast_
 		pkey = r->pkey;
 	else
 		return SA_STATUS_OK;
-	if (!sa_port_has_pkey(q->snap->fabric, ni, pn, pkey)) {
+	if (!sa_port_has_pkey(q, ni, pn, pkey)) {
 		res->why = g ? "the port is not a member of the group's partition"
 			     : "the port is not a member of the partition of the P_Key asked for";
 		return SA_STATUS_REQ_INVALID;
@@ -433,7 +433,7 @@ static bool mcmember_offer_group(const struct sa_query *q, const struct sa_wire_
 		return true;
 	/* a group of a partition the requester is not in is not there for it */
 	if (!trusted && (q->req_node == FABRIC_NO_NODE ||
-			 !sa_port_has_pkey(q->snap->fabric, q->req_node, q->req_port, g->p.pkey)))
+			 !sa_port_has_pkey(q, q->req_node, q->req_port, g->p.pkey)))
 		return true;
 	if (q->mask & MCAST_C_PORT_GID) {
 		if (!mcmember_prefix_ok(q, r->port_gid))

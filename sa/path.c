@@ -424,6 +424,13 @@ static bool path_limit_life(const struct path_limit *l, uint8_t *life)
 	}
 }
 
+bool path_query_takes(const struct path_query *q, struct path_info *p)
+{
+	if (q->mtu.set && !path_limit_mtu(&q->mtu, &p->mtu))
+		return false;
+	return !q->rate.set || path_limit_rate(&q->rate, &p->rate);
+}
+
 /* Apply q's constraints to p: false when p is left out (p may be changed then). */
 static bool path_keep(const struct path_enum *e, struct path_info *p)
 {

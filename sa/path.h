@@ -198,6 +198,12 @@ static inline bool path_enum_done(const struct path_enum *e)
 uint8_t path_rate(uint8_t width_active, uint8_t speed_active);
 bool path_rate_valid(uint8_t rate);
 int path_rate_cmp(uint8_t a, uint8_t b);
+/*
+ * Whether q's MTU and rate selectors still take p once its MTU or rate was
+ * lowered after the enumeration (a runtime partition's limits,
+ * sa/pathrec.c); p's values may be set as the selectors ask.
+ */
+bool path_query_takes(const struct path_query *q, struct path_info *p);
 uint8_t path_rate_prev(uint8_t rate);
 uint8_t path_pkt_life(uint8_t switch_life, uint8_t hops);
 

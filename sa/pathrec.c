@@ -225,15 +225,39 @@ static bool pathrec_path_sl(const struct sa_query *q, const struct pathrec_pk *p
 	return true;
 }
 
+/*
+ * A runtime partition's mtu_limit and rate_limit (sm/tenants.h): a path in
+ * it runs at most those; false when the query's own MTU or rate selectors
+ * then leave it out.
+ */
+static bool pathrec_path_caps(const struct sa_query *q, const struct path_query *pq, uint16_t pkey,
+			      struct path_info *p)
+{
+	const struct partition *part = pkey ? partition_find(sa_parts(q->sa), pkey) : NULL;
+	bool capped = false;
+
+	if (!part || (!part->path_mtu && !part->path_rate))
+		return true;
+	if (part->path_mtu && p->mtu > part->path_mtu) {
+		p->mtu = part->path_mtu;
+		capped = true;
+	}
+	if (part->path_rate && path_rate_cmp(p->rate, part->path_rate) > 0) {
+		p->rate = part->path_rate;
+		capped = true;
+	}
+	return !capped || path_query_takes(pq, p);
+}
+
 /* Whether two ports share a partition (any, or pk's) with a full member; its key. */
-static bool pathrec_share(const struct fabric *f, uint32_t na, uint8_t pa, uint32_t nb, uint8_t pb,
-			  uint16_t want, uint16_t *ret)
+static bool pathrec_share(const struct sa_query *q, uint32_t na, uint8_t pa, uint32_t nb,
+			  uint8_t pb, uint16_t want, uint16_t *ret)
 {
 	const uint16_t *ta, *tb;
 	size_t ka, kb;
 
-	sa_port_pkeys(f, na, pa, &ta, &ka);
-	sa_port_pkeys(f, nb, pb, &tb, &kb);
+	sa_port_pkeys(q, na, pa, &ta, &ka);
+	sa_port_pkeys(q, nb, pb, &tb, &kb);
 	return partition_common(ta, ka, tb, kb, want, ret);
 }
 
@@ -257,7 +281,7 @@ static bool pathrec_path_pkey(const struct sa_query *q, const struct pathrec_pk 
 	const struct fabric *f = q->snap->fabric;
 	uint16_t k, unused;
 
-	if (!pathrec_share(f, p->src_node, p->src_port, p->dst_node, p->dst_port,
+	if (!pathrec_share(q, p->src_node, p->src_port, p->dst_node, p->dst_port,
 			   pk->has ? pk->want : 0, &k)) {
 		sa_count_pkey(q->sa, SA_PKEY_PATH);
 		return false;
@@ -265,9 +289,9 @@ static bool pathrec_path_pkey(const struct sa_query *q, const struct pathrec_pk 
 	/* the requester is one of the ends, mostly: it need not share with itself */
 	if (q->req_node != FABRIC_NO_NODE && q->req_node < f->n_nodes &&
 	    ((!pathrec_same(q, p->src_node, p->src_port) &&
-	      !pathrec_share(f, q->req_node, q->req_port, p->src_node, p->src_port, 0, &unused)) ||
+	      !pathrec_share(q, q->req_node, q->req_port, p->src_node, p->src_port, 0, &unused)) ||
 	     (!pathrec_same(q, p->dst_node, p->dst_port) &&
-	      !pathrec_share(f, q->req_node, q->req_port, p->dst_node, p->dst_port, 0, &unused)))) {
+	      !pathrec_share(q, q->req_node, q->req_port, p->dst_node, p->dst_port, 0, &unused)))) {
 		sa_count_pkey(q->sa, SA_PKEY_PATH);
 		return false;
 	}
@@ -359,6 +383,8 @@ static uint16_t pathrec_collect(struct sa_query *q, struct sa_result *res,
 				continue; /* no partition in common */
 			if (!pathrec_path_sl(q, pk, &page[i], pkey, &page[i].sl))
 				continue; /* the query asked for another SL than the policy's */
+			if (!pathrec_path_caps(q, pq, pkey, &page[i]))
+				continue; /* the partition's MTU or rate is below what was asked */
 			pathrec_build(q->snap, &page[i], pkey, rec);
 			if (sa_result_add(res, rec, sizeof(rec)) == -ENOMEM)
 				return SA_STATUS_NO_RESOURCES;

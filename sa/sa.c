@@ -157,6 +157,12 @@ void sa_set_vlt(struct sa *sa, const struct vlt_set *vlt)
 	sa->vlt = vlt;
 }
 
+void sa_set_pkeyview(struct sa *sa, const struct pkeyview *v)
+{
+	if (sa)
+		sa->pkv = v;
+}
+
 void sa_set_policies(struct sa *sa, struct qos_policy *qos, struct partition_config *parts)
 {
 	qos = qos_policy_ref(qos);

@@ -78,6 +78,15 @@ struct qos_policy;
 struct partition_config;
 void sa_set_policies(struct sa *sa, struct qos_policy *qos, struct partition_config *parts);
 /*
+ * The P_Key tables the runtime partitions wrote since the snapshot was
+ * published (fabric/pkeyview.h; NULL: none): PathRecords, joins, services,
+ * subscriptions and P_KeyTableRecords of an end port read its table there
+ * first.  Not owned; its owner calls sa_set_pkeyview(sa, NULL) before
+ * freeing it.
+ */
+struct pkeyview;
+void sa_set_pkeyview(struct sa *sa, const struct pkeyview *v);
+/*
  * The multicast group database MCMemberRecord Sets and Deletes join and
  * leave (sa/mcast.h; NULL: none, Sets and Deletes are refused with
  * ERR_NO_RESOURCES and queries find nothing).  Not owned: its owner keeps it

@@ -50,7 +50,8 @@ struct sa {
 	const struct vlt_set *vlt;	/* the ports' SL2VL and VLArb as read (sa_set_vlt) */
 	struct qos_policy *qos;		/* sa_set_policies: references */
 	struct partition_config *parts;
-	struct sa_mcmember mcm; /* mcmember.c */
+	const struct pkeyview *pkv; /* sa_set_pkeyview: P_Key tables written since the snapshot */
+	struct sa_mcmember mcm;	    /* mcmember.c */
 };
 
 /* A query: the request, its record type and who asked. */
@@ -154,17 +155,18 @@ bool sa_query_trusted(const struct sa_query *q);
 uint64_t sa_subnet_prefix(const struct snapshot *snap);
 
 /*
- * The P_Key table end port (node, port) of f was programmed with (a switch:
- * port 0's), *n entries; a port whose table is not known (a fabric no SM
- * programmed: the unit tests' topologies) holds the default partition, full
- * (core.c).
+ * The P_Key table end port (node, port) of q's snapshot holds (a switch:
+ * port 0's), *n entries: as the runtime partitions last wrote it
+ * (sa_set_pkeyview), else as the snapshot says it was programmed; a port
+ * whose table is not known (a fabric no SM programmed: the unit tests'
+ * topologies) holds the default partition, full (core.c).
  */
-void sa_port_pkeys(const struct fabric *f, uint32_t node, uint8_t port, const uint16_t **t,
+void sa_port_pkeys(const struct sa_query *q, uint32_t node, uint8_t port, const uint16_t **t,
 		   size_t *n);
 /* Count a refusal for partitions (SA_PKEY_*) (core.c). */
 enum sa_pkey_kind { SA_PKEY_PATH, SA_PKEY_SERVICE, SA_PKEY_INFORM };
 void sa_count_pkey(struct sa *sa, enum sa_pkey_kind kind);
 /* Whether that port is a member (full or limited) of pkey's partition (low 15 bits). */
-bool sa_port_has_pkey(const struct fabric *f, uint32_t node, uint8_t port, uint16_t pkey);
+bool sa_port_has_pkey(const struct sa_query *q, uint32_t node, uint8_t port, uint16_t pkey);
 
 #endif

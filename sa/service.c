@@ -259,7 +259,7 @@ static uint16_t service_get(struct sa_query *q, struct sa_result *res)
 		if (!sa_query_trusted(q) &&
 		    (q->req_node == FABRIC_NO_NODE ||
 		     !sa_port_has_pkey(
-			 q->snap->fabric, q->req_node, q->req_port,
+			 q, q->req_node, q->req_port,
 			 (uint16_t)mad_get_field((void *)s->rec, 0, IB_SA_SR_PKEY_F))))
 			continue;
 		service_image(q, s, now, img);
@@ -289,8 +289,7 @@ static uint16_t service_set(struct sa_query *q, struct sa_result *res)
 	 * not advertise a service in a partition it is not in.
 	 */
 	if ((q->mask & (1ULL << SA_SR_PKEY)) && snapshot_find_port_guid(q->snap, guid, &ni, &pn) &&
-	    !sa_port_has_pkey(q->snap->fabric, ni, pn,
-			      (uint16_t)mad_get_field(rec, 0, IB_SA_SR_PKEY_F))) {
+	    !sa_port_has_pkey(q, ni, pn, (uint16_t)mad_get_field(rec, 0, IB_SA_SR_PKEY_F))) {
 		sa_count_pkey(q->sa, SA_PKEY_SERVICE);
 		return SA_STATUS_REQ_INVALID;
 	}

@@ -21,6 +21,7 @@
 #include "policy/partition.h"
 #include "policy/qos.h"
 #include "mad/wire.h"
+#include "fabric/pkeyview.h"
 #include "sa/sa_int.h"
 
 #define LFT_BLOCK_PORTS 64
@@ -137,8 +138,8 @@ static bool tables_visible(const struct sa_query *q, uint32_t ni, uint8_t port)
 
 	if (q->req_node == FABRIC_NO_NODE || q->req_node >= f->n_nodes)
 		return true;
-	sa_port_pkeys(f, q->req_node, q->req_port, &ta, &ka);
-	sa_port_pkeys(f, ni, port, &tb, &kb);
+	sa_port_pkeys(q, q->req_node, q->req_port, &ta, &ka);
+	sa_port_pkeys(q, ni, port, &tb, &kb);
 	return partition_common(ta, ka, tb, kb, 0, &k);
 }
 
@@ -293,19 +294,23 @@ static void pkey_offer(struct sa_query *q, struct sa_result *res, const struct n
 	const struct port *pt = &n->ports[p];
 	uint16_t lid = node_port_lid(n, (uint8_t)p);
 	bool end = p == 0 || !node_is_switch(n);
+	/* an end port's table as the runtime partitions last wrote it, else as programmed */
+	const struct pkeyview_entry *e = end ? pkeyview_get(q->sa->pkv, pt->guid) : NULL;
+	const uint16_t *keys = e ? e->keys : pt->pkeys;
+	uint8_t known = e ? e->known : pt->pkey_known;
 
 	/* a switch external port: only when its table was read (it faces a CA) */
-	if (!lid || (!end && !pt->pkey_known))
+	if (!lid || (!end && !known))
 		return;
 	for (unsigned b = 0; b < FABRIC_PKEY_BLOCKS && !sa_result_full(res); b++) {
 		uint8_t rec[SA_WIRE_REC_MAX] = {0};
 
-		if (pt->pkey_known ? !(pt->pkey_known & (1u << b)) : b > 0)
+		if (known ? !(known & (1u << b)) : b > 0)
 			continue;
 		sa_wire_bits_set(rec, 0, 16, lid);
 		sa_wire_bits_set(rec, 16, 16, b);
 		sa_wire_bits_set(rec, 32, 8, p);
-		wire_pkey_encode(pt->pkey_known ? &pt->pkeys[b * 32] : dflt, rec + 8, 64);
+		wire_pkey_encode(known ? &keys[b * 32] : dflt, rec + 8, 64);
 		sa_query_offer(q, res, rec);
 	}
 }

@@ -40,11 +40,13 @@ struct sm_conf {
 	char partition_config_file[CONF_PATH_MAX]; /* OpenSM's partitions.conf, "" = built in */
 	int part_enforce;			   /* CONF_ENFORCE_*: switch ports facing CAs */
 	bool allow_both_pkeys;			   /* a port may be full and limited member */
-	int sm_priority;			   /* 0..15 */
-	uint64_t sm_key;	     /* SMInfo:SM_Key shared by the SMs of the subnet */
-	uint64_t m_key;		     /* PortInfo:M_Key of every port, 0 = none */
-	int m_key_protect_bits;	     /* PortInfo:M_KeyProtectBits, 0..3 */
-	int m_key_lease_period;	     /* PortInfo:M_KeyLeasePeriod, s, 0 = never */
+	int pkey_max_guids;	/* GUIDs in one runtime partition request (sm/tenants.c) */
+	int pkey_max_runtime;	/* runtime P_Keys in all (less the file's), 0 = no API writes */
+	int sm_priority;	/* 0..15 */
+	uint64_t sm_key;	/* SMInfo:SM_Key shared by the SMs of the subnet */
+	uint64_t m_key;		/* PortInfo:M_Key of every port, 0 = none */
+	int m_key_protect_bits; /* PortInfo:M_KeyProtectBits, 0..3 */
+	int m_key_lease_period; /* PortInfo:M_KeyLeasePeriod, s, 0 = never */
 	int sminfo_poll_interval_ms; /* a standby polls the master this often */
 	int sminfo_poll_count;	     /* failed polls in a row: the master is gone */
 	bool lft_readback;	     /* read unknown LFTs back, write what differs */
@@ -85,9 +87,15 @@ struct sm_conf {
 	int perfmgr_threshold_rcv_errors;
 	int perfmgr_threshold_xmit_discards;
 	/* the read-only HTTP endpoint (ui/http.c) */
-	char http_listen[CONF_NAME_MAX]; /* "ADDR:PORT", "" = off */
-	char http_root[CONF_PATH_MAX];	 /* the web page's static files */
-	int http_max_clients;		 /* connections at once */
+	char http_listen[CONF_NAME_MAX];     /* "ADDR:PORT", "" = off */
+	char http_root[CONF_PATH_MAX];	     /* the web page's static files */
+	int http_max_clients;		     /* connections at once */
+	char http_tls_cert[CONF_PATH_MAX];   /* PEM: HTTPS on http_listen, "" = plain HTTP */
+	char http_tls_key[CONF_PATH_MAX];    /* PEM: its private key */
+	char http_users_file[CONF_PATH_MAX]; /* NAME:CRYPT-HASH:admin|read lines, "" = no users */
+	bool http_allow_insecure_writes;     /* writes without TLS (tests on loopback) */
+	int http_max_body;		     /* bytes of a request body */
+	int http_rate_limit;		     /* requests a second per user, 0 = no limit */
 	/* state sync between a master and its standby (failover/sync.c) */
 	char sync_listen[CONF_NAME_MAX]; /* "ADDR:PORT" the master answers on, "" = off */
 	char sync_peers[CONF_CHAIN_MAX]; /* "ADDR:PORT,..." a standby pulls from, "" = off */

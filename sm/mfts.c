@@ -9,6 +9,7 @@
 
 #include "lib/log.h"
 #include "mad/wire.h"
+#include "policy/partition.h"
 #include "routing/mtree.h"
 #include "sa/sa.h"
 #include "sm/mfts.h"
@@ -268,6 +269,61 @@ void mfts_request(struct sm *sm)
 		evtimer_add(sm->mfts->kick, &now);
 	else
 		mfts_update(sm);
+}
+
+/* ff1S:401b:PKEY:0000:0000:0000:ffff:ffff: IPv4 broadcast of a partition, scope S. */
+static void mfts_ipoib_mgid(uint16_t pkey, unsigned scope, uint8_t mgid[16])
+{
+	memcpy(mgid, mcast_ipoib_broadcast_mgid, 16);
+	mgid[1] = (uint8_t)(0x10 | (scope & 0xf));
+	mgid[4] = (uint8_t)(pkey >> 8);
+	mgid[5] = (uint8_t)pkey;
+}
+
+size_t mfts_ipoib_add(struct sm *sm, const struct partition *p)
+{
+	size_t groups = 0;
+
+	if (!sm->mcast || !p->ipoib || p->pkey == PARTITION_DEFAULT_PKEY)
+		return 0; /* the default partition's group exists from the start */
+	for (unsigned s = 0; s < 16; s++) {
+		struct mcast_params mp = {
+		    .qkey = p->qkey,
+		    .pkey = (uint16_t)(p->pkey | PARTITION_FULL),
+		    .mtu = p->mtu,
+		    .rate = p->rate,
+		    .pkt_life = MCAST_DEFAULT_PKT_LIFE,
+		    .sl = p->sl,
+		    .scope = (uint8_t)s,
+		};
+		const struct mcast_group *g;
+		uint8_t mgid[16];
+		int r;
+
+		if (!(p->scopes & (1u << s)))
+			continue;
+		mfts_ipoib_mgid(mp.pkey, s, mgid);
+		r = mcast_add_well_known(sm->mcast, mgid, &mp, &g);
+		if (r == 0)
+			groups++;
+		else if (r != -EEXIST)
+			log_warn("partition '%s' (0x%04x): no IPoIB group: %s", p->name, p->pkey,
+				 strerror(-r));
+	}
+	return groups;
+}
+
+size_t mfts_ipoib_drop(struct sm *sm, uint16_t pkey)
+{
+	size_t n = 0;
+
+	for (unsigned s = 0; sm->mcast && s < 16; s++) {
+		uint8_t mgid[16];
+
+		mfts_ipoib_mgid((uint16_t)(pkey | PARTITION_FULL), s, mgid);
+		n += mcast_drop_group(sm->mcast, mgid) == 0;
+	}
+	return n;
 }
 
 /* A group changed or goes: its MLID's tree is computed again. */

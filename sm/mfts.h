@@ -104,6 +104,17 @@ void mfts_stand_down(struct sm *sm);
 /* Ask for an update; it runs from the event loop. */
 void mfts_request(struct sm *sm);
 
+struct partition;
+/*
+ * The IPoIB broadcast groups of partition p (policy/partition.h): one per
+ * scope it asks for, ff1S:401b:PKEY::ffff:ffff, well-known, with its Q_Key,
+ * MTU, rate and SL (the default partition's exists from the start).  Returns
+ * how many were new; a group that cannot be made is logged.
+ */
+size_t mfts_ipoib_add(struct sm *sm, const struct partition *p);
+/* The IPoIB broadcast groups of pkey, every scope, go with their members.  Returns how many. */
+size_t mfts_ipoib_drop(struct sm *sm, uint16_t pkey);
+
 /* What multicast shows (smctl status "multicast", metrics). */
 struct mfts_status {
 	uint64_t groups, members, mlids, mlid_top;

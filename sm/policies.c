@@ -17,17 +17,9 @@
 #include "sm/mfts.h"
 #include "sm/policies.h"
 #include "sm/sm.h"
+#include "sm/tenants.h"
 
 /* ---- partitions (policy/partition.h) ---------------------------------------- */
-
-/* ff1S:401b:PKEY:0000:0000:0000:ffff:ffff: IPv4 broadcast of a partition, scope S. */
-static void sm_ipoib_mgid(uint16_t pkey, unsigned scope, uint8_t mgid[16])
-{
-	memcpy(mgid, mcast_ipoib_broadcast_mgid, 16);
-	mgid[1] = (uint8_t)(0x10 | (scope & 0xf));
-	mgid[4] = (uint8_t)(pkey >> 8);
-	mgid[5] = (uint8_t)pkey;
-}
 
 int sm_load_partitions(struct sm *sm, char *err, size_t err_len)
 {
@@ -38,37 +30,14 @@ int sm_load_partitions(struct sm *sm, char *err, size_t err_len)
 	if (r < 0)
 		return r;
 	c->allow_both = sm->conf.allow_both_pkeys;
-	for (size_t i = 0; sm->mcast && i < c->n; i++) {
-		const struct partition *p = &c->parts[i];
-
-		if (!p->ipoib || p->pkey == PARTITION_DEFAULT_PKEY)
-			continue; /* the default partition's group exists from the start */
-		for (unsigned s = 0; s < 16; s++) {
-			struct mcast_params mp = {
-			    .qkey = p->qkey,
-			    .pkey = (uint16_t)(p->pkey | PARTITION_FULL),
-			    .mtu = p->mtu,
-			    .rate = p->rate,
-			    .pkt_life = MCAST_DEFAULT_PKT_LIFE,
-			    .sl = p->sl,
-			    .scope = (uint8_t)s,
-			};
-			const struct mcast_group *g;
-			uint8_t mgid[16];
-
-			if (!(p->scopes & (1u << s)))
-				continue;
-			sm_ipoib_mgid(mp.pkey, s, mgid);
-			r = mcast_add_well_known(sm->mcast, mgid, &mp, &g);
-			if (r == 0)
-				groups++;
-			else if (r != -EEXIST)
-				log_warn("partition '%s' (0x%04x): no IPoIB group: %s", p->name,
-					 p->pkey, strerror(-r));
-		}
+	for (size_t i = 0; i < c->n; i++)
+		groups += mfts_ipoib_add(sm, &c->parts[i]);
+	partition_config_free(sm->policy.file_parts);
+	sm->policy.file_parts = c;
+	if (tenants_merge(sm) < 0) {
+		snprintf(err, err_len, "out of memory merging the runtime partitions");
+		return -ENOMEM;
 	}
-	partition_config_free(sm->policy.parts);
-	sm->policy.parts = c;
 	log_info("partitions: %zu from %s%s, %zu new IPoIB group%s", c->n,
 		 c->from_file ? sm->conf.partition_config_file : "the built-in default",
 		 c->from_file ? "" : " (Default=0x7fff,ipoib : ALL=full)", groups,
@@ -157,6 +126,7 @@ void sm_policy_clear(struct sm_policy *p)
 {
 	free(p->roots);
 	partition_config_free(p->parts);
+	partition_config_free(p->file_parts);
 	qos_policy_free(p->qos_last);
 	qos_policy_free(p->qos);
 	qos_policy_free(p->pub_qos);

@@ -17,7 +17,10 @@ struct partition_config;
 struct qos_policy;
 
 struct sm_policy {
-	struct partition_config *parts; /* from conf.partition_config_file */
+	/* conf.partition_config_file's partitions (or the built-in default) */
+	struct partition_config *file_parts;
+	/* what the SM programs: file_parts and the runtime partitions (sm/tenants.h) */
+	struct partition_config *parts;
 	/* the QoS policy: the qos_ keys and conf.qos_policy_file */
 	struct qos_policy *qos;	     /* never NULL after sm_init; each pointer a reference */
 	uint64_t qos_loads;	     /* qos->generation of the last load */
@@ -39,9 +42,10 @@ int sm_load_roots(struct sm *sm, char *err, size_t err_len);
 
 /*
  * (Re)load conf.partition_config_file and create the IPoIB broadcast group
- * of each partition flagged ipoib.  0 or -errno with err (every error,
- * FILE:LINE each); the running partitions are kept on error.  The next
- * heavy sweep programs the tables.
+ * of each partition flagged ipoib; the runtime partitions merge into it
+ * (tenants_merge).  0 or -errno with err (every error, FILE:LINE each); the
+ * running partitions are kept on error.  The next heavy sweep programs the
+ * tables.
  */
 int sm_load_partitions(struct sm *sm, char *err, size_t err_len);
 

@@ -374,7 +374,9 @@ static void phase_batch(struct sweep *sw)
 					    (uint8_t)sm->conf.packet_life_time,
 					    (uint8_t)sm->conf.head_of_queue_lifetime,
 					    (uint8_t)sm->conf.leaf_head_of_queue_lifetime,
-					    (uint8_t)sm->conf.link_speed_ext_enabled};
+					    (uint8_t)sm->conf.link_speed_ext_enabled,
+					    NULL, /* pkey_rewrite: the configure hook's */
+					    0};
 
 		hook_run(&sm->hooks.configure, &pp); /* ClientReregister after a takeover */
 		pp.qos = sm->policy.qos;	     /* policy/qos.h */

@@ -323,6 +323,9 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 		pg->st.errors++;
 		if (status == -ETIMEDOUT)
 			pg->st.timeouts++;
+		if (op->kind == OP_PKEY && pg->pkey_sink)
+			pg->pkey_sink(pg->pkey_arg, op->node, op->port, req->attr_mod, status,
+				      NULL);
 		log_port_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, n->guid, op->port,
 				     "node 0x%016llx \"%s\" port %u: Set attr 0x%04x mod 0x%x "
 				     "failed: %s",
@@ -345,6 +348,14 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 	} else if (op->kind == OP_SWITCHINFO && resp) {
 		/* the model holds what the switch now holds: the next diff starts there */
 		memcpy(n->si, resp->data, sizeof(n->si));
+	} else if (op->kind == OP_PKEY && pg->pkey_sink) {
+		uint16_t keys[32];
+
+		if (resp && wire_pkey_decode(resp->data, sizeof(resp->data), keys) == 0)
+			pg->pkey_sink(pg->pkey_arg, op->node, op->port, req->attr_mod, 0, keys);
+		else
+			pg->pkey_sink(pg->pkey_arg, op->node, op->port, req->attr_mod, -EBADMSG,
+				      NULL);
 	} else if (op->kind == OP_PKEY) {
 		program_pkey_took(&n->ports[op->port], req, resp);
 	}
@@ -485,6 +496,30 @@ void program_abort(struct program *pg)
 	for (size_t i = 0; pg->mft_known && i < pg->n_mft_guids; i++)
 		mft_set_remove(pg->mft_known, pg->mft_guids[i]);
 	program_free(pg); /* its SMPs are cancelled */
+}
+
+void program_set_pkey_sink(struct program *pg, program_pkey_fn *fn, void *arg)
+{
+	pg->pkey_sink = fn;
+	pg->pkey_arg = arg;
+}
+
+int program_pkey_block(struct program *pg, uint32_t node, uint8_t port, uint32_t mod,
+		       const uint16_t keys[32])
+{
+	uint8_t data[64];
+	int r;
+
+	if (node >= pg->f->n_nodes)
+		return -EINVAL;
+	wire_pkey_encode(keys, data, sizeof(data));
+	r = program_send(pg, OP_PKEY, node, port, WIRE_ATTR_PKEY_TABLE, mod, data);
+	if (r == 0) {
+		pg->st.pkey_blocks++;
+		if (node_is_switch(&pg->f->nodes[node]) && port)
+			pg->st.enforce_blocks++;
+	}
+	return r;
 }
 
 void program_set_lane(struct program *pg, enum xact_lane lane)

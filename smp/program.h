@@ -131,6 +131,14 @@ struct program_params {
 	 * 8 NDR or a sum, 30 off, 31 all supported); 0: what each port has.
 	 */
 	uint8_t link_speed_ext;
+	/*
+	 * End ports (by port GUID, sorted) whose P_KeyTable, and that of the
+	 * switch port facing them, is written whole whatever the model says:
+	 * the runtime partitions changed them since the snapshot the model
+	 * was copied from (sm/tenants.c).
+	 */
+	const uint64_t *pkey_rewrite;
+	size_t n_pkey_rewrite;
 };
 
 /*
@@ -199,6 +207,29 @@ void program_port_states(struct program *p, uint8_t from, uint8_t to);
  */
 int program_set(struct program *p, uint32_t node, uint8_t port, uint16_t attr, uint32_t mod,
 		const uint8_t data[64]);
+
+/*
+ * Where the answers to program_pkey_block's Sets go: status 0 with the
+ * block the port answered (32 keys, host order), or -errno with keys NULL.
+ * (node, port) of the batch's fabric; mod the Set's attribute modifier.
+ */
+typedef void program_pkey_fn(void *arg, uint32_t node, uint8_t port, uint32_t mod, int status,
+			     const uint16_t *keys);
+
+/*
+ * The P_KeyTable answers of this batch go to fn instead of the model (the
+ * batch may then run on a published fabric).  Before queuing any.
+ */
+void program_set_pkey_sink(struct program *p, program_pkey_fn *fn, void *arg);
+
+/*
+ * Queue a P_KeyTable Set of one block (mod: the block number; on a switch
+ * external port, port << 16 | block) with keys (32, host order) to (node,
+ * port).  Counted in pkey_blocks (and enforce_blocks on a switch external
+ * port).  0 or -errno (counted as an error).
+ */
+int program_pkey_block(struct program *p, uint32_t node, uint8_t port, uint32_t mod,
+		       const uint16_t keys[32]);
 
 /* No more SMPs: done runs when the last completes (before this returns if none is left). */
 void program_start(struct program *p);

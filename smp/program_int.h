@@ -49,6 +49,8 @@ struct program {
 	uint64_t *mft_guids;	   /* switches given MFT blocks (dropped from known on abort) */
 	size_t n_mft_guids, cap_mft_guids;
 	struct program_stats st;
+	program_pkey_fn *pkey_sink; /* program_set_pkey_sink: P_KeyTable answers go there */
+	void *pkey_arg;
 	struct mkey_offenders *offenders; /* program_params' */
 	uint64_t mkey;			  /* the M_Key this batch writes */
 	int switch_life;		  /* SwitchInfo:LifeTimeValue to write, -1: leave it */

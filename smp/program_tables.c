@@ -15,6 +15,7 @@
 #include "fabric/lft.h"
 #include "fabric/mft.h"
 #include "lib/log.h"
+#include "lib/sorted.h"
 #include "mad/wire.h"
 #include "policy/partition.h"
 #include "policy/qos.h"
@@ -49,6 +50,9 @@ void program_pkeys(struct program *pg, const struct program_params *pp, uint32_t
 				     (unsigned long long)n->guid, n->desc, pn, nk, room,
 				     n->partition_cap, nk - room);
 	}
+	/* the runtime partitions wrote it since the model was copied: the model may be stale */
+	if (pp->n_pkey_rewrite && sorted_u64_has(pp->pkey_rewrite, pp->n_pkey_rewrite, p->guid))
+		p->pkey_known = 0;
 	for (unsigned b = 0; b * 32 < cap; b++) {
 		uint8_t data[64];
 
@@ -123,6 +127,9 @@ bool program_enforce_pkeys(struct program *pg, const struct program_params *pp, 
 	partition_port_table(pp->parts, pg->f, p->remote_node, p->remote_port, pp->sm_guid, ca,
 			     ca_cap);
 	nk = program_peer_pkeys(ca, ca_cap, want, cap);
+	if (pp->n_pkey_rewrite &&
+	    sorted_u64_has(pp->pkey_rewrite, pp->n_pkey_rewrite, cn->ports[p->remote_port].guid))
+		p->pkey_known = 0; /* rewritten at run time since the model was copied */
 	for (unsigned b = 0; b * 32 < cap; b++) {
 		uint8_t data[64];
 

@@ -64,7 +64,7 @@ check "smctl st -> status" expect "status" smctl st
 check "smctl ro -> route" expect "route" smctl ro
 check "smctl <empty> -> every command" \
 	expect "status nodes ports links lids node route sweep reroute priority handover loglevel
-topology validate events eventlog metrics counters config port call help" smctl ""
+topology validate events eventlog metrics counters config port partitions partition call help" smctl ""
 check "smctl --j -> --json" expect "--json" smctl --j
 check "smctl -- -> the global options" expect "--socket --json --timeout --help --version" smctl --
 check "smctl --json st -> status" expect "status" smctl --json st
@@ -79,6 +79,10 @@ check "smctl --socket S st -> status (the value is skipped)" expect "status" smc
 check "smctl loglevel -> categories" expect "sweep mad route sa ctl all" smctl loglevel ""
 check "smctl loglevel mad -> levels" expect "error warning info debug" smctl loglevel mad ""
 check "smctl loglevel mad d -> debug" expect "debug" smctl loglevel mad d
+check "smctl partition -> its actions" expect "add remove delete show qos" smctl partition ""
+check "smctl partition add 0x12 G --mem -> --membership" expect "--membership" smctl partition add 0x12 0002c90300000001 --mem
+check "smctl partition add 0x12 G --membership -> full limited" expect "full limited" smctl partition add 0x12 0002c90300000001 --membership ""
+check "smctl partitions -- -> --guids" expect "--guids" smctl partitions --
 check "smctl loglevel mad debug -> nothing" expect "" smctl loglevel mad debug ""
 check "smctl topology --format -> formats" expect "json ibnetdiscover dot slurm slurm-yaml" \
 	smctl topology --format ""

@@ -1115,9 +1115,48 @@ static void test_qos_sl(void)
 	env_fini(&e);
 }
 
+/* A runtime partition's mtu_limit and rate_limit (issue 23): PathRecords in it run at most those.
+ */
+static void test_partition_caps(void)
+{
+	struct env e;
+	struct sa_wire_path_rec q = {0}, r;
+	struct sa_wire_mad *a;
+	struct partition_config *parts = partition_default();
+	const uint64_t mtu = PR_BIT(SA_PR_MTU_SEL) | PR_BIT(SA_PR_MTU);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(parts);
+	env_init(&e, topogen_fat_tree(2, 4, 0, 0), 0, "ftree");
+	q.slid = port_of(&e, "ca-0")->lid;
+	q.dlid = port_of(&e, "ca-1")->lid;
+	a = ask_pr(&e, SA_METHOD_GET, PR_ENDS_LID, &q);
+	decode_at(a->data, 0, &r);
+	CU_ASSERT(r.mtu == PATH_MTU_2048 && r.rate == PATH_RATE_10);
+	/* (the ports' tables are not known: the default partition it is) */
+	parts->parts[0].path_mtu = PATH_MTU_1024; /* the built-in policy: the default alone */
+	parts->parts[0].path_rate = PATH_RATE_2_5;
+	sa_set_policies(e.sa, NULL, parts);
+	a = ask_pr(&e, SA_METHOD_GET, PR_ENDS_LID, &q);
+	CU_ASSERT_EQUAL_FATAL(a->hdr.status, 0);
+	decode_at(a->data, 0, &r);
+	CU_ASSERT_EQUAL(r.mtu, PATH_MTU_1024);
+	CU_ASSERT_EQUAL(r.rate, PATH_RATE_2_5);
+	/* a query for exactly 2048: the partition's limit leaves none */
+	q.mtu_sel = PATH_SEL_EQ;
+	q.mtu = PATH_MTU_2048;
+	CU_ASSERT_EQUAL(pr_status(&e, SA_METHOD_GET, PR_ENDS_LID | mtu, &q), SA_STATUS_NO_RECORDS);
+	/* below 2048: taken */
+	q.mtu_sel = PATH_SEL_LT;
+	CU_ASSERT_EQUAL(pr_status(&e, SA_METHOD_GET, PR_ENDS_LID | mtu, &q), 0);
+	sa_set_policies(e.sa, NULL, NULL);
+	partition_config_free(parts);
+	env_fini(&e);
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
+	    {"a runtime partition's MTU and rate limits", test_partition_caps},
 	    {"PathRecord codec: OpenSM's bytes, libibmad's fields, truncation", test_pr_codec},
 	    {"MultiPathRecord codec", test_mpr_codec},
 	    {"QoS policy SLs in PathRecords and MultiPathRecords", test_qos_sl},

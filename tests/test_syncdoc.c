@@ -358,6 +358,37 @@ static void test_bounds(void)
 	free(t);
 }
 
+/* The runtime partitions (issue 23): optional, decoded whole, a bad one refuses the document. */
+static void test_runtime_partitions(void)
+{
+	static const char base[] = HEAD "\"groups\":[],\"services\":[],\"informs\":[],\"lids\":[]";
+	char t[1024], err[256];
+	struct syncdoc *d = NULL;
+
+	snprintf(t, sizeof(t), "%s}", base);
+	CU_ASSERT_EQUAL_FATAL(syncdoc_decode(t, strlen(t), &d, err, sizeof(err)), 0);
+	CU_ASSERT_PTR_NULL(d->pkeys); /* an older master: none */
+	syncdoc_free(d);
+	d = NULL;
+	snprintf(t, sizeof(t),
+		 "%s,\"runtime_partitions\":{\"version\":1,\"pkeys\":[{\"pkey\":\"0x1234\","
+		 "\"name\":\"job\",\"ip_over_ib\":true,\"mtu\":0,\"rate\":0,\"sl\":0,"
+		 "\"guids\":[\"0002c90300000001:full\",\"0002c90300000002:limited\"]}]}}",
+		 base);
+	CU_ASSERT_EQUAL_FATAL(syncdoc_decode(t, strlen(t), &d, err, sizeof(err)), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d->pkeys);
+	CU_ASSERT_EQUAL(d->pkeys->n, 1);
+	CU_ASSERT_EQUAL(d->pkeys->members, 2);
+	syncdoc_free(d);
+	d = NULL;
+	snprintf(t, sizeof(t),
+		 "%s,\"runtime_partitions\":{\"version\":1,\"pkeys\":[{\"pkey\":\"0x1234\"}]}}",
+		 base);
+	CU_ASSERT_EQUAL(syncdoc_decode(t, strlen(t), &d, err, sizeof(err)), -EBADMSG);
+	CU_ASSERT_PTR_NULL(d);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "runtime_partitions: pkeys[0].name"));
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -365,6 +396,7 @@ int main(void)
 	    {"merge conflicts", test_merge_conflicts},
 	    {"hostile documents", test_hostile},
 	    {"bounds", test_bounds},
+	    {"runtime partitions", test_runtime_partitions},
 	    {NULL, NULL},
 	};
 

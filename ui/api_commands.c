@@ -24,6 +24,7 @@ static const struct ctl_command api_commands[] = {
     {"counters", false, "{\"node\": ID, \"port\": N}", api_counters},
     {"metrics", false, "", metrics_command},
     {"config", false, "", api_config},
+    {"partitions", false, "{\"guids\": bool}", api_partitions},
     {"sweep", true, "{\"wait\": bool}", api_sweep},
     {"reroute", true, "{\"wait\": bool}", api_reroute},
     {"priority", true, "{\"priority\": 0..15}", api_priority},
@@ -33,6 +34,12 @@ static const struct ctl_command api_commands[] = {
      "{\"category\": \"sweep|mad|route|sa|ctl|all\", \"level\": "
      "\"error|warning|info|debug\"}",
      api_loglevel},
+    {"partition", true,
+     "{\"action\": \"add|remove|delete|show|qos\", \"pkey\": \"0x1234\", \"guids\": [GUID, ...], "
+     "\"membership\": \"full|limited\", \"memberships\": [...], \"index0\": bool, "
+     "\"ip_over_ib\": bool, \"mtu_limit\": 1|2|4, \"rate_limit\": GBPS, \"service_level\": 0..15, "
+     "\"partition_name\": NAME}",
+     api_partition},
     {NULL, false, NULL, NULL},
 };
 

@@ -9,10 +9,12 @@
  *   api_views.c  read commands: status, nodes, ports, links, lids, node,
  *                route, topology, config, events
  *   api_admin.c  orders: sweep, reroute, priority, handover, port, loglevel
+ *   api_pkeys.c  runtime partitions: request bodies, orders, listings (api_pkeys.h)
  *   events.c     sweep and snapshot changes -> events for subscribers
  *   metrics.c    the Prometheus text of `metrics` and of GET /metrics
  *   api_counters.c  the performance manager's port counters (`counters`)
- *   http.c       the read-only HTTP endpoint: /metrics, /api/CMD, the web page
+ *   http.c       the HTTP endpoint: /metrics, /api/CMD, the web page, /ufmRest/
+ *                (http_pkeys.c: UFM's routes; http_auth.c: users, Basic, rates)
  */
 #ifndef IBSMD_API_INT_H
 #define IBSMD_API_INT_H
@@ -41,12 +43,15 @@ struct http;
 
 /* What the HTTP endpoint (ui/http.c) counts; kept here for metrics.c. */
 struct http_stats {
-	uint64_t requests; /* answered, any status */
-	uint64_t errors;   /* of those, 4xx and 5xx */
-	uint64_t rejected; /* connections refused: over http_max_clients or HTTP_MAX_QUEUED */
-	uint64_t timeouts; /* connections closed for being too slow */
-	unsigned clients;  /* open now */
-	size_t queued;	   /* reply bytes held: unsent replies, /metrics texts once each */
+	uint64_t requests;	/* answered, any status */
+	uint64_t errors;	/* of those, 4xx and 5xx */
+	uint64_t rejected;	/* connections refused: over http_max_clients or HTTP_MAX_QUEUED */
+	uint64_t timeouts;	/* connections closed for being too slow */
+	uint64_t auth_failures; /* requests with credentials that did not check */
+	uint64_t rate_limited;	/* requests refused over http_rate_limit */
+	uint64_t writes;	/* runtime partition writes answered 200 */
+	unsigned clients;	/* open now */
+	size_t queued;		/* reply bytes held: unsent replies, /metrics texts once each */
 };
 
 struct api {
@@ -131,6 +136,7 @@ bool api_list_done(const struct api_list *l);
 ctl_handler_fn api_status, api_nodes, api_ports, api_links, api_lids, api_node, api_route,
     api_topology, api_config, api_events, api_eventlog, api_counters;
 ctl_handler_fn api_sweep, api_reroute, api_priority, api_handover, api_port, api_loglevel;
+ctl_handler_fn api_partitions, api_partition; /* api_pkeys.c */
 ctl_handler_fn metrics_command;
 ctl_handler_fn api_validate;
 

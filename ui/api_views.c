@@ -25,6 +25,7 @@
 #include "sm/route.h"
 #include "sm/status.h"
 #include "sm/sweep.h"
+#include "sm/tenants.h"
 #include "perf/perfmgr.h"
 #include "failover/smstate.h"
 #include "failover/sync.h"
@@ -333,6 +334,7 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	struct validate_stats vs;
 	struct mfts_status mc;
 	struct vltables_status vt;
+	struct tenants_status tn;
 	json_t *o;
 
 	if (api_check_args(args, NULL, err))
@@ -377,6 +379,8 @@ int api_status(void *ctx, struct ctl_client *c, json_t *args, json_t **ret, stru
 	if (mfts_status_get(sm, &mc) && stat_json_section(o, &mfts_stat_table, &mc) < 0)
 		goto nomem;
 	if (vltables_status_get(sm, &vt) && stat_json_section(o, &vltables_stat_table, &vt) < 0)
+		goto nomem;
+	if (tenants_status_get(sm, &tn) && stat_json_section(o, &tenants_stat_table, &tn) < 0)
 		goto nomem;
 	if (sm->sa) {
 		struct sa_stats sst = {0};

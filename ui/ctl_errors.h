@@ -31,6 +31,11 @@
 #define CTL_ERR_TOO_LARGE "reply_too_large"
 /* Cannot be done now (e.g. a sweep is running): try again. */
 #define CTL_ERR_BUSY "busy"
+/* The change conflicts with what is there: a P_Key the partitions file owns, a port's table room.
+ */
+#define CTL_ERR_CONFLICT "conflict"
+/* Over a limit: GUIDs in one request, runtime P_Keys, memberships. */
+#define CTL_ERR_LIMIT "limit"
 /* No fabric snapshot yet, or not master. */
 #define CTL_ERR_NOT_READY "not_ready"
 /* A bug or a resource failure in the daemon. */

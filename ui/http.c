@@ -1,16 +1,26 @@
 /*
- * The read-only HTTP endpoint (see http.h): RFC 9112 requests, one per
- * connection (every reply says Connection: close), on the daemon's loop.
+ * The HTTP endpoint (see http.h): RFC 9112 requests, one per connection
+ * (every reply says Connection: close), on the daemon's loop, over TLS
+ * when configured (libevent's OpenSSL bufferevents).
  *
- * It reads the request head with a bufferevent of its own rather than
- * libevent 2.1's evhttp server: evhttp has no cap on connections (2.1 has
+ * The sites, their routes and who may use them; the connections are
+ * ui/http_conn.c's.  It reads the request head with a bufferevent of its
+ * own rather than libevent 2.1's evhttp server: evhttp has no cap on connections (2.1 has
  * no hook where one could be kept) and its timeouts start again with every
  * byte, so a client sending one byte a second would hold a connection for
  * ever.  Here a connection is refused beyond http_max_clients, the request
  * head must arrive whole within HTTP_HEAD_TIMEOUT_S and fit in
  * HTTP_MAX_HEAD bytes, the reply must be taken within HTTP_CONN_TIMEOUT_S,
- * no request may carry a body, and reply bytes held for all clients are
- * capped (HTTP_MAX_QUEUED), so memory is bounded whatever the clients do.
+ * no request may carry a body but a write under /ufmRest/ (Content-Length,
+ * at most http_max_body, arriving within HTTP_HEAD_TIMEOUT_S too), and
+ * reply bytes held for all clients are capped (HTTP_MAX_QUEUED), so memory
+ * is bounded whatever the clients do.
+ *
+ * With http_users_file every request is authenticated (HTTP Basic, checked
+ * by ui/http_auth.c) before it is routed: no or bad credentials are
+ * answered 401, a failed login after HTTP_AUTH_FAIL_DELAY_MS (counted,
+ * logged rate-limited); a user over http_rate_limit gets 429.  Writes need
+ * an admin user and TLS (or http_allow_insecure_writes).
  * evhttp's URI parser and decoders are used for the request target.
  *
  * The JSON API calls the control socket's handlers through the command
@@ -21,6 +31,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,142 +47,17 @@
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
-#include <event2/listener.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "failover/sync.h"
 #include "ui/api_int.h"
-#include "ui/http.h"
+#include "ui/http_int.h"
+#include "ui/http_pkeys.h"
 
 #define HTTP_MAX_ARGS 16
-#define HTTP_IDLE_TIMEOUT_S 10 /* no progress reading or writing */
-
-/*
- * A reply body shared by several connections (the /metrics text): counted
- * once in h->st->queued while any connection (or the cache) holds it.
- */
-struct http_blob {
-	struct http *h;
-	char *data;
-	size_t len;
-	unsigned refs;
-};
-
-struct http_conn {
-	struct http *h;
-	char peer[NI_MAXHOST + NI_MAXSERV + 2]; /* "ADDRESS:PORT", for the log */
-	struct bufferevent *bev;
-	struct event *deadline;
-	struct http_conn *prev, *next;
-	size_t queued; /* this reply's bytes counted in h->st->queued (not a blob's) */
-	bool replied;
-	bool head_only;
-};
-
-struct http {
-	struct api *api;
-	enum http_site site;
-	struct event_base *base;
-	struct evconnlistener *lis;
-	struct http_conn *conns;
-	unsigned max_clients;
-	struct http_stats *st;	   /* api->http_st: counted where metrics.c reads it */
-	struct http_blob *metrics; /* the cached text, one reference held here */
-	double metrics_at;	   /* CLOCK_MONOTONIC ms it was made */
-	char root[CONF_PATH_MAX];
-	char listen[CONF_NAME_MAX];
-};
-
-static void http_blob_unref(struct http_blob *b)
-{
-	if (b && !--b->refs) {
-		b->h->st->queued -= b->len;
-		free(b->data);
-		free(b);
-	}
-}
-
-/* evbuffer_add_reference's cleanup: one reference less. */
-static void http_blob_cleanup(const void *data, size_t len, void *arg)
-{
-	http_blob_unref(arg);
-}
-
-static void http_conn_free(struct http_conn *c)
-{
-	struct http *h = c->h;
-
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		h->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	h->st->clients--;
-	h->st->queued -= c->queued;
-	if (c->deadline)
-		event_free(c->deadline);
-	/* now, not when libevent finalizes the bufferevent: blob references go while h is there */
-	evbuffer_drain(bufferevent_get_output(c->bev),
-		       evbuffer_get_length(bufferevent_get_output(c->bev)));
-	bufferevent_free(c->bev);
-	free(c);
-}
-
-static void http_arm(struct http_conn *c, int seconds)
-{
-	struct timeval tv = {seconds, 0};
-
-	evtimer_add(c->deadline, &tv);
-}
-
-/*
- * Queue a whole reply and close once it is sent.  body is copied, unless
- * blob is given: then it is referenced (body = blob->data).
- */
-static void http_reply(struct http_conn *c, int status, const char *reason, const char *ctype,
-		       const char *extra, const char *body, size_t len, struct http_blob *blob)
-{
-	struct http *h = c->h;
-	struct evbuffer *out = bufferevent_get_output(c->bev);
-
-	if (c->replied)
-		return;
-	c->replied = true;
-	h->st->requests++;
-	if (status >= 400)
-		h->st->errors++;
-	evbuffer_add_printf(out,
-			    "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-			    "Connection: close\r\nCache-Control: no-store\r\n"
-			    "X-Content-Type-Options: nosniff\r\n%s\r\n",
-			    status, reason, ctype, len, extra ? extra : "");
-	if (!c->head_only && len) {
-		if (blob) {
-			blob->refs++;
-			if (evbuffer_add_reference(out, blob->data, len, http_blob_cleanup, blob) <
-			    0)
-				blob->refs--;
-		} else {
-			evbuffer_add(out, body, len);
-			c->queued = len;
-			h->st->queued += len;
-		}
-	}
-	bufferevent_disable(c->bev, EV_READ);
-	bufferevent_enable(c->bev, EV_WRITE);
-	http_arm(c, HTTP_CONN_TIMEOUT_S);
-}
-
-static void http_error(struct http_conn *c, int status, const char *reason, const char *msg)
-{
-	char body[320];
-	int n = snprintf(body, sizeof(body), "%d %s: %s\n", status, reason, msg);
-
-	http_reply(c, status, reason, "text/plain; charset=utf-8",
-		   status == 405 ? "Allow: GET, HEAD\r\n" : NULL, body, (size_t)n, NULL);
-}
 
 /* ---- GET /metrics ------------------------------------------------------- */
 
@@ -187,7 +73,7 @@ static void http_metrics(struct http_conn *c)
 			b->data = metrics_text(h->api, &b->len);
 		if (!b || !b->data) {
 			free(b);
-			http_error(c, 500, "Internal Server Error", "out of memory");
+			http_conn_error(c, 500, "Internal Server Error", "out of memory");
 			return;
 		}
 		if (h->st->queued + b->len > HTTP_MAX_QUEUED) {
@@ -195,19 +81,19 @@ static void http_metrics(struct http_conn *c)
 			free(b->data);
 			free(b);
 			h->st->rejected++;
-			http_error(c, 503, "Service Unavailable",
-				   "too many replies waiting to be sent");
+			http_conn_error(c, 503, "Service Unavailable",
+					"too many replies waiting to be sent");
 			return;
 		}
 		b->h = h;
 		b->refs = 1;
 		h->st->queued += b->len;
-		http_blob_unref(h->metrics);
+		http_conn_blob_unref(h->metrics);
 		h->metrics = b;
 		h->metrics_at = now;
 	}
-	http_reply(c, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", NULL, h->metrics->data,
-		   h->metrics->len, h->metrics);
+	http_conn_reply(c, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", NULL,
+			h->metrics->data, h->metrics->len, h->metrics);
 }
 
 /* ---- GET /api/CMD ----------------------------------------------------- */
@@ -238,33 +124,14 @@ static int http_status_of(const char *code, const char **ret_reason)
 	return 500;
 }
 
-static void http_json(struct http_conn *c, int status, const char *reason, json_t *reply)
-{
-	char *text = json_dumps(reply, JSON_COMPACT);
-
-	json_decref(reply);
-	if (!text) {
-		http_error(c, 500, "Internal Server Error", "the reply does not encode");
-		return;
-	}
-	if (c->h->st->queued + strlen(text) > HTTP_MAX_QUEUED) {
-		c->h->st->rejected++;
-		free(text);
-		http_error(c, 503, "Service Unavailable", "too many replies waiting to be sent");
-		return;
-	}
-	http_reply(c, status, reason, "application/json", NULL, text, strlen(text), NULL);
-	free(text);
-}
-
 static void http_json_error(struct http_conn *c, const struct ctl_error *e)
 {
 	const char *reason;
 	int status = http_status_of(e->code, &reason);
 
-	http_json(c, status, reason,
-		  json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", e->code, "message",
-			    e->message));
+	http_conn_json(c, status, reason,
+		       json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", e->code,
+				 "message", e->message));
 }
 
 /* "12" -> 12, "true"/"false" -> booleans, anything else a string. */
@@ -299,8 +166,8 @@ static void http_api(struct http_conn *c, const char *name, const char *query)
 			if (!cmd->admin && strcmp(cmd->name, "events"))
 				json_array_append_new(a, json_pack("{s:s, s:s}", "name", cmd->name,
 								   "args", cmd->args_help));
-		http_json(c, 200, "OK",
-			  json_pack("{s:b, s:{s:o}}", "ok", 1, "result", "commands", a));
+		http_conn_json(c, 200, "OK",
+			       json_pack("{s:b, s:{s:o}}", "ok", 1, "result", "commands", a));
 		return;
 	}
 	cmd = api_command_find(name);
@@ -326,7 +193,7 @@ static void http_api(struct http_conn *c, const char *name, const char *query)
 		kv.tqh_last = &kv.tqh_first;
 		if (evhttp_parse_query_str(query, &kv) < 0) {
 			evhttp_clear_headers(&kv);
-			http_error(c, 400, "Bad Request", "malformed query string");
+			http_conn_error(c, 400, "Bad Request", "malformed query string");
 			return;
 		}
 		args = json_object();
@@ -336,9 +203,10 @@ static void http_api(struct http_conn *c, const char *name, const char *query)
 			if (!v || json_object_set_new(args, p->key, v) < 0) {
 				evhttp_clear_headers(&kv);
 				json_decref(args);
-				http_error(c, 400, "Bad Request",
-					   n > HTTP_MAX_ARGS ? "too many arguments"
-							     : "an argument is not valid UTF-8");
+				http_conn_error(c, 400, "Bad Request",
+						n > HTTP_MAX_ARGS
+						    ? "too many arguments"
+						    : "an argument is not valid UTF-8");
 				return;
 			}
 		}
@@ -359,8 +227,8 @@ static void http_api(struct http_conn *c, const char *name, const char *query)
 		http_json_error(c, &e);
 		return;
 	}
-	http_json(c, 200, "OK",
-		  json_pack("{s:b, s:o}", "ok", 1, "result", result ? result : json_object()));
+	http_conn_json(c, 200, "OK",
+		       json_pack("{s:b, s:o}", "ok", 1, "result", result ? result : json_object()));
 }
 
 /* ---- static files ------------------------------------------------------- */
@@ -402,7 +270,7 @@ static void http_file(struct http_conn *c, const char *name)
 		if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
 			ctype = NULL;
 	if (!ctype || name[0] == '.' || strlen(name) > 64) {
-		http_error(c, 404, "Not Found", "no such page");
+		http_conn_error(c, 404, "Not Found", "no such page");
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/%s", c->h->root, name);
@@ -410,7 +278,7 @@ static void http_file(struct http_conn *c, const char *name)
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > HTTP_MAX_FILE) {
 		if (fd >= 0)
 			close(fd);
-		http_error(c, 404, "Not Found", "no such page");
+		http_conn_error(c, 404, "Not Found", "no such page");
 		return;
 	}
 	buf = malloc((size_t)st.st_size + 1);
@@ -418,47 +286,133 @@ static void http_file(struct http_conn *c, const char *name)
 	close(fd);
 	if (n != st.st_size) {
 		free(buf);
-		http_error(c, 500, "Internal Server Error", "cannot read the page");
+		http_conn_error(c, 500, "Internal Server Error", "cannot read the page");
 		return;
 	}
-	http_reply(c, 200, "OK", ctype, csp, buf, (size_t)n, NULL);
+	http_conn_reply(c, 200, "OK", ctype, csp, buf, (size_t)n, NULL);
 	free(buf);
 }
 
 /* ---- requests ------------------------------------------------------------ */
 
-static void http_route(struct http_conn *c, const char *target)
+/* ---- /ufmRest/: the runtime partitions (ui/http_pkeys.h) ------------------------ */
+
+/*
+ * Refuse who asks (401, 403, 429): JSON for the APIs (/api/, /ufmRest/: a
+ * client reads {"ok": false, "error": {"code", "message"}} there), text
+ * elsewhere; 401 asks for Basic, 429 says Retry-After.
+ */
+static void http_deny(struct http_conn *c, int status, const char *reason, const char *msg)
 {
+	const char *code = status == 401   ? "unauthorized"
+			   : status == 429 ? "rate_limited"
+					   : CTL_ERR_PERMISSION_DENIED;
+	json_t *j;
+	char *text;
+
+	if (!c->json_errors) {
+		http_conn_error(c, status, reason, msg);
+		return;
+	}
+	j = json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", code, "message", msg);
+	text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	if (!text) {
+		http_conn_error(c, status, reason, msg);
+		return;
+	}
+	http_conn_reply(c, status, reason, "application/json",
+			status == 401
+			    ? "WWW-Authenticate: Basic realm=\"ibsmd\", charset=\"UTF-8\"\r\n"
+			: status == 429 ? "Retry-After: 1\r\n"
+					: NULL,
+			text, strlen(text), NULL);
+	free(text);
+}
+
+/* A write may go: an admin user, over TLS unless http_allow_insecure_writes.  Else 403. */
+static bool http_write_allowed(struct http_conn *c)
+{
+	const struct sm_conf *conf = &c->h->api->sm->conf;
+	char msg[160];
+
+	if (!c->h->users) {
+		http_deny(c, 403, "Forbidden",
+			  "writes need users (http_users_file) and an admin among them");
+		return false;
+	}
+	if (c->role != HTTP_ROLE_ADMIN) {
+		snprintf(msg, sizeof(msg), "user '%s' may read only (role read)", c->user);
+		http_deny(c, 403, "Forbidden", msg);
+		return false;
+	}
+	if (!c->h->ssl && !conf->http_allow_insecure_writes) {
+		http_deny(c, 403, "Forbidden",
+			  "writes need TLS (http_tls_cert, http_tls_key): the password would "
+			  "cross the network in clear");
+		return false;
+	}
+	return true;
+}
+
+static void http_ufm(struct http_conn *c, const char *path, const char *query, const char *body,
+		     size_t body_len)
+{
+	char who[HTTP_AUTH_NAME_MAX + NI_MAXHOST + NI_MAXSERV + 32];
+	struct http_pkeys_req r = {c->hh.method, path, query, body, body_len, who};
+	const char *reason = "Internal Server Error";
+	json_t *ans = NULL;
+	int status;
+
+	snprintf(who, sizeof(who), "%s via %s %s", c->user[0] ? c->user : "(no user)",
+		 c->h->ssl ? "https" : "http", c->peer);
+	if (http_pkeys_is_write(&r) && !http_write_allowed(c))
+		return;
+	status = http_pkeys_answer(c->h->api, &r, &reason, &ans);
+	if (!ans) {
+		http_conn_error(c, 500, "Internal Server Error", "out of memory");
+		return;
+	}
+	if (http_pkeys_is_write(&r) && status == 200)
+		c->h->st->writes++;
+	http_conn_json(c, status, reason, ans);
+}
+
+static void http_route(struct http_conn *c, const char *body, size_t body_len)
+{
+	const char *target = c->hh.target;
 	struct evhttp_uri *uri;
 	const char *raw;
 	char *path;
 	size_t len = 0;
 
 	if (target[0] != '/') {
-		http_error(c, 400, "Bad Request", "the target must be a path");
+		http_conn_error(c, 400, "Bad Request", "the target must be a path");
 		return;
 	}
 	uri = evhttp_uri_parse(target);
 	if (!uri) {
-		http_error(c, 400, "Bad Request", "malformed request target");
+		http_conn_error(c, 400, "Bad Request", "malformed request target");
 		return;
 	}
 	raw = evhttp_uri_get_path(uri);
 	path = evhttp_uridecode(raw ? raw : "/", 0, &len);
 	if (!path || strlen(path) != len || strstr(path, "..") || strstr(path, "//")) {
-		http_error(c, 404, "Not Found", "no such page");
+		http_conn_error(c, 404, "Not Found", "no such page");
 	} else if (!strcmp(path, "/metrics")) {
 		http_metrics(c);
 	} else if (!strcmp(path, "/api") || !strcmp(path, "/api/")) {
 		http_api(c, "", NULL);
 	} else if (!strncmp(path, "/api/", 5)) {
 		http_api(c, path + 5, evhttp_uri_get_query(uri));
+	} else if (!strncmp(path, HTTP_WRITE_PREFIX, strlen(HTTP_WRITE_PREFIX))) {
+		http_ufm(c, path, evhttp_uri_get_query(uri), body, body_len);
 	} else if (!strcmp(path, "/")) {
 		http_file(c, "index.html");
 	} else if (!strchr(path + 1, '/')) {
 		http_file(c, path + 1);
 	} else {
-		http_error(c, 404, "Not Found", "no such page");
+		http_conn_error(c, 404, "Not Found", "no such page");
 	}
 	free(path);
 	evhttp_uri_free(uri);
@@ -466,8 +420,16 @@ static void http_route(struct http_conn *c, const char *target)
 
 int http_parse_head(char *head, size_t len, struct http_head *ret, const char **ret_why)
 {
+	return http_parse_request(head, len, false, ret, ret_why);
+}
+
+int http_parse_request(char *head, size_t len, bool writes, struct http_head *ret,
+		       const char **ret_why)
+{
 	char *line_end, *sp1, *sp2, *p;
 	const char *method, *target, *version;
+	bool write_target, has_length = false;
+	size_t body_len = 0;
 
 #define HTTP_REFUSE(status, why)                                                                   \
 	do {                                                                                       \
@@ -507,24 +469,55 @@ int http_parse_head(char *head, size_t len, struct http_head *ret, const char **
 			HTTP_REFUSE(400, "malformed method");
 	if (strlen(target) > HTTP_MAX_TARGET)
 		HTTP_REFUSE(414, "the request target is too long");
-	/* the headers: a body is never taken */
+	write_target = writes && !strncmp(target, HTTP_WRITE_PREFIX, strlen(HTTP_WRITE_PREFIX));
+	/* the headers: a body only for a write, of Content-Length bytes */
 	for (p = line_end + 1; *p && *p != '\r' && *p != '\n';) {
 		char *eol = strchr(p, '\n'), *colon = strchr(p, ':');
 
 		if (!eol || !colon || colon > eol || colon == p)
 			HTTP_REFUSE(400, "malformed header");
-		if ((colon - p == 14 && !strncasecmp(p, "Content-Length", 14) &&
-		     strtoul(colon + 1, NULL, 10) != 0) ||
-		    (colon - p == 17 && !strncasecmp(p, "Transfer-Encoding", 17)))
-			HTTP_REFUSE(413, "requests take no body");
+		if (colon - p == 17 && !strncasecmp(p, "Transfer-Encoding", 17))
+			HTTP_REFUSE(413, "requests take no chunked body");
+		if (colon - p == 14 && !strncasecmp(p, "Content-Length", 14)) {
+			const char *v = colon + 1;
+			size_t n = 0;
+
+			while (*v == ' ' || *v == '\t')
+				v++;
+			if (!write_target) {
+				if (strtoul(colon + 1, NULL, 10) != 0)
+					HTTP_REFUSE(413, "requests take no body");
+			} else {
+				if (has_length)
+					HTTP_REFUSE(400, "Content-Length twice");
+				if (*v < '0' || *v > '9')
+					HTTP_REFUSE(400, "malformed Content-Length");
+				for (; *v >= '0' && *v <= '9'; v++) {
+					if (n > (SIZE_MAX - 9) / 10)
+						HTTP_REFUSE(413, "the body is too large");
+					n = n * 10 + (size_t)(*v - '0');
+				}
+				while (*v == ' ' || *v == '\t' || *v == '\r')
+					v++;
+				if (*v != '\n')
+					HTTP_REFUSE(400, "malformed Content-Length");
+				has_length = true;
+				body_len = n;
+			}
+		}
 		p = eol + 1;
 	}
-	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-		HTTP_REFUSE(405, "read-only: GET and HEAD");
+	if (strcmp(method, "GET") && strcmp(method, "HEAD") &&
+	    (!write_target ||
+	     (strcmp(method, "POST") && strcmp(method, "PUT") && strcmp(method, "DELETE"))))
+		HTTP_REFUSE(405, write_target ? "GET, HEAD, POST, PUT, DELETE"
+					      : "read-only: GET and HEAD");
 #undef HTTP_REFUSE
+	ret->method = method;
 	ret->target = target;
 	ret->head_only = !strcmp(method, "HEAD");
 	ret->headers = line_end + 1;
+	ret->body_len = body_len;
 	return 0;
 }
 
@@ -557,6 +550,12 @@ static const char *http_reason(int status)
 	switch (status) {
 	case 400:
 		return "Bad Request";
+	case 401:
+		return "Unauthorized";
+	case 403:
+		return "Forbidden";
+	case 429:
+		return "Too Many Requests";
 	case 405:
 		return "Method Not Allowed";
 	case 413:
@@ -579,191 +578,136 @@ static void http_sync(struct http_conn *c, const struct http_head *hh)
 
 	sync_answer(c->h->api->sm, hh->target, k, c->peer, &r);
 	if (!r.body) {
-		http_error(c, 500, "Internal Server Error", "out of memory");
+		http_conn_error(c, 500, "Internal Server Error", "out of memory");
 		return;
 	}
-	http_reply(c, r.status, r.reason, r.ctype, NULL, r.body, r.len, NULL);
+	http_conn_reply(c, r.status, r.reason, r.ctype, NULL, r.body, r.len, NULL);
 	free(r.body);
 }
 
-/* The request head in head[0..len) (NUL-terminated): check it, then route. */
-static void http_request(struct http_conn *c, char *head, size_t len)
+static void http_slow_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct http_head hh;
+	struct http_conn *c = arg;
+
+	http_deny(c, 401, "Unauthorized", "bad user or password");
+}
+
+/*
+ * Who asks (http_users_file): true to go on, with c->user and c->role set;
+ * false when answered (401 at once without credentials, after
+ * HTTP_AUTH_FAIL_DELAY_MS with bad ones; 429 over http_rate_limit).
+ */
+static bool http_authenticate(struct http_conn *c)
+{
+	struct http *h = c->h;
+	double now = clock_mono_ms() / 1000.0;
+	char auth[1024], err[512];
+	const char *v;
+	struct http_user *u;
+	int r;
+
+	if (!h->users)
+		return true; /* no users: reads are open, writes refused */
+	r = http_auth_refresh(&h->users, err, sizeof(err));
+	if (r > 0)
+		log_info("http: %s read again: %zu users", h->users->path, h->users->n);
+	else if (r < 0)
+		log_err("http: %s; keeping the users as they were", err);
+	v = http_header(c->hh.headers, "Authorization", auth, sizeof(auth));
+	u = http_auth_check(h->users, v, now);
+	if (!u) {
+		struct timeval tv = {HTTP_AUTH_FAIL_DELAY_MS / 1000,
+				     (HTTP_AUTH_FAIL_DELAY_MS % 1000) * 1000};
+
+		if (!v) {
+			http_deny(c, 401, "Unauthorized", "authentication needed (HTTP Basic)");
+			return false;
+		}
+		h->st->auth_failures++;
+		log_ratelimited(LOG_CAT_CTL, LOG_WARNING,
+				"http: failed login from %s (%" PRIu64 " failed logins in all)",
+				c->peer, h->st->auth_failures);
+		/* slowed: the answer waits; the connection reads nothing meanwhile */
+		bufferevent_disable(c->bev, EV_READ);
+		c->slow = evtimer_new(h->base, http_slow_cb, c);
+		if (!c->slow || evtimer_add(c->slow, &tv) < 0)
+			http_deny(c, 401, "Unauthorized", "bad user or password");
+		return false;
+	}
+	if (!http_auth_rate(u, h->api->sm->conf.http_rate_limit, now)) {
+		h->st->rate_limited++;
+		log_ratelimited(LOG_CAT_CTL, LOG_NOTICE,
+				"http: user '%s' over http_rate_limit (%d requests a second)",
+				u->name, h->api->sm->conf.http_rate_limit);
+		http_deny(c, 429, "Too Many Requests", "over http_rate_limit: slow down");
+		return false;
+	}
+	snprintf(c->user, sizeof(c->user), "%s", u->name);
+	c->role = u->role;
+	return true;
+}
+
+/* The request is in (its body too): the sync site's, or authenticated and routed. */
+static void http_dispatch(struct http_conn *c, const char *body, size_t body_len)
+{
+	if (c->h->site == HTTP_SITE_SYNC)
+		http_sync(c, &c->hh);
+	else if (http_authenticate(c))
+		http_route(c, body, body_len);
+}
+
+/*
+ * The request head in head[0..len) (NUL-terminated, malloc'd): check it,
+ * then dispatch, or keep it (true: c owns it now) while its body arrives.
+ */
+static bool http_request(struct http_conn *c, char *head, size_t len)
+{
 	const char *why = "";
-	int status = http_parse_head(head, len, &hh, &why);
+	int status = http_parse_request(head, len, c->h->site == HTTP_SITE_MAIN, &c->hh, &why);
+	size_t max = (size_t)c->h->api->sm->conf.http_max_body;
 
 	if (status) {
-		http_error(c, status, http_reason(status), why);
-		return;
+		http_conn_error(c, status, http_reason(status), why);
+		return false;
 	}
-	c->head_only = hh.head_only;
-	if (c->h->site == HTTP_SITE_SYNC)
-		http_sync(c, &hh);
-	else
-		http_route(c, hh.target);
-}
+	c->head_only = c->hh.head_only;
+	/* decided now: a failed login is answered after the head is freed */
+	c->json_errors = !strncmp(c->hh.target, "/api", 4) ||
+			 !strncmp(c->hh.target, HTTP_WRITE_PREFIX, strlen(HTTP_WRITE_PREFIX));
+	if (c->hh.body_len > max) {
+		char msg[96];
 
-static void http_read_cb(struct bufferevent *bev, void *arg)
-{
-	struct http_conn *c = arg;
-	struct evbuffer *in = bufferevent_get_input(bev);
-	struct evbuffer_ptr end = evbuffer_search(in, "\r\n\r\n", 4, NULL);
-	size_t n, have = evbuffer_get_length(in);
-	char *head;
-
-	if (c->replied)
-		return;
-	if (end.pos >= 0) {
-		n = (size_t)end.pos + 4;
-	} else {
-		end = evbuffer_search(in, "\n\n", 2, NULL);
-		n = end.pos >= 0 ? (size_t)end.pos + 2 : 0;
+		snprintf(msg, sizeof(msg), "a body of %zu bytes, at most %zu (http_max_body)",
+			 c->hh.body_len, max);
+		http_conn_error(c, 413, "Content Too Large", msg);
+		return false;
 	}
-	if ((!n && have > HTTP_MAX_HEAD) || n > HTTP_MAX_HEAD) {
-		http_error(c, 431, "Request Header Fields Too Large",
-			   "the request head is too large");
-		return;
+	if (c->hh.body_len) {
+		c->head = head;
+		bufferevent_setwatermark(c->bev, EV_READ, 0, c->hh.body_len + 1);
+		http_conn_arm(c, HTTP_HEAD_TIMEOUT_S);
+		return true;
 	}
-	if (!n)
-		return;
-	head = malloc(n + 1);
-	if (!head) {
-		http_error(c, 500, "Internal Server Error", "out of memory");
-		return;
-	}
-	evbuffer_remove(in, head, n);
-	head[n] = '\0';
-	evtimer_del(c->deadline);
-	http_request(c, head, n);
-	free(head);
-}
-
-static void http_write_cb(struct bufferevent *bev, void *arg)
-{
-	struct http_conn *c = arg;
-
-	if (c->replied && !evbuffer_get_length(bufferevent_get_output(bev)))
-		http_conn_free(c);
-}
-
-static void http_event_cb(struct bufferevent *bev, short what, void *arg)
-{
-	struct http_conn *c = arg;
-
-	if (what & BEV_EVENT_TIMEOUT)
-		c->h->st->timeouts++;
-	http_conn_free(c);
-}
-
-static void http_deadline_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct http_conn *c = arg;
-
-	c->h->st->timeouts++;
-	http_conn_free(c);
-}
-
-static void http_accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struct sockaddr *sa,
-			   int salen, void *arg)
-{
-	static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
-				   "Connection: close\r\nRetry-After: 1\r\n\r\n";
-	struct http *h = arg;
-	struct timeval idle = {HTTP_IDLE_TIMEOUT_S, 0};
-	struct http_conn *c;
-	char host[NI_MAXHOST], serv[NI_MAXSERV];
-
-	if (h->st->clients >= h->max_clients || h->st->queued >= HTTP_MAX_QUEUED) {
-		h->st->rejected++;
-		/* best effort, never blocking: the socket is non-blocking */
-		if (send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
-			log_msg(LOG_CAT_CTL, LOG_DEBUG, "http: 503 not sent: %s", strerror(errno));
-		evutil_closesocket(fd);
-		log_ratelimited(LOG_CAT_CTL, LOG_WARNING,
-				"http: refused a connection: %u open (http_max_clients), %zu reply "
-				"bytes queued",
-				h->st->clients, h->st->queued);
-		return;
-	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		evutil_closesocket(fd);
-		return;
-	}
-	c->h = h;
-	if (getnameinfo(sa, (socklen_t)salen, host, sizeof(host), serv, sizeof(serv),
-			NI_NUMERICHOST | NI_NUMERICSERV) == 0)
-		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, serv);
-	else
-		snprintf(c->peer, sizeof(c->peer), "?");
-	c->bev = bufferevent_socket_new(h->base, fd, BEV_OPT_CLOSE_ON_FREE);
-	c->deadline = c->bev ? evtimer_new(h->base, http_deadline_cb, c) : NULL;
-	if (!c->deadline) {
-		if (c->bev)
-			bufferevent_free(c->bev);
-		else
-			evutil_closesocket(fd);
-		free(c);
-		return;
-	}
-	c->next = h->conns;
-	if (h->conns)
-		h->conns->prev = c;
-	h->conns = c;
-	h->st->clients++;
-	bufferevent_setcb(c->bev, http_read_cb, http_write_cb, http_event_cb, c);
-	bufferevent_set_timeouts(c->bev, &idle, &idle);
-	/* stop reading once more than a head's worth waits */
-	bufferevent_setwatermark(c->bev, EV_READ, 0, HTTP_MAX_HEAD + 1);
-	bufferevent_enable(c->bev, EV_READ);
-	http_arm(c, HTTP_HEAD_TIMEOUT_S);
+	http_dispatch(c, NULL, 0);
+	return false;
 }
 
 /* ---- life cycle -------------------------------------------------------- */
 
-/*
- * Listen on addr (the value of key, "ADDRESS:PORT" or "[ADDRESS]:PORT") and
- * serve site there, counting in st.  0 with *ret, or -errno with err.
- */
+static void http_body(struct http_conn *c, const char *body, size_t len)
+{
+	http_dispatch(c, body, len);
+}
+
+/* Serve site on addr (the value of key), counting in st.  0 with *ret, or -errno with err. */
 static int http_bind_site(struct api *api, const char *key, const char *addr, enum http_site site,
 			  struct http_stats *st, struct http **ret, char *err, size_t err_len)
 {
 	const struct sm_conf *conf = &api->sm->conf;
-	struct addrinfo hints = {.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
-				 .ai_socktype = SOCK_STREAM};
-	struct addrinfo *res = NULL, *ai;
-	char host[CONF_NAME_MAX], *port;
-	struct http *h;
+	struct http *h = calloc(1, sizeof(*h));
 	int r;
 
-	snprintf(host, sizeof(host), "%s", addr);
-	if (host[0] == '[') {
-		char *close = strchr(host, ']');
-
-		if (!close || close[1] != ':') {
-			snprintf(err, err_len, "%s: '%s' is not [ADDRESS]:PORT", key, addr);
-			return -EINVAL;
-		}
-		*close = '\0';
-		port = close + 2;
-		memmove(host, host + 1, strlen(host));
-	} else {
-		port = strrchr(host, ':');
-		if (!port) {
-			snprintf(err, err_len, "%s: '%s' is not ADDRESS:PORT", key, addr);
-			return -EINVAL;
-		}
-		*port++ = '\0';
-	}
-	r = getaddrinfo(host, port, &hints, &res);
-	if (r) {
-		snprintf(err, err_len, "%s %s: %s", key, addr, gai_strerror(r));
-		return -EINVAL;
-	}
-	h = calloc(1, sizeof(*h));
 	if (!h) {
-		freeaddrinfo(res);
 		snprintf(err, err_len, "out of memory");
 		return -ENOMEM;
 	}
@@ -772,22 +716,50 @@ static int http_bind_site(struct api *api, const char *key, const char *addr, en
 	h->st = st;
 	h->base = api->sm->base;
 	h->max_clients = (unsigned)conf->http_max_clients;
+	h->on_head = http_request;
+	h->on_body = http_body;
 	snprintf(h->root, sizeof(h->root), "%s", conf->http_root);
 	snprintf(h->listen, sizeof(h->listen), "%s", addr);
-	errno = EADDRNOTAVAIL;
-	for (ai = res; ai && !h->lis; ai = ai->ai_next)
-		h->lis = evconnlistener_new_bind(h->base, http_accept_cb, h,
-						 LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE |
-						     LEV_OPT_CLOSE_ON_EXEC,
-						 128, ai->ai_addr, (int)ai->ai_addrlen);
-	freeaddrinfo(res);
-	if (!h->lis) {
-		r = -errno;
-		snprintf(err, err_len, "%s %s: cannot listen: %s", key, addr, strerror(errno));
+	r = http_conn_listen(h, key, addr, err, err_len);
+	if (r < 0) {
 		free(h);
 		return r;
 	}
 	*ret = h;
+	return 0;
+}
+
+/* http_tls_cert, http_tls_key: HTTPS on the main site.  0 or -errno with err. */
+static int http_tls_setup(struct http *h, const struct sm_conf *conf, char *err, size_t err_len)
+{
+	SSL_CTX *ctx;
+	char why[256];
+
+	if (!conf->http_tls_cert[0] && !conf->http_tls_key[0])
+		return 0;
+	if (!conf->http_tls_cert[0] || !conf->http_tls_key[0]) {
+		snprintf(err, err_len, "http_tls_cert and http_tls_key: both, or neither");
+		return -EINVAL;
+	}
+	ctx = SSL_CTX_new(TLS_server_method());
+	if (!ctx) {
+		snprintf(err, err_len, "TLS: out of memory");
+		return -ENOMEM;
+	}
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION |
+				     SSL_OP_CIPHER_SERVER_PREFERENCE);
+	if (SSL_CTX_use_certificate_chain_file(ctx, conf->http_tls_cert) != 1 ||
+	    SSL_CTX_use_PrivateKey_file(ctx, conf->http_tls_key, SSL_FILETYPE_PEM) != 1 ||
+	    SSL_CTX_check_private_key(ctx) != 1) {
+		ERR_error_string_n(ERR_get_error(), why, sizeof(why));
+		snprintf(err, err_len, "http_tls_cert %s, http_tls_key %s: %s", conf->http_tls_cert,
+			 conf->http_tls_key, why);
+		ERR_clear_error();
+		SSL_CTX_free(ctx);
+		return -EINVAL;
+	}
+	h->ssl = ctx;
 	return 0;
 }
 
@@ -818,8 +790,15 @@ int http_start(struct api *api, char *err, size_t err_len)
 				   &api->http_st, &api->http, err, err_len);
 		if (r < 0)
 			return r;
-		log_info("HTTP on %s (metrics, read-only API, web page from %s)", conf->http_listen,
-			 conf->http_root);
+		r = http_tls_setup(api->http, conf, err, err_len);
+		if (r == 0 && conf->http_users_file[0])
+			r = http_auth_load(conf->http_users_file, &api->http->users, err, err_len);
+		if (r < 0)
+			return r;
+		log_info("HTTP%s on %s (metrics, API, runtime partitions, web page from %s)%s",
+			 api->http->ssl ? "S" : "", conf->http_listen, conf->http_root,
+			 api->http->users ? "; users from http_users_file"
+					  : "; no users: read-only");
 		http_check_root(conf->http_root);
 	}
 	if (conf->sync_listen[0]) {
@@ -838,9 +817,9 @@ void http_free(struct http *h)
 {
 	if (!h)
 		return;
-	while (h->conns)
-		http_conn_free(h->conns);
-	evconnlistener_free(h->lis);
-	http_blob_unref(h->metrics);
+	http_conn_close_all(h);
+	http_conn_blob_unref(h->metrics);
+	SSL_CTX_free(h->ssl);
+	http_auth_free(h->users);
 	free(h);
 }

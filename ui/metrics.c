@@ -25,6 +25,7 @@
 #include "sm/mfts.h"
 #include "sm/vltables.h"
 #include "sm/status.h"
+#include "sm/tenants.h"
 #include "ui/api_int.h"
 #include "ui/stat.h"
 
@@ -238,6 +239,7 @@ char *metrics_text(struct api *api, size_t *ret_len)
 	struct sync_status sy;
 	struct mfts_status mc;
 	struct vltables_status vt;
+	struct tenants_status tn;
 
 	ctl_server_stats(api->srv, &cs);
 	if (api_text_begin(&t) < 0)
@@ -272,6 +274,8 @@ char *metrics_text(struct api *api, size_t *ret_len)
 		stat_metrics(b, &mfts_stat_table, &mc);
 	if (vltables_status_get(sm, &vt))
 		stat_metrics(b, &vltables_stat_table, &vt);
+	if (tenants_status_get(sm, &tn))
+		stat_metrics(b, &tenants_stat_table, &tn);
 	sm_mad_status_get(sm, &mad);
 	stat_metrics(b, &sm_mad_stat_table, &mad);
 	/* security (issue 12): M_Key, partitions */
@@ -349,6 +353,15 @@ char *metrics_text(struct api *api, size_t *ret_len)
 			    hs->clients);
 		metrics_one(b, "ibsmd_http_queued_bytes", "gauge",
 			    "Reply bytes waiting to be sent to HTTP clients.", (double)hs->queued);
+		metrics_one(b, "ibsmd_http_auth_failures_total", "counter",
+			    "HTTP requests whose credentials did not check.",
+			    (double)hs->auth_failures);
+		metrics_one(b, "ibsmd_http_rate_limited_total", "counter",
+			    "HTTP requests refused over http_rate_limit.",
+			    (double)hs->rate_limited);
+		metrics_one(b, "ibsmd_http_writes_total", "counter",
+			    "Runtime partition writes over HTTP that succeeded.",
+			    (double)hs->writes);
 	}
 	metrics_ports(b, sm, f);
 	metrics_links(b, f);

@@ -133,7 +133,9 @@ static json_t *build_request(int argc, char **argv, const struct smctl_cmd **ret
 				char oname[32];
 
 				snprintf(oname, sizeof(oname), "%.*s", (int)ol, opt);
-				if (!strcmp(oname, "unhealthy") && !*o) { /* a flag */
+				if ((!strcmp(oname, "unhealthy") || !strcmp(oname, "guids") ||
+				     !strcmp(oname, "index0")) &&
+				    !*o) { /* a flag */
 					json_object_set_new(args, oname, json_true());
 					continue;
 				}
@@ -144,12 +146,28 @@ static json_t *build_request(int argc, char **argv, const struct smctl_cmd **ret
 				} else {
 					smctl_die(EXIT_USAGE, "usage: smctl %s", cmd->usage);
 				}
-				if (!strcmp(oname, "offset") || !strcmp(oname, "limit")) {
+				if (!strcmp(oname, "offset") || !strcmp(oname, "limit") ||
+				    !strcmp(oname, "mtu_limit") ||
+				    !strcmp(oname, "service_level")) {
 					if (!parse_int(o, &v) || v < 0)
 						smctl_die(EXIT_USAGE,
 							  "--%s: '%s' is not a number >= 0", oname,
 							  o);
 					json_object_set_new(args, oname, json_integer(v));
+				} else if (!strcmp(oname, "rate_limit")) {
+					char *end;
+					double d = strtod(o, &end);
+
+					if (!*o || *end || !(d > 0))
+						smctl_die(EXIT_USAGE,
+							  "--rate_limit: '%s' is not Gb/s", o);
+					json_object_set_new(args, oname, json_real(d));
+				} else if (!strcmp(oname, "ip_over_ib")) {
+					if (strcmp(o, "true") && strcmp(o, "false"))
+						smctl_die(EXIT_USAGE,
+							  "--ip_over_ib: '%s': true or false", o);
+					json_object_set_new(args, oname,
+							    json_boolean(!strcmp(o, "true")));
 				} else {
 					json_object_set_new(args, oname, json_string(o));
 				}
@@ -171,6 +189,17 @@ static json_t *build_request(int argc, char **argv, const struct smctl_cmd **ret
 						  "%s: '%s' is not a number; usage: smctl %s",
 						  cmd->name, argv[i], cmd->usage);
 				json_object_set_new(args, cmd->arg_names[pos], json_integer(v));
+			} else if (cmd->arg_types[pos] == ARG_LIST) {
+				json_t *a = json_array();
+
+				for (const char *s = argv[i]; a && *s;) {
+					size_t l = strcspn(s, ",");
+
+					if (l)
+						json_array_append_new(a, json_stringn(s, l));
+					s += l + (s[l] == ',');
+				}
+				json_object_set_new(args, cmd->arg_names[pos], a);
 			} else {
 				json_object_set_new(args, cmd->arg_names[pos],
 						    json_string(argv[i]));

@@ -104,6 +104,23 @@ const struct smctl_cmd smctl_cmds[] = {
      .arg_types = {ARG_INT},
      .help = "the last events kept by the daemon, oldest first"},
     {.name = "config", .usage = "config", .help = "the configuration in effect"},
+    {.name = "partitions",
+     .usage = "partitions [--guids]",
+     .option = "guids",
+     .help = "the partitions, the file's and the runtime ones: source, members, ready "
+	     "(--guids: every GUID)"},
+    {.name = "partition",
+     .usage = "partition <add|remove|delete|show|qos> <pkey> [<guid,...>] "
+	      "[--membership full|limited] [--index0] [--ip_over_ib true|false] "
+	      "[--mtu_limit 1|2|4] [--rate_limit GBPS] [--service_level 0-15] "
+	      "[--partition_name NAME]",
+     .nargs = 3,
+     .arg_names = {"action", "pkey", "guids"},
+     .arg_types = {ARG_STRING, ARG_STRING, ARG_LIST},
+     .option = "membership,index0,ip_over_ib,mtu_limit,rate_limit,service_level,partition_name",
+     .admin = true,
+     .help = "add GUIDs to a runtime partition (made if new), remove them, delete it, set its "
+	     "limits, or show one (admin)"},
     {.name = NULL},
 };
 

@@ -29,6 +29,7 @@
 enum smctl_arg_type {
 	ARG_STRING,
 	ARG_INT,
+	ARG_LIST, /* comma-separated: a JSON array of strings */
 };
 
 struct smctl_cmd {

@@ -10,6 +10,9 @@
  *  - on 0 the target lies inside the head, is at most HTTP_MAX_TARGET bytes
  *    and the request line was a GET or a HEAD of HTTP/1.0 or 1.1;
  *  - the same input always gives the same answer;
+ *  - with writes (http_parse_request, the main site): 0 or one of the
+ *    statuses above; a method other than GET or HEAD, or a body, only for
+ *    a target under HTTP_WRITE_PREFIX;
  *  - a header value found by http_header (the sync site's X-Ibsmd-SM-Key)
  *    is NUL-terminated within its buffer and carries no line end.
  */
@@ -46,6 +49,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > HTTP_MAX_HEAD)
 		return 0;
+	{
+		char *w = malloc(size + 1);
+		const char *why = NULL;
+		struct http_head hw;
+		int rw;
+
+		FUZZ_CHECK(w != NULL);
+		memcpy(w, data, size);
+		w[size] = '\0';
+		rw = http_parse_request(w, size, true, &hw, &why);
+		FUZZ_CHECK(rw == 0 || rw == 400 || rw == 405 || rw == 413 || rw == 414 ||
+			   rw == 505);
+		if (rw == 0 &&
+		    ((strcmp(hw.method, "GET") && strcmp(hw.method, "HEAD")) || hw.body_len))
+			FUZZ_CHECK(
+			    !strncmp(hw.target, HTTP_WRITE_PREFIX, strlen(HTTP_WRITE_PREFIX)));
+		free(w);
+	}
 	r = parse(data, size, &hh, &copy);
 	r2 = parse(data, size, &hh2, &copy2);
 	FUZZ_CHECK(r == r2);

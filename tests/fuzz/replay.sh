@@ -4,7 +4,7 @@
 # a crash or a violated property fails the test.
 : "${top_builddir:=.}" "${top_srcdir:=.}"
 status=0
-for t in sa smp mad topo conf ctl lid rmpp perf http sync part qos plan; do
+for t in sa smp mad topo conf ctl lid rmpp perf http sync part qos plan pkeyreq; do
 	bin="$top_builddir/tests/fuzz/fuzz_$t"
 	corpus="$top_srcdir/tests/fuzz/corpus/$t"
 	if [ ! -x "$bin" ]; then
