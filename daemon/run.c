@@ -24,7 +24,7 @@
 #include "sm/light.h"
 #include "sm/policies.h"
 #include "sm/sweep_sched.h"
-#include "sm/tenants.h"
+#include "tenants/tenants.h"
 #include "ui/api.h"
 #include "validate/validate.h"
 

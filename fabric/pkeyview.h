@@ -1,6 +1,6 @@
 /*
  * The P_Key tables written since a snapshot was published: the runtime
- * partitions (sm/tenants.c) change a few ports' P_KeyTables (IBA 1.4 vol 1,
+ * partitions (tenants/tenants.c) change a few ports' P_KeyTables (IBA 1.4 vol 1,
  * 14.2.5.7) between sweeps, and a published snapshot changes for no one, so
  * what the ports were found to hold after those Sets is kept here, by port
  * GUID, beside the snapshot; the SA reads a port's table here first, then

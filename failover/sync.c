@@ -32,7 +32,7 @@
 #include "sm/part.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
-#include "sm/tenants.h"
+#include "tenants/tenants.h"
 #include "failover/sync.h"
 
 struct sync_peer {
@@ -172,7 +172,7 @@ static char *sync_document(struct sync *sy, size_t *ret_len)
 		goto out;
 	full = syncdoc_encode(sm->port_guid, 0, sm->mcast, sm->sa ? sa_services(sm->sa) : NULL,
 			      sm->sa ? sa_informs(sm->sa) : NULL, lc.v, lc.n);
-	/* the runtime partitions (sm/tenants.h), the whole set */
+	/* the runtime partitions (tenants/tenants.h), the whole set */
 	if (full && tenants_set(sm) &&
 	    json_object_set_new(full, "runtime_partitions", pkeyset_to_json(tenants_set(sm))) < 0)
 		goto out;

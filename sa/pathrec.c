@@ -226,7 +226,7 @@ static bool pathrec_path_sl(const struct sa_query *q, const struct pathrec_pk *p
 }
 
 /*
- * A runtime partition's mtu_limit and rate_limit (sm/tenants.h): a path in
+ * A runtime partition's mtu_limit and rate_limit (tenants/tenants.h): a path in
  * it runs at most those; false when the query's own MTU or rate selectors
  * then leave it out.
  */

@@ -40,7 +40,7 @@ struct sm_conf {
 	char partition_config_file[CONF_PATH_MAX]; /* OpenSM's partitions.conf, "" = built in */
 	int part_enforce;			   /* CONF_ENFORCE_*: switch ports facing CAs */
 	bool allow_both_pkeys;			   /* a port may be full and limited member */
-	int pkey_max_guids;	/* GUIDs in one runtime partition request (sm/tenants.c) */
+	int pkey_max_guids;	/* GUIDs in one runtime partition request (tenants/tenants.c) */
 	int pkey_max_runtime;	/* runtime P_Keys in all (less the file's), 0 = no API writes */
 	int sm_priority;	/* 0..15 */
 	uint64_t sm_key;	/* SMInfo:SM_Key shared by the SMs of the subnet */

@@ -17,7 +17,6 @@
 #include "sm/mfts.h"
 #include "sm/policies.h"
 #include "sm/sm.h"
-#include "sm/tenants.h"
 
 /* ---- partitions (policy/partition.h) ---------------------------------------- */
 
@@ -34,10 +33,10 @@ int sm_load_partitions(struct sm *sm, char *err, size_t err_len)
 		groups += mfts_ipoib_add(sm, &c->parts[i]);
 	partition_config_free(sm->policy.file_parts);
 	sm->policy.file_parts = c;
-	if (tenants_merge(sm) < 0) {
-		snprintf(err, err_len, "out of memory merging the runtime partitions");
-		return -ENOMEM;
-	}
+	/* what is programmed: the file's, and what the parts merge into it (runtime partitions) */
+	partition_config_free(sm->policy.parts);
+	sm->policy.parts = partition_config_ref(c);
+	hook_run(&sm->hooks.partitions, NULL);
 	log_info("partitions: %zu from %s%s, %zu new IPoIB group%s", c->n,
 		 c->from_file ? sm->conf.partition_config_file : "the built-in default",
 		 c->from_file ? "" : " (Default=0x7fff,ipoib : ALL=full)", groups,

@@ -19,7 +19,7 @@ struct qos_policy;
 struct sm_policy {
 	/* conf.partition_config_file's partitions (or the built-in default) */
 	struct partition_config *file_parts;
-	/* what the SM programs: file_parts and the runtime partitions (sm/tenants.h) */
+	/* what the SM programs: file_parts and the runtime partitions (tenants/tenants.h) */
 	struct partition_config *parts;
 	/* the QoS policy: the qos_ keys and conf.qos_policy_file */
 	struct qos_policy *qos;	     /* never NULL after sm_init; each pointer a reference */

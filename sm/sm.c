@@ -530,6 +530,7 @@ void sm_fini(struct sm *sm)
 	hook_list_clear(&sm->hooks.port_error);
 	hook_list_clear(&sm->hooks.validation);
 	hook_list_clear(&sm->hooks.configure);
+	hook_list_clear(&sm->hooks.partitions);
 	sm_policy_clear(&sm->policy);
 	free(sm->appliers);
 	sm->appliers = NULL;

@@ -87,6 +87,11 @@ struct sm_hooks {
 	 * program_params * (smp/program.h), which the hook may amend.
 	 */
 	struct hook_list configure;
+	/*
+	 * The partitions file was (re)loaded: NULL; sm->policy.parts is the
+	 * file's, which a part may replace with a merge (the runtime partitions).
+	 */
+	struct hook_list partitions;
 };
 
 /* A port-error trap (129-131) came (data of the port_error hooks, sm/trap.c). */

@@ -135,7 +135,7 @@ struct program_params {
 	 * End ports (by port GUID, sorted) whose P_KeyTable, and that of the
 	 * switch port facing them, is written whole whatever the model says:
 	 * the runtime partitions changed them since the snapshot the model
-	 * was copied from (sm/tenants.c).
+	 * was copied from (tenants/tenants.c).
 	 */
 	const uint64_t *pkey_rewrite;
 	size_t n_pkey_rewrite;

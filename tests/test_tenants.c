@@ -1,5 +1,5 @@
 /*
- * The runtime partitions as the SM holds them (sm/tenants.c), on an SM
+ * The runtime partitions as the SM holds them (tenants/tenants.c), on an SM
  * object with a published snapshot and no MAD port: a request is checked
  * against the ports of the fabric (PartitionCap: refused naming the port,
  * nothing taken), a GUID not in the fabric is kept, readiness counts the
@@ -18,7 +18,7 @@
 #include "policy/partition.h"
 #include "policy/pkeyset.h"
 #include "sm/sm.h"
-#include "sm/tenants.h"
+#include "tenants/tenants.h"
 #include "tests/testutil.h"
 
 /* ca-0..ca-3 behind one switch: port GUIDs 0x...0101, 0x...0201, ... */

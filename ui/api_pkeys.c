@@ -1,7 +1,7 @@
 /*
  * Runtime partitions in the control API (docs/partitions-api.md): the JSON
  * bodies of the UFM-shaped requests read into a request (policy/pkeyset.h),
- * the orders given to the SM (sm/tenants.h), and the listings, both as the
+ * the orders given to the SM (tenants/tenants.h), and the listings, both as the
  * control socket's `partitions` / `partition` commands and as UFM's
  * /ufmRest/resources/pkeys answers (ui/http_pkeys.c).
  */
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "lib/log.h"
-#include "sm/tenants.h"
+#include "tenants/tenants.h"
 #include "ui/api_int.h"
 #include "ui/api_pkeys.h"
 

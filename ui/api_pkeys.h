@@ -31,7 +31,7 @@ int api_pkeys_parse(const json_t *body, enum pkeyset_op op, uint16_t path_pkey, 
 		    struct pkeyset_req *req, struct ctl_error *err);
 
 /*
- * Give the SM the request (sm/tenants.h) on who's behalf: 0 with *ret
+ * Give the SM the request (tenants/tenants.h) on who's behalf: 0 with *ret
  * ({"pkey", "changed", "created", "deleted", "added", "removed",
  * "updated"}), or -errno with err (CTL_ERR_CONFLICT: the file owns the
  * P_Key or a port has no room; CTL_ERR_LIMIT; CTL_ERR_NOT_FOUND;

@@ -25,7 +25,7 @@
 #include "sm/route.h"
 #include "sm/status.h"
 #include "sm/sweep.h"
-#include "sm/tenants.h"
+#include "tenants/tenants.h"
 #include "perf/perfmgr.h"
 #include "failover/smstate.h"
 #include "failover/sync.h"

@@ -25,7 +25,7 @@
 #include "sm/mfts.h"
 #include "sm/vltables.h"
 #include "sm/status.h"
-#include "sm/tenants.h"
+#include "tenants/tenants.h"
 #include "ui/api_int.h"
 #include "ui/stat.h"
 

@@ -20,15 +20,15 @@
 #include "sm/mfts.h"
 #include "sm/part.h"
 #include "sm/sm.h"
-#include "sm/tenants.h"
-#include "sm/tenants_batch.h"
+#include "tenants/tenants.h"
+#include "tenants/tenants_batch.h"
 
 struct tenants {
 	struct sm *sm;
 	struct pkeyset *set;
 	char path[CONF_PATH_MAX + 32];
 	size_t shadowed;	/* runtime P_Keys the file defines too (left out of the policy) */
-	struct tenants_batch b; /* the P_KeyTable batches (sm/tenants_batch.c) */
+	struct tenants_batch b; /* the P_KeyTable batches (tenants/tenants_batch.c) */
 	/* the file */
 	bool save_owed;
 	unsigned save_failures;
@@ -180,6 +180,17 @@ int tenants_merge(struct sm *sm)
 	partition_config_free(sm->policy.parts);
 	sm->policy.parts = merged;
 	return 0;
+}
+
+/* The partitions file was (re)loaded (sm->hooks.partitions): merge the runtime set into it. */
+static void tenants_on_partitions(void *ctx, const void *data)
+{
+	struct sm *sm = ctx;
+
+	(void)data;
+	if (tenants_merge(sm) < 0)
+		log_err("runtime partitions: out of memory merging them with the file's: only the "
+			"file's are programmed until the next reload");
 }
 
 const struct pkeyset *tenants_set(const struct sm *sm)
@@ -405,7 +416,8 @@ int tenants_attach(struct sm *sm, char *err, size_t err_len)
 	for (size_t i = 0; sm->policy.parts && i < sm->policy.parts->n; i++)
 		if (sm->policy.parts->parts[i].runtime)
 			mfts_ipoib_add(sm, &sm->policy.parts->parts[i]);
-	if (tenants_batch_init(&t->b, sm) < 0) {
+	if (tenants_batch_init(&t->b, sm) < 0 ||
+	    hook_add(&sm->hooks.partitions, tenants_on_partitions, sm) < 0) {
 		snprintf(err, err_len, "out of memory");
 		return -ENOMEM;
 	}
@@ -417,6 +429,7 @@ static void tenants_free(struct sm *sm, void *obj)
 {
 	struct tenants *t = obj;
 
+	hook_remove(&sm->hooks.partitions, tenants_on_partitions, sm);
 	if (!t)
 		return;
 	sa_set_pkeyview(sm->sa, NULL);

@@ -1,6 +1,6 @@
 /*
- * Inside the runtime partitions part (sm/tenants.c calls down into
- * sm/tenants_batch.c): the P_KeyTable batches between sweeps, the view of
+ * Inside the runtime partitions part (tenants/tenants.c calls down into
+ * tenants/tenants_batch.c): the P_KeyTable batches between sweeps, the view of
  * what the ports answered, the readiness of a P_Key.  tenants.c owns the
  * set, its file and the requests; it marks the end ports whose tables may
  * change (tenants_batch_mark) and asks for a batch (tenants_batch_request).
@@ -15,7 +15,7 @@
 
 #include "fabric/pkeyview.h"
 #include "lib/u64map.h"
-#include "sm/tenants.h"
+#include "tenants/tenants.h"
 
 struct sm;
 struct program;
@@ -50,7 +50,7 @@ void tenants_batch_fini(struct tenants_batch *t);
 int tenants_batch_mark(struct tenants_batch *t, uint64_t guid);
 /* A batch for the marked ports, from the loop (after the batch running, or the sweep). */
 void tenants_batch_request(struct tenants_batch *t);
-/* tenants_ready (sm/tenants.h) with this view (t may be NULL: the snapshot's tables). */
+/* tenants_ready (tenants/tenants.h) with this view (t may be NULL: the snapshot's tables). */
 bool tenants_batch_ready(const struct tenants_batch *t, const struct sm *sm, uint16_t pkey,
 			 struct tenants_ready *ret);
 

@@ -18,7 +18,7 @@
 #include "policy/partition.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
-#include "sm/tenants_batch.h"
+#include "tenants/tenants_batch.h"
 #include "smp/program.h"
 
 #define TENANTS_RETRY_MIN_S 1
