@@ -58,6 +58,14 @@ struct repair {
 	uint32_t *ustamp;	/* dense: in the set rp_distance_around works on (round) */
 	uint32_t *chsw;		/* dense switches with a changed port */
 	uint32_t n_chsw;
+	/* additions: switches with no table before (nearest the old ones first), new links */
+	uint32_t *newsw;
+	uint32_t n_new;
+	struct rp_link {
+		uint32_t a, b; /* dense switches, both there before */
+		uint8_t pa, pb;
+	} * added;
+	uint32_t n_added;
 	/* the LID of the column being repaired: what rp_set counts */
 	bool same_owner;   /* owned by the same port before and now: rp_set keeps unreachable */
 	uint64_t moved;	   /* entries that differ from the old tables */
@@ -85,7 +93,8 @@ static void rp_set(struct repair *rp, uint32_t s, uint16_t d, uint8_t e)
 
 	if (was == e)
 		return;
-	o = d <= rp->or->max_lid ? rp->or->lft[rp->old[s]][d] : LFT_NO_PORT;
+	o = d <= rp->or->max_lid && rp->old[s] != RP_NONE ? rp->or->lft[rp->old[s]][d]
+							  : LFT_NO_PORT;
 	if (was == o)
 		rp->moved++; /* e differs from the old entry now */
 	else if (e == o)
@@ -746,24 +755,160 @@ static void rp_broken(struct repair *rp, uint16_t d, const struct rp_target *tg)
 	}
 }
 
-/* One LID's column. */
-static int rp_lid(struct repair *rp, uint16_t d, struct repair_stats *st)
+/*
+ * The switches that had no table (rp->newsw, nearest the old ones first):
+ * each towards the neighbour whose final route is shortest and fits the
+ * shape (up*down*), least loaded on a tie.  Whether every one got a route.
+ */
+static bool rp_fill_new(struct repair *rp, uint16_t d, const struct rp_target *tg)
+{
+	bool all = true;
+
+	for (uint32_t i = 0; i < rp->n_new; i++) {
+		uint32_t s = rp->newsw[i], best = RP_NONE, best_load = 0;
+		uint16_t best_len = RP_INF;
+
+		if (rp->stamp[s] == rp->round && (rp->st[s] & RP_FINAL))
+			continue;
+		rp->stamp[s] = rp->round;
+		rp->st[s] = 0;
+		rp->len[s] = RP_INF;
+		if (s == tg->t) {
+			rp_set(rp, s, d, tg->fp);
+			rp->st[s] = RP_FINAL | RP_VALID | RP_DOWN;
+			rp->len[s] = 0;
+			continue;
+		}
+		for (unsigned p = 1; p <= rp->np[s]; p++) {
+			uint32_t v = rp_peer(rp, s, p), l;
+
+			if (v == RP_NONE)
+				continue;
+			if (rp->stamp[v] != rp->round)
+				rp_walk(rp, v, d, tg, false);
+			if (!rp_fits(rp, s, v) || rp->len[v] == RP_INF)
+				continue;
+			l = rp_load(rp, s, p);
+			if (rp->len[v] < best_len || (rp->len[v] == best_len && l < best_load)) {
+				best = p;
+				best_len = rp->len[v];
+				best_load = l;
+			}
+		}
+		if (best == RP_NONE) {
+			all = false;
+			continue;
+		}
+		rp_take(rp, s, d, (uint8_t)best, tg, false);
+	}
+	return all;
+}
+
+/* The shape (RP_VALID, RP_DOWN) of a route from x that steps to y, whose route is final. */
+static uint8_t rp_shape_via(const struct repair *rp, uint32_t x, uint32_t y)
+{
+	if (!rp->updown)
+		return RP_VALID | RP_DOWN;
+	if (rp->level[y] > rp->level[x])
+		return rp->st[y] & RP_VALID ? RP_VALID : 0;
+	if (rp->level[y] < rp->level[x])
+		return rp->st[y] & RP_DOWN ? RP_VALID | RP_DOWN : 0;
+	return 0;
+}
+
+/*
+ * A link that came back between x (port px) and y: x's route to d takes it
+ * when that is shorter and keeps the shape x's route had (whoever forwards
+ * to x stays up*down*; a CA's traffic entering at x stays up*down*).
+ * Whether it did.
+ */
+static bool rp_shorten(struct repair *rp, uint32_t x, uint8_t px, uint32_t y, uint16_t d,
+		       const struct rp_target *tg)
+{
+	uint8_t now, was;
+	uint16_t lx;
+
+	if (x == tg->t || !(rp->st[y] & RP_FINAL) || rp->len[y] == RP_INF)
+		return false;
+	lx = rp->st[x] & RP_FINAL ? rp->len[x] : RP_INF;
+	if (lx != RP_INF && rp->len[y] + 1u >= lx)
+		return false;
+	now = rp_shape_via(rp, x, y);
+	was = rp->st[x] & RP_FINAL ? rp->st[x] & (RP_VALID | RP_DOWN) : 0;
+	if (was & ~now)
+		return false;
+	if (rp->updown && tg->ca && rp->level[x] == 0 && !(now & RP_VALID))
+		return false;
+	rp_set(rp, x, d, px);
+	return true;
+}
+
+/*
+ * The links that came back between switches that were there: with updown,
+ * an end whose route to d gets shorter over the link takes it (rp_shorten:
+ * loop-free, as the other end's route is shorter than its own and so does
+ * not cross it; the re-balance is the engine's, in the background).
+ * Without updown (minimal routes promised): when one end is two hops or
+ * more nearer d than the other, d is routed again by distances (a switch
+ * whose shortest path now crosses the link reaches d through one of its
+ * ends).  The number of switches whose entry moved; -1 when d was routed
+ * again by distances.
+ */
+static int rp_improve(struct repair *rp, uint16_t d, const struct rp_target *tg)
+{
+	int n = 0;
+
+	for (uint32_t i = 0; i < rp->n_added; i++) {
+		const struct rp_link *l = &rp->added[i];
+
+		rp->round++;
+		rp_walk(rp, l->a, d, tg, false);
+		rp_walk(rp, l->b, d, tg, false);
+		if (!rp->updown) {
+			uint16_t la = rp->st[l->a] & RP_FINAL ? rp->len[l->a] : RP_INF;
+			uint16_t lb = rp->st[l->b] & RP_FINAL ? rp->len[l->b] : RP_INF;
+
+			if ((la != RP_INF || lb != RP_INF) &&
+			    (la == RP_INF || lb == RP_INF || la > lb + 1 || lb > la + 1)) {
+				rp_distance(rp, d, tg);
+				return -1;
+			}
+			continue;
+		}
+		if (rp_shorten(rp, l->a, l->pa, l->b, d, tg)) {
+			n++;
+			continue; /* b's route does not cross a (it is shorter) */
+		}
+		n += rp_shorten(rp, l->b, l->pb, l->a, d, tg);
+	}
+	return n;
+}
+
+/*
+ * One LID's column: aff, what a change broke (or a new owner); else only
+ * the switches that had no table, and the links that came back.
+ */
+static int rp_lid(struct repair *rp, uint16_t d, bool aff, struct repair_stats *st)
 {
 	struct rp_target tg;
 	bool same = rp_same_owner(rp, d);
 	uint32_t before = same ? 0 : rp_unreachable(rp, d, &rp->omap);
-	int r = 0;
+	int r = 0, imp;
 
-	st->lids++;
+	if (aff)
+		st->lids++;
 	rp->same_owner = same;
 	rp->unr_delta = 0;
 	if (!rp_target(rp, d, &tg)) {
-		for (uint32_t s = 0; s < rp->n_sw; s++)
+		for (uint32_t s = 0; aff && s < rp->n_sw; s++)
 			rp_set(rp, s, d, LFT_NO_PORT);
-		st->lids_gone++;
+		st->lids_gone += aff;
 		goto out;
 	}
-	if (same) {
+	if (!aff) {
+		rp->round++;
+		rp->n_todo = 0;
+	} else if (same) {
 		rp_broken(rp, d, &tg);
 	} else {
 		rp->round++;
@@ -775,10 +920,10 @@ static int rp_lid(struct repair *rp, uint16_t d, struct repair_stats *st)
 		}
 	}
 	if (!rp->n_todo)
-		goto out;
+		goto added;
 	if (rp_local(rp, d, &tg, same)) {
 		st->lids_local++;
-		goto out;
+		goto added;
 	}
 	r = same ? rp_distance_around(rp, d, &tg) : -EDOM;
 	if (r == -EDOM) {
@@ -786,6 +931,19 @@ static int rp_lid(struct repair *rp, uint16_t d, struct repair_stats *st)
 		r = rp_distance(rp, d, &tg);
 	}
 	st->lids_distance++;
+	if (r < 0)
+		goto out;
+added:
+	if (rp->n_new && !rp_fill_new(rp, d, &tg)) {
+		/* a new switch with no neighbour to follow yet: all of it by distances */
+		st->lids_whole++;
+		r = rp_distance(rp, d, &tg);
+		if (r < 0)
+			goto out;
+	}
+	imp = rp->n_added ? rp_improve(rp, d, &tg) : 0;
+	if (imp)
+		st->lids_shorter++;
 out:
 	if (same) {
 		rp->r->unreachable += (uint64_t)rp->unr_delta;
@@ -909,6 +1067,8 @@ static void rp_free(struct repair *rp)
 	free(rp->touched);
 	free(rp->chsw);
 	free(rp->ustamp);
+	free(rp->newsw);
+	free(rp->added);
 }
 
 static int rp_refuse(struct repair_stats *st, const char *why)
@@ -1000,18 +1160,20 @@ static int rp_setup(struct repair *rp, struct repair_stats *st)
 	rp->ostamp = calloc(of->n_nodes + 1, sizeof(*rp->ostamp));
 	rp->olen = calloc(of->n_nodes + 1, sizeof(*rp->olen));
 	rp->olevel = malloc((of->n_nodes + 1) * sizeof(*rp->olevel));
+	rp->newsw = malloc(n * sizeof(*rp->newsw));
 	if (!rp->old || !rp->level || !rp->poff || !rp->stamp || !rp->st || !rp->len ||
 	    !rp->stack || !rp->todo || !rp->queue || !rp->order || !rp->bucket || !rp->dd ||
 	    !rp->ud || !rp->bd || !rp->by_level || !rp->touched || !rp->chsw || !rp->ustamp ||
-	    !rp->ostamp || !rp->olen || !rp->olevel)
+	    !rp->ostamp || !rp->olen || !rp->olevel || !rp->newsw)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < rp->n_sw; s++) {
 		const struct node *nd = rp_node(rp, s);
 		uint32_t o = fabric_find_guid(of, nd->guid);
 
+		/* a switch with no table before (new, or back): its row is routed whole */
 		if (o == FABRIC_NO_NODE || !node_is_switch(&of->nodes[o]) ||
 		    of->nodes[o].nports != nd->nports || o >= rp->or->n_nodes || !rp->or->lft[o])
-			return rp_refuse(st, "a switch is new");
+			o = RP_NONE;
 		rp->old[s] = o;
 		rp->poff[s] = (uint32_t)n_ports;
 		n_ports += (size_t)nd->nports + 1;
@@ -1020,30 +1182,81 @@ static int rp_setup(struct repair *rp, struct repair_stats *st)
 	rp->adj = malloc((n_ports + 1) * sizeof(*rp->adj));
 	rp->rport = calloc(n_ports + 1, 1);
 	rp->np = malloc(rp->n_sw + 1);
-	if (!rp->chg || !rp->adj || !rp->rport || !rp->np)
+	rp->added = malloc((n_ports / 2 + 1) * sizeof(*rp->added));
+	if (!rp->chg || !rp->adj || !rp->rport || !rp->np || !rp->added)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < rp->n_sw; s++) {
-		const struct node *nd = rp_node(rp, s), *on = &of->nodes[rp->old[s]];
+		const struct node *nd = rp_node(rp, s);
+		const struct node *on = rp->old[s] == RP_NONE ? NULL : &of->nodes[rp->old[s]];
 
 		rp->np[s] = nd->nports;
 		rp->adj[rp->poff[s]] = RP_NONE;
 		for (unsigned p = 1; p <= nd->nports; p++) {
-			const struct port *np = &nd->ports[p], *op = &on->ports[p];
-			bool nl = port_is_linked(np), ol = port_is_linked(op);
+			const struct port *np = &nd->ports[p], *op = on ? &on->ports[p] : NULL;
+			bool nl = port_is_linked(np), ol = op && port_is_linked(op);
+			uint32_t v;
 
 			rp->adj[rp->poff[s] + p] = nl ? rp->dense[np->remote_node] : RP_NONE;
 			rp->rport[rp->poff[s] + p] = nl ? np->remote_port : 0;
 
-			if (nl == ol && (!nl || (of->nodes[op->remote_node].guid ==
-						     f->nodes[np->remote_node].guid &&
-						 op->remote_port == np->remote_port)))
+			if (on && nl == ol &&
+			    (!nl ||
+			     (of->nodes[op->remote_node].guid == f->nodes[np->remote_node].guid &&
+			      op->remote_port == np->remote_port)))
 				continue;
 			if (!rp->n_chsw || rp->chsw[rp->n_chsw - 1] != s)
 				rp->chsw[rp->n_chsw++] = s;
 			rp->chg[rp->poff[s] + p] = 1;
-			if (nl && node_is_switch(&f->nodes[np->remote_node]))
-				return rp_refuse(st, "a switch link is new (the engine re-balances "
-						     "onto it)");
+			v = nl ? rp->dense[np->remote_node] : RP_NONE;
+			if (v == RP_NONE)
+				continue;
+			st->links_added += s < v || (s == v && p < np->remote_port);
+			/* between two switches that were there: it may shorten routes */
+			if (on && rp->old[v] != RP_NONE &&
+			    (s < v || (s == v && p < np->remote_port)))
+				rp->added[rp->n_added++] =
+				    (struct rp_link){s, v, (uint8_t)p, np->remote_port};
+		}
+	}
+	for (uint32_t s = 0; s < rp->n_sw; s++)
+		st->switches_added += rp->old[s] == RP_NONE;
+	if (st->switches_added && !rp->updown)
+		return rp_refuse(st, "a switch is new (minimal routes: the engine's)");
+	if (st->switches_added) {
+		/* the new switches, breadth first from the old ones */
+		uint32_t head = 0;
+
+		for (uint32_t s = 0; s < rp->n_sw; s++) {
+			bool near = false;
+
+			rp->ustamp[s] = 0;
+			for (unsigned p = 1; rp->old[s] == RP_NONE && p <= rp->np[s] && !near;
+			     p++) {
+				uint32_t v = rp_peer(rp, s, p);
+
+				near = v != RP_NONE && rp->old[v] != RP_NONE;
+			}
+			if (near) {
+				rp->ustamp[s] = 1;
+				rp->newsw[rp->n_new++] = s;
+			}
+		}
+		while (head < rp->n_new) {
+			uint32_t s = rp->newsw[head++];
+
+			for (unsigned p = 1; p <= rp->np[s]; p++) {
+				uint32_t v = rp_peer(rp, s, p);
+
+				if (v != RP_NONE && rp->old[v] == RP_NONE && !rp->ustamp[v]) {
+					rp->ustamp[v] = 1;
+					rp->newsw[rp->n_new++] = v;
+				}
+			}
+		}
+		for (uint32_t s = 0; s < rp->n_sw; s++) {
+			if (rp->old[s] == RP_NONE && !rp->ustamp[s])
+				rp->newsw[rp->n_new++] = s; /* no switch leads to it: cut off */
+			rp->ustamp[s] = 0;
 		}
 	}
 	if (rp->updown) {
@@ -1055,7 +1268,7 @@ static int rp_setup(struct repair *rp, struct repair_stats *st)
 		if (rp_old_levels(rp, &ok) < 0)
 			return -ENOMEM;
 		for (uint32_t s = 0; ok && s < rp->n_sw; s++)
-			ok = rp->olevel[rp->old[s]] == rp->level[s];
+			ok = rp->old[s] == RP_NONE || rp->olevel[rp->old[s]] == rp->level[s];
 		if (!ok)
 			return rp_refuse(st, "the levels of the switches changed");
 		for (uint32_t s = 0; s < rp->n_sw; s++)
@@ -1113,12 +1326,12 @@ int routes_repair(const struct fabric *old_f, const struct routes *old_r, const 
 		owned += d <= rp.map.max_lid && rp.map.node[d] != FABRIC_NO_NODE;
 	}
 	for (uint32_t s = 0; s < rp.n_sw; s++) {
-		const uint8_t *orow = old_r->lft[rp.old[s]];
+		const uint8_t *orow = rp.old[s] == RP_NONE ? NULL : old_r->lft[rp.old[s]];
 		unsigned np = rp_node(&rp, s)->nports;
 		bool any = false;
 		uint8_t c[256] = {0};
 
-		for (unsigned p = 1; p <= np; p++)
+		for (unsigned p = 1; orow && p <= np; p++)
 			any |= c[p] = rp.chg[rp.poff[s] + p];
 		if (!any)
 			continue;
@@ -1153,17 +1366,32 @@ int routes_repair(const struct fabric *old_f, const struct routes *old_r, const 
 		rp.r->load_at[i] = rp.dense[i] == RP_NONE ? UINT32_MAX : rp.poff[rp.dense[i]];
 	for (uint32_t s = 0; s < rp.n_sw; s++) {
 		uint8_t *row = rp_row(&rp, s);
-		const uint8_t *orow = old_r->lft[rp.old[s]];
 
-		memcpy(row, orow, (size_t)old_r->max_lid + 1);
+		if (rp.old[s] == RP_NONE) {
+			memset(row, LFT_NO_PORT, (size_t)max_lid + 1);
+			continue;
+		}
+		memcpy(row, old_r->lft[rp.old[s]], (size_t)old_r->max_lid + 1);
 		if (max_lid > old_r->max_lid)
 			memset(row + old_r->max_lid + 1, LFT_NO_PORT, max_lid - old_r->max_lid);
 	}
 	if (old_r->load && old_r->load_at) {
-		for (uint32_t s = 0; s < rp.n_sw; s++)
-			memcpy(rp.r->load + rp.poff[s], old_r->load + old_r->load_at[rp.old[s]],
-			       ((size_t)rp_node(&rp, s)->nports + 1) * sizeof(*rp.r->load));
-		rp.r->unreachable = old_r->unreachable;
+		uint32_t oowned = 0;
+
+		for (uint32_t s = 0; s < rp.n_sw; s++) {
+			size_t np = (size_t)rp_node(&rp, s)->nports + 1;
+
+			if (rp.old[s] == RP_NONE)
+				memset(rp.r->load + rp.poff[s], 0, np * sizeof(*rp.r->load));
+			else
+				memcpy(rp.r->load + rp.poff[s],
+				       old_r->load + old_r->load_at[rp.old[s]],
+				       np * sizeof(*rp.r->load));
+		}
+		/* a new switch's row: every LID with an owner unreachable, until routed */
+		for (uint32_t d = 1; rp.n_new && d <= max_lid && d <= rp.omap.max_lid; d++)
+			oowned += rp.omap.node[d] != FABRIC_NO_NODE;
+		rp.r->unreachable = old_r->unreachable + (uint64_t)oowned * rp.n_new;
 		st->max_port_before = rp_max_port(old_f, old_r);
 	} else {
 		struct routes *tmp = rp.r;
@@ -1180,9 +1408,9 @@ int routes_repair(const struct fabric *old_f, const struct routes *old_r, const 
 		st->max_port_before = rp_max_port(f, tmp);
 	}
 	for (uint32_t d = 1; d <= max_lid; d++) {
-		if (!aff[d])
+		if (!aff[d] && !rp.n_new && !rp.n_added)
 			continue;
-		r = rp_lid(&rp, (uint16_t)d, st);
+		r = rp_lid(&rp, (uint16_t)d, aff[d], st);
 		if (r == -EAGAIN) {
 			snprintf(st->why, sizeof(st->why),
 				 "LID %u: a switch with a CA has no up*down* route to it", d);
