@@ -19,9 +19,10 @@
 #   bench/faults.sh [-k K] [-n RUNS] [-f isl,host,spine,spine_ports] [-g GAP]
 #                   [--no-opensm]
 # ibsmd's time is also broken down by sweep phase (status last_sweep_phases_ms),
-# with the sweeps it took (sweeps: how many "subnet up" from the command until
-# the SM settled, heavy: of those, not incremental) and how its last sweep
-# routed (repair: routing/repair.c, engine: the full engine).
+# with the sweeps it took (ups: how many "subnet up" from the command until
+# the SM settled, heavy: of those, not incremental) and how they routed
+# (repair/engine/background: routing/repair.c, the full engine on the
+# critical path, the engine's re-balance run in the background).
 set -u
 K=16
 RUNS=3
@@ -141,21 +142,26 @@ send_cmds() {
 		cat >&7
 	fi
 }
-# the "subnet up" lines of ibsmd's log so far, and of those the incremental ones
+# the "subnet up" lines of ibsmd's log so far; of those the heavy ones (not
+# incremental, no re-balance), the repaired ones, the background re-balances
 ups_total() { grep -c "subnet up:" "$W/smd.err"; }
-ups_heavy() { grep "subnet up:" "$W/smd.err" | grep -vc "(incremental"; }
+ups_heavy() { grep "subnet up:" "$W/smd.err" | grep -v "(incremental" | grep -vc "(re-balanced"; }
+ups_repaired() { grep "subnet up:" "$W/smd.err" | grep -c "routing (repaired)"; }
+ups_rebalanced() { grep "subnet up:" "$W/smd.err" | grep -c "(re-balanced"; }
 
 declare -A RES PH
 # step NAME CMDS: the console lines of CMDS (fault_cmds or repair_cmds) for
 # the fault, timed until the subnet is up; for ibsmd what it cost; then
 # let the SM settle
 step() {
-	local name=$1 f=${1%_back} c0 t0 t1 sent0 sent1 u0 h0 blocks0 blocks1 want
+	local name=$1 f=${1%_back} c0 t0 t1 sent0 sent1 u0 h0 rp0 rb0 blocks0 blocks1 want
 	c0=$(up_count)
 	if [ "$SMNAME" = ibsmd ]; then
 		sent0=$(js "mad['sent']")
 		u0=$(ups_total)
 		h0=$(ups_heavy)
+		rp0=$(ups_repaired)
+		rb0=$(ups_rebalanced)
 		blocks0=$(grep "subnet up:" "$W/smd.err" | sed -n 's/.* \([0-9]*\) LFT blocks.*/\1/p' |
 			awk '{s += $1} END {print s + 0}')
 	fi
@@ -172,7 +178,6 @@ step() {
 		sleep 0.3
 		RES[$SMNAME,$name,ms]+="$(js "round(last_sweep_ms)") "
 		RES[$SMNAME,$name,inc]+="$(js "last_sweep_incremental['incremental']") "
-		RES[$SMNAME,$name,route]+="$(js "'repair' if last_route_repair['repaired'] else 'engine'") "
 		PH[$name]+="$(js "' '.join('%s=%.0f' % kv for kv in last_sweep_phases_ms.items())")
 "
 	fi
@@ -184,6 +189,7 @@ step() {
 		RES[$SMNAME,$name,mads]+="$((sent1 - sent0)) "
 		RES[$SMNAME,$name,blocks]+="$((blocks1 - blocks0)) "
 		RES[$SMNAME,$name,sweeps]+="$(($(ups_total) - u0))/$(($(ups_heavy) - h0)) "
+		RES[$SMNAME,$name,route]+="$(($(ups_repaired) - rp0))/$(($(ups_total) - u0 - $(ups_repaired) + rp0 - $(ups_rebalanced) + rb0))/$(($(ups_rebalanced) - rb0)) "
 	fi
 	return 0
 }
@@ -232,7 +238,7 @@ STEPS=
 for f in $FAULTS; do STEPS+="$f ${f}_back "; done
 uniqc() { echo $1 | tr ' ' '\n' | sort | uniq -c | awk '{printf "%s%sx%s", (NR > 1 ? "," : ""), $1, $2}'; }
 echo "3-level fat tree k=$K: $N nodes; $RUNS runs each; medians (ibsmd: a full programming writes ${FULL_BLOCKS:-?} LFT blocks); spine_ports: ${GAP} ms between ports"
-printf '%-16s %9s %9s %6s %8s %7s %8s %10s %12s %14s\n' fault "ibsmd ms" "OpenSM ms" ratio "sweep ms" SMPs "LFT blks" "ups/heavy" incremental route
+printf '%-16s %9s %9s %6s %8s %7s %8s %10s %12s %14s\n' fault "ibsmd ms" "OpenSM ms" ratio "sweep ms" SMPs "LFT blks" "ups/heavy" incremental "repair/engine/bg"
 for f in $STEPS; do
 	a=$(med "${RES[ibsmd,$f,t]:-}")
 	o=$(med "${RES[opensm,$f,t]:-}")

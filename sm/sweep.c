@@ -68,6 +68,9 @@ struct sweep {
 	/* PROGRAM: the policies its tables are written with (references) */
 	struct qos_policy *qos;
 	struct partition_config *parts;
+	/* a re-balance: a copy of the published fabric, taken on the next loop turn */
+	bool rebalance;
+	struct event *start;
 };
 
 static void sweep_step(struct sweep *sw);
@@ -87,6 +90,8 @@ static void sweep_fail(struct sweep *sw, const char *fmt, ...)
 
 static void sweep_destroy(struct sweep *sw)
 {
+	if (sw->start)
+		event_free(sw->start);
 	discover_free(sw->disc);
 	readback_free(sw->rb);
 	program_held_free(sw->held);
@@ -227,9 +232,14 @@ static void phase_assign(struct sweep *sw)
 
 static void phase_route(struct sweep *sw)
 {
-	int r = route_fabric(sw->sm, sw->f, sw->sum.incremental, &sw->routes, sw->sum.engine,
-			     sizeof(sw->sum.engine), &sw->sum.route_ms);
+	int r = 0;
 
+	if (!sw->rebalance || !route_rebalanced(sw->sm, sw->f, &sw->routes, sw->sum.engine,
+						sizeof(sw->sum.engine), &sw->sum.route_ms)) {
+		sw->sum.rebalance = false;
+		r = route_fabric(sw->sm, sw->f, sw->sum.incremental, &sw->routes, sw->sum.engine,
+				 sizeof(sw->sum.engine), &sw->sum.route_ms);
+	}
 	if (r < 0)
 		sweep_fail(sw, "no routing engine could route: %s", strerror(-r));
 	else
@@ -519,16 +529,21 @@ static void phase_publish(struct sweep *sw)
 		    s->phase_ms[SWEEP_ACTIVATE], s->phase_ms[SWEEP_PUBLISH], t_hooks - t_pub,
 		    s->publish_hooks_ms, s->publish_dump_ms);
 	}
-	if (s->incremental)
+	if (s->rebalance)
+		snprintf(readback + strlen(readback), sizeof(readback) - strlen(readback),
+			 " (re-balanced: the engine ran in the background)");
+	else if (s->incremental)
 		snprintf(readback + strlen(readback), sizeof(readback) - strlen(readback),
 			 " (incremental: %u switch%s asked again)", s->reprobed,
 			 s->reprobed == 1 ? "" : "es");
 	if (s->status == 0)
-		log_msg(LOG_CAT_SWEEP, sm->sweeps == 1 || s->sets ? LOG_INFO : LOG_DEBUG,
-			"subnet up: %u nodes (%u switches, %u CAs), %u links active, %u LIDs, "
-			"%u SMPs set, %u LFT blocks, %u P_Key blocks, %s routing, sweep %.1f ms%s",
-			s->nodes, s->switches, s->cas, s->links, s->lids, s->sets, s->lft_blocks,
-			s->pkey_blocks, s->engine, s->ms, readback);
+		log_msg(
+		    LOG_CAT_SWEEP, sm->sweeps == 1 || s->sets ? LOG_INFO : LOG_DEBUG,
+		    "subnet up: %u nodes (%u switches, %u CAs), %u links active, %u LIDs, "
+		    "%u SMPs set, %u LFT blocks, %u P_Key blocks, %s routing%s, sweep %.1f ms%s",
+		    s->nodes, s->switches, s->cas, s->links, s->lids, s->sets, s->lft_blocks,
+		    s->pkey_blocks, s->engine, route_status(sm)->last_repaired ? " (repaired)" : "",
+		    s->ms, readback);
 	else if (s->standby)
 		log_msg(LOG_CAT_SWEEP, LOG_DEBUG,
 			"sweep %llu: %u nodes seen, nothing programmed: %s",
@@ -553,7 +568,10 @@ static void phase_publish(struct sweep *sw)
 	sm->sched.cur = NULL;
 	sm->sched.last_end_ms = clock_mono_ms();
 	program_held_free(sw->held); /* READBACK's, used by PROGRAM */
+	if (sw->start)
+		event_free(sw->start);
 	free(sw);
+	route_published(sm); /* a re-balance owed: the engine in the background */
 	sweep_sched_retry(sm, sm->last.status != 0 && !sm->last.standby);
 	hook_run(&sm->hooks.sweep_done, &sm->last);
 	sweep_sched_next(sm);
@@ -604,6 +622,32 @@ static void sweep_step(struct sweep *sw)
 
 /* ---- starting one ------------------------------------------------------ */
 
+/* A re-balance's discovery: the published fabric as it is, copied (no SMP). */
+static void sweep_rebalance_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sweep *sw = arg;
+	struct sm *sm = sw->sm;
+
+	(void)fd;
+	(void)what;
+	sw->f = sm->snap ? fabric_clone(sm->snap->fabric) : NULL;
+	if (!sw->f)
+		sweep_fail(sw, "out of memory copying the fabric to re-balance");
+	else
+		sw->phase = SWEEP_DECIDE;
+	sweep_step(sw);
+}
+
+/* Whether the re-balance asked for (sched.rebalance) runs now: nothing else was asked. */
+static bool sweep_may_rebalance(const struct sm *sm)
+{
+	const struct sweep_sched *sc = &sm->sched;
+
+	return sc->rebalance && !sc->want_heavy && !sc->n_dirty && sm->snap &&
+	       sm->snap->fabric->n_nodes && sm->state == SM_MASTER && sm->last.status == 0 &&
+	       !sc->force_lft;
+}
+
 /* An incremental sweep is safe: only switch changes asked for, on top of a subnet that was up. */
 static bool sweep_may_be_incremental(const struct sm *sm)
 {
@@ -621,9 +665,11 @@ static bool sweep_may_be_incremental(const struct sm *sm)
 int sweep_begin(struct sm *sm, const char *why)
 {
 	struct sweep *sw;
-	bool incremental = sweep_may_be_incremental(sm);
+	bool rebalance = sweep_may_rebalance(sm);
+	bool incremental = rebalance || sweep_may_be_incremental(sm);
 	int r;
 
+	sm->sched.rebalance = false;
 	/* what the hooks are told; a failing incremental start still falls back */
 	sm->sched.cur_incremental = incremental;
 	hook_run(&sm->hooks.sweep_begin, why);
@@ -640,6 +686,20 @@ int sweep_begin(struct sm *sm, const char *why)
 	else if (sm->state == SM_NOTACTIVE)
 		sm->state = SM_DISCOVERING;
 	r = -ENOENT;
+	if (rebalance) {
+		static const struct timeval now = {0, 0};
+
+		sw->start = evtimer_new(sm->base, sweep_rebalance_cb, sw);
+		if (sw->start && evtimer_add(sw->start, &now) == 0) {
+			sw->rebalance = true;
+			sw->sum.rebalance = true;
+			sw->sum.incremental = true;
+			sm->sched.want_heavy = false;
+			log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "re-balance sweep (%s)", why);
+			return 0;
+		}
+		incremental = sweep_may_be_incremental(sm);
+	}
 	if (incremental) {
 		r = discover_start_around(sm->xe, sm->snap->fabric, sm->sched.dirty,
 					  sm->sched.n_dirty, on_discovered, sw, &sw->disc);

@@ -198,6 +198,12 @@ static int sweep_request(struct sm *sm, const char *why)
 	return sc->begin ? sc->begin(sm, why) : -ENOSYS;
 }
 
+int sweep_start_rebalance(struct sm *sm)
+{
+	sm->sched.rebalance = true;
+	return sweep_request(sm, "re-balance in the background done");
+}
+
 int sweep_start(struct sm *sm)
 {
 	return sweep_start_why(sm, "requested");

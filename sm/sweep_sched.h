@@ -36,6 +36,7 @@ struct sweep_summary {
 	uint32_t sets, set_errors;
 	uint32_t set_recovered; /* failed PortInfo Sets the port, read back, had taken */
 	bool incremental;	/* discovery re-probed only around changed switches */
+	bool rebalance;		/* programmed the engine's routes, run in the background */
 	uint32_t reprobed, links_down, links_up, removed; /* what it did (discover.h) */
 	uint32_t lft_blocks;
 	uint32_t pkey_blocks;  /* P_KeyTable blocks among the sets (partitions) */
@@ -74,6 +75,7 @@ struct sweep_sched {
 	unsigned n_dirty;
 	bool want_heavy;      /* some request since the last sweep began needs a heavy one */
 	bool cur_incremental; /* the sweep that began last began incremental */
+	bool rebalance;	      /* the next sweep programs the background re-balance */
 	unsigned failures;    /* failed sweeps in a row */
 	pid_t dump_pid;	      /* child writing the routing dumps, 0 if none */
 };
@@ -92,6 +94,14 @@ int sweep_start_why(struct sm *sm, const char *why);
  * incremental_sweep allows; else heavy.
  */
 int sweep_start_around(struct sm *sm, uint64_t guid, const char *why);
+/*
+ * Ask for a re-balance sweep (sm/route.h, route_published): no SMP to
+ * discover (a copy of the published fabric), the worker's routes, the
+ * blocks that differ programmed.  Heavy or around switches instead when
+ * something else asked meanwhile (the re-balance then waits for the next
+ * snapshot).  0 or -errno.
+ */
+int sweep_start_rebalance(struct sm *sm);
 /* sweep_start_why(sm, "requested"). */
 int sweep_start(struct sm *sm);
 /* Whether a heavy sweep runs now. */
