@@ -212,6 +212,14 @@ run_sm() {
 	PIDS+=("$SMPID")
 	wait_up 0 >/dev/null || { echo "$SMNAME: subnet never up"; return 1; }
 	[ "$SMNAME" = ibsmd ] && FULL_BLOCKS=$(js last_sweep_lft_blocks) && LINKS0=$(js links)
+	# a quiet subnet: the SL2VL/VLArb tables read in the background after the
+	# bring-up (sm/vltables.h; (n+1)^2 Gets a switch) are read whole first
+	if [ "$SMNAME" = ibsmd ]; then
+		for _ in $(seq 3000); do
+			[ "$(js "vl_tables['reading']")" = 0 ] && break
+			sleep 0.2
+		done
+	fi
 	PERFPID=
 	# PERF=FILE: a CPU profile of ibsmd over the faults (perf report -i FILE)
 	if [ "$SMNAME" = ibsmd ] && [ -n "${PERF:-}" ]; then

@@ -1077,15 +1077,27 @@ static int rp_refuse(struct repair_stats *st, const char *why)
 	return -EAGAIN;
 }
 
-/* Busiest linked switch port of routes x over fabric g. */
-static uint32_t rp_max_port(const struct fabric *g, const struct routes *x)
+/*
+ * Node i of f is a switch new to the tables with no CA (rp->level above 0):
+ * no traffic enters there and nobody routes through it until the engine
+ * re-balances, so what its row sends out of its ports is no load.
+ */
+static bool rp_idle(const struct repair *rp, uint32_t i)
+{
+	uint32_t s = rp->dense[i];
+
+	return s != RP_NONE && rp->old[s] == RP_NONE && rp->updown && rp->level[s] > 0;
+}
+
+/* Busiest linked switch port of routes x over fabric g (rp: of f, idle switches left out). */
+static uint32_t rp_max_port(const struct fabric *g, const struct routes *x, const struct repair *rp)
 {
 	uint32_t best = 0;
 
 	for (uint32_t i = 0; i < g->n_nodes && i < x->n_nodes; i++) {
 		const struct node *n = &g->nodes[i];
 
-		if (x->load_at[i] == UINT32_MAX)
+		if (x->load_at[i] == UINT32_MAX || (rp && rp_idle(rp, i)))
 			continue;
 		for (unsigned p = 1; p <= n->nports; p++)
 			if (port_is_linked(&n->ports[p]) && x->load[x->load_at[i] + p] > best)
@@ -1107,7 +1119,7 @@ static uint32_t rp_even_share(const struct repair *rp)
 		const struct node *n = rp_node(rp, s);
 		uint64_t sum = 0, cnt = 0;
 
-		if (!rp->touched[s])
+		if (!rp->touched[s] || rp_idle(rp, rp->sw[s]))
 			continue;
 		for (unsigned p = 1; p <= n->nports; p++)
 			if (rp_peer(rp, s, p) != RP_NONE) {
@@ -1392,7 +1404,7 @@ int routes_repair(const struct fabric *old_f, const struct routes *old_r, const 
 		for (uint32_t d = 1; rp.n_new && d <= max_lid && d <= rp.omap.max_lid; d++)
 			oowned += rp.omap.node[d] != FABRIC_NO_NODE;
 		rp.r->unreachable = old_r->unreachable + (uint64_t)oowned * rp.n_new;
-		st->max_port_before = rp_max_port(old_f, old_r);
+		st->max_port_before = rp_max_port(old_f, old_r, NULL);
 	} else {
 		struct routes *tmp = rp.r;
 		uint32_t *at = tmp->load_at;
@@ -1405,7 +1417,7 @@ int routes_repair(const struct fabric *old_f, const struct routes *old_r, const 
 			r = -ENOMEM;
 			goto out;
 		}
-		st->max_port_before = rp_max_port(f, tmp);
+		st->max_port_before = rp_max_port(f, tmp, NULL);
 	}
 	for (uint32_t d = 1; d <= max_lid; d++) {
 		if (!aff[d] && !rp.n_new && !rp.n_added)
@@ -1418,7 +1430,7 @@ int routes_repair(const struct fabric *old_f, const struct routes *old_r, const 
 		}
 	}
 	st->moved = rp.moved;
-	st->max_port = rp_max_port(f, rp.r);
+	st->max_port = rp_max_port(f, rp.r, &rp);
 	bound = rp_even_share(&rp);
 	if (bound < st->max_port_before)
 		bound = st->max_port_before;

@@ -189,6 +189,7 @@ int route_fabric(struct sm *sm, const struct fabric *f, bool incremental, struct
 	rs->sm = sm;
 	rs->st.engine_ms = rs->st.repair_ms = rs->st.keep_ms = rs->st.stats_ms = 0;
 	rs->st.last_rebalanced = false;
+	rs->st.last_repaired = false;
 	if (incremental && route_repair(sm, f, ret, engine, engine_len, ret_ms)) {
 		t0 = clock_mono_ms();
 		routing_stats(f, *ret, &st); /* from the port counts: O(ports) */

@@ -6,7 +6,11 @@
  * within sweep_holddown_ms of the last one's end, waits for that hold-down
  * and joins every other request made meanwhile, so a burst of traps costs
  * one sweep after the running one (like an OSPF SPF hold timer).  The first
- * request after a quiet spell starts at once.
+ * request after a quiet spell starts at once.  Reports of changed switches
+ * alone (traps, the light sweep's PortStateChange) are gathered instead:
+ * their sweep waits until they stop (SWEEP_TRAP_GATHER_MS without one, at
+ * most SWEEP_GATHER_MAX_MS), not for the hold-down: a switch that loses its
+ * links one after the other is one incremental sweep.
  */
 #ifndef IBSMD_SWEEP_SCHED_H
 #define IBSMD_SWEEP_SCHED_H
@@ -53,8 +57,18 @@ struct sweep_summary {
 };
 
 /* The scheduler's state, inside struct sm. */
-/* A switch's change waits this long for the other end's report before sweeping. */
+/*
+ * A switch's change waits until the reports have stopped for this long (the
+ * other end's, the next port's) before sweeping, at most SWEEP_GATHER_MAX_MS
+ * after the first (a report storm still sweeps that often).  Measured with
+ * bench/faults.sh spine_ports (a spine cut a port every ~12 ms): k=16 in
+ * one incremental sweep, 262 ms from the first Unlink (the cut itself ~200
+ * ms; with the old 500 ms hold-down between sweeps: 800 ms, or heavy);
+ * k=32 574 ms in one (the cut ~480 ms).  Both ends of an ISL report within
+ * a few ms: 20 ms costs a single fault little.
+ */
 #define SWEEP_TRAP_GATHER_MS 20
+#define SWEEP_GATHER_MAX_MS 300
 
 /* Switches an incremental sweep re-probes at most; more and it is heavy. */
 #define SWEEP_MAX_DIRTY 64
@@ -76,8 +90,10 @@ struct sweep_sched {
 	bool want_heavy;      /* some request since the last sweep began needs a heavy one */
 	bool cur_incremental; /* the sweep that began last began incremental */
 	bool rebalance;	      /* the next sweep programs the background re-balance */
-	unsigned failures;    /* failed sweeps in a row */
-	pid_t dump_pid;	      /* child writing the routing dumps, 0 if none */
+	/* the reports of changed switches since the last sweep began: first, last */
+	double first_report_ms, last_report_ms;
+	unsigned failures; /* failed sweeps in a row */
+	pid_t dump_pid;	   /* child writing the routing dumps, 0 if none */
 };
 
 /*

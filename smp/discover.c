@@ -50,6 +50,13 @@ struct probe {
 #define DISCOVER_EXTRA_ROUNDS 2
 
 /*
+ * Incremental: a Get unanswered in a stage before this one is asked again
+ * in the next (over routes that avoid what was found gone); in this one it
+ * counts, and the whole fabric is discovered instead.
+ */
+#define DISCOVER_STAGES 4
+
+/*
  * A probe in the frontier: its header, then path[1..hops] (hops bytes).  The
  * frontier is the BFS queue: probes decided, in order, a few bytes each; the
  * engine asks for the next one when its window has room (discover_produce),
@@ -76,8 +83,8 @@ struct discover {
 	/*
 	 * Incremental: stage 1 asks the changed switches; what could not be
 	 * asked then (a far end, a switch whose route crossed a link found
-	 * gone) waits here and is asked in stage 2, over the routes of the
-	 * pruned fabric.
+	 * gone) waits here and is asked in the next stage, over the routes of
+	 * the pruned fabric, up to DISCOVER_STAGES stages.
 	 */
 	unsigned stage;
 	struct later {
@@ -88,6 +95,18 @@ struct discover {
 		uint8_t flags; /* the probe's */
 	} * later;
 	size_t n_later, cap_later;
+	/*
+	 * Incremental: switches whose Gets went unanswered in this stage, and
+	 * whether one answered anything.  One that answered nothing is taken
+	 * for gone (it lost every link, or its power): its links are cut and
+	 * their far ends asked in the next stage over routes that avoid it (a
+	 * far end still up finds it again, as a node new to the copy).
+	 */
+	struct silent {
+		uint64_t guid;
+		bool heard;
+	} * silent;
+	size_t n_silent, cap_silent;
 	/* far-end ports asked again, each once (two ends in INIT would ask each other forever) */
 	uint64_t *asked;
 	size_t n_asked, cap_asked;
@@ -548,6 +567,66 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 	}
 }
 
+/* Note that switch idx answered (heard) or did not in this stage. */
+static void discover_note(struct discover *d, uint32_t idx, bool heard)
+{
+	uint64_t guid = d->f->nodes[idx].guid;
+	size_t i;
+
+	for (i = 0; i < d->n_silent && d->silent[i].guid != guid; i++)
+		;
+	if (i == d->n_silent) {
+		if (heard)
+			return; /* only a switch that did not answer something matters */
+		if (d->n_silent == d->cap_silent) {
+			size_t cap = d->cap_silent ? 2 * d->cap_silent : 16;
+			struct silent *v = realloc(d->silent, cap * sizeof(*v));
+
+			if (!v) {
+				d->res.errors++;
+				return;
+			}
+			d->silent = v;
+			d->cap_silent = cap;
+		}
+		d->silent[d->n_silent++] = (struct silent){guid, false};
+	}
+	d->silent[i].heard |= heard;
+}
+
+/*
+ * The end of a stage: every switch that answered nothing in it (not the
+ * SM's own node) has its links cut and their far end switches asked in the
+ * next stage (gone, or found again from there).
+ */
+static void discover_cut_silent(struct discover *d)
+{
+	for (size_t i = 0; i < d->n_silent; i++) {
+		uint32_t x = fabric_find_guid(d->f, d->silent[i].guid);
+		struct node *n;
+
+		if (d->silent[i].heard || x == FABRIC_NO_NODE || x == d->f->sm_node)
+			continue;
+		n = &d->f->nodes[x];
+		for (unsigned p = 1; p <= n->nports; p++) {
+			struct port *pp = &n->ports[p];
+			struct node *y;
+
+			if (!port_is_linked(pp))
+				continue;
+			y = &d->f->nodes[pp->remote_node];
+			if (node_is_switch(y))
+				later_add(d, y->guid, PROBE_PORTINFO, pp->remote_port, 0);
+			y->ports[pp->remote_port].state = PORT_DOWN;
+			y->ports[pp->remote_port].phys_state = PHYS_POLLING;
+			fabric_unlink(d->f, x, (uint8_t)p);
+			d->res.links_down++;
+		}
+		d->res.silent++;
+	}
+	d->n_silent = 0;
+}
+
 /* The batch is empty: every probe asked was answered or given up on. */
 static void discover_finish(void *arg)
 {
@@ -557,11 +636,14 @@ static void discover_finish(void *arg)
 
 	if (d->finishing)
 		return;
-	if (d->incremental && d->f && d->stage == 1) {
+	while (d->incremental && d->f && d->stage < DISCOVER_STAGES &&
+	       (d->n_later || d->stage == 1)) {
 		uint32_t gone = 0;
-		bool pruned = fabric_prune_in_place(d->f, &gone) == 0;
+		bool pruned;
 
-		d->stage = 2;
+		discover_cut_silent(d);
+		pruned = fabric_prune_in_place(d->f, &gone) == 0;
+		d->stage++;
 		d->res.removed += gone;
 		if (!pruned)
 			d->res.errors++;
@@ -595,7 +677,7 @@ static void discover_finish(void *arg)
 		}
 		d->n_later = 0;
 		if (xact_batch_pending(d->batch) || !frontier_empty(d))
-			return; /* stage 2 runs; the batch's next emptying finishes */
+			return; /* the next stage runs; the batch's next emptying finishes */
 		res = d->res;
 	}
 	if (d->incremental && d->f) {
@@ -648,15 +730,18 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 		free(p);
 		return;
 	}
-	if (status == -ETIMEDOUT && d->incremental && d->stage == 1 &&
+	if (status == -ETIMEDOUT && d->incremental && d->stage < DISCOVER_STAGES &&
 	    (p->kind == PROBE_NODEINFO || p->kind == PROBE_PORTINFO ||
 	     p->kind == PROBE_SWITCHINFO)) {
-		/* maybe behind a link that is gone: asked again over the new routes */
-		if (p->kind == PROBE_NODEINFO)
+		/* maybe behind a link that is gone, or gone itself: asked again over new routes */
+		if (p->kind == PROBE_NODEINFO) {
 			later_add(d, d->f->nodes[p->parent].guid, PROBE_NODEINFO, p->parent_port,
 				  0);
-		else
+		} else {
 			later_add(d, d->f->nodes[p->node].guid, p->kind, p->port, p->flags);
+			if (node_is_switch(&d->f->nodes[p->node]))
+				discover_note(d, p->node, false);
+		}
 		free(p);
 		return;
 	}
@@ -695,6 +780,8 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 					"attr 0x%04x mod %u: MAD status 0x%04x", req->attr_id,
 					req->attr_mod, resp ? resp->status : 0);
 	} else {
+		if (d->incremental && p->kind != PROBE_NODEINFO && d->n_silent)
+			discover_note(d, p->node, true);
 		switch (p->kind) {
 		case PROBE_NODEINFO:
 			on_nodeinfo(d, p, req, resp);
@@ -827,6 +914,7 @@ void discover_free(struct discover *d)
 	free(d->frontier);
 	free(d->later);
 	free(d->asked);
+	free(d->silent);
 	free(d);
 }
 
