@@ -4,7 +4,7 @@
  * what these modules compute; how fast they compute it on this machine is
  * measured here, where a loaded machine makes a figure slow, not a test red.
  *
- *   bench/ibsmd-micro [-n RUNS] [-k K] [NAME ...]   (RUNS: best of, default 3)
+ *   bench/ibsmd-micro [-n RUNS] [-k K] [-c CASE] [NAME ...]   (RUNS: best of, default 3)
  *
  * NAME (default: all):
  *   lid      LIDs for a 3-level k=56 fat tree (47,824 LIDs), fresh and again
@@ -19,8 +19,9 @@
  *            pairs) through the SA server: its work budget (sa/pathrec.c)
  *   repair   on ft3 k=K (-k, default 32) routed by ftree: each change lost
  *            and back (a leaf uplink, a middle uplink, a host, a spine, a
- *            leaf with its hosts) repaired from the routes before
- *            (routing/repair.c), next to ftree routing the changed fabric
+ *            leaf with its hosts; -c: the one whose name starts so)
+ *            repaired from the routes before (routing/repair.c), next to
+ *            ftree routing the changed fabric
  *
  * OpenSM has no offline mode for any of these, so nothing runs beside it
  * here; bench/routing.sh, bench/sa.sh and bench/mcjoin.sh measure the same
@@ -48,6 +49,7 @@
 
 static unsigned micro_runs = 3;
 static unsigned micro_k = 32;
+static const char *micro_case; /* repair: only the case whose name starts so (-c) */
 
 static double micro_now_ms(void)
 {
@@ -514,10 +516,13 @@ static void micro_repair(void)
 	printf("repair: ft3 k=%u, %u nodes, ftree %.0f ms\n", micro_k, f0->n_nodes, ms);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int port = cases[i].port < 0 ? (int)micro_k / 2 + 1 : cases[i].port;
-		struct fabric *f1 = micro_cut(f0, cases[i].desc, (uint8_t)port);
+		struct fabric *f1;
 		struct routes *r1, *r2, *fresh;
 		char what[64];
 
+		if (micro_case && strncmp(cases[i].what, micro_case, strlen(micro_case)))
+			continue;
+		f1 = micro_cut(f0, cases[i].desc, (uint8_t)port);
 		fresh = micro_route(f1, "ftree", &ms);
 		routes_free(fresh);
 		printf("repair: %-22s (ftree on the changed fabric: %.0f ms)\n", cases[i].what, ms);
@@ -547,13 +552,15 @@ int main(int argc, char **argv)
 	const size_t n = sizeof(benches) / sizeof(benches[0]);
 	int opt, first;
 
-	while ((opt = getopt(argc, argv, "n:k:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:k:c:h")) != -1) {
 		if (opt == 'n' && atoi(optarg) > 0) {
 			micro_runs = (unsigned)atoi(optarg);
 		} else if (opt == 'k' && atoi(optarg) >= 4 && atoi(optarg) % 2 == 0) {
 			micro_k = (unsigned)atoi(optarg);
+		} else if (opt == 'c') {
+			micro_case = optarg;
 		} else {
-			fprintf(stderr, "usage: ibsmd-micro [-n RUNS] [-k K] "
+			fprintf(stderr, "usage: ibsmd-micro [-n RUNS] [-k K] [-c CASE] "
 					"[lid|mcast|routing|path|sa|repair ...]\n");
 			return opt == 'h' ? 0 : 2;
 		}

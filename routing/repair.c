@@ -61,6 +61,23 @@ struct repair {
 	/* additions: switches with no table before (nearest the old ones first), new links */
 	uint32_t *newsw;
 	uint32_t n_new;
+	/*
+	 * A new switch with no CA (idle: no traffic enters there, and until
+	 * its row is chosen nobody forwards through it): its row follows the
+	 * hop distances of its neighbours (nslot[v]: v's row of ndist, the
+	 * distance from v to every switch; RP_NONE when not computed).
+	 */
+	uint8_t *idle;
+	uint32_t *nslot;
+	uint16_t *ndist;
+	/*
+	 * A new switch's twin: an old switch at its level linked to the same
+	 * switches (a sibling spine, a leaf of the same pod), RP_NONE when none;
+	 * tport[i * 256 + q]: the port of newsw[i] to where the twin's port q
+	 * leads (0: none).  Its row follows the twin's, one walk a LID.
+	 */
+	uint32_t *twin;
+	uint8_t *tport;
 	struct rp_link {
 		uint32_t a, b; /* dense switches, both there before */
 		uint8_t pa, pb;
@@ -302,6 +319,16 @@ static void rp_take(struct repair *rp, uint32_t s, uint16_t d, uint8_t p,
 }
 
 /*
+ * With updown, a hop from s down to w cannot fit when w is a switch with
+ * no switch below it (level 0) and not where the LID leaves: its route
+ * starts up, so it is not down-only (rp_fits would say so after a walk).
+ */
+static bool rp_hopeless(const struct repair *rp, uint32_t s, uint32_t w, const struct rp_target *tg)
+{
+	return rp->updown && rp->level[w] == 0 && rp->level[s] > 0 && w != tg->t;
+}
+
+/*
  * Hop by hop: every broken switch towards a final neighbour no longer than
  * its old route allowed.  Whether every one got a route.
  */
@@ -353,7 +380,9 @@ static bool rp_local(struct repair *rp, uint16_t d, const struct rp_target *tg, 
 			for (unsigned p = 1; p <= n->nports; p++) {
 				uint32_t w = rp_peer(rp, s, p);
 
-				if (w != RP_NONE && rp->stamp[w] != rp->round)
+				if (w == RP_NONE || rp_hopeless(rp, s, w, tg))
+					continue;
+				if (rp->stamp[w] != rp->round)
 					rp_walk(rp, w, d, tg, false);
 				if (w == RP_NONE || !rp_fits(rp, s, w) ||
 				    rp->len[w] + 1u > rp->queue[i])
@@ -760,6 +789,88 @@ static void rp_broken(struct repair *rp, uint16_t d, const struct rp_target *tg)
  * each towards the neighbour whose final route is shortest and fits the
  * shape (up*down*), least loaded on a tie.  Whether every one got a route.
  */
+/*
+ * An idle new switch s (rp->idle): towards the neighbour nearest the
+ * target by hop distance whose route is final, whatever its shape (no
+ * traffic enters at s and nobody forwards through it for d: a route that
+ * reaches d loop-free is all it needs), least loaded among the nearest.
+ * Whether one was found.
+ */
+static bool rp_fill_idle(struct repair *rp, uint32_t s, uint16_t d, const struct rp_target *tg)
+{
+	uint16_t near = RP_INF;
+
+	for (unsigned p = 1; p <= rp->np[s]; p++) {
+		uint32_t v = rp_peer(rp, s, p);
+		uint16_t dv;
+
+		if (v == RP_NONE || rp->nslot[v] == RP_NONE)
+			continue;
+		dv = rp->ndist[(size_t)rp->nslot[v] * rp->n_sw + tg->t];
+		near = dv < near ? dv : near;
+	}
+	while (near != RP_INF) {
+		uint32_t best = RP_NONE, best_load = 0;
+		uint16_t next = RP_INF;
+
+		for (unsigned p = 1; p <= rp->np[s]; p++) {
+			uint32_t v = rp_peer(rp, s, p), l;
+			uint16_t dv;
+
+			if (v == RP_NONE || rp->nslot[v] == RP_NONE)
+				continue;
+			dv = rp->ndist[(size_t)rp->nslot[v] * rp->n_sw + tg->t];
+			if (dv > near) {
+				next = dv < next ? dv : next;
+				continue;
+			}
+			if (dv < near)
+				continue;
+			if (rp->stamp[v] != rp->round)
+				rp_walk(rp, v, d, tg, false);
+			if (!(rp->st[v] & RP_FINAL) || rp->len[v] == RP_INF)
+				continue;
+			l = rp_load(rp, s, p);
+			if (best == RP_NONE || l < best_load) {
+				best = p;
+				best_load = l;
+			}
+		}
+		if (best != RP_NONE) {
+			rp_take(rp, s, d, (uint8_t)best, tg, false);
+			return true;
+		}
+		near = next;
+	}
+	return false;
+}
+
+/*
+ * The i-th new switch as its twin: through the port that leads where the
+ * twin's entry for d leads, when that neighbour's route is final and fits
+ * (any shape when the switch is idle).  Whether it was taken.
+ */
+static bool rp_fill_twin(struct repair *rp, uint32_t i, uint16_t d, const struct rp_target *tg)
+{
+	uint32_t s = rp->newsw[i], t = rp->twin[s], v;
+	uint8_t q, p;
+
+	if (t == RP_NONE)
+		return false;
+	q = rp_row(rp, t)[d];
+	if (!q || q > rp->np[t] || !(p = rp->tport[(size_t)i * 256 + q]))
+		return false;
+	v = rp_peer(rp, s, p);
+	if (v == RP_NONE)
+		return false;
+	if (rp->stamp[v] != rp->round)
+		rp_walk(rp, v, d, tg, false);
+	if (!(rp->st[v] & RP_FINAL) || rp->len[v] == RP_INF || (!rp->idle[s] && !rp_fits(rp, s, v)))
+		return false;
+	rp_take(rp, s, d, p, tg, false);
+	return true;
+}
+
 static bool rp_fill_new(struct repair *rp, uint16_t d, const struct rp_target *tg)
 {
 	bool all = true;
@@ -779,10 +890,14 @@ static bool rp_fill_new(struct repair *rp, uint16_t d, const struct rp_target *t
 			rp->len[s] = 0;
 			continue;
 		}
+		if (rp_fill_twin(rp, i, d, tg))
+			continue;
+		if (rp->idle[s] && rp_fill_idle(rp, s, d, tg))
+			continue;
 		for (unsigned p = 1; p <= rp->np[s]; p++) {
 			uint32_t v = rp_peer(rp, s, p), l;
 
-			if (v == RP_NONE)
+			if (v == RP_NONE || rp_hopeless(rp, s, v, tg))
 				continue;
 			if (rp->stamp[v] != rp->round)
 				rp_walk(rp, v, d, tg, false);
@@ -1069,6 +1184,11 @@ static void rp_free(struct repair *rp)
 	free(rp->ustamp);
 	free(rp->newsw);
 	free(rp->added);
+	free(rp->idle);
+	free(rp->nslot);
+	free(rp->ndist);
+	free(rp->twin);
+	free(rp->tport);
 }
 
 static int rp_refuse(struct repair_stats *st, const char *why)
@@ -1078,15 +1198,30 @@ static int rp_refuse(struct repair_stats *st, const char *why)
 }
 
 /*
- * Node i of f is a switch new to the tables with no CA (rp->level above 0):
- * no traffic enters there and nobody routes through it until the engine
- * re-balances, so what its row sends out of its ports is no load.
+ * Node i of f is an idle switch: no CA, and no neighbour forwards anything
+ * through it but its own LID (a switch back, before the engine re-balances
+ * onto it): no traffic crosses it, so what its row sends out of its ports
+ * is no load.
  */
 static bool rp_idle(const struct repair *rp, uint32_t i)
 {
 	uint32_t s = rp->dense[i];
+	const struct node *n;
 
-	return s != RP_NONE && rp->old[s] == RP_NONE && rp->updown && rp->level[s] > 0;
+	if (s == RP_NONE || !rp->updown)
+		return false;
+	n = rp_node(rp, s);
+	for (unsigned p = 1; p <= n->nports; p++) {
+		const struct port *pp = &n->ports[p];
+		uint32_t v;
+
+		if (!port_is_linked(pp))
+			continue;
+		v = rp->dense[pp->remote_node];
+		if (v == RP_NONE || rp_load(rp, v, pp->remote_port) > 1)
+			return false;
+	}
+	return true;
 }
 
 /* Busiest linked switch port of routes x over fabric g (rp: of f, idle switches left out). */
@@ -1130,6 +1265,137 @@ static uint32_t rp_even_share(const struct repair *rp)
 			best = (uint32_t)((sum + cnt - 1) / cnt);
 	}
 	return best;
+}
+
+/* Hop distances from switch v to every switch, into dist (n_sw entries). */
+static void rp_bfs_from(struct repair *rp, uint32_t v, uint16_t *dist)
+{
+	uint32_t head = 0, tail = 0;
+
+	for (uint32_t s = 0; s < rp->n_sw; s++)
+		dist[s] = RP_INF;
+	dist[v] = 0;
+	rp->queue[tail++] = v;
+	while (head < tail) {
+		uint32_t x = rp->queue[head++];
+
+		for (unsigned p = 1; p <= rp->np[x]; p++) {
+			uint32_t y = rp->adj[rp->poff[x] + p];
+
+			if (y != RP_NONE && dist[y] == RP_INF) {
+				dist[y] = dist[x] + 1;
+				rp->queue[tail++] = y;
+			}
+		}
+	}
+}
+
+/* The switches s links to, sorted, each once, into out (256 entries); how many. */
+static unsigned rp_nbrs(const struct repair *rp, uint32_t s, uint32_t *out)
+{
+	unsigned n = 0;
+
+	for (unsigned p = 1; p <= rp->np[s]; p++) {
+		uint32_t v = rp_peer(rp, s, p), j;
+
+		if (v == RP_NONE)
+			continue;
+		for (j = n; j > 0 && out[j - 1] > v; j--)
+			out[j] = out[j - 1];
+		if (j > 0 && out[j - 1] == v) {
+			memmove(out + j, out + j + 1, (n - j) * sizeof(*out));
+			continue;
+		}
+		out[j] = v;
+		n++;
+	}
+	return n;
+}
+
+/* A twin for every new switch that has one (rp->twin, rp->tport).  0 or -ENOMEM. */
+static int rp_setup_twins(struct repair *rp)
+{
+	uint32_t a[256], b[256];
+
+	rp->twin = malloc((rp->n_sw + 1) * sizeof(*rp->twin));
+	rp->tport = calloc((size_t)rp->n_new * 256 + 1, 1);
+	if (!rp->twin || !rp->tport)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < rp->n_sw; s++)
+		rp->twin[s] = RP_NONE;
+	for (uint32_t i = 0; i < rp->n_new; i++) {
+		uint32_t s = rp->newsw[i], t = RP_NONE;
+		unsigned na = rp_nbrs(rp, s, a);
+
+		/* a twin shares every neighbour: look among the first one's */
+		for (unsigned p = 1; na && p <= rp->np[a[0]] && t == RP_NONE; p++) {
+			uint32_t u = rp_peer(rp, a[0], p);
+
+			if (u == RP_NONE || u == s || rp->old[u] == RP_NONE ||
+			    (rp->updown && rp->level[u] != rp->level[s]) ||
+			    rp_nbrs(rp, u, b) != na || memcmp(a, b, na * sizeof(*a)))
+				continue;
+			t = u;
+		}
+		if (t == RP_NONE)
+			continue;
+		rp->twin[s] = t;
+		for (unsigned q = 1; q <= rp->np[t]; q++) {
+			uint32_t v = rp_peer(rp, t, q);
+
+			for (unsigned p = 1; v != RP_NONE && p <= rp->np[s]; p++)
+				if (rp_peer(rp, s, p) == v) {
+					rp->tport[(size_t)i * 256 + q] = (uint8_t)p;
+					break;
+				}
+		}
+	}
+	return 0;
+}
+
+/* At most this many neighbours get a row of hop distances (rp->ndist) for the idle new switches. */
+#define RP_IDLE_MAX_SLOTS 4096
+
+/* Which new switches are idle (no CA), and their neighbours' hop distances.  0 or -ENOMEM. */
+static int rp_setup_idle(struct repair *rp)
+{
+	uint32_t n_slots = 0;
+
+	rp->idle = calloc(rp->n_sw + 1, 1);
+	rp->nslot = malloc((rp->n_sw + 1) * sizeof(*rp->nslot));
+	if (!rp->idle || !rp->nslot)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < rp->n_sw; s++)
+		rp->nslot[s] = RP_NONE;
+	for (uint32_t i = 0; i < rp->n_new; i++) {
+		uint32_t s = rp->newsw[i];
+		const struct node *n = rp_node(rp, s);
+		bool ca = false;
+
+		for (unsigned p = 1; p <= n->nports && !ca; p++)
+			ca = port_is_linked(&n->ports[p]) &&
+			     !node_is_switch(&rp->f->nodes[n->ports[p].remote_node]);
+		if (ca)
+			continue;
+		rp->idle[s] = 1;
+		for (unsigned p = 1; p <= rp->np[s]; p++) {
+			uint32_t v = rp_peer(rp, s, p);
+
+			if (v != RP_NONE && rp->nslot[v] == RP_NONE && n_slots < RP_IDLE_MAX_SLOTS)
+				rp->nslot[v] = n_slots++;
+		}
+	}
+	if (rp_setup_twins(rp) < 0)
+		return -ENOMEM;
+	if (!n_slots)
+		return 0;
+	rp->ndist = malloc((size_t)n_slots * rp->n_sw * sizeof(*rp->ndist));
+	if (!rp->ndist)
+		return -ENOMEM;
+	for (uint32_t v = 0; v < rp->n_sw; v++)
+		if (rp->nslot[v] != RP_NONE)
+			rp_bfs_from(rp, v, rp->ndist + (size_t)rp->nslot[v] * rp->n_sw);
+	return 0;
 }
 
 /* Switches, their old selves, the changed ports; -EAGAIN when f is not old_f minus a few things. */
@@ -1270,6 +1536,8 @@ static int rp_setup(struct repair *rp, struct repair_stats *st)
 				rp->newsw[rp->n_new++] = s; /* no switch leads to it: cut off */
 			rp->ustamp[s] = 0;
 		}
+		if (rp_setup_idle(rp) < 0)
+			return -ENOMEM;
 	}
 	if (rp->updown) {
 		bool ok = true;
