@@ -71,6 +71,11 @@ struct sweep {
 	/* a re-balance: a copy of the published fabric, taken on the next loop turn */
 	bool rebalance;
 	struct event *start;
+	/* incremental: the nodes discovery touched (discover.h), sorted; the rest as programmed */
+	bool scoped;
+	uint64_t *touched;
+	size_t n_touched;
+	uint8_t *scope; /* PROGRAM's (program_params.scope), NULL: every node */
 };
 
 static void sweep_step(struct sweep *sw);
@@ -90,6 +95,8 @@ static void sweep_fail(struct sweep *sw, const char *fmt, ...)
 
 static void sweep_destroy(struct sweep *sw)
 {
+	free(sw->touched);
+	free(sw->scope);
 	if (sw->start)
 		event_free(sw->start);
 	discover_free(sw->disc);
@@ -145,6 +152,12 @@ static void on_discovered(void *arg, int status, struct discover_result *res)
 		return;
 	}
 	sw->sum.incremental = res->incremental;
+	if (res->incremental && res->fabric) {
+		sw->scoped = true;
+		sw->touched = res->touched;
+		sw->n_touched = res->n_touched;
+		res->touched = NULL;
+	}
 	sw->sum.reprobed = res->reprobed;
 	sw->sum.links_down = res->links_down;
 	sw->sum.links_up = res->links_up;
@@ -351,6 +364,82 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 	sweep_step(sw);
 }
 
+static int sweep_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The parameters of a configure batch that decide what its Sets are besides the nodes. */
+static struct sweep_program_sig sweep_sig(const struct sweep *sw, const struct program_params *pp)
+{
+	const struct fabric *f = sw->f;
+
+	return (struct sweep_program_sig){
+	    .valid = true,
+	    .subnet_prefix = pp->subnet_prefix,
+	    .sm_lid = f->n_nodes ? f->nodes[f->sm_node].ports[f->sm_port].lid : 0,
+	    .n_vls = sw->routes->n_vls,
+	    .parts = pp->parts,
+	    .qos = pp->qos,
+	    .mkey = pp->mkey.key,
+	    .mkey_protect = pp->mkey.protect,
+	    .mkey_lease = pp->mkey.lease_s,
+	    .part_enforce = pp->part_enforce,
+	    .lifetimes = pp->lifetimes,
+	    .switch_life = pp->switch_life,
+	    .hoq_life = pp->hoq_life,
+	    .leaf_hoq_life = pp->leaf_hoq_life,
+	    .link_speed_ext = pp->link_speed_ext};
+}
+
+static bool sweep_sig_equal(const struct sweep_program_sig *a, const struct sweep_program_sig *b)
+{
+	return a->valid && b->valid && a->subnet_prefix == b->subnet_prefix &&
+	       a->sm_lid == b->sm_lid && a->n_vls == b->n_vls && a->parts == b->parts &&
+	       a->qos == b->qos && a->mkey == b->mkey && a->mkey_protect == b->mkey_protect &&
+	       a->mkey_lease == b->mkey_lease && a->part_enforce == b->part_enforce &&
+	       a->lifetimes == b->lifetimes && a->switch_life == b->switch_life &&
+	       a->hoq_life == b->hoq_life && a->leaf_hoq_life == b->leaf_hoq_life &&
+	       a->link_speed_ext == b->link_speed_ext;
+}
+
+/*
+ * The nodes whose ports the configure batch looks at (program_params
+ * scope): after an incremental sweep (or a re-balance) on a subnet the last
+ * sweep brought up, with the batch built as the last one was, the nodes
+ * discovery touched and those new to the fabric; the others are as that
+ * sweep programmed them.  NULL: every node.
+ */
+static uint8_t *sweep_scope(struct sweep *sw, const struct snapshot *old,
+			    const struct program_params *pp)
+{
+	struct sm *sm = sw->sm;
+	struct sweep_program_sig now = sweep_sig(sw, pp);
+	const struct fabric *f = sw->f;
+	uint8_t *scope;
+
+	if (!sw->scoped || !old || sm->last.status != 0 || !sm->last.programmed || pp->force ||
+	    pp->rereg_all || pp->n_rereg || pp->qos_old != pp->qos ||
+	    !sweep_sig_equal(&sm->sched.programmed_with, &now))
+		return NULL;
+	scope = calloc(f->n_nodes + 1, 1);
+	if (!scope)
+		return NULL;
+	if (sw->n_touched)
+		qsort(sw->touched, sw->n_touched, sizeof(*sw->touched), sweep_u64_cmp);
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		uint64_t g = f->nodes[i].guid;
+
+		scope[i] = (sw->n_touched &&
+			    bsearch(&g, sw->touched, sw->n_touched, sizeof(g), sweep_u64_cmp)) ||
+			   fabric_find_guid(old->fabric, g) == FABRIC_NO_NODE;
+		sw->sum.scoped_nodes += scope[i];
+	}
+	return scope;
+}
+
 /* Start the programming batch of the current phase; its callback moves on. */
 static void phase_batch(struct sweep *sw)
 {
@@ -384,13 +473,20 @@ static void phase_batch(struct sweep *sw)
 					    (uint8_t)sm->conf.packet_life_time,
 					    (uint8_t)sm->conf.head_of_queue_lifetime,
 					    (uint8_t)sm->conf.leaf_head_of_queue_lifetime,
-					    (uint8_t)sm->conf.link_speed_ext_enabled};
+					    (uint8_t)sm->conf.link_speed_ext_enabled,
+					    NULL /* scope: sweep_scope, below */};
 
 		hook_run(&sm->hooks.configure, &pp); /* ClientReregister after a takeover */
 		pp.qos = sm->policy.qos;	     /* policy/qos.h */
 		/* what old's tables were written with; unknown after a batch that failed */
 		pp.qos_old = sm->policy.qos_rewrite ? NULL : sm->policy.qos_last;
 		sm->policy.qos_rewrite = true; /* until this batch completes without a VL error */
+		/* only the nodes the change touched, when the rest is as the last batch left it */
+		sw->sum.scoped_nodes = 0;
+		sw->scope = sweep_scope(sw, old, &pp);
+		sw->sum.scoped = sw->scope != NULL;
+		pp.scope = sw->scope;
+		sm->sched.programmed_with = sweep_sig(sw, &pp);
 		program_configure(sw->batch, sw->routes, old ? old->fabric : NULL,
 				  old ? old->routes : NULL, &pp);
 		qos_policy_free(sm->policy.qos_last);
@@ -455,7 +551,7 @@ static void phase_publish(struct sweep *sw)
 	struct sm *sm = sw->sm;
 	struct sweep_summary *s = &sw->sum;
 	struct snapshot *old = sm->snap, *snap;
-	char readback[160] = "";
+	char readback[256] = "";
 	double t_pub = clock_mono_ms(), t_hooks, t_dump;
 
 	if (s->lft_reads)
@@ -532,6 +628,12 @@ static void phase_publish(struct sweep *sw)
 	if (s->rebalance)
 		snprintf(readback + strlen(readback), sizeof(readback) - strlen(readback),
 			 " (re-balanced: the engine ran in the background)");
+	else if (s->incremental && s->scoped)
+		snprintf(
+		    readback + strlen(readback), sizeof(readback) - strlen(readback),
+		    " (incremental: %u switch%s asked again, the ports of %u node%s looked at)",
+		    s->reprobed, s->reprobed == 1 ? "" : "es", s->scoped_nodes,
+		    s->scoped_nodes == 1 ? "" : "s");
 	else if (s->incremental)
 		snprintf(readback + strlen(readback), sizeof(readback) - strlen(readback),
 			 " (incremental: %u switch%s asked again)", s->reprobed,
@@ -570,6 +672,8 @@ static void phase_publish(struct sweep *sw)
 	program_held_free(sw->held); /* READBACK's, used by PROGRAM */
 	if (sw->start)
 		event_free(sw->start);
+	free(sw->touched);
+	free(sw->scope);
 	free(sw);
 	route_published(sm); /* a re-balance owed: the engine in the background */
 	sweep_sched_retry(sm, sm->last.status != 0 && !sm->last.standby);
@@ -692,6 +796,7 @@ int sweep_begin(struct sm *sm, const char *why)
 		sw->start = evtimer_new(sm->base, sweep_rebalance_cb, sw);
 		if (sw->start && evtimer_add(sw->start, &now) == 0) {
 			sw->rebalance = true;
+			sw->scoped = true; /* nothing discovered: only the tables may change */
 			sw->sum.rebalance = true;
 			sw->sum.incremental = true;
 			sm->sched.want_heavy = false;

@@ -41,6 +41,8 @@ struct sweep_summary {
 	uint32_t set_recovered; /* failed PortInfo Sets the port, read back, had taken */
 	bool incremental;	/* discovery re-probed only around changed switches */
 	bool rebalance;		/* programmed the engine's routes, run in the background */
+	bool scoped;		/* PROGRAM looked only at the ports of scoped_nodes nodes */
+	uint32_t scoped_nodes;
 	uint32_t reprobed, links_down, links_up, removed; /* what it did (discover.h) */
 	uint32_t lft_blocks;
 	uint32_t pkey_blocks;  /* P_KeyTable blocks among the sets (partitions) */
@@ -92,6 +94,25 @@ struct sweep_sched {
 	bool rebalance;	      /* the next sweep programs the background re-balance */
 	/* the reports of changed switches since the last sweep began: first, last */
 	double first_report_ms, last_report_ms;
+	/*
+	 * What the last configure batch was built with (sweep.c): a sweep
+	 * whose are the same, after one that brought the subnet up, looks only
+	 * at the ports of the nodes its discovery touched (program_params
+	 * scope).  valid false: nothing known.
+	 */
+	struct sweep_program_sig {
+		bool valid;
+		uint64_t subnet_prefix;
+		uint16_t sm_lid;
+		uint8_t n_vls;
+		const void *parts, *qos;
+		uint64_t mkey;
+		uint8_t mkey_protect;
+		uint16_t mkey_lease;
+		int part_enforce;
+		bool lifetimes;
+		uint8_t switch_life, hoq_life, leaf_hoq_life, link_speed_ext;
+	} programmed_with;
 	unsigned failures; /* failed sweeps in a row */
 	pid_t dump_pid;	   /* child writing the routing dumps, 0 if none */
 };

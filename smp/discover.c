@@ -164,6 +164,7 @@ static double ms_since(const struct timespec *t0)
 
 static void probe_done(void *arg, int status, const struct wire_smp *req,
 		       const struct wire_smp *resp);
+static void discover_touch(struct discover *d, uint32_t idx);
 
 /* Hand a probe to the engine now.  0 or -errno (nothing sent). */
 static int probe_submit(struct discover *d, const struct frontier_rec *b, const uint8_t *path)
@@ -412,6 +413,9 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 	}
 	existed = r == -EEXIST;
 	n = &d->f->nodes[idx];
+	discover_touch(d, idx);
+	if (req->hop_cnt > 0)
+		discover_touch(d, p->parent);
 	if (!existed) {
 		n->sys_guid = ni.sys_guid;
 		n->device_id = ni.device_id;
@@ -531,6 +535,7 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 
 		if (!up) {
 			/* the link is gone: so is the far end's port, as far as we know */
+			discover_touch(d, rn);
 			fabric_unlink(d->f, p->node, p->port);
 			d->res.links_down++;
 			r->ports[rp].state = PORT_DOWN;
@@ -565,6 +570,31 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 		probe_send(d, PROBE_NODEINFO, path, n->dr_hops + 1, WIRE_ATTR_NODE_INFO, 0, p->node,
 			   p->port, 0, 0);
 	}
+}
+
+/* Incremental: node idx's model changed (discover_result.touched). */
+static void discover_touch(struct discover *d, uint32_t idx)
+{
+	struct discover_result *r = &d->res;
+
+	if (!d->incremental)
+		return;
+	if ((r->n_touched & (r->n_touched - 1)) == 0 && r->n_touched >= 16) {
+		uint64_t *v = realloc(r->touched, 2 * r->n_touched * sizeof(*v));
+
+		if (!v) {
+			r->errors++; /* the scope would be wrong: discover everything */
+			return;
+		}
+		r->touched = v;
+	} else if (!r->touched) {
+		r->touched = malloc(16 * sizeof(*r->touched));
+		if (!r->touched) {
+			r->errors++;
+			return;
+		}
+	}
+	r->touched[r->n_touched++] = d->f->nodes[idx].guid;
 }
 
 /* Note that switch idx answered (heard) or did not in this stage. */
@@ -615,6 +645,7 @@ static void discover_cut_silent(struct discover *d)
 			if (!port_is_linked(pp))
 				continue;
 			y = &d->f->nodes[pp->remote_node];
+			discover_touch(d, pp->remote_node);
 			if (node_is_switch(y))
 				later_add(d, y->guid, PROBE_PORTINFO, pp->remote_port, 0);
 			y->ports[pp->remote_port].state = PORT_DOWN;
@@ -697,6 +728,9 @@ static void discover_finish(void *arg)
 	}
 	res.fabric = d->f;
 	res.ms = ms_since(&d->t0);
+	res.touched = d->res.touched; /* the receiver's, with the fabric */
+	d->res.touched = NULL;
+	d->res.n_touched = 0;
 	d->f = NULL;
 	d->finishing = true;
 	status = res.fabric->n_nodes ? 0 : -EHOSTUNREACH;
@@ -782,6 +816,8 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 	} else {
 		if (d->incremental && p->kind != PROBE_NODEINFO && d->n_silent)
 			discover_note(d, p->node, true);
+		if (p->kind != PROBE_NODEINFO)
+			discover_touch(d, p->node);
 		switch (p->kind) {
 		case PROBE_NODEINFO:
 			on_nodeinfo(d, p, req, resp);
@@ -915,6 +951,7 @@ void discover_free(struct discover *d)
 	free(d->later);
 	free(d->asked);
 	free(d->silent);
+	free(d->res.touched);
 	free(d);
 }
 

@@ -28,6 +28,16 @@ struct discover_result {
 	uint32_t links_up;   /* links found new to known nodes */
 	uint32_t removed;    /* nodes no longer reachable, left out */
 	uint32_t silent;     /* switches that answered nothing: taken for gone */
+	/*
+	 * Incremental: the nodes (GUIDs, repeats possible) whose model the
+	 * discovery changed: asked again, found, or a port of theirs found down
+	 * from the far end.  The others are the copy of base as it was (what
+	 * the last sweep programmed): their Sets need no second look
+	 * (program_params.scope).  Owned by the receiver of a fabric (free);
+	 * NULL with n_touched 0 otherwise.
+	 */
+	uint64_t *touched;
+	size_t n_touched;
 };
 
 typedef void (*discover_done_fn)(void *arg, int status, struct discover_result *res);

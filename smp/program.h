@@ -131,6 +131,14 @@ struct program_params {
 	 * 8 NDR or a sum, 30 off, 31 all supported); 0: what each port has.
 	 */
 	uint8_t link_speed_ext;
+	/*
+	 * NULL: every node.  Else, per node of the batch's fabric, whether its
+	 * ports (PortInfo, P_Keys, VL tables) are looked at: the caller knows
+	 * the others hold what the last batch, with the same parameters, gave
+	 * them (an incremental sweep: nodes discovery did not touch).  Every
+	 * switch's SwitchInfo and LFT are diffed whatever the scope.
+	 */
+	const uint8_t *scope;
 };
 
 /*
