@@ -651,8 +651,7 @@ int main(int argc, char **argv)
 			micro_case = optarg;
 		} else {
 			fprintf(stderr, "usage: ibsmd-micro [-n RUNS] [-k K] [-c CASE] "
-					"[lid|mcast|routing|path|sa|validate|repair ...]
-");
+					"[lid|mcast|routing|path|sa|validate|repair ...]\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
