@@ -544,6 +544,47 @@ int madio_check_port(const char *ca_name, int port_num, uint64_t port_guid, char
 	return -ENODEV;
 }
 
+/*
+ * Stop the receivers and free.  close_ports: close the umad ports too.  Once
+ * SMPs are out their responses keep coming after we stop reading, and a MAD
+ * for an agent unregistered meanwhile kills the process in umad2sim's
+ * receiver thread (it locks the queue of the class's agent, which is gone:
+ * seen at SIGTERM during a heavy sweep of 11k nodes).  So the daemon leaves
+ * the ports to the process exit, which closes them as the kernel does for
+ * any umad file; the IsSM capability (issm_fd) is given up here all the same.
+ */
+static void madio_free(struct madio *io, bool close_ports)
+{
+	if (!io)
+		return;
+	atomic_store(&io->stop, true);
+	for (int i = 0; i < 2; i++)
+		if (io->rx[i].started)
+			pthread_join(io->rx[i].thread, NULL);
+	if (io->ev)
+		event_free(io->ev);
+	if (io->efd >= 0)
+		close(io->efd);
+	if (io->issm_fd >= 0)
+		close(io->issm_fd);
+	if (close_ports && io->portid >= 0)
+		umad_close_port(io->portid);
+	if (close_ports && io->gsi_portid >= 0)
+		umad_close_port(io->gsi_portid);
+	while (io->head) {
+		struct rx_item *n = io->head->next;
+		free(io->head);
+		io->head = n;
+	}
+	while (io->pool) {
+		struct rx_item *n = io->pool->next;
+		free(io->pool);
+		io->pool = n;
+	}
+	pthread_mutex_destroy(&io->lock);
+	free(io);
+}
+
 int madio_open(struct event_base *base, const char *ca_name, int port_num, uint64_t port_guid,
 	       madio_recv_fn recv, void *ctx, struct madio **ret, char *err, size_t err_len)
 {
@@ -648,40 +689,13 @@ int madio_open(struct event_base *base, const char *ca_name, int port_num, uint6
 	*ret = io;
 	return 0;
 fail:
-	madio_close(io);
+	madio_free(io, true); /* nothing was sent: nothing can still come */
 	return r < 0 ? r : -EIO;
 }
 
 void madio_close(struct madio *io)
 {
-	if (!io)
-		return;
-	atomic_store(&io->stop, true);
-	for (int i = 0; i < 2; i++)
-		if (io->rx[i].started)
-			pthread_join(io->rx[i].thread, NULL);
-	if (io->ev)
-		event_free(io->ev);
-	if (io->efd >= 0)
-		close(io->efd);
-	if (io->issm_fd >= 0)
-		close(io->issm_fd);
-	if (io->portid >= 0)
-		umad_close_port(io->portid);
-	if (io->gsi_portid >= 0)
-		umad_close_port(io->gsi_portid);
-	while (io->head) {
-		struct rx_item *n = io->head->next;
-		free(io->head);
-		io->head = n;
-	}
-	while (io->pool) {
-		struct rx_item *n = io->pool->next;
-		free(io->pool);
-		io->pool = n;
-	}
-	pthread_mutex_destroy(&io->lock);
-	free(io);
+	madio_free(io, false);
 }
 
 static int do_send(struct madio *io, int portid, int agent, const uint8_t *mad, size_t len,

@@ -80,7 +80,11 @@ int madio_open(struct event_base *base, const char *ca_name, int port_num, uint6
  */
 int madio_check_port(const char *ca_name, int port_num, uint64_t port_guid, char *why,
 		     size_t why_len);
-/* Stop the receiver, close the port, free.  NULL ok. */
+/*
+ * Stop the receivers, give up IsSM, free.  NULL ok.  The umad ports stay
+ * open until the process exits (responses to SMPs still out must find their
+ * agents: see madio_free): call it once, on the way out.
+ */
 void madio_close(struct madio *io);
 
 /*
