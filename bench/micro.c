@@ -4,7 +4,7 @@
  * what these modules compute; how fast they compute it on this machine is
  * measured here, where a loaded machine makes a figure slow, not a test red.
  *
- *   bench/ibsmd-micro [-n RUNS] [NAME ...]     (RUNS: best of, default 3)
+ *   bench/ibsmd-micro [-n RUNS] [-k K] [-c CASE] [NAME ...]   (RUNS: best of, default 3)
  *
  * NAME (default: all):
  *   lid      LIDs for a 3-level k=56 fat tree (47,824 LIDs), fresh and again
@@ -20,6 +20,11 @@
  *   validate a 3-level fat tree of k=24 and of k=56 checked against its
  *            cabling plan, one host link at 1x (validate/plan.c: what every
  *            publish costs), and the Slurm model of it (fabric/slurm.c)
+ *   repair   on ft3 k=K (-k, default 32) routed by ftree: each change lost
+ *            and back (a leaf uplink, a middle uplink, a host, a spine, a
+ *            leaf with its hosts; -c: the one whose name starts so)
+ *            repaired from the routes before (routing/repair.c), next to
+ *            ftree routing the changed fabric
  *
  * OpenSM has no offline mode for any of these, so nothing runs beside it
  * here; bench/routing.sh, bench/sa.sh and bench/mcjoin.sh measure the same
@@ -40,6 +45,7 @@
 #include "fabric/topo.h"
 #include "mad/sa_wire.h"
 #include "mad/wire.h"
+#include "routing/repair.h"
 #include "routing/routing.h"
 #include "sa/mcast.h"
 #include "sa/path.h"
@@ -48,6 +54,8 @@
 #include "tests/topogen.h"
 
 static unsigned micro_runs = 3;
+static unsigned micro_k = 32;
+static const char *micro_case; /* repair: only the case whose name starts so (-c) */
 
 static double micro_now_ms(void)
 {
@@ -502,24 +510,148 @@ static void micro_validate(void)
 	micro_validate_one(56);
 }
 
+/* ---- repair ---------------------------------------------------------------------------- */
+
+static uint32_t micro_find(const struct fabric *f, const char *desc)
+{
+	for (uint32_t i = 0; i < f->n_nodes; i++)
+		if (!strcmp(f->nodes[i].desc, desc))
+			return i;
+	micro_die(desc);
+	return 0;
+}
+
+/* f less the links of (desc, port) (port 0: every port of desc), pruned. */
+static struct fabric *micro_cut(const struct fabric *f, const char *desc, uint8_t port)
+{
+	struct fabric *c = fabric_clone(f), *p;
+	uint32_t n, removed = 0;
+
+	if (!c)
+		micro_die("out of memory");
+	n = micro_find(c, desc);
+	for (uint8_t q = port ? port : 1; q <= (port ? port : c->nodes[n].nports); q++)
+		fabric_unlink(c, n, q);
+	p = fabric_prune(c, &removed);
+	fabric_free(c);
+	if (!p)
+		micro_die("out of memory");
+	return p;
+}
+
+static void micro_load_count(struct routes *r, const struct fabric *f)
+{
+	struct lid_map m = {0};
+
+	if (fabric_lid_map(f, &m) || routes_load_count(r, f, &m))
+		micro_die("load count");
+	fabric_lid_map_clear(&m);
+}
+
+/* Repair from (of, or) to f, best of micro_runs; the routes of the last run. */
+static struct routes *micro_repair_one(const struct fabric *of, const struct routes * or,
+				       const struct fabric *f, const char *what)
+{
+	struct routes_spare sp = {0};
+	struct routes *r = NULL;
+	struct repair_stats st;
+	double best = 1e12;
+
+	for (unsigned run = 0; run < micro_runs; run++) {
+		double t0;
+		int rc;
+
+		if (r)
+			routes_spare_take(&sp, r); /* as the SM: the block before, no page faults */
+		routes_free(r);
+		r = NULL;
+		t0 = micro_now_ms();
+		rc = routes_repair(of, or, f, true, 0.25, 100, &sp, &r, &st);
+		t0 = micro_now_ms() - t0;
+		if (rc) {
+			printf("repair: %-22s refused: %s\n", what, st.why);
+			routes_spare_clear(&sp);
+			return NULL;
+		}
+		best = t0 < best ? t0 : best;
+	}
+	routes_spare_clear(&sp);
+	printf("repair: %-22s %8.1f ms  %6u LIDs looked at, %5u shorter, %8llu entries moved, "
+	       "busiest port %u (before %u), %u links and %u switches added\n",
+	       what, best, st.lids, st.lids_shorter, (unsigned long long)st.moved, st.max_port,
+	       st.max_port_before, st.links_added, st.switches_added);
+	return r;
+}
+
+static void micro_repair(void)
+{
+	static const struct {
+		const char *what, *desc;
+		int port; /* -1: k/2 + 1 (an uplink) */
+	} cases[] = {
+	    {"leaf uplink", "sw-L1-0", -1},
+	    {"middle uplink", "sw-L2-0", -1},
+	    {"host", "ca-5", 1},
+	    {"spine", "sw-L3-0", 0},
+	    {"leaf and its hosts", "sw-L1-9", 0},
+	};
+	struct fabric *f0 = micro_load(topogen_fat_tree(3, micro_k, 0, 0));
+	struct routes *r0;
+	double ms;
+
+	micro_lids(f0);
+	r0 = micro_route(f0, "ftree", &ms);
+	micro_load_count(r0, f0);
+	printf("repair: ft3 k=%u, %u nodes, ftree %.0f ms\n", micro_k, f0->n_nodes, ms);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int port = cases[i].port < 0 ? (int)micro_k / 2 + 1 : cases[i].port;
+		struct fabric *f1;
+		struct routes *r1, *r2, *fresh;
+		char what[64];
+
+		if (micro_case && strncmp(cases[i].what, micro_case, strlen(micro_case)))
+			continue;
+		f1 = micro_cut(f0, cases[i].desc, (uint8_t)port);
+		fresh = micro_route(f1, "ftree", &ms);
+		routes_free(fresh);
+		printf("repair: %-22s (ftree on the changed fabric: %.0f ms)\n", cases[i].what, ms);
+		snprintf(what, sizeof(what), "%s lost", cases[i].what);
+		r1 = micro_repair_one(f0, r0, f1, what);
+		if (r1) {
+			snprintf(what, sizeof(what), "%s back", cases[i].what);
+			r2 = micro_repair_one(f1, r1, f0, what);
+			routes_free(r2);
+		}
+		routes_free(r1);
+		fabric_free(f1);
+	}
+	routes_free(r0);
+	fabric_free(f0);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
 		const char *name;
 		void (*fn)(void);
 	} benches[] = {
-	    {"lid", micro_lid},	  {"mcast", micro_mcast}, {"routing", micro_routing},
-	    {"path", micro_path}, {"sa", micro_sa},	  {"validate", micro_validate},
+	    {"lid", micro_lid},	      {"mcast", micro_mcast}, {"routing", micro_routing},
+	    {"path", micro_path},     {"sa", micro_sa},	      {"validate", micro_validate},
+	    {"repair", micro_repair},
 	};
 	const size_t n = sizeof(benches) / sizeof(benches[0]);
 	int opt, first;
 
-	while ((opt = getopt(argc, argv, "n:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:k:c:h")) != -1) {
 		if (opt == 'n' && atoi(optarg) > 0) {
 			micro_runs = (unsigned)atoi(optarg);
+		} else if (opt == 'k' && atoi(optarg) >= 4 && atoi(optarg) % 2 == 0) {
+			micro_k = (unsigned)atoi(optarg);
+		} else if (opt == 'c') {
+			micro_case = optarg;
 		} else {
-			fprintf(stderr, "usage: ibsmd-micro [-n RUNS] "
-					"[lid|mcast|routing|path|sa|validate ...]\n");
+			fprintf(stderr, "usage: ibsmd-micro [-n RUNS] [-k K] [-c CASE] "
+					"[lid|mcast|routing|path|sa|validate|repair ...]\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}

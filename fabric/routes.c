@@ -11,17 +11,22 @@
 #include "fabric/routes.h"
 
 static struct routes *routes_alloc(const struct fabric *f, uint16_t max_lid, bool fill,
-				   struct routes_spare *sp);
+				   struct routes_spare *sp, const bool *want);
 
 struct routes *routes_new(const struct fabric *f, uint16_t max_lid)
 {
-	return routes_alloc(f, max_lid, true, NULL);
+	return routes_alloc(f, max_lid, true, NULL, NULL);
+}
+
+struct routes *routes_new_for(const struct fabric *f, uint16_t max_lid, const bool *want)
+{
+	return routes_alloc(f, max_lid, true, NULL, want);
 }
 
 struct routes *routes_new_unfilled(const struct fabric *f, uint16_t max_lid,
 				   struct routes_spare *sp)
 {
-	return routes_alloc(f, max_lid, false, sp);
+	return routes_alloc(f, max_lid, false, sp, NULL);
 }
 
 void routes_spare_take(struct routes_spare *sp, struct routes *r)
@@ -68,7 +73,7 @@ void routes_spare_clear(struct routes_spare *sp)
 }
 
 static struct routes *routes_alloc(const struct fabric *f, uint16_t max_lid, bool fill,
-				   struct routes_spare *sp)
+				   struct routes_spare *sp, const bool *want)
 {
 	struct routes *r = calloc(1, sizeof(*r));
 	size_t row = (size_t)max_lid + 1, n_sw = 0, size;
@@ -84,7 +89,7 @@ static struct routes *routes_alloc(const struct fabric *f, uint16_t max_lid, boo
 	if (!r->lft)
 		goto out_free;
 	for (i = 0; i < f->n_nodes; i++)
-		n_sw += node_is_switch(&f->nodes[i]);
+		n_sw += node_is_switch(&f->nodes[i]) && (!want || want[i]);
 	/*
 	 * One block for every switch's table (k=56: 190 MB).  Mapped with
 	 * transparent huge pages where the kernel allows: first-touch page faults
@@ -113,7 +118,7 @@ static struct routes *routes_alloc(const struct fabric *f, uint16_t max_lid, boo
 		r->lft_block_size = size;
 	}
 	for (i = 0, block = r->lft_block; i < f->n_nodes; i++) {
-		if (!node_is_switch(&f->nodes[i]))
+		if (!node_is_switch(&f->nodes[i]) || (want && !want[i]))
 			continue;
 		r->lft[i] = block;
 		block += row;

@@ -77,6 +77,8 @@ uint8_t routes_path_sl(const struct routes *r, const struct fabric *f, const str
 
 /* Tables for every switch of f, all entries LFT_NO_PORT; NULL on ENOMEM. */
 struct routes *routes_new(const struct fabric *f, uint16_t max_lid);
+/* The same for the switches i with want[i] only (the others' lft[i] NULL). */
+struct routes *routes_new_for(const struct fabric *f, uint16_t max_lid, const bool *want);
 /*
  * A table block kept from routes freed before (routes_spare_take), so the
  * next table of that size costs no page faults and no zeroing.  At most

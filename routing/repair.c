@@ -58,6 +58,31 @@ struct repair {
 	uint32_t *ustamp;	/* dense: in the set rp_distance_around works on (round) */
 	uint32_t *chsw;		/* dense switches with a changed port */
 	uint32_t n_chsw;
+	/* additions: switches with no table before (nearest the old ones first), new links */
+	uint32_t *newsw;
+	uint32_t n_new;
+	/*
+	 * A new switch with no CA (idle: no traffic enters there, and until
+	 * its row is chosen nobody forwards through it): its row follows the
+	 * hop distances of its neighbours (nslot[v]: v's row of ndist, the
+	 * distance from v to every switch; RP_NONE when not computed).
+	 */
+	uint8_t *idle;
+	uint32_t *nslot;
+	uint16_t *ndist;
+	/*
+	 * A new switch's twin: an old switch at its level linked to the same
+	 * switches (a sibling spine, a leaf of the same pod), RP_NONE when none;
+	 * tport[i * 256 + q]: the port of newsw[i] to where the twin's port q
+	 * leads (0: none).  Its row follows the twin's, one walk a LID.
+	 */
+	uint32_t *twin;
+	uint8_t *tport;
+	struct rp_link {
+		uint32_t a, b; /* dense switches, both there before */
+		uint8_t pa, pb;
+	} * added;
+	uint32_t n_added;
 	/* the LID of the column being repaired: what rp_set counts */
 	bool same_owner;   /* owned by the same port before and now: rp_set keeps unreachable */
 	uint64_t moved;	   /* entries that differ from the old tables */
@@ -85,7 +110,8 @@ static void rp_set(struct repair *rp, uint32_t s, uint16_t d, uint8_t e)
 
 	if (was == e)
 		return;
-	o = d <= rp->or->max_lid ? rp->or->lft[rp->old[s]][d] : LFT_NO_PORT;
+	o = d <= rp->or->max_lid && rp->old[s] != RP_NONE ? rp->or->lft[rp->old[s]][d]
+							  : LFT_NO_PORT;
 	if (was == o)
 		rp->moved++; /* e differs from the old entry now */
 	else if (e == o)
@@ -293,6 +319,16 @@ static void rp_take(struct repair *rp, uint32_t s, uint16_t d, uint8_t p,
 }
 
 /*
+ * With updown, a hop from s down to w cannot fit when w is a switch with
+ * no switch below it (level 0) and not where the LID leaves: its route
+ * starts up, so it is not down-only (rp_fits would say so after a walk).
+ */
+static bool rp_hopeless(const struct repair *rp, uint32_t s, uint32_t w, const struct rp_target *tg)
+{
+	return rp->updown && rp->level[w] == 0 && rp->level[s] > 0 && w != tg->t;
+}
+
+/*
  * Hop by hop: every broken switch towards a final neighbour no longer than
  * its old route allowed.  Whether every one got a route.
  */
@@ -344,7 +380,9 @@ static bool rp_local(struct repair *rp, uint16_t d, const struct rp_target *tg, 
 			for (unsigned p = 1; p <= n->nports; p++) {
 				uint32_t w = rp_peer(rp, s, p);
 
-				if (w != RP_NONE && rp->stamp[w] != rp->round)
+				if (w == RP_NONE || rp_hopeless(rp, s, w, tg))
+					continue;
+				if (rp->stamp[w] != rp->round)
 					rp_walk(rp, w, d, tg, false);
 				if (w == RP_NONE || !rp_fits(rp, s, w) ||
 				    rp->len[w] + 1u > rp->queue[i])
@@ -746,24 +784,246 @@ static void rp_broken(struct repair *rp, uint16_t d, const struct rp_target *tg)
 	}
 }
 
-/* One LID's column. */
-static int rp_lid(struct repair *rp, uint16_t d, struct repair_stats *st)
+/*
+ * The switches that had no table (rp->newsw, nearest the old ones first):
+ * each towards the neighbour whose final route is shortest and fits the
+ * shape (up*down*), least loaded on a tie.  Whether every one got a route.
+ */
+/*
+ * An idle new switch s (rp->idle): towards the neighbour nearest the
+ * target by hop distance whose route is final, whatever its shape (no
+ * traffic enters at s and nobody forwards through it for d: a route that
+ * reaches d loop-free is all it needs), least loaded among the nearest.
+ * Whether one was found.
+ */
+static bool rp_fill_idle(struct repair *rp, uint32_t s, uint16_t d, const struct rp_target *tg)
+{
+	uint16_t near = RP_INF;
+
+	for (unsigned p = 1; p <= rp->np[s]; p++) {
+		uint32_t v = rp_peer(rp, s, p);
+		uint16_t dv;
+
+		if (v == RP_NONE || rp->nslot[v] == RP_NONE)
+			continue;
+		dv = rp->ndist[(size_t)rp->nslot[v] * rp->n_sw + tg->t];
+		near = dv < near ? dv : near;
+	}
+	while (near != RP_INF) {
+		uint32_t best = RP_NONE, best_load = 0;
+		uint16_t next = RP_INF;
+
+		for (unsigned p = 1; p <= rp->np[s]; p++) {
+			uint32_t v = rp_peer(rp, s, p), l;
+			uint16_t dv;
+
+			if (v == RP_NONE || rp->nslot[v] == RP_NONE)
+				continue;
+			dv = rp->ndist[(size_t)rp->nslot[v] * rp->n_sw + tg->t];
+			if (dv > near) {
+				next = dv < next ? dv : next;
+				continue;
+			}
+			if (dv < near)
+				continue;
+			if (rp->stamp[v] != rp->round)
+				rp_walk(rp, v, d, tg, false);
+			if (!(rp->st[v] & RP_FINAL) || rp->len[v] == RP_INF)
+				continue;
+			l = rp_load(rp, s, p);
+			if (best == RP_NONE || l < best_load) {
+				best = p;
+				best_load = l;
+			}
+		}
+		if (best != RP_NONE) {
+			rp_take(rp, s, d, (uint8_t)best, tg, false);
+			return true;
+		}
+		near = next;
+	}
+	return false;
+}
+
+/*
+ * The i-th new switch as its twin: through the port that leads where the
+ * twin's entry for d leads, when that neighbour's route is final and fits
+ * (any shape when the switch is idle).  Whether it was taken.
+ */
+static bool rp_fill_twin(struct repair *rp, uint32_t i, uint16_t d, const struct rp_target *tg)
+{
+	uint32_t s = rp->newsw[i], t = rp->twin[s], v;
+	uint8_t q, p;
+
+	if (t == RP_NONE)
+		return false;
+	q = rp_row(rp, t)[d];
+	if (!q || q > rp->np[t] || !(p = rp->tport[(size_t)i * 256 + q]))
+		return false;
+	v = rp_peer(rp, s, p);
+	if (v == RP_NONE)
+		return false;
+	if (rp->stamp[v] != rp->round)
+		rp_walk(rp, v, d, tg, false);
+	if (!(rp->st[v] & RP_FINAL) || rp->len[v] == RP_INF || (!rp->idle[s] && !rp_fits(rp, s, v)))
+		return false;
+	rp_take(rp, s, d, p, tg, false);
+	return true;
+}
+
+static bool rp_fill_new(struct repair *rp, uint16_t d, const struct rp_target *tg)
+{
+	bool all = true;
+
+	for (uint32_t i = 0; i < rp->n_new; i++) {
+		uint32_t s = rp->newsw[i], best = RP_NONE, best_load = 0;
+		uint16_t best_len = RP_INF;
+
+		if (rp->stamp[s] == rp->round && (rp->st[s] & RP_FINAL))
+			continue;
+		rp->stamp[s] = rp->round;
+		rp->st[s] = 0;
+		rp->len[s] = RP_INF;
+		if (s == tg->t) {
+			rp_set(rp, s, d, tg->fp);
+			rp->st[s] = RP_FINAL | RP_VALID | RP_DOWN;
+			rp->len[s] = 0;
+			continue;
+		}
+		if (rp_fill_twin(rp, i, d, tg))
+			continue;
+		if (rp->idle[s] && rp_fill_idle(rp, s, d, tg))
+			continue;
+		for (unsigned p = 1; p <= rp->np[s]; p++) {
+			uint32_t v = rp_peer(rp, s, p), l;
+
+			if (v == RP_NONE || rp_hopeless(rp, s, v, tg))
+				continue;
+			if (rp->stamp[v] != rp->round)
+				rp_walk(rp, v, d, tg, false);
+			if (!rp_fits(rp, s, v) || rp->len[v] == RP_INF)
+				continue;
+			l = rp_load(rp, s, p);
+			if (rp->len[v] < best_len || (rp->len[v] == best_len && l < best_load)) {
+				best = p;
+				best_len = rp->len[v];
+				best_load = l;
+			}
+		}
+		if (best == RP_NONE) {
+			all = false;
+			continue;
+		}
+		rp_take(rp, s, d, (uint8_t)best, tg, false);
+	}
+	return all;
+}
+
+/* The shape (RP_VALID, RP_DOWN) of a route from x that steps to y, whose route is final. */
+static uint8_t rp_shape_via(const struct repair *rp, uint32_t x, uint32_t y)
+{
+	if (!rp->updown)
+		return RP_VALID | RP_DOWN;
+	if (rp->level[y] > rp->level[x])
+		return rp->st[y] & RP_VALID ? RP_VALID : 0;
+	if (rp->level[y] < rp->level[x])
+		return rp->st[y] & RP_DOWN ? RP_VALID | RP_DOWN : 0;
+	return 0;
+}
+
+/*
+ * A link that came back between x (port px) and y: x's route to d takes it
+ * when that is shorter and keeps the shape x's route had (whoever forwards
+ * to x stays up*down*; a CA's traffic entering at x stays up*down*).
+ * Whether it did.
+ */
+static bool rp_shorten(struct repair *rp, uint32_t x, uint8_t px, uint32_t y, uint16_t d,
+		       const struct rp_target *tg)
+{
+	uint8_t now, was;
+	uint16_t lx;
+
+	if (x == tg->t || !(rp->st[y] & RP_FINAL) || rp->len[y] == RP_INF)
+		return false;
+	lx = rp->st[x] & RP_FINAL ? rp->len[x] : RP_INF;
+	if (lx != RP_INF && rp->len[y] + 1u >= lx)
+		return false;
+	now = rp_shape_via(rp, x, y);
+	was = rp->st[x] & RP_FINAL ? rp->st[x] & (RP_VALID | RP_DOWN) : 0;
+	if (was & ~now)
+		return false;
+	if (rp->updown && tg->ca && rp->level[x] == 0 && !(now & RP_VALID))
+		return false;
+	rp_set(rp, x, d, px);
+	return true;
+}
+
+/*
+ * The links that came back between switches that were there: with updown,
+ * an end whose route to d gets shorter over the link takes it (rp_shorten:
+ * loop-free, as the other end's route is shorter than its own and so does
+ * not cross it; the re-balance is the engine's, in the background).
+ * Without updown (minimal routes promised): when one end is two hops or
+ * more nearer d than the other, d is routed again by distances (a switch
+ * whose shortest path now crosses the link reaches d through one of its
+ * ends).  The number of switches whose entry moved; -1 when d was routed
+ * again by distances.
+ */
+static int rp_improve(struct repair *rp, uint16_t d, const struct rp_target *tg)
+{
+	int n = 0;
+
+	for (uint32_t i = 0; i < rp->n_added; i++) {
+		const struct rp_link *l = &rp->added[i];
+
+		rp->round++;
+		rp_walk(rp, l->a, d, tg, false);
+		rp_walk(rp, l->b, d, tg, false);
+		if (!rp->updown) {
+			uint16_t la = rp->st[l->a] & RP_FINAL ? rp->len[l->a] : RP_INF;
+			uint16_t lb = rp->st[l->b] & RP_FINAL ? rp->len[l->b] : RP_INF;
+
+			if ((la != RP_INF || lb != RP_INF) &&
+			    (la == RP_INF || lb == RP_INF || la > lb + 1 || lb > la + 1)) {
+				rp_distance(rp, d, tg);
+				return -1;
+			}
+			continue;
+		}
+		if (rp_shorten(rp, l->a, l->pa, l->b, d, tg)) {
+			n++;
+			continue; /* b's route does not cross a (it is shorter) */
+		}
+		n += rp_shorten(rp, l->b, l->pb, l->a, d, tg);
+	}
+	return n;
+}
+
+/*
+ * One LID's column: aff, what a change broke (or a new owner); else only
+ * the switches that had no table, and the links that came back.
+ */
+static int rp_lid(struct repair *rp, uint16_t d, bool aff, struct repair_stats *st)
 {
 	struct rp_target tg;
 	bool same = rp_same_owner(rp, d);
 	uint32_t before = same ? 0 : rp_unreachable(rp, d, &rp->omap);
-	int r = 0;
+	int r = 0, imp;
 
-	st->lids++;
+	if (aff)
+		st->lids++;
 	rp->same_owner = same;
 	rp->unr_delta = 0;
 	if (!rp_target(rp, d, &tg)) {
-		for (uint32_t s = 0; s < rp->n_sw; s++)
+		for (uint32_t s = 0; aff && s < rp->n_sw; s++)
 			rp_set(rp, s, d, LFT_NO_PORT);
-		st->lids_gone++;
+		st->lids_gone += aff;
 		goto out;
 	}
-	if (same) {
+	if (!aff) {
+		rp->round++;
+		rp->n_todo = 0;
+	} else if (same) {
 		rp_broken(rp, d, &tg);
 	} else {
 		rp->round++;
@@ -775,10 +1035,10 @@ static int rp_lid(struct repair *rp, uint16_t d, struct repair_stats *st)
 		}
 	}
 	if (!rp->n_todo)
-		goto out;
+		goto added;
 	if (rp_local(rp, d, &tg, same)) {
 		st->lids_local++;
-		goto out;
+		goto added;
 	}
 	r = same ? rp_distance_around(rp, d, &tg) : -EDOM;
 	if (r == -EDOM) {
@@ -786,6 +1046,19 @@ static int rp_lid(struct repair *rp, uint16_t d, struct repair_stats *st)
 		r = rp_distance(rp, d, &tg);
 	}
 	st->lids_distance++;
+	if (r < 0)
+		goto out;
+added:
+	if (rp->n_new && !rp_fill_new(rp, d, &tg)) {
+		/* a new switch with no neighbour to follow yet: all of it by distances */
+		st->lids_whole++;
+		r = rp_distance(rp, d, &tg);
+		if (r < 0)
+			goto out;
+	}
+	imp = rp->n_added ? rp_improve(rp, d, &tg) : 0;
+	if (imp)
+		st->lids_shorter++;
 out:
 	if (same) {
 		rp->r->unreachable += (uint64_t)rp->unr_delta;
@@ -909,6 +1182,13 @@ static void rp_free(struct repair *rp)
 	free(rp->touched);
 	free(rp->chsw);
 	free(rp->ustamp);
+	free(rp->newsw);
+	free(rp->added);
+	free(rp->idle);
+	free(rp->nslot);
+	free(rp->ndist);
+	free(rp->twin);
+	free(rp->tport);
 }
 
 static int rp_refuse(struct repair_stats *st, const char *why)
@@ -917,15 +1197,42 @@ static int rp_refuse(struct repair_stats *st, const char *why)
 	return -EAGAIN;
 }
 
-/* Busiest linked switch port of routes x over fabric g. */
-static uint32_t rp_max_port(const struct fabric *g, const struct routes *x)
+/*
+ * Node i of f is an idle switch: no CA, and no neighbour forwards anything
+ * through it but its own LID (a switch back, before the engine re-balances
+ * onto it): no traffic crosses it, so what its row sends out of its ports
+ * is no load.
+ */
+static bool rp_idle(const struct repair *rp, uint32_t i)
+{
+	uint32_t s = rp->dense[i];
+	const struct node *n;
+
+	if (s == RP_NONE || !rp->updown)
+		return false;
+	n = rp_node(rp, s);
+	for (unsigned p = 1; p <= n->nports; p++) {
+		const struct port *pp = &n->ports[p];
+		uint32_t v;
+
+		if (!port_is_linked(pp))
+			continue;
+		v = rp->dense[pp->remote_node];
+		if (v == RP_NONE || rp_load(rp, v, pp->remote_port) > 1)
+			return false;
+	}
+	return true;
+}
+
+/* Busiest linked switch port of routes x over fabric g (rp: of f, idle switches left out). */
+static uint32_t rp_max_port(const struct fabric *g, const struct routes *x, const struct repair *rp)
 {
 	uint32_t best = 0;
 
 	for (uint32_t i = 0; i < g->n_nodes && i < x->n_nodes; i++) {
 		const struct node *n = &g->nodes[i];
 
-		if (x->load_at[i] == UINT32_MAX)
+		if (x->load_at[i] == UINT32_MAX || (rp && rp_idle(rp, i)))
 			continue;
 		for (unsigned p = 1; p <= n->nports; p++)
 			if (port_is_linked(&n->ports[p]) && x->load[x->load_at[i] + p] > best)
@@ -947,7 +1254,7 @@ static uint32_t rp_even_share(const struct repair *rp)
 		const struct node *n = rp_node(rp, s);
 		uint64_t sum = 0, cnt = 0;
 
-		if (!rp->touched[s])
+		if (!rp->touched[s] || rp_idle(rp, rp->sw[s]))
 			continue;
 		for (unsigned p = 1; p <= n->nports; p++)
 			if (rp_peer(rp, s, p) != RP_NONE) {
@@ -958,6 +1265,137 @@ static uint32_t rp_even_share(const struct repair *rp)
 			best = (uint32_t)((sum + cnt - 1) / cnt);
 	}
 	return best;
+}
+
+/* Hop distances from switch v to every switch, into dist (n_sw entries). */
+static void rp_bfs_from(struct repair *rp, uint32_t v, uint16_t *dist)
+{
+	uint32_t head = 0, tail = 0;
+
+	for (uint32_t s = 0; s < rp->n_sw; s++)
+		dist[s] = RP_INF;
+	dist[v] = 0;
+	rp->queue[tail++] = v;
+	while (head < tail) {
+		uint32_t x = rp->queue[head++];
+
+		for (unsigned p = 1; p <= rp->np[x]; p++) {
+			uint32_t y = rp->adj[rp->poff[x] + p];
+
+			if (y != RP_NONE && dist[y] == RP_INF) {
+				dist[y] = dist[x] + 1;
+				rp->queue[tail++] = y;
+			}
+		}
+	}
+}
+
+/* The switches s links to, sorted, each once, into out (256 entries); how many. */
+static unsigned rp_nbrs(const struct repair *rp, uint32_t s, uint32_t *out)
+{
+	unsigned n = 0;
+
+	for (unsigned p = 1; p <= rp->np[s]; p++) {
+		uint32_t v = rp_peer(rp, s, p), j;
+
+		if (v == RP_NONE)
+			continue;
+		for (j = n; j > 0 && out[j - 1] > v; j--)
+			out[j] = out[j - 1];
+		if (j > 0 && out[j - 1] == v) {
+			memmove(out + j, out + j + 1, (n - j) * sizeof(*out));
+			continue;
+		}
+		out[j] = v;
+		n++;
+	}
+	return n;
+}
+
+/* A twin for every new switch that has one (rp->twin, rp->tport).  0 or -ENOMEM. */
+static int rp_setup_twins(struct repair *rp)
+{
+	uint32_t a[256], b[256];
+
+	rp->twin = malloc((rp->n_sw + 1) * sizeof(*rp->twin));
+	rp->tport = calloc((size_t)rp->n_new * 256 + 1, 1);
+	if (!rp->twin || !rp->tport)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < rp->n_sw; s++)
+		rp->twin[s] = RP_NONE;
+	for (uint32_t i = 0; i < rp->n_new; i++) {
+		uint32_t s = rp->newsw[i], t = RP_NONE;
+		unsigned na = rp_nbrs(rp, s, a);
+
+		/* a twin shares every neighbour: look among the first one's */
+		for (unsigned p = 1; na && p <= rp->np[a[0]] && t == RP_NONE; p++) {
+			uint32_t u = rp_peer(rp, a[0], p);
+
+			if (u == RP_NONE || u == s || rp->old[u] == RP_NONE ||
+			    (rp->updown && rp->level[u] != rp->level[s]) ||
+			    rp_nbrs(rp, u, b) != na || memcmp(a, b, na * sizeof(*a)))
+				continue;
+			t = u;
+		}
+		if (t == RP_NONE)
+			continue;
+		rp->twin[s] = t;
+		for (unsigned q = 1; q <= rp->np[t]; q++) {
+			uint32_t v = rp_peer(rp, t, q);
+
+			for (unsigned p = 1; v != RP_NONE && p <= rp->np[s]; p++)
+				if (rp_peer(rp, s, p) == v) {
+					rp->tport[(size_t)i * 256 + q] = (uint8_t)p;
+					break;
+				}
+		}
+	}
+	return 0;
+}
+
+/* At most this many neighbours get a row of hop distances (rp->ndist) for the idle new switches. */
+#define RP_IDLE_MAX_SLOTS 4096
+
+/* Which new switches are idle (no CA), and their neighbours' hop distances.  0 or -ENOMEM. */
+static int rp_setup_idle(struct repair *rp)
+{
+	uint32_t n_slots = 0;
+
+	rp->idle = calloc(rp->n_sw + 1, 1);
+	rp->nslot = malloc((rp->n_sw + 1) * sizeof(*rp->nslot));
+	if (!rp->idle || !rp->nslot)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < rp->n_sw; s++)
+		rp->nslot[s] = RP_NONE;
+	for (uint32_t i = 0; i < rp->n_new; i++) {
+		uint32_t s = rp->newsw[i];
+		const struct node *n = rp_node(rp, s);
+		bool ca = false;
+
+		for (unsigned p = 1; p <= n->nports && !ca; p++)
+			ca = port_is_linked(&n->ports[p]) &&
+			     !node_is_switch(&rp->f->nodes[n->ports[p].remote_node]);
+		if (ca)
+			continue;
+		rp->idle[s] = 1;
+		for (unsigned p = 1; p <= rp->np[s]; p++) {
+			uint32_t v = rp_peer(rp, s, p);
+
+			if (v != RP_NONE && rp->nslot[v] == RP_NONE && n_slots < RP_IDLE_MAX_SLOTS)
+				rp->nslot[v] = n_slots++;
+		}
+	}
+	if (rp_setup_twins(rp) < 0)
+		return -ENOMEM;
+	if (!n_slots)
+		return 0;
+	rp->ndist = malloc((size_t)n_slots * rp->n_sw * sizeof(*rp->ndist));
+	if (!rp->ndist)
+		return -ENOMEM;
+	for (uint32_t v = 0; v < rp->n_sw; v++)
+		if (rp->nslot[v] != RP_NONE)
+			rp_bfs_from(rp, v, rp->ndist + (size_t)rp->nslot[v] * rp->n_sw);
+	return 0;
 }
 
 /* Switches, their old selves, the changed ports; -EAGAIN when f is not old_f minus a few things. */
@@ -1000,18 +1438,20 @@ static int rp_setup(struct repair *rp, struct repair_stats *st)
 	rp->ostamp = calloc(of->n_nodes + 1, sizeof(*rp->ostamp));
 	rp->olen = calloc(of->n_nodes + 1, sizeof(*rp->olen));
 	rp->olevel = malloc((of->n_nodes + 1) * sizeof(*rp->olevel));
+	rp->newsw = malloc(n * sizeof(*rp->newsw));
 	if (!rp->old || !rp->level || !rp->poff || !rp->stamp || !rp->st || !rp->len ||
 	    !rp->stack || !rp->todo || !rp->queue || !rp->order || !rp->bucket || !rp->dd ||
 	    !rp->ud || !rp->bd || !rp->by_level || !rp->touched || !rp->chsw || !rp->ustamp ||
-	    !rp->ostamp || !rp->olen || !rp->olevel)
+	    !rp->ostamp || !rp->olen || !rp->olevel || !rp->newsw)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < rp->n_sw; s++) {
 		const struct node *nd = rp_node(rp, s);
 		uint32_t o = fabric_find_guid(of, nd->guid);
 
+		/* a switch with no table before (new, or back): its row is routed whole */
 		if (o == FABRIC_NO_NODE || !node_is_switch(&of->nodes[o]) ||
 		    of->nodes[o].nports != nd->nports || o >= rp->or->n_nodes || !rp->or->lft[o])
-			return rp_refuse(st, "a switch is new");
+			o = RP_NONE;
 		rp->old[s] = o;
 		rp->poff[s] = (uint32_t)n_ports;
 		n_ports += (size_t)nd->nports + 1;
@@ -1020,31 +1460,84 @@ static int rp_setup(struct repair *rp, struct repair_stats *st)
 	rp->adj = malloc((n_ports + 1) * sizeof(*rp->adj));
 	rp->rport = calloc(n_ports + 1, 1);
 	rp->np = malloc(rp->n_sw + 1);
-	if (!rp->chg || !rp->adj || !rp->rport || !rp->np)
+	rp->added = malloc((n_ports / 2 + 1) * sizeof(*rp->added));
+	if (!rp->chg || !rp->adj || !rp->rport || !rp->np || !rp->added)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < rp->n_sw; s++) {
-		const struct node *nd = rp_node(rp, s), *on = &of->nodes[rp->old[s]];
+		const struct node *nd = rp_node(rp, s);
+		const struct node *on = rp->old[s] == RP_NONE ? NULL : &of->nodes[rp->old[s]];
 
 		rp->np[s] = nd->nports;
 		rp->adj[rp->poff[s]] = RP_NONE;
 		for (unsigned p = 1; p <= nd->nports; p++) {
-			const struct port *np = &nd->ports[p], *op = &on->ports[p];
-			bool nl = port_is_linked(np), ol = port_is_linked(op);
+			const struct port *np = &nd->ports[p], *op = on ? &on->ports[p] : NULL;
+			bool nl = port_is_linked(np), ol = op && port_is_linked(op);
+			uint32_t v;
 
 			rp->adj[rp->poff[s] + p] = nl ? rp->dense[np->remote_node] : RP_NONE;
 			rp->rport[rp->poff[s] + p] = nl ? np->remote_port : 0;
 
-			if (nl == ol && (!nl || (of->nodes[op->remote_node].guid ==
-						     f->nodes[np->remote_node].guid &&
-						 op->remote_port == np->remote_port)))
+			if (on && nl == ol &&
+			    (!nl ||
+			     (of->nodes[op->remote_node].guid == f->nodes[np->remote_node].guid &&
+			      op->remote_port == np->remote_port)))
 				continue;
 			if (!rp->n_chsw || rp->chsw[rp->n_chsw - 1] != s)
 				rp->chsw[rp->n_chsw++] = s;
 			rp->chg[rp->poff[s] + p] = 1;
-			if (nl && node_is_switch(&f->nodes[np->remote_node]))
-				return rp_refuse(st, "a switch link is new (the engine re-balances "
-						     "onto it)");
+			v = nl ? rp->dense[np->remote_node] : RP_NONE;
+			if (v == RP_NONE)
+				continue;
+			st->links_added += s < v || (s == v && p < np->remote_port);
+			/* between two switches that were there: it may shorten routes */
+			if (on && rp->old[v] != RP_NONE &&
+			    (s < v || (s == v && p < np->remote_port)))
+				rp->added[rp->n_added++] =
+				    (struct rp_link){s, v, (uint8_t)p, np->remote_port};
 		}
+	}
+	for (uint32_t s = 0; s < rp->n_sw; s++)
+		st->switches_added += rp->old[s] == RP_NONE;
+	if (st->switches_added && !rp->updown)
+		return rp_refuse(st, "a switch is new (minimal routes: the engine's)");
+	if (st->switches_added) {
+		/* the new switches, breadth first from the old ones */
+		uint32_t head = 0;
+
+		for (uint32_t s = 0; s < rp->n_sw; s++) {
+			bool near = false;
+
+			rp->ustamp[s] = 0;
+			for (unsigned p = 1; rp->old[s] == RP_NONE && p <= rp->np[s] && !near;
+			     p++) {
+				uint32_t v = rp_peer(rp, s, p);
+
+				near = v != RP_NONE && rp->old[v] != RP_NONE;
+			}
+			if (near) {
+				rp->ustamp[s] = 1;
+				rp->newsw[rp->n_new++] = s;
+			}
+		}
+		while (head < rp->n_new) {
+			uint32_t s = rp->newsw[head++];
+
+			for (unsigned p = 1; p <= rp->np[s]; p++) {
+				uint32_t v = rp_peer(rp, s, p);
+
+				if (v != RP_NONE && rp->old[v] == RP_NONE && !rp->ustamp[v]) {
+					rp->ustamp[v] = 1;
+					rp->newsw[rp->n_new++] = v;
+				}
+			}
+		}
+		for (uint32_t s = 0; s < rp->n_sw; s++) {
+			if (rp->old[s] == RP_NONE && !rp->ustamp[s])
+				rp->newsw[rp->n_new++] = s; /* no switch leads to it: cut off */
+			rp->ustamp[s] = 0;
+		}
+		if (rp_setup_idle(rp) < 0)
+			return -ENOMEM;
 	}
 	if (rp->updown) {
 		bool ok = true;
@@ -1055,7 +1548,7 @@ static int rp_setup(struct repair *rp, struct repair_stats *st)
 		if (rp_old_levels(rp, &ok) < 0)
 			return -ENOMEM;
 		for (uint32_t s = 0; ok && s < rp->n_sw; s++)
-			ok = rp->olevel[rp->old[s]] == rp->level[s];
+			ok = rp->old[s] == RP_NONE || rp->olevel[rp->old[s]] == rp->level[s];
 		if (!ok)
 			return rp_refuse(st, "the levels of the switches changed");
 		for (uint32_t s = 0; s < rp->n_sw; s++)
@@ -1113,12 +1606,12 @@ int routes_repair(const struct fabric *old_f, const struct routes *old_r, const 
 		owned += d <= rp.map.max_lid && rp.map.node[d] != FABRIC_NO_NODE;
 	}
 	for (uint32_t s = 0; s < rp.n_sw; s++) {
-		const uint8_t *orow = old_r->lft[rp.old[s]];
+		const uint8_t *orow = rp.old[s] == RP_NONE ? NULL : old_r->lft[rp.old[s]];
 		unsigned np = rp_node(&rp, s)->nports;
 		bool any = false;
 		uint8_t c[256] = {0};
 
-		for (unsigned p = 1; p <= np; p++)
+		for (unsigned p = 1; orow && p <= np; p++)
 			any |= c[p] = rp.chg[rp.poff[s] + p];
 		if (!any)
 			continue;
@@ -1153,18 +1646,33 @@ int routes_repair(const struct fabric *old_f, const struct routes *old_r, const 
 		rp.r->load_at[i] = rp.dense[i] == RP_NONE ? UINT32_MAX : rp.poff[rp.dense[i]];
 	for (uint32_t s = 0; s < rp.n_sw; s++) {
 		uint8_t *row = rp_row(&rp, s);
-		const uint8_t *orow = old_r->lft[rp.old[s]];
 
-		memcpy(row, orow, (size_t)old_r->max_lid + 1);
+		if (rp.old[s] == RP_NONE) {
+			memset(row, LFT_NO_PORT, (size_t)max_lid + 1);
+			continue;
+		}
+		memcpy(row, old_r->lft[rp.old[s]], (size_t)old_r->max_lid + 1);
 		if (max_lid > old_r->max_lid)
 			memset(row + old_r->max_lid + 1, LFT_NO_PORT, max_lid - old_r->max_lid);
 	}
 	if (old_r->load && old_r->load_at) {
-		for (uint32_t s = 0; s < rp.n_sw; s++)
-			memcpy(rp.r->load + rp.poff[s], old_r->load + old_r->load_at[rp.old[s]],
-			       ((size_t)rp_node(&rp, s)->nports + 1) * sizeof(*rp.r->load));
-		rp.r->unreachable = old_r->unreachable;
-		st->max_port_before = rp_max_port(old_f, old_r);
+		uint32_t oowned = 0;
+
+		for (uint32_t s = 0; s < rp.n_sw; s++) {
+			size_t np = (size_t)rp_node(&rp, s)->nports + 1;
+
+			if (rp.old[s] == RP_NONE)
+				memset(rp.r->load + rp.poff[s], 0, np * sizeof(*rp.r->load));
+			else
+				memcpy(rp.r->load + rp.poff[s],
+				       old_r->load + old_r->load_at[rp.old[s]],
+				       np * sizeof(*rp.r->load));
+		}
+		/* a new switch's row: every LID with an owner unreachable, until routed */
+		for (uint32_t d = 1; rp.n_new && d <= max_lid && d <= rp.omap.max_lid; d++)
+			oowned += rp.omap.node[d] != FABRIC_NO_NODE;
+		rp.r->unreachable = old_r->unreachable + (uint64_t)oowned * rp.n_new;
+		st->max_port_before = rp_max_port(old_f, old_r, NULL);
 	} else {
 		struct routes *tmp = rp.r;
 		uint32_t *at = tmp->load_at;
@@ -1177,12 +1685,12 @@ int routes_repair(const struct fabric *old_f, const struct routes *old_r, const 
 			r = -ENOMEM;
 			goto out;
 		}
-		st->max_port_before = rp_max_port(f, tmp);
+		st->max_port_before = rp_max_port(f, tmp, NULL);
 	}
 	for (uint32_t d = 1; d <= max_lid; d++) {
-		if (!aff[d])
+		if (!aff[d] && !rp.n_new && !rp.n_added)
 			continue;
-		r = rp_lid(&rp, (uint16_t)d, st);
+		r = rp_lid(&rp, (uint16_t)d, aff[d], st);
 		if (r == -EAGAIN) {
 			snprintf(st->why, sizeof(st->why),
 				 "LID %u: a switch with a CA has no up*down* route to it", d);
@@ -1190,7 +1698,7 @@ int routes_repair(const struct fabric *old_f, const struct routes *old_r, const 
 		}
 	}
 	st->moved = rp.moved;
-	st->max_port = rp_max_port(f, rp.r);
+	st->max_port = rp_max_port(f, rp.r, &rp);
 	bound = rp_even_share(&rp);
 	if (bound < st->max_port_before)
 		bound = st->max_port_before;

@@ -9,9 +9,12 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "fabric/snapshot.h"
 #include "routing/keep.h"
+#include "sm/rebalance.h"
 #include "sm/route.h"
 #include "sm/sm.h"
+#include "sm/sweep_sched.h"
 
 /*
  * After a change: keep what the switches hold where its path is intact (see
@@ -23,19 +26,45 @@ struct route_state {
 	struct chain_refusal last_refusals[CHAIN_MAX];
 	unsigned int n_last_refusals;
 	struct routing_stats last_stats;
-	struct routes_spare spare; /* the tables of the snapshot before, for the next repair */
+	struct routes_spare spare;     /* the tables of the snapshot before, for the next repair */
+	struct sm *sm;		       /* for the worker's completion */
+	struct rebalance *worker;      /* the engine in the background (sm/rebalance.h) */
+	bool again;		       /* the published snapshot changed while the worker ran */
+	struct rebalance_result ready; /* its routes for snapshot ready.generation */
+	bool have_ready;
 };
 
-int route_state_new(struct route_state **ret)
+static void route_rebalance_done(void *arg);
+
+int route_state_new(struct event_base *base, struct route_state **ret)
 {
-	*ret = calloc(1, sizeof(**ret));
-	return *ret ? 0 : -ENOMEM;
+	struct route_state *rs = calloc(1, sizeof(*rs));
+	int r;
+
+	if (!rs)
+		return -ENOMEM;
+	r = rebalance_new(base, route_rebalance_done, rs, &rs->worker);
+	if (r < 0) {
+		free(rs);
+		return r;
+	}
+	*ret = rs;
+	return 0;
+}
+
+static void route_ready_clear(struct route_state *rs)
+{
+	if (rs->have_ready)
+		chain_result_clear(&rs->ready.res);
+	rs->have_ready = false;
 }
 
 void route_state_free(struct route_state *rs)
 {
 	if (!rs)
 		return;
+	rebalance_free(rs->worker);
+	route_ready_clear(rs);
 	routes_spare_clear(&rs->spare);
 	free(rs);
 }
@@ -137,21 +166,30 @@ static bool route_repair(struct sm *sm, const struct fabric *f, struct routes **
 	return true;
 }
 
+/* The options a full routing pass gives the engine (route_fabric's). */
+static struct routing_opts route_opts(const struct sm *sm)
+{
+	return (struct routing_opts){.roots = sm->policy.roots,
+				     .n_roots = sm->policy.n_roots,
+				     .max_vls = (uint8_t)sm->conf.max_vls,
+				     .lmc = (uint8_t)sm->conf.lmc};
+}
+
 int route_fabric(struct sm *sm, const struct fabric *f, bool incremental, struct routes **ret,
 		 char *engine, size_t engine_len, double *ret_ms)
 {
 	struct route_state *rs = sm->route;
-	struct routing_opts ro = {.roots = sm->policy.roots,
-				  .n_roots = sm->policy.n_roots,
-				  .max_vls = (uint8_t)sm->conf.max_vls,
-				  .lmc = (uint8_t)sm->conf.lmc};
+	struct routing_opts ro = route_opts(sm);
 	struct chain_result res;
 	struct routing_stats st;
 	double t0 = clock_mono_ms();
 	bool changed;
 	int r;
 
+	rs->sm = sm;
 	rs->st.engine_ms = rs->st.repair_ms = rs->st.keep_ms = rs->st.stats_ms = 0;
+	rs->st.last_rebalanced = false;
+	rs->st.last_repaired = false;
 	if (incremental && route_repair(sm, f, ret, engine, engine_len, ret_ms)) {
 		t0 = clock_mono_ms();
 		routing_stats(f, *ret, &st); /* from the port counts: O(ports) */
@@ -225,4 +263,135 @@ stats:
 	snprintf(rs->st.last_engine, sizeof(rs->st.last_engine), "%s", engine);
 	rs->last_stats = st;
 	return 0;
+}
+
+/* ---- the re-balance in the background ------------------------------------------- */
+
+/* Start the worker on the published fabric, or have it run again once it is done. */
+static void route_rebalance_start(struct sm *sm)
+{
+	struct route_state *rs = sm->route;
+	struct routing_opts ro = route_opts(sm);
+	double t0 = clock_mono_ms();
+	int r;
+
+	if (rebalance_running(rs->worker)) {
+		rs->again = true;
+		return;
+	}
+	route_ready_clear(rs);
+	r = rebalance_start(rs->worker, sm->snap->fabric, &ro, sm->conf.routing_engine,
+			    sm->conf.routing_chain, sm->snap->generation);
+	if (r < 0) {
+		log_warn("cannot re-balance the routes in the background (%s): the next full "
+			 "routing will",
+			 strerror(-r));
+		rs->st.rebalance_due = false;
+		return;
+	}
+	rs->st.rebalance_running = true;
+	rs->st.rebalances++;
+	log_msg(LOG_CAT_ROUTE, LOG_DEBUG,
+		"re-balancing in the background: %s routes a copy of snapshot %llu (copied in "
+		"%.1f ms)",
+		sm->conf.routing_engine, (unsigned long long)sm->snap->generation,
+		clock_mono_ms() - t0);
+}
+
+/* The worker is done (on the loop). */
+static void route_rebalance_done(void *arg)
+{
+	struct route_state *rs = arg;
+	struct sm *sm = rs->sm;
+	struct rebalance_result res;
+
+	rs->st.rebalance_running = false;
+	if (!rebalance_take(rs->worker, &res) || !sm)
+		return;
+	rs->st.rebalance_engine_ms = res.ms;
+	if (res.rc < 0 || !res.res.routes) {
+		log_msg(LOG_CAT_ROUTE, LOG_INFO,
+			"the background re-balance found no engine to route (%s): the routes "
+			"stay as repaired",
+			strerror(res.rc < 0 ? -res.rc : ENOENT));
+		chain_result_clear(&res.res);
+		rs->st.rebalance_due = false;
+		return;
+	}
+	if (rs->again || !sm->snap || res.generation != sm->snap->generation) {
+		/* the fabric changed meanwhile: what was owed is owed on the new one */
+		rs->again = false;
+		rs->st.rebalances_stale++;
+		chain_result_clear(&res.res);
+		if (rs->st.rebalance_due && sm->snap && sm->state == SM_MASTER)
+			route_rebalance_start(sm);
+		return;
+	}
+	route_ready_clear(rs);
+	rs->ready = res;
+	rs->have_ready = true;
+	log_msg(LOG_CAT_ROUTE, LOG_DEBUG,
+		"background re-balance: %s routed snapshot %llu in %.1f ms: programming it",
+		res.res.engine ? res.res.engine->name : "?", (unsigned long long)res.generation,
+		res.ms);
+	sweep_start_rebalance(sm);
+}
+
+bool route_rebalanced(struct sm *sm, const struct fabric *f, struct routes **ret, char *engine,
+		      size_t engine_len, double *ret_ms)
+{
+	struct route_state *rs = sm->route;
+	struct routing_stats st;
+	double t0 = clock_mono_ms();
+
+	rs->sm = sm;
+	if (!rs->have_ready || !sm->snap || rs->ready.generation != sm->snap->generation ||
+	    rs->ready.res.routes->n_nodes != f->n_nodes) {
+		route_ready_clear(rs);
+		return false;
+	}
+	*ret = rs->ready.res.routes;
+	rs->ready.res.routes = NULL;
+	snprintf(engine, engine_len, "%s", rs->ready.res.engine->name);
+	route_ready_clear(rs);
+	rs->st.engine_ms = rs->st.repair_ms = rs->st.keep_ms = 0;
+	rs->st.last_repaired = false;
+	rs->st.last_rebalanced = true;
+	rs->st.rebalances_taken++;
+	memset(&rs->st.last_keep, 0, sizeof(rs->st.last_keep));
+	snprintf(rs->st.last_keep.why, sizeof(rs->st.last_keep.why),
+		 "re-balanced in the background: the engine's routes whole");
+	routing_stats(f, *ret, &st);
+	rs->st.stats_ms = clock_mono_ms() - t0;
+	*ret_ms = rs->st.stats_ms;
+	log_msg(LOG_CAT_ROUTE, LOG_INFO,
+		"re-balanced in the background: %s's routes (%.1f ms on the worker), max %u / mean "
+		"%.1f routes per port, %u unreachable",
+		engine, rs->st.rebalance_engine_ms, st.max_routes_per_port, st.mean_routes_per_port,
+		st.unreachable);
+	snprintf(rs->st.last_engine, sizeof(rs->st.last_engine), "%s", engine);
+	rs->last_stats = st;
+	return true;
+}
+
+void route_published(struct sm *sm)
+{
+	struct route_state *rs = sm->route;
+	const struct repair_stats *rp = &rs->st.last_repair;
+
+	rs->sm = sm;
+	if (!sm->conf.incremental_routing || sm->once || sm->last.standby || !sm->last.programmed) {
+		rs->st.rebalance_due = false;
+	} else if (rs->st.last_rebalanced || !rs->st.last_repaired) {
+		rs->st.rebalance_due = false; /* the engine's routes: balanced */
+	} else if (rp->links_added || rp->switches_added) {
+		rs->st.rebalance_due = true;
+	}
+	if (!rs->st.rebalance_due) {
+		route_ready_clear(rs);
+		return;
+	}
+	if (sm->last.status != 0 || sm->state != SM_MASTER || !sm->snap)
+		return; /* the next sweep that brings the subnet up */
+	route_rebalance_start(sm);
 }

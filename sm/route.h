@@ -11,6 +11,7 @@
 #define IBSMD_ROUTE_H
 
 #include <stddef.h>
+#include <event2/event.h>
 
 #include "fabric/fabric.h"
 #include "fabric/routes.h"
@@ -31,10 +32,25 @@ struct route_status {
 	double engine_ms, repair_ms, keep_ms, stats_ms;
 	bool last_repaired;		 /* the last pass repaired (routing/repair.h) */
 	struct repair_stats last_repair; /* what the last attempt did, or why it refused */
+	/*
+	 * The re-balance in the background (route_published): owed after a
+	 * repair that added links or switches, until the engine's routes are
+	 * published; the worker's runs.
+	 */
+	bool rebalance_due;
+	bool rebalance_running;
+	bool last_rebalanced;	    /* the last pass took the worker's routes */
+	uint64_t rebalances;	    /* worker runs started */
+	uint64_t rebalances_taken;  /* whose routes a sweep programmed */
+	uint64_t rebalances_stale;  /* the fabric changed meanwhile: run again */
+	double rebalance_engine_ms; /* the last run's engine time, on the worker */
 };
 
-/* The routing state of the SM (sm->route): 0 or -ENOMEM; free NULL-safe. */
-int route_state_new(struct route_state **ret);
+/*
+ * The routing state of the SM (sm->route), its worker on base: 0 or
+ * -errno; free NULL-safe (waits for a running worker).
+ */
+int route_state_new(struct event_base *base, struct route_state **ret);
 void route_state_free(struct route_state *rs);
 /* The last pass's status (never NULL on an SM made by sm_init). */
 const struct route_status *route_status(const struct sm *sm);
@@ -58,5 +74,25 @@ void route_spare_clear(struct sm *sm);
  */
 int route_fabric(struct sm *sm, const struct fabric *f, bool incremental, struct routes **ret,
 		 char *engine, size_t engine_len, double *ret_ms);
+
+/*
+ * A re-balance sweep (sweep_start_rebalance) routes its fabric, a copy of
+ * the published one, with the worker's routes for that snapshot: true with
+ * *ret (the caller's) and the engine's name; false when there are none
+ * (the fabric changed since: route_fabric instead).
+ */
+bool route_rebalanced(struct sm *sm, const struct fabric *f, struct routes **ret, char *engine,
+		      size_t engine_len, double *ret_ms);
+
+/*
+ * After a publish (sm->snap, sm->last the new ones): a repair that added
+ * links or switches owes the engine's balance; the engine routes a copy of
+ * the published fabric on the worker (sm/rebalance.h) while the subnet is
+ * up, and when it is done with the published snapshot unchanged a
+ * re-balance sweep programs its routes (sweep_start_rebalance).  A change
+ * meanwhile makes it run again on the next snapshot; a pass of the engine
+ * itself settles what was owed.
+ */
+void route_published(struct sm *sm);
 
 #endif

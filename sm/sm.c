@@ -261,7 +261,7 @@ int sm_init(struct sm *sm, struct event_base *base, const struct sm_conf *c, cha
 	else
 		log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "%u LIDs loaded from %s", lid_db_count(sm->lids),
 			sm->lid_path);
-	r = route_state_new(&sm->route);
+	r = route_state_new(base, &sm->route);
 	if (r < 0) {
 		snprintf(err, err_len, "out of memory");
 		goto fail;

@@ -68,6 +68,14 @@ struct sweep {
 	/* PROGRAM: the policies its tables are written with (references) */
 	struct qos_policy *qos;
 	struct partition_config *parts;
+	/* a re-balance: a copy of the published fabric, taken on the next loop turn */
+	bool rebalance;
+	struct event *start;
+	/* incremental: the nodes discovery touched (discover.h), sorted; the rest as programmed */
+	bool scoped;
+	uint64_t *touched;
+	size_t n_touched;
+	uint8_t *scope; /* PROGRAM's (program_params.scope), NULL: every node */
 };
 
 static void sweep_step(struct sweep *sw);
@@ -87,6 +95,10 @@ static void sweep_fail(struct sweep *sw, const char *fmt, ...)
 
 static void sweep_destroy(struct sweep *sw)
 {
+	free(sw->touched);
+	free(sw->scope);
+	if (sw->start)
+		event_free(sw->start);
 	discover_free(sw->disc);
 	readback_free(sw->rb);
 	program_held_free(sw->held);
@@ -140,6 +152,12 @@ static void on_discovered(void *arg, int status, struct discover_result *res)
 		return;
 	}
 	sw->sum.incremental = res->incremental;
+	if (res->incremental && res->fabric) {
+		sw->scoped = true;
+		sw->touched = res->touched;
+		sw->n_touched = res->n_touched;
+		res->touched = NULL;
+	}
 	sw->sum.reprobed = res->reprobed;
 	sw->sum.links_down = res->links_down;
 	sw->sum.links_up = res->links_up;
@@ -227,9 +245,14 @@ static void phase_assign(struct sweep *sw)
 
 static void phase_route(struct sweep *sw)
 {
-	int r = route_fabric(sw->sm, sw->f, sw->sum.incremental, &sw->routes, sw->sum.engine,
-			     sizeof(sw->sum.engine), &sw->sum.route_ms);
+	int r = 0;
 
+	if (!sw->rebalance || !route_rebalanced(sw->sm, sw->f, &sw->routes, sw->sum.engine,
+						sizeof(sw->sum.engine), &sw->sum.route_ms)) {
+		sw->sum.rebalance = false;
+		r = route_fabric(sw->sm, sw->f, sw->sum.incremental, &sw->routes, sw->sum.engine,
+				 sizeof(sw->sum.engine), &sw->sum.route_ms);
+	}
 	if (r < 0)
 		sweep_fail(sw, "no routing engine could route: %s", strerror(-r));
 	else
@@ -341,6 +364,83 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 	sweep_step(sw);
 }
 
+static int sweep_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The parameters of a configure batch that decide what its Sets are besides the nodes. */
+static struct sweep_program_sig sweep_sig(const struct sweep *sw, const struct program_params *pp)
+{
+	const struct fabric *f = sw->f;
+
+	return (struct sweep_program_sig){
+	    .valid = true,
+	    .subnet_prefix = pp->subnet_prefix,
+	    .sm_lid = f->n_nodes ? f->nodes[f->sm_node].ports[f->sm_port].lid : 0,
+	    .n_vls = sw->routes->n_vls,
+	    .parts = pp->parts,
+	    .qos = pp->qos,
+	    .mkey = pp->mkey.key,
+	    .mkey_protect = pp->mkey.protect,
+	    .mkey_lease = pp->mkey.lease_s,
+	    .part_enforce = pp->part_enforce,
+	    .lifetimes = pp->lifetimes,
+	    .switch_life = pp->switch_life,
+	    .hoq_life = pp->hoq_life,
+	    .leaf_hoq_life = pp->leaf_hoq_life,
+	    .link_speed_ext = pp->link_speed_ext};
+}
+
+static bool sweep_sig_equal(const struct sweep_program_sig *a, const struct sweep_program_sig *b)
+{
+	return a->valid && b->valid && a->subnet_prefix == b->subnet_prefix &&
+	       a->sm_lid == b->sm_lid && a->n_vls == b->n_vls && a->parts == b->parts &&
+	       a->qos == b->qos && a->mkey == b->mkey && a->mkey_protect == b->mkey_protect &&
+	       a->mkey_lease == b->mkey_lease && a->part_enforce == b->part_enforce &&
+	       a->lifetimes == b->lifetimes && a->switch_life == b->switch_life &&
+	       a->hoq_life == b->hoq_life && a->leaf_hoq_life == b->leaf_hoq_life &&
+	       a->link_speed_ext == b->link_speed_ext;
+}
+
+/*
+ * The nodes whose ports the configure batch looks at (program_params
+ * scope): after an incremental sweep (or a re-balance) on a subnet the last
+ * sweep brought up, with the batch built as the last one was, the nodes
+ * discovery touched and those new to the fabric; the others are as that
+ * sweep programmed them.  NULL: every node.
+ */
+static uint8_t *sweep_scope(struct sweep *sw, const struct snapshot *old,
+			    const struct program_params *pp)
+{
+	struct sm *sm = sw->sm;
+	struct sweep_program_sig now = sweep_sig(sw, pp);
+	const struct fabric *f = sw->f;
+	uint8_t *scope;
+
+	/* (tables the runtime partitions wrote since the model's copy: looked at everywhere) */
+	if (!sw->scoped || !old || sm->last.status != 0 || !sm->last.programmed || pp->force ||
+	    pp->rereg_all || pp->n_rereg || pp->n_pkey_rewrite || pp->qos_old != pp->qos ||
+	    !sweep_sig_equal(&sm->sched.programmed_with, &now))
+		return NULL;
+	scope = calloc(f->n_nodes + 1, 1);
+	if (!scope)
+		return NULL;
+	if (sw->n_touched)
+		qsort(sw->touched, sw->n_touched, sizeof(*sw->touched), sweep_u64_cmp);
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		uint64_t g = f->nodes[i].guid;
+
+		scope[i] = (sw->n_touched &&
+			    bsearch(&g, sw->touched, sw->n_touched, sizeof(g), sweep_u64_cmp)) ||
+			   fabric_find_guid(old->fabric, g) == FABRIC_NO_NODE;
+		sw->sum.scoped_nodes += scope[i];
+	}
+	return scope;
+}
+
 /* Start the programming batch of the current phase; its callback moves on. */
 static void phase_batch(struct sweep *sw)
 {
@@ -376,13 +476,20 @@ static void phase_batch(struct sweep *sw)
 					    (uint8_t)sm->conf.leaf_head_of_queue_lifetime,
 					    (uint8_t)sm->conf.link_speed_ext_enabled,
 					    NULL, /* pkey_rewrite: the configure hook's */
-					    0};
+					    0,
+					    NULL /* scope: sweep_scope, below */};
 
 		hook_run(&sm->hooks.configure, &pp); /* ClientReregister after a takeover */
 		pp.qos = sm->policy.qos;	     /* policy/qos.h */
 		/* what old's tables were written with; unknown after a batch that failed */
 		pp.qos_old = sm->policy.qos_rewrite ? NULL : sm->policy.qos_last;
 		sm->policy.qos_rewrite = true; /* until this batch completes without a VL error */
+		/* only the nodes the change touched, when the rest is as the last batch left it */
+		sw->sum.scoped_nodes = 0;
+		sw->scope = sweep_scope(sw, old, &pp);
+		sw->sum.scoped = sw->scope != NULL;
+		pp.scope = sw->scope;
+		sm->sched.programmed_with = sweep_sig(sw, &pp);
 		program_configure(sw->batch, sw->routes, old ? old->fabric : NULL,
 				  old ? old->routes : NULL, &pp);
 		qos_policy_free(sm->policy.qos_last);
@@ -447,7 +554,7 @@ static void phase_publish(struct sweep *sw)
 	struct sm *sm = sw->sm;
 	struct sweep_summary *s = &sw->sum;
 	struct snapshot *old = sm->snap, *snap;
-	char readback[160] = "";
+	char readback[256] = "";
 	double t_pub = clock_mono_ms(), t_hooks, t_dump;
 
 	if (s->lft_reads)
@@ -521,16 +628,27 @@ static void phase_publish(struct sweep *sw)
 		    s->phase_ms[SWEEP_ACTIVATE], s->phase_ms[SWEEP_PUBLISH], t_hooks - t_pub,
 		    s->publish_hooks_ms, s->publish_dump_ms);
 	}
-	if (s->incremental)
+	if (s->rebalance)
+		snprintf(readback + strlen(readback), sizeof(readback) - strlen(readback),
+			 " (re-balanced: the engine ran in the background)");
+	else if (s->incremental && s->scoped)
+		snprintf(
+		    readback + strlen(readback), sizeof(readback) - strlen(readback),
+		    " (incremental: %u switch%s asked again, the ports of %u node%s looked at)",
+		    s->reprobed, s->reprobed == 1 ? "" : "es", s->scoped_nodes,
+		    s->scoped_nodes == 1 ? "" : "s");
+	else if (s->incremental)
 		snprintf(readback + strlen(readback), sizeof(readback) - strlen(readback),
 			 " (incremental: %u switch%s asked again)", s->reprobed,
 			 s->reprobed == 1 ? "" : "es");
 	if (s->status == 0)
-		log_msg(LOG_CAT_SWEEP, sm->sweeps == 1 || s->sets ? LOG_INFO : LOG_DEBUG,
-			"subnet up: %u nodes (%u switches, %u CAs), %u links active, %u LIDs, "
-			"%u SMPs set, %u LFT blocks, %u P_Key blocks, %s routing, sweep %.1f ms%s",
-			s->nodes, s->switches, s->cas, s->links, s->lids, s->sets, s->lft_blocks,
-			s->pkey_blocks, s->engine, s->ms, readback);
+		log_msg(
+		    LOG_CAT_SWEEP, sm->sweeps == 1 || s->sets ? LOG_INFO : LOG_DEBUG,
+		    "subnet up: %u nodes (%u switches, %u CAs), %u links active, %u LIDs, "
+		    "%u SMPs set, %u LFT blocks, %u P_Key blocks, %s routing%s, sweep %.1f ms%s",
+		    s->nodes, s->switches, s->cas, s->links, s->lids, s->sets, s->lft_blocks,
+		    s->pkey_blocks, s->engine, route_status(sm)->last_repaired ? " (repaired)" : "",
+		    s->ms, readback);
 	else if (s->standby)
 		log_msg(LOG_CAT_SWEEP, LOG_DEBUG,
 			"sweep %llu: %u nodes seen, nothing programmed: %s",
@@ -555,7 +673,12 @@ static void phase_publish(struct sweep *sw)
 	sm->sched.cur = NULL;
 	sm->sched.last_end_ms = clock_mono_ms();
 	program_held_free(sw->held); /* READBACK's, used by PROGRAM */
+	if (sw->start)
+		event_free(sw->start);
+	free(sw->touched);
+	free(sw->scope);
 	free(sw);
+	route_published(sm); /* a re-balance owed: the engine in the background */
 	sweep_sched_retry(sm, sm->last.status != 0 && !sm->last.standby);
 	hook_run(&sm->hooks.sweep_done, &sm->last);
 	sweep_sched_next(sm);
@@ -606,6 +729,32 @@ static void sweep_step(struct sweep *sw)
 
 /* ---- starting one ------------------------------------------------------ */
 
+/* A re-balance's discovery: the published fabric as it is, copied (no SMP). */
+static void sweep_rebalance_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sweep *sw = arg;
+	struct sm *sm = sw->sm;
+
+	(void)fd;
+	(void)what;
+	sw->f = sm->snap ? fabric_clone(sm->snap->fabric) : NULL;
+	if (!sw->f)
+		sweep_fail(sw, "out of memory copying the fabric to re-balance");
+	else
+		sw->phase = SWEEP_DECIDE;
+	sweep_step(sw);
+}
+
+/* Whether the re-balance asked for (sched.rebalance) runs now: nothing else was asked. */
+static bool sweep_may_rebalance(const struct sm *sm)
+{
+	const struct sweep_sched *sc = &sm->sched;
+
+	return sc->rebalance && !sc->want_heavy && !sc->n_dirty && sm->snap &&
+	       sm->snap->fabric->n_nodes && sm->state == SM_MASTER && sm->last.status == 0 &&
+	       !sc->force_lft;
+}
+
 /* An incremental sweep is safe: only switch changes asked for, on top of a subnet that was up. */
 static bool sweep_may_be_incremental(const struct sm *sm)
 {
@@ -623,9 +772,11 @@ static bool sweep_may_be_incremental(const struct sm *sm)
 int sweep_begin(struct sm *sm, const char *why)
 {
 	struct sweep *sw;
-	bool incremental = sweep_may_be_incremental(sm);
+	bool rebalance = sweep_may_rebalance(sm);
+	bool incremental = rebalance || sweep_may_be_incremental(sm);
 	int r;
 
+	sm->sched.rebalance = false;
 	/* what the hooks are told; a failing incremental start still falls back */
 	sm->sched.cur_incremental = incremental;
 	hook_run(&sm->hooks.sweep_begin, why);
@@ -642,6 +793,21 @@ int sweep_begin(struct sm *sm, const char *why)
 	else if (sm->state == SM_NOTACTIVE)
 		sm->state = SM_DISCOVERING;
 	r = -ENOENT;
+	if (rebalance) {
+		static const struct timeval now = {0, 0};
+
+		sw->start = evtimer_new(sm->base, sweep_rebalance_cb, sw);
+		if (sw->start && evtimer_add(sw->start, &now) == 0) {
+			sw->rebalance = true;
+			sw->scoped = true; /* nothing discovered: only the tables may change */
+			sw->sum.rebalance = true;
+			sw->sum.incremental = true;
+			sm->sched.want_heavy = false;
+			log_msg(LOG_CAT_SWEEP, LOG_DEBUG, "re-balance sweep (%s)", why);
+			return 0;
+		}
+		incremental = sweep_may_be_incremental(sm);
+	}
 	if (incremental) {
 		r = discover_start_around(sm->xe, sm->snap->fabric, sm->sched.dirty,
 					  sm->sched.n_dirty, on_discovered, sw, &sw->disc);

@@ -45,6 +45,9 @@ static void sweep_retry_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (sm->state != SM_MASTER && sm->state != SM_DISCOVERING)
 		return;
+	if (sm->sched.cur || !sm->sched.failures)
+		return; /* a sweep runs (it retries if it fails too), or one brought the subnet up
+			 */
 	snprintf(why, sizeof(why), "retry %u after a failed sweep", sm->sched.failures);
 	/* an incremental sweep that failed programming is retried around the same switches */
 	if (sm->sched.n_dirty && sm->sched.failures <= 2)
@@ -66,7 +69,10 @@ void sweep_sched_retry(struct sm *sm, bool failed)
 	struct timeval tv;
 
 	if (!failed) {
+		/* a retry armed by an earlier failure is moot: this one brought the subnet up */
 		sc->failures = 0;
+		if (sc->retry)
+			evtimer_del(sc->retry);
 		return;
 	}
 	sc->failures++;
@@ -108,10 +114,27 @@ static void sweep_holddown_cb(evutil_socket_t fd, short what, void *arg)
 		log_err("cannot start a sweep (%s): %s", why, strerror(-r));
 }
 
-/* Start the pending sweep once the hold-down since the last sweep's end is over. */
+/*
+ * When the pending sweep may start: when only switches reported changes, a
+ * gather after the last report (their burst over), at most the longest
+ * gather after the first; else the hold-down after the last sweep's end.
+ */
+static double sweep_due_ms(const struct sm *sm)
+{
+	const struct sweep_sched *sc = &sm->sched;
+	double quiet, cap;
+
+	if (sc->want_heavy || !sc->n_dirty)
+		return sc->last_end_ms + sm->conf.sweep_holddown_ms;
+	quiet = sc->last_report_ms + SWEEP_TRAP_GATHER_MS;
+	cap = sc->first_report_ms + SWEEP_GATHER_MAX_MS;
+	return quiet < cap ? quiet : cap;
+}
+
+/* Start the pending sweep when it is due (sweep_due_ms). */
 static void sweep_arm_holddown(struct sm *sm)
 {
-	double wait = sm->conf.sweep_holddown_ms - (clock_mono_ms() - sm->sched.last_end_ms);
+	double wait = sweep_due_ms(sm) - clock_mono_ms();
 	struct timeval tv = {0, 0};
 
 	if (!sm->sched.holddown)
@@ -143,8 +166,12 @@ int sweep_start_why(struct sm *sm, const char *why)
 int sweep_start_around(struct sm *sm, uint64_t guid, const char *why)
 {
 	struct sweep_sched *sc = &sm->sched;
+	double now = clock_mono_ms();
 	unsigned i;
 
+	if (!sc->n_dirty)
+		sc->first_report_ms = now;
+	sc->last_report_ms = now;
 	for (i = 0; i < sc->n_dirty && sc->dirty[i] != guid; i++)
 		;
 	if (i == sc->n_dirty) {
@@ -153,28 +180,22 @@ int sweep_start_around(struct sm *sm, uint64_t guid, const char *why)
 		else
 			sc->want_heavy = true; /* too many to bound */
 	}
+	if (sc->cur)
+		return sweep_request(sm, why); /* due when it ends (sweep_sched_next) */
 	/*
-	 * Both ends of a link report it: wait a moment for the other's trap
-	 * (a far end reached only across the link that broke cannot be asked).
+	 * Gather: both ends of a link report it (a far end reached only across
+	 * the link that broke cannot be asked), and a switch that loses its
+	 * links one after the other reports each: wait until the reports stop
+	 * (sweep_due_ms), so that the burst is one incremental sweep.
 	 */
-	if (!sc->cur && !sc->pending) {
-		struct timeval tv = {0, SWEEP_TRAP_GATHER_MS * 1000};
-
-		if (!sc->holddown)
-			sc->holddown = evtimer_new(sm->base, sweep_holddown_cb, sm);
-		if (sc->holddown) {
-			snprintf(sc->pending_why, sizeof(sc->pending_why), "%s", why);
-			sc->pending = true;
-			sc->pending_count = 1;
-			if (!(sc->last_end_ms &&
-			      clock_mono_ms() - sc->last_end_ms < sm->conf.sweep_holddown_ms))
-				evtimer_add(sc->holddown, &tv);
-			else
-				sweep_arm_holddown(sm);
-			return 0;
-		}
+	if (!sc->pending) {
+		snprintf(sc->pending_why, sizeof(sc->pending_why), "%s", why);
+		sc->pending = true;
+		sc->pending_count = 0;
 	}
-	return sweep_request(sm, why);
+	sc->pending_count++;
+	sweep_arm_holddown(sm);
+	return 0;
 }
 
 static int sweep_request(struct sm *sm, const char *why)
@@ -196,6 +217,12 @@ static int sweep_request(struct sm *sm, const char *why)
 		return 0;
 	}
 	return sc->begin ? sc->begin(sm, why) : -ENOSYS;
+}
+
+int sweep_start_rebalance(struct sm *sm)
+{
+	sm->sched.rebalance = true;
+	return sweep_request(sm, "re-balance in the background done");
 }
 
 int sweep_start(struct sm *sm)

@@ -6,7 +6,11 @@
  * within sweep_holddown_ms of the last one's end, waits for that hold-down
  * and joins every other request made meanwhile, so a burst of traps costs
  * one sweep after the running one (like an OSPF SPF hold timer).  The first
- * request after a quiet spell starts at once.
+ * request after a quiet spell starts at once.  Reports of changed switches
+ * alone (traps, the light sweep's PortStateChange) are gathered instead:
+ * their sweep waits until they stop (SWEEP_TRAP_GATHER_MS without one, at
+ * most SWEEP_GATHER_MAX_MS), not for the hold-down: a switch that loses its
+ * links one after the other is one incremental sweep.
  */
 #ifndef IBSMD_SWEEP_SCHED_H
 #define IBSMD_SWEEP_SCHED_H
@@ -36,6 +40,9 @@ struct sweep_summary {
 	uint32_t sets, set_errors;
 	uint32_t set_recovered; /* failed PortInfo Sets the port, read back, had taken */
 	bool incremental;	/* discovery re-probed only around changed switches */
+	bool rebalance;		/* programmed the engine's routes, run in the background */
+	bool scoped;		/* PROGRAM looked only at the ports of scoped_nodes nodes */
+	uint32_t scoped_nodes;
 	uint32_t reprobed, links_down, links_up, removed; /* what it did (discover.h) */
 	uint32_t lft_blocks;
 	uint32_t pkey_blocks;  /* P_KeyTable blocks among the sets (partitions) */
@@ -52,8 +59,18 @@ struct sweep_summary {
 };
 
 /* The scheduler's state, inside struct sm. */
-/* A switch's change waits this long for the other end's report before sweeping. */
+/*
+ * A switch's change waits until the reports have stopped for this long (the
+ * other end's, the next port's) before sweeping, at most SWEEP_GATHER_MAX_MS
+ * after the first (a report storm still sweeps that often).  Measured with
+ * bench/faults.sh spine_ports (a spine cut a port every ~12 ms): k=16 in
+ * one incremental sweep, 262 ms from the first Unlink (the cut itself ~200
+ * ms; with the old 500 ms hold-down between sweeps: 800 ms, or heavy);
+ * k=32 574 ms in one (the cut ~480 ms).  Both ends of an ISL report within
+ * a few ms: 20 ms costs a single fault little.
+ */
 #define SWEEP_TRAP_GATHER_MS 20
+#define SWEEP_GATHER_MAX_MS 300
 
 /* Switches an incremental sweep re-probes at most; more and it is heavy. */
 #define SWEEP_MAX_DIRTY 64
@@ -74,8 +91,30 @@ struct sweep_sched {
 	unsigned n_dirty;
 	bool want_heavy;      /* some request since the last sweep began needs a heavy one */
 	bool cur_incremental; /* the sweep that began last began incremental */
-	unsigned failures;    /* failed sweeps in a row */
-	pid_t dump_pid;	      /* child writing the routing dumps, 0 if none */
+	bool rebalance;	      /* the next sweep programs the background re-balance */
+	/* the reports of changed switches since the last sweep began: first, last */
+	double first_report_ms, last_report_ms;
+	/*
+	 * What the last configure batch was built with (sweep.c): a sweep
+	 * whose are the same, after one that brought the subnet up, looks only
+	 * at the ports of the nodes its discovery touched (program_params
+	 * scope).  valid false: nothing known.
+	 */
+	struct sweep_program_sig {
+		bool valid;
+		uint64_t subnet_prefix;
+		uint16_t sm_lid;
+		uint8_t n_vls;
+		const void *parts, *qos;
+		uint64_t mkey;
+		uint8_t mkey_protect;
+		uint16_t mkey_lease;
+		int part_enforce;
+		bool lifetimes;
+		uint8_t switch_life, hoq_life, leaf_hoq_life, link_speed_ext;
+	} programmed_with;
+	unsigned failures; /* failed sweeps in a row */
+	pid_t dump_pid;	   /* child writing the routing dumps, 0 if none */
 };
 
 /*
@@ -92,6 +131,14 @@ int sweep_start_why(struct sm *sm, const char *why);
  * incremental_sweep allows; else heavy.
  */
 int sweep_start_around(struct sm *sm, uint64_t guid, const char *why);
+/*
+ * Ask for a re-balance sweep (sm/route.h, route_published): no SMP to
+ * discover (a copy of the published fabric), the worker's routes, the
+ * blocks that differ programmed.  Heavy or around switches instead when
+ * something else asked meanwhile (the re-balance then waits for the next
+ * snapshot).  0 or -errno.
+ */
+int sweep_start_rebalance(struct sm *sm);
 /* sweep_start_why(sm, "requested"). */
 int sweep_start(struct sm *sm);
 /* Whether a heavy sweep runs now. */

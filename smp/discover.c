@@ -50,6 +50,13 @@ struct probe {
 #define DISCOVER_EXTRA_ROUNDS 2
 
 /*
+ * Incremental: a Get unanswered in a stage before this one is asked again
+ * in the next (over routes that avoid what was found gone); in this one it
+ * counts, and the whole fabric is discovered instead.
+ */
+#define DISCOVER_STAGES 4
+
+/*
  * A probe in the frontier: its header, then path[1..hops] (hops bytes).  The
  * frontier is the BFS queue: probes decided, in order, a few bytes each; the
  * engine asks for the next one when its window has room (discover_produce),
@@ -76,8 +83,8 @@ struct discover {
 	/*
 	 * Incremental: stage 1 asks the changed switches; what could not be
 	 * asked then (a far end, a switch whose route crossed a link found
-	 * gone) waits here and is asked in stage 2, over the routes of the
-	 * pruned fabric.
+	 * gone) waits here and is asked in the next stage, over the routes of
+	 * the pruned fabric, up to DISCOVER_STAGES stages.
 	 */
 	unsigned stage;
 	struct later {
@@ -88,6 +95,18 @@ struct discover {
 		uint8_t flags; /* the probe's */
 	} * later;
 	size_t n_later, cap_later;
+	/*
+	 * Incremental: switches whose Gets went unanswered in this stage, and
+	 * whether one answered anything.  One that answered nothing is taken
+	 * for gone (it lost every link, or its power): its links are cut and
+	 * their far ends asked in the next stage over routes that avoid it (a
+	 * far end still up finds it again, as a node new to the copy).
+	 */
+	struct silent {
+		uint64_t guid;
+		bool heard;
+	} * silent;
+	size_t n_silent, cap_silent;
 	/* far-end ports asked again, each once (two ends in INIT would ask each other forever) */
 	uint64_t *asked;
 	size_t n_asked, cap_asked;
@@ -145,6 +164,7 @@ static double ms_since(const struct timespec *t0)
 
 static void probe_done(void *arg, int status, const struct wire_smp *req,
 		       const struct wire_smp *resp);
+static void discover_touch(struct discover *d, uint32_t idx);
 
 /* Hand a probe to the engine now.  0 or -errno (nothing sent). */
 static int probe_submit(struct discover *d, const struct frontier_rec *b, const uint8_t *path)
@@ -417,6 +437,9 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 	}
 	existed = r == -EEXIST;
 	n = &d->f->nodes[idx];
+	discover_touch(d, idx);
+	if (req->hop_cnt > 0)
+		discover_touch(d, p->parent);
 	if (!existed) {
 		n->sys_guid = ni.sys_guid;
 		n->device_id = ni.device_id;
@@ -538,6 +561,7 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 
 		if (!up) {
 			/* the link is gone: so is the far end's port, as far as we know */
+			discover_touch(d, rn);
 			fabric_unlink(d->f, p->node, p->port);
 			d->res.links_down++;
 			r->ports[rp].state = PORT_DOWN;
@@ -574,6 +598,92 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 	}
 }
 
+/* Incremental: node idx's model changed (discover_result.touched). */
+static void discover_touch(struct discover *d, uint32_t idx)
+{
+	struct discover_result *r = &d->res;
+
+	if (!d->incremental)
+		return;
+	if ((r->n_touched & (r->n_touched - 1)) == 0 && r->n_touched >= 16) {
+		uint64_t *v = realloc(r->touched, 2 * r->n_touched * sizeof(*v));
+
+		if (!v) {
+			r->errors++; /* the scope would be wrong: discover everything */
+			return;
+		}
+		r->touched = v;
+	} else if (!r->touched) {
+		r->touched = malloc(16 * sizeof(*r->touched));
+		if (!r->touched) {
+			r->errors++;
+			return;
+		}
+	}
+	r->touched[r->n_touched++] = d->f->nodes[idx].guid;
+}
+
+/* Note that switch idx answered (heard) or did not in this stage. */
+static void discover_note(struct discover *d, uint32_t idx, bool heard)
+{
+	uint64_t guid = d->f->nodes[idx].guid;
+	size_t i;
+
+	for (i = 0; i < d->n_silent && d->silent[i].guid != guid; i++)
+		;
+	if (i == d->n_silent) {
+		if (heard)
+			return; /* only a switch that did not answer something matters */
+		if (d->n_silent == d->cap_silent) {
+			size_t cap = d->cap_silent ? 2 * d->cap_silent : 16;
+			struct silent *v = realloc(d->silent, cap * sizeof(*v));
+
+			if (!v) {
+				d->res.errors++;
+				return;
+			}
+			d->silent = v;
+			d->cap_silent = cap;
+		}
+		d->silent[d->n_silent++] = (struct silent){guid, false};
+	}
+	d->silent[i].heard |= heard;
+}
+
+/*
+ * The end of a stage: every switch that answered nothing in it (not the
+ * SM's own node) has its links cut and their far end switches asked in the
+ * next stage (gone, or found again from there).
+ */
+static void discover_cut_silent(struct discover *d)
+{
+	for (size_t i = 0; i < d->n_silent; i++) {
+		uint32_t x = fabric_find_guid(d->f, d->silent[i].guid);
+		struct node *n;
+
+		if (d->silent[i].heard || x == FABRIC_NO_NODE || x == d->f->sm_node)
+			continue;
+		n = &d->f->nodes[x];
+		for (unsigned p = 1; p <= n->nports; p++) {
+			struct port *pp = &n->ports[p];
+			struct node *y;
+
+			if (!port_is_linked(pp))
+				continue;
+			y = &d->f->nodes[pp->remote_node];
+			discover_touch(d, pp->remote_node);
+			if (node_is_switch(y))
+				later_add(d, y->guid, PROBE_PORTINFO, pp->remote_port, 0);
+			y->ports[pp->remote_port].state = PORT_DOWN;
+			y->ports[pp->remote_port].phys_state = PHYS_POLLING;
+			fabric_unlink(d->f, x, (uint8_t)p);
+			d->res.links_down++;
+		}
+		d->res.silent++;
+	}
+	d->n_silent = 0;
+}
+
 /* The batch is empty: every probe asked was answered or given up on. */
 static void discover_finish(void *arg)
 {
@@ -583,11 +693,14 @@ static void discover_finish(void *arg)
 
 	if (d->finishing)
 		return;
-	if (d->incremental && d->f && d->stage == 1) {
+	while (d->incremental && d->f && d->stage < DISCOVER_STAGES &&
+	       (d->n_later || d->stage == 1)) {
 		uint32_t gone = 0;
-		bool pruned = fabric_prune_in_place(d->f, &gone) == 0;
+		bool pruned;
 
-		d->stage = 2;
+		discover_cut_silent(d);
+		pruned = fabric_prune_in_place(d->f, &gone) == 0;
+		d->stage++;
 		d->res.removed += gone;
 		if (!pruned)
 			d->res.errors++;
@@ -621,7 +734,7 @@ static void discover_finish(void *arg)
 		}
 		d->n_later = 0;
 		if (xact_batch_pending(d->batch) || !frontier_empty(d))
-			return; /* stage 2 runs; the batch's next emptying finishes */
+			return; /* the next stage runs; the batch's next emptying finishes */
 		res = d->res;
 	}
 	if (d->incremental && d->f) {
@@ -641,6 +754,9 @@ static void discover_finish(void *arg)
 	}
 	res.fabric = d->f;
 	res.ms = ms_since(&d->t0);
+	res.touched = d->res.touched; /* the receiver's, with the fabric */
+	d->res.touched = NULL;
+	d->res.n_touched = 0;
 	d->f = NULL;
 	d->finishing = true;
 	status = res.fabric->n_nodes ? 0 : -EHOSTUNREACH;
@@ -674,15 +790,18 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 		free(p);
 		return;
 	}
-	if (status == -ETIMEDOUT && d->incremental && d->stage == 1 &&
+	if (status == -ETIMEDOUT && d->incremental && d->stage < DISCOVER_STAGES &&
 	    (p->kind == PROBE_NODEINFO || p->kind == PROBE_PORTINFO ||
 	     p->kind == PROBE_SWITCHINFO)) {
-		/* maybe behind a link that is gone: asked again over the new routes */
-		if (p->kind == PROBE_NODEINFO)
+		/* maybe behind a link that is gone, or gone itself: asked again over new routes */
+		if (p->kind == PROBE_NODEINFO) {
 			later_add(d, d->f->nodes[p->parent].guid, PROBE_NODEINFO, p->parent_port,
 				  0);
-		else
+		} else {
 			later_add(d, d->f->nodes[p->node].guid, p->kind, p->port, p->flags);
+			if (node_is_switch(&d->f->nodes[p->node]))
+				discover_note(d, p->node, false);
+		}
 		free(p);
 		return;
 	}
@@ -721,6 +840,10 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 					"attr 0x%04x mod %u: MAD status 0x%04x", req->attr_id,
 					req->attr_mod, resp ? resp->status : 0);
 	} else {
+		if (d->incremental && p->kind != PROBE_NODEINFO && d->n_silent)
+			discover_note(d, p->node, true);
+		if (p->kind != PROBE_NODEINFO)
+			discover_touch(d, p->node);
 		switch (p->kind) {
 		case PROBE_NODEINFO:
 			on_nodeinfo(d, p, req, resp);
@@ -853,6 +976,8 @@ void discover_free(struct discover *d)
 	free(d->frontier);
 	free(d->later);
 	free(d->asked);
+	free(d->silent);
+	free(d->res.touched);
 	free(d);
 }
 

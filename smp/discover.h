@@ -27,6 +27,17 @@ struct discover_result {
 	uint32_t links_down; /* links found gone */
 	uint32_t links_up;   /* links found new to known nodes */
 	uint32_t removed;    /* nodes no longer reachable, left out */
+	uint32_t silent;     /* switches that answered nothing: taken for gone */
+	/*
+	 * Incremental: the nodes (GUIDs, repeats possible) whose model the
+	 * discovery changed: asked again, found, or a port of theirs found down
+	 * from the far end.  The others are the copy of base as it was (what
+	 * the last sweep programmed): their Sets need no second look
+	 * (program_params.scope).  Owned by the receiver of a fabric (free);
+	 * NULL with n_touched 0 otherwise.
+	 */
+	uint64_t *touched;
+	size_t n_touched;
 };
 
 typedef void (*discover_done_fn)(void *arg, int status, struct discover_result *res);
@@ -42,9 +53,11 @@ int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg, str
  * port newly up is followed (a known node linked, a new one discovered whole
  * from there), a link that retrained has its far end asked again; nodes no
  * longer reachable are left out and directed routes that crossed a cut link
- * are replaced.  done gets -EAGAIN when anything did not answer or did not
- * fit (then discover the whole fabric).  -ENOENT when a GUID is no switch
- * of base.
+ * are replaced.  A switch that answers nothing is taken for gone (it lost
+ * every link): its links are cut and their far ends asked over routes that
+ * avoid it (one still up finds it again).  done gets -EAGAIN when anything
+ * else did not answer or did not fit (then discover the whole fabric).  -ENOENT when a GUID is no
+ * switch of base.
  */
 int discover_start_around(struct xact_engine *xe, const struct fabric *base, const uint64_t *dirty,
 			  size_t n_dirty, discover_done_fn done, void *arg, struct discover **ret);

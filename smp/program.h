@@ -139,6 +139,14 @@ struct program_params {
 	 */
 	const uint64_t *pkey_rewrite;
 	size_t n_pkey_rewrite;
+	/*
+	 * NULL: every node.  Else, per node of the batch's fabric, whether its
+	 * ports (PortInfo, P_Keys, VL tables) are looked at: the caller knows
+	 * the others hold what the last batch, with the same parameters, gave
+	 * them (an incremental sweep: nodes discovery did not touch).  Every
+	 * switch's SwitchInfo and LFT are diffed whatever the scope.
+	 */
+	const uint8_t *scope;
 };
 
 /*

@@ -169,6 +169,12 @@ void program_configure(struct program *pg, const struct routes *r, const struct 
 	pg->switch_life = pp->lifetimes ? pp->switch_life : -1;
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		struct node *n = &f->nodes[i];
+
+		if (pp->scope && !pp->scope[i]) {
+			if (node_is_switch(n))
+				program_switch(pg, r, i, old_f, old_r, pp->force, pp->held);
+			continue;
+		}
 		for (unsigned pn = node_is_switch(n) ? 0 : 1; pn <= n->nports; pn++) {
 			struct port *p = &n->ports[pn];
 			if (pn != 0 && !program_port_is_up(p))

@@ -5,7 +5,8 @@
 # routes (no fallback), every host reaches every host and no route crosses a
 # dead link (ibnetdiscover + dump_fts + iblinkinfo through fabcheck), the
 # re-route kept what was intact (status last_route_keep) and wrote a part of
-# the blocks a full programming writes; what came back is re-balanced onto.
+# the blocks a full programming writes; what came back is repaired at once
+# (every route kept) and re-balanced onto by the engine in the background.
 . "$(dirname "$0")/lib.sh"
 
 "$TOPOGEN" fattree3 -k 8 -o "$T/ft.net" || fail "topogen"
@@ -73,7 +74,7 @@ check "host link back: switches forward to LID $L5 again" \
 # a whole spine switch
 S0=$(js sweeps)
 L1=$(wc -l <"$T/smd.err")
-PORTS=$(sed -n '/"sw-L3-0"/,/^$/p' "$T/ft.net" | sed -n 's/^\[\([0-9]*\)\].*/\1/p')
+PORTS=$(sed -n '/^Switch.*"sw-L3-0"/,/^$/p' "$T/ft.net" | sed -n 's/^\[\([0-9]*\)\].*/\1/p')
 for p in $PORTS; do echo "Unlink \"sw-L3-0\"[$p]" >&7; done
 sim_sync
 after "spine lost" $((N - 1)) "$S0"
@@ -83,19 +84,31 @@ check "spine lost: routes repaired or kept where intact" bash -c "tail -n +$((L1
 	-e 's/.*re-routed incrementally: .* \([0-9]*\) forwarding entries moved.*/\1 $ENTRIES/p' |
 	awk '\$1 * 5 < \$2 { ok = 1 } END { exit !ok }'"
 
-# both back, the leaf's uplink first, swept on its own (the spine coming back in the
-# same sweep would be a switch new: routed whole): nothing broke, so the fresh
-# routes are taken and the link is used again
+# both back, the leaf's uplink first, swept on its own: nothing broke, every
+# route is kept at once (repaired) and the engine's routes follow, run in the
+# background (or, with the engine on the critical path, taken whole): the
+# link is used again
 S0=$(js sweeps)
+L2=$(wc -l <"$T/smd.err")
 sim_cmd 'ReLink "sw-L1-0"[5]'
 check "leaf uplink back: swept" wait_for 30 bash -c "[ \$(\"$SMCTL\" --socket '$SM_SOCK' --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"sweeps\"])') -gt $S0 ]"
-check "links back: re-balanced onto them" wait_for 20 grep -q "nothing broke: re-balanced onto what came back" "$T/smd.err"
+check "links back: re-balanced onto them" wait_for 20 grep -qE "nothing broke: re-balanced onto what came back|re-balanced in the background" "$T/smd.err"
+check "leaf uplink back: repaired at once, the engine off the critical path" \
+	bash -c "tail -n +$((L2 + 1)) '$T/smd.err' | grep -m1 'subnet up:' | grep -q 'routing (repaired)'"
 S0=$(js sweeps)
 for p in $PORTS; do echo "ReLink \"sw-L3-0\"[$p]" >&7; done
 sim_sync
 after "links back" "$N" "$S0"
 check "links back: the spine is discovered again by an incremental sweep" \
 	grep -qE "subnet up: $N nodes .*\(incremental: [0-9]+ switch" "$T/smd.err"
+check "links back: the engine's balance follows in the background" \
+	wait_for 30 bash -c "[ \"\$(\"$SMCTL\" --socket '$SM_SOCK' --json status | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"last_route_rebalance\"]; print(r[\"taken\"] > 0 and not r[\"due\"] and not r[\"running\"])')\" = True ]"
+check "re-balanced: every host reaches every host, no dead link crossed" fabric_ok rebalanced "$N"
+# the same fabric as at the start: the balance of a fresh routing
+FIRST=$(grep -m1 "routed with ftree" "$T/smd.err" | sed -n 's/.*\(max [0-9]* \/ mean [0-9.]*\).*/\1/p')
+LAST=$(grep "re-balanced in the background:" "$T/smd.err" | tail -1 | sed -n 's/.*\(max [0-9]* \/ mean [0-9.]*\).*/\1/p')
+check "re-balanced: the balance of a fresh routing ($LAST routes per port; first: $FIRST)" \
+	test -n "$FIRST" -a "$FIRST" = "$LAST"
 check "the daemon is still answering" bash -c "'$SMCTL' --socket '$SM_SOCK' status >/dev/null"
 check "SIGTERM stops it cleanly" sm_stop
 finish

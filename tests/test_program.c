@@ -294,6 +294,50 @@ static void test_configure_diffs(void)
 	fabric_free(c);
 }
 
+/*
+ * A scope (an incremental sweep: the nodes its discovery touched): the
+ * ports of the nodes in it only, the LFTs and SwitchInfo of every switch.
+ */
+static void test_configure_scope(void)
+{
+	struct xact_opts xo = {8, 200, 1, false};
+	struct fake fk = {.fail_attr = 0xffff};
+	struct fabric *a = load(), *b = load();
+	struct routes *ra = route(a);
+	struct program_stats st;
+	unsigned blocks = (ra->max_lid + 1 + 63) / 64, full_pi;
+	uint8_t *scope = calloc(a->n_nodes, 1);
+	uint32_t ca = FABRIC_NO_NODE;
+	struct program_params pp = {.subnet_prefix = 0xfe80000000000000ULL, .engine = "minhop"};
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(scope);
+	fk.base = event_base_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.base);
+	fk.xe = xact_new(fk.base, &xo, fake_send, &fk);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.xe);
+	/* every node: every port that carries a LID, every block */
+	st = configure_pp(&fk, a, ra, NULL, NULL, &pp);
+	full_pi = fk.sets[WIRE_ATTR_PORT_INFO];
+	CU_ASSERT_TRUE(full_pi >= 6);
+	/* one CA in scope, on a fabric as fresh: its port alone, every switch's tables */
+	for (uint32_t i = 0; i < b->n_nodes && ca == FABRIC_NO_NODE; i++)
+		if (!node_is_switch(&b->nodes[i]))
+			ca = i;
+	scope[ca] = 1;
+	pp.scope = scope;
+	st = configure_pp(&fk, b, ra, NULL, NULL, &pp);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_PORT_INFO], 1);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_LFT], 2 * blocks);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_SWITCH_INFO], 2);
+	CU_ASSERT_EQUAL(st.errors, 0);
+	xact_free(fk.xe);
+	event_base_free(fk.base);
+	routes_free(ra);
+	fabric_free(a);
+	fabric_free(b);
+	free(scope);
+}
+
 /* The ports up and ACTIVE, VLArb capacities 8/8 in their PortInfo images. */
 static struct fabric *load_up(void)
 {
@@ -916,6 +960,7 @@ int main(void)
 {
 	static const struct testutil_case cases[] = {
 	    {"configure sends only what differs", test_configure_diffs},
+	    {"configure with a scope: the ports of its nodes only", test_configure_scope},
 	    {"empty batch, aborted batch", test_empty_and_abort},
 	    {"QoS: SL2VL and VLArb per class, only what changed", test_configure_qos},
 	    {"lifetimes: LifeTimeValue and HOQLife, only where they differ",

@@ -8,9 +8,11 @@
  * port is no busier than ftree's fresh routes make it (plus the drift) and
  * the leaf's surviving uplinks share what the lost one carried evenly; the
  * port counts kept along equal a full count; a host back gets routes to its
- * LID; a link back, a drift bound that cannot be met and too much changed
- * are refused (-EAGAIN: the engine's); minhop on random fabrics stays
- * minimal.
+ * LID; links, a spine and a leaf with its hosts back are repaired too
+ * (additions: every route kept, the new paths added, shorter routes over a
+ * link back); a drift bound that cannot be met and too much changed are
+ * refused (-EAGAIN: the engine's); minhop on random fabrics stays minimal,
+ * also when a link comes back.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -54,6 +56,22 @@ static struct fabric *without(const struct fabric *f, const char *desc)
 	return p;
 }
 
+/* f without the node described desc and whatever only it reached (pruned: a new fabric). */
+static struct fabric *without_all(const struct fabric *f, const char *desc, uint32_t *ret_removed)
+{
+	struct fabric *c = fabric_clone(f), *p;
+	uint32_t n = testutil_find_desc(c, desc);
+
+	CU_ASSERT_FATAL(n != FABRIC_NO_NODE);
+	*ret_removed = 0;
+	for (uint8_t port = 1; port <= c->nodes[n].nports; port++)
+		fabric_unlink(c, n, port);
+	p = fabric_prune(c, ret_removed);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	fabric_free(c);
+	return p;
+}
+
 static uint64_t entries_moved(const struct fabric *of, const struct routes * or,
 			      const struct fabric *f, const struct routes *r)
 {
@@ -66,7 +84,9 @@ static uint64_t entries_moved(const struct fabric *of, const struct routes * or,
 			continue;
 		o = fabric_find_guid(of, f->nodes[i].guid);
 		for (uint32_t l = 1; l <= r->max_lid; l++)
-			n += (l <= or->max_lid ? or->lft[o][l] : LFT_NO_PORT) != r->lft[i][l];
+			n +=
+			    (l <= or->max_lid && o != FABRIC_NO_NODE ? or->lft[o][l]
+								     : LFT_NO_PORT) != r->lft[i][l];
 	}
 	return n;
 }
@@ -115,10 +135,15 @@ static void assert_no_dead_port(const struct fabric *f, const struct routes *r)
 	CU_ASSERT_EQUAL(bad, 0);
 }
 
-/* old routes on of, then f changed: repair, and check what came out. */
-static struct routes *repair_and_check(const struct fabric *of, const struct routes * or,
-				       const struct fabric *f, const char *engine, bool updown,
-				       const char *what, double min_ratio, double max_blocks)
+/*
+ * old routes on of, then f changed: repair, and check what came out.  idle:
+ * a switch back carries no traffic yet (routing/repair.h): the busiest port
+ * is the repair's, which leaves its ports out, not routing_stats'.
+ */
+static struct routes *repair_and_check_ex(const struct fabric *of, const struct routes * or,
+					  const struct fabric *f, const char *engine, bool updown,
+					  const char *what, double min_ratio, double max_blocks,
+					  bool idle)
 {
 	struct routes *fresh = route(f, engine), *r = NULL;
 	struct repair_stats st;
@@ -154,10 +179,18 @@ static struct routes *repair_and_check(const struct fabric *of, const struct rou
 	       rs_fresh.max_routes_per_port, st.max_port_before);
 	CU_ASSERT(moved * min_ratio <= fresh_moved);
 	CU_ASSERT(blocks <= max_blocks * total);
-	CU_ASSERT(rs.max_routes_per_port <= rs_fresh.max_routes_per_port * 1.25);
+	CU_ASSERT((idle ? st.max_port : rs.max_routes_per_port) <=
+		  rs_fresh.max_routes_per_port * 1.25);
 	CU_ASSERT_EQUAL(rs.unreachable, 0);
 	routes_free(fresh);
 	return r;
+}
+
+static struct routes *repair_and_check(const struct fabric *of, const struct routes * or,
+				       const struct fabric *f, const char *engine, bool updown,
+				       const char *what, double min_ratio, double max_blocks)
+{
+	return repair_and_check_ex(of, or, f, engine, updown, what, min_ratio, max_blocks, false);
 }
 
 /* The LIDs routed out of the up ports of leaf desc differ by at most spread. */
@@ -216,16 +249,16 @@ static void test_fat_tree_8(void)
 		routes_free(back);
 	}
 	routes_free(r);
-	/* a switch link back: the engine's (it re-balances onto the link) */
+	/* a switch link back: repaired too now (test_additions) */
 	{
 		struct repair_stats st;
-		struct routes *none = NULL;
+		struct routes *back = NULL;
 
 		r = route(f1, "ftree");
-		CU_ASSERT_EQUAL(routes_repair(f1, r, f0, true, 0.25, 100, NULL, &none, &st),
-				-EAGAIN);
-		CU_ASSERT_PTR_NULL(none);
-		CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "new"));
+		CU_ASSERT_EQUAL(routes_repair(f1, r, f0, true, 0.25, 100, NULL, &back, &st), 0);
+		CU_ASSERT_PTR_NOT_NULL(back);
+		CU_ASSERT_EQUAL(st.links_added, 1);
+		routes_free(back);
 		routes_free(r);
 	}
 	routes_free(r0);
@@ -262,6 +295,160 @@ static void test_fat_tree_16(void)
 	fabric_free(f1);
 	fabric_free(f2);
 	free(text);
+}
+
+/*
+ * lost, then back: repair the loss from r0, then the way back from there;
+ * what came back is checked as repair_and_check does.  The repaired routes
+ * of the loss into *ret_mid (NULL: freed).
+ */
+static struct routes *lost_and_back(const struct fabric *f0, const struct routes *r0,
+				    const struct fabric *f1, bool updown, const char *what,
+				    double max_blocks, struct repair_stats *ret_st)
+{
+	struct routes *mid = NULL, *back = NULL;
+	char w[128];
+
+	CU_ASSERT_EQUAL_FATAL(routes_repair(f0, r0, f1, updown, 0.25, 100, NULL, &mid, ret_st), 0);
+	snprintf(w, sizeof(w), "%s back", what);
+	back =
+	    repair_and_check(f1, mid, f0, updown ? "ftree" : "minhop", updown, w, 0.5, max_blocks);
+	/* the statistics of the way back */
+	routes_free(mid);
+	mid = NULL;
+	CU_ASSERT_EQUAL(routes_repair(f0, r0, f1, updown, 0.25, 100, NULL, &mid, ret_st), 0);
+	routes_free(back);
+	back = NULL;
+	CU_ASSERT_EQUAL(routes_repair(f1, mid, f0, updown, 0.25, 100, NULL, &back, ret_st), 0);
+	routes_free(mid);
+	return back;
+}
+
+/*
+ * Additions: a leaf uplink, a middle uplink, a spine switch, a leaf switch
+ * with its hosts come back; the repair keeps every route and adds what is
+ * new (sound, up*down* for CAs, balanced within the drift of a fresh
+ * routing); a link back shortens the routes that cross it; minhop stays
+ * minimal when a link comes back.
+ */
+static void test_additions(void)
+{
+	char *text = topogen_fat_tree(3, 8, 0, 0);
+	struct fabric *f0 = testutil_load_lids(text), *f1 = testutil_load_lids(text),
+		      *f3 = testutil_load_lids(text), *f2, *f5;
+	struct routes *r0 = route(f0, "ftree"), *r;
+	struct repair_stats st;
+	uint32_t removed, leaf, l2;
+	uint8_t lp;
+
+	/* a leaf uplink back: the L2 switch at its far end reaches the leaf's hosts over it */
+	testutil_cut(f1, "sw-L1-0", 5);
+	leaf = testutil_find_desc(f0, "sw-L1-0");
+	l2 = f0->nodes[leaf].ports[5].remote_node;
+	lp = f0->nodes[leaf].ports[5].remote_port;
+	r = lost_and_back(f0, r0, f1, true, "k=8, leaf uplink", 0.1, &st);
+	CU_ASSERT_EQUAL(st.links_added, 1);
+	CU_ASSERT_EQUAL(st.switches_added, 0);
+	CU_ASSERT(st.lids_shorter > 0);
+	for (uint8_t p = 1; p <= f0->nodes[leaf].nports; p++) {
+		const struct port *pp = &f0->nodes[leaf].ports[p];
+
+		if (port_is_linked(pp) && !node_is_switch(&f0->nodes[pp->remote_node]))
+			CU_ASSERT_EQUAL(r->lft[l2][f0->nodes[pp->remote_node].ports[1].lid], lp);
+	}
+	routes_free(r);
+	/* a middle uplink back */
+	testutil_cut(f3, "sw-L2-0", 5);
+	r = lost_and_back(f0, r0, f3, true, "k=8, middle uplink", 0.1, &st);
+	CU_ASSERT_EQUAL(st.links_added, 1);
+	routes_free(r);
+	/* a spine switch back: its row routed whole, nothing else moves */
+	f2 = without_all(f0, "sw-L3-0", &removed);
+	CU_ASSERT_EQUAL(removed, 1);
+	r = lost_and_back(f0, r0, f2, true, "k=8, spine", 0.3, &st);
+	CU_ASSERT_EQUAL(st.switches_added, 1);
+	CU_ASSERT_EQUAL(st.links_added, 8);
+	routes_free(r);
+	/*
+	 * the spine back with half its links (port by port), then the rest:
+	 * its routes to the pods it does not reach go down and up again (no
+	 * traffic enters there), and it is no load until the engine re-balances
+	 */
+	{
+		struct fabric *half = testutil_load_lids(text);
+		struct routes *gone = NULL, *h, *all;
+
+		for (uint8_t p = 5; p <= 8; p++)
+			testutil_cut(half, "sw-L3-0", p);
+		CU_ASSERT_EQUAL_FATAL(routes_repair(f0, r0, f2, true, 0.25, 100, NULL, &gone, &st),
+				      0);
+		h = repair_and_check(f2, gone, half, "ftree", true,
+				     "k=8, spine back, half its links", 0.5, 0.3);
+		CU_ASSERT_EQUAL(st.switches_added, 0); /* the last call's: the loss */
+		all = repair_and_check_ex(half, h, f0, "ftree", true, "k=8, spine back, the rest",
+					  0.5, 0.3, true);
+		routes_free(all);
+		routes_free(h);
+		routes_free(gone);
+		fabric_free(half);
+	}
+	/* a leaf switch back with its hosts: new owners, a new row */
+	f5 = without_all(f0, "sw-L1-9", &removed);
+	CU_ASSERT_EQUAL(removed, 5);
+	r = lost_and_back(f0, r0, f5, true, "k=8, leaf and its hosts", 0.6, &st);
+	CU_ASSERT_EQUAL(st.switches_added, 1);
+	CU_ASSERT_EQUAL(st.links_added, 4);
+	routes_free(r);
+	/* without updown a switch back is the engine's */
+	CU_ASSERT_EQUAL(routes_repair(f2, r0, f0, false, 0.25, 100, NULL, &r, &st), -EAGAIN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(st.why, "switch is new"));
+	routes_free(r0);
+	fabric_free(f0);
+	fabric_free(f1);
+	fabric_free(f2);
+	fabric_free(f3);
+	fabric_free(f5);
+	free(text);
+	/* minhop on random fabrics: a link back, still minimal (repair_and_check) */
+	for (unsigned seed = 1; seed <= 4; seed++) {
+		char *t = topogen_random(12, 10, 2, seed);
+		struct fabric *g0 = testutil_load_lids(t), *g1 = NULL;
+		struct routes *q0 = route(g0, "minhop");
+		char what[64];
+		bool done = false;
+
+		for (uint32_t i = 0; i < g0->n_nodes && !done; i++) {
+			const struct node *n = &g0->nodes[i];
+
+			for (uint8_t p = 1; node_is_switch(n) && p <= n->nports && !done; p++) {
+				const struct port *pp = &n->ports[p];
+				struct checker_stats cs;
+				char msg[128];
+				struct routes *t1;
+
+				if (!port_is_linked(pp) ||
+				    !node_is_switch(&g0->nodes[pp->remote_node]))
+					continue;
+				fabric_free(g1);
+				g1 = fabric_clone(g0);
+				CU_ASSERT_PTR_NOT_NULL_FATAL(g1);
+				fabric_unlink(g1, i, p);
+				t1 = route(g1, "minhop");
+				done = checker_run(g1, t1, 0, &cs, msg, sizeof(msg)) == 0 &&
+				       !cs.unreachable;
+				routes_free(t1);
+			}
+		}
+		CU_ASSERT_FATAL(done);
+		snprintf(what, sizeof(what), "minhop, random seed %u, a link", seed);
+		r = lost_and_back(g0, q0, g1, false, what, 0.7, &st);
+		CU_ASSERT_EQUAL(st.links_added, 1);
+		routes_free(r);
+		routes_free(q0);
+		fabric_free(g0);
+		fabric_free(g1);
+		free(t);
+	}
 }
 
 static void test_bounds(void)
@@ -383,6 +570,7 @@ int main(void)
 	    {"fat tree k=8: uplinks, a spine, a host lost and back", test_fat_tree_8},
 	    {"fat tree k=16: a small part of the tables, balanced", test_fat_tree_16},
 	    {"bounds: drift, LIDs touched, nothing to repair, no counts", test_bounds},
+	    {"additions: links, a spine, a leaf with hosts back; minhop minimal", test_additions},
 	    {"minhop on random fabrics: minimal", test_minhop_random},
 	    {NULL, NULL},
 	};

@@ -313,6 +313,13 @@ static void api_route_json(const struct sm *sm, json_t *o)
 				      "max_port", (int)r->max_port, "max_port_before",
 				      (int)r->max_port_before, "why",
 				      rs->last_repaired ? "" : r->why));
+	json_object_set_new(
+	    o, "last_route_rebalance",
+	    json_pack("{s:b, s:b, s:b, s:I, s:I, s:I, s:f}", "due", rs->rebalance_due, "running",
+		      rs->rebalance_running, "rebalanced", rs->last_rebalanced, "runs",
+		      (json_int_t)rs->rebalances, "taken", (json_int_t)rs->rebalances_taken,
+		      "stale", (json_int_t)rs->rebalances_stale, "engine_ms",
+		      rs->rebalance_engine_ms));
 }
 
 /*
