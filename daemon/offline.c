@@ -2,7 +2,7 @@
  * Offline routing (ibsmd --offline): the daemon's steps 2 and 3 of a sweep
  * (LID assignment, routing with the fallback chain) on a fabric read from a
  * topology file instead of discovered, with a JSON summary and the dumps of
- * sm/dump.c.  The fallback chain is routing/chain.c's, the sweep's too, so
+ * dump/dump.c.  The fallback chain is routing/chain.c's, the sweep's too, so
  * online and offline routing cannot drift apart.
  */
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "lib/clock.h"
-#include "sm/dump.h"
+#include "dump/dump.h"
 #include "fabric/lid.h"
 #include "lib/log.h"
 #include "daemon/offline.h"

@@ -25,7 +25,7 @@
 #include "lib/log.h"
 #include "policy/roots.h"
 #include "sa/sa.h"
-#include "sm/dump.h"
+#include "dump/dump.h"
 #include "sm/changes.h"
 #include "sm/mfts.h"
 #include "sm/vltables.h"

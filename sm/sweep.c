@@ -18,7 +18,7 @@
 #include "lib/clock.h"
 #include "fabric/names.h"
 #include "lib/log.h"
-#include "sm/dump.h"
+#include "dump/dump.h"
 #include "smp/program.h"
 #include "smp/readback.h"
 #include "sm/route.h"

@@ -16,268 +16,10 @@
 #include "lib/log.h"
 #include "mad/wire.h"
 #include "smp/discover.h"
+#include "smp/discover_int.h"
 #include "smp/portinfo.h"
 
-enum probe_kind { PROBE_NODEINFO, PROBE_NODEDESC, PROBE_PORTINFO, PROBE_SWITCHINFO, PROBE_PKEY };
-
-/*
- * PortInfo probes: PROBE_THEN_PORTS on a new switch's port 0, whose answer
- * (its CapabilityMask) decides how the other ports are asked, which go
- * then; PROBE_EXT on the second Get of a port that advertises extended
- * speeds but was asked without SMSupportExtendedSpeeds (its answer only
- * refreshes the model's image and speeds).
- */
-#define PROBE_THEN_PORTS 0x01
-#define PROBE_EXT 0x02
-
-struct probe {
-	struct discover *d;
-	enum probe_kind kind;
-	uint32_t parent; /* node the SMP leaves from (NodeInfo) */
-	uint8_t parent_port;
-	uint32_t node; /* node being asked (other kinds) */
-	uint8_t port;
-	uint8_t round; /* times this Get was given up on and asked again */
-	uint8_t flags; /* PROBE_THEN_PORTS, PROBE_EXT */
-};
-
-/*
- * A Get that timed out after every retry of the engine is asked again this
- * many times, behind the rest of the discovery: on a fabric that drops
- * MADs (a busy VL15 buffer, a flaky cable) a node is then lost only when
- * (retries + 1) x (1 + this) Gets in a row are.
- */
-#define DISCOVER_EXTRA_ROUNDS 2
-
-/*
- * Incremental: a Get unanswered in a stage before this one is asked again
- * in the next (over routes that avoid what was found gone); in this one it
- * counts, and the whole fabric is discovered instead.
- */
-#define DISCOVER_STAGES 4
-
-/*
- * A probe in the frontier: its header, then path[1..hops] (hops bytes).  The
- * frontier is the BFS queue: probes decided, in order, a few bytes each; the
- * engine asks for the next one when its window has room (discover_produce),
- * so it never holds more than the window (issue 15: a discovery wave queued
- * whole in the engine held tens of thousands of full requests, most of the
- * bring-up's peak memory).
- */
-struct frontier_rec {
-	uint32_t parent, node, mod;
-	uint16_t attr;
-	uint8_t kind, parent_port, port, hops, flags;
-};
-
-struct discover {
-	struct xact_engine *xe;
-	struct xact_batch *batch; /* the probes; produced from the frontier */
-	discover_done_fn done;
-	void *arg;
-	struct fabric *f;
-	struct discover_result res;
-	struct timespec t0;
-	bool finishing;
-	bool incremental; /* around some switches of a copy of the last fabric */
-	/*
-	 * Incremental: stage 1 asks the changed switches; what could not be
-	 * asked then (a far end, a switch whose route crossed a link found
-	 * gone) waits here and is asked in the next stage, over the routes of
-	 * the pruned fabric, up to DISCOVER_STAGES stages.
-	 */
-	unsigned stage;
-	struct later {
-		uint64_t
-		    guid; /* the node to ask (PortInfo, SwitchInfo), or the parent (NodeInfo) */
-		enum probe_kind kind;
-		uint8_t port;
-		uint8_t flags; /* the probe's */
-	} * later;
-	size_t n_later, cap_later;
-	/*
-	 * Incremental: switches whose Gets went unanswered in this stage, and
-	 * whether one answered anything.  One that answered nothing is taken
-	 * for gone (it lost every link, or its power): its links are cut and
-	 * their far ends asked in the next stage over routes that avoid it (a
-	 * far end still up finds it again, as a node new to the copy).
-	 */
-	struct silent {
-		uint64_t guid;
-		bool heard;
-	} * silent;
-	size_t n_silent, cap_silent;
-	/* far-end ports asked again, each once (two ends in INIT would ask each other forever) */
-	uint64_t *asked;
-	size_t n_asked, cap_asked;
-	/* probes not yet handed to the engine, oldest at head (struct frontier_rec) */
-	uint8_t *frontier;
-	size_t fr_head, fr_tail, fr_cap;
-};
-
-/* Whether (node, port) is asked again now: false when it was already, or on ENOMEM. */
-static bool asked_once(struct discover *d, uint32_t node, uint8_t port)
-{
-	uint64_t key = (uint64_t)node << 8 | port;
-
-	for (size_t i = 0; i < d->n_asked; i++)
-		if (d->asked[i] == key)
-			return false;
-	if (d->n_asked == d->cap_asked) {
-		size_t cap = d->cap_asked ? 2 * d->cap_asked : 32;
-		uint64_t *v = realloc(d->asked, cap * sizeof(*v));
-
-		if (!v) {
-			d->res.errors++;
-			return false;
-		}
-		d->asked = v;
-		d->cap_asked = cap;
-	}
-	d->asked[d->n_asked++] = key;
-	return true;
-}
-
-static void later_add(struct discover *d, uint64_t guid, enum probe_kind kind, uint8_t port,
-		      uint8_t flags)
-{
-	if (d->n_later == d->cap_later) {
-		size_t cap = d->cap_later ? 2 * d->cap_later : 16;
-		struct later *v = realloc(d->later, cap * sizeof(*v));
-
-		if (!v) {
-			d->res.errors++; /* cannot be asked: the caller discovers everything */
-			return;
-		}
-		d->later = v;
-		d->cap_later = cap;
-	}
-	d->later[d->n_later++] = (struct later){guid, kind, port, flags};
-}
-
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1e3 + (t.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
-static void probe_done(void *arg, int status, const struct wire_smp *req,
-		       const struct wire_smp *resp);
 static void discover_touch(struct discover *d, uint32_t idx);
-
-/* Hand a probe to the engine now.  0 or -errno (nothing sent). */
-static int probe_submit(struct discover *d, const struct frontier_rec *b, const uint8_t *path)
-{
-	struct wire_smp smp;
-	struct probe *p;
-	int r;
-
-	if (wire_smp_init_dr(&smp, WIRE_GET, b->attr, b->mod, path, b->hops) < 0)
-		return -EINVAL;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	*p = (struct probe){d, b->kind, b->parent, b->parent_port, b->node, b->port, 0, b->flags};
-	r = xact_submit(d->xe, &(struct xact_request){
-				   .batch = d->batch, .smp = &smp, .done = probe_done, .arg = p});
-	if (r < 0) {
-		free(p);
-		return r;
-	}
-	return 0;
-}
-
-static int frontier_push(struct discover *d, const struct frontier_rec *b, const uint8_t *path)
-{
-	size_t need = sizeof(*b) + b->hops;
-
-	if (d->fr_tail + need > d->fr_cap && d->fr_head && d->fr_head >= d->fr_cap / 2) {
-		/* the front half is spent: move the live part down */
-		memmove(d->frontier, d->frontier + d->fr_head, d->fr_tail - d->fr_head);
-		d->fr_tail -= d->fr_head;
-		d->fr_head = 0;
-	}
-	if (d->fr_tail + need > d->fr_cap) {
-		size_t cap = d->fr_cap ? 2 * d->fr_cap : 4096;
-		uint8_t *v;
-
-		while (cap < d->fr_tail + need)
-			cap *= 2;
-		v = realloc(d->frontier, cap);
-		if (!v)
-			return -ENOMEM;
-		d->frontier = v;
-		d->fr_cap = cap;
-	}
-	memcpy(d->frontier + d->fr_tail, b, sizeof(*b));
-	if (b->hops)
-		memcpy(d->frontier + d->fr_tail + sizeof(*b), path + 1, b->hops);
-	d->fr_tail += need;
-	return 0;
-}
-
-static bool frontier_empty(const struct discover *d)
-{
-	return d->fr_head == d->fr_tail;
-}
-
-/*
- * The batch's producer: hand the engine the frontier's next probe (the
- * engine asks when its window has room).  False when the frontier is empty.
- */
-static bool discover_produce(void *ctx)
-{
-	struct discover *d = ctx;
-
-	while (!frontier_empty(d)) {
-		struct frontier_rec b;
-		uint8_t path[FABRIC_DR_MAX_HOPS + 1] = {0};
-
-		memcpy(&b, d->frontier + d->fr_head, sizeof(b));
-		memcpy(path + 1, d->frontier + d->fr_head + sizeof(b), b.hops);
-		d->fr_head += sizeof(b) + b.hops;
-		if (probe_submit(d, &b, path) == 0)
-			return true;
-		d->res.errors++; /* not asked: the sweep is incomplete */
-	}
-	d->fr_head = d->fr_tail = 0;
-	if (d->fr_cap > 65536) {
-		/* the wave is over: give its buffer back */
-		free(d->frontier);
-		d->frontier = NULL;
-		d->fr_cap = 0;
-	}
-	return false;
-}
-
-/*
- * Ask (node, port) for attr: the probe joins the frontier, behind the
- * others (the order is kept), and goes when the engine asks for it.
- * 0, or -errno (nothing asked).
- */
-static int probe_send_flags(struct discover *d, enum probe_kind kind, const uint8_t *path,
-			    uint8_t hops, uint16_t attr, uint32_t mod, uint32_t parent,
-			    uint8_t parent_port, uint32_t node, uint8_t port, uint8_t flags)
-{
-	struct frontier_rec b = {parent,      node, mod,  attr, (uint8_t)kind,
-				 parent_port, port, hops, flags};
-	int r;
-
-	if (hops > FABRIC_DR_MAX_HOPS || (hops && !path))
-		return -EINVAL;
-	r = frontier_push(d, &b, path);
-	if (r == 0)
-		xact_batch_wake(d->batch);
-	return r;
-}
-
-static int probe_send(struct discover *d, enum probe_kind kind, const uint8_t *path, uint8_t hops,
-		      uint16_t attr, uint32_t mod, uint32_t parent, uint8_t parent_port,
-		      uint32_t node, uint8_t port)
-{
-	return probe_send_flags(d, kind, path, hops, attr, mod, parent, parent_port, node, port, 0);
-}
 
 /* ---- extended speeds (SMSupportExtendedSpeeds, smp/portinfo.h) ------------------ */
 
@@ -290,9 +32,9 @@ static bool discover_ask_ext(struct discover *d, struct probe *p, const struct w
 	if ((req->attr_mod & WIRE_PI_MOD_EXT_SPEEDS) ||
 	    !(portinfo_get_mod(d->f, p->node, p->port) & WIRE_PI_MOD_EXT_SPEEDS))
 		return false;
-	if (probe_send_flags(d, PROBE_PORTINFO, req->initial_path, req->hop_cnt,
-			     WIRE_ATTR_PORT_INFO, req->attr_mod | WIRE_PI_MOD_EXT_SPEEDS, 0, 0,
-			     p->node, p->port, PROBE_EXT) < 0)
+	if (discover_send_flags(d, PROBE_PORTINFO, req->initial_path, req->hop_cnt,
+				WIRE_ATTR_PORT_INFO, req->attr_mod | WIRE_PI_MOD_EXT_SPEEDS, 0, 0,
+				p->node, p->port, PROBE_EXT) < 0)
 		return false;
 	d->res.ext_gets++;
 	return true;
@@ -304,8 +46,8 @@ static void switch_probe_ports(struct discover *d, uint32_t idx)
 	struct node *n = &d->f->nodes[idx];
 
 	for (unsigned p = 1; p <= n->nports; p++)
-		probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO,
-			   portinfo_get_mod(d->f, idx, (uint8_t)p), 0, 0, idx, (uint8_t)p);
+		discover_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO,
+			      portinfo_get_mod(d->f, idx, (uint8_t)p), 0, 0, idx, (uint8_t)p);
 }
 
 /* ---- P_Key tables (partitions) ---------------------------------------------- */
@@ -326,7 +68,7 @@ static void probe_pkeys(struct discover *d, uint32_t idx, uint8_t port, const ui
 	if (blocks > FABRIC_PKEY_BLOCKS)
 		blocks = FABRIC_PKEY_BLOCKS;
 	for (unsigned b = 0; b < blocks; b++)
-		probe_send(d, PROBE_PKEY, path, hops, WIRE_ATTR_PKEY_TABLE, b, 0, 0, idx, port);
+		discover_send(d, PROBE_PKEY, path, hops, WIRE_ATTR_PKEY_TABLE, b, 0, 0, idx, port);
 }
 
 /*
@@ -351,8 +93,8 @@ static void probe_switch_pkeys(struct discover *d, uint32_t si, uint8_t sp, cons
 	if (blocks > FABRIC_PKEY_BLOCKS)
 		blocks = FABRIC_PKEY_BLOCKS;
 	for (unsigned b = 0; b < blocks; b++)
-		probe_send(d, PROBE_PKEY, path, hops, WIRE_ATTR_PKEY_TABLE, (uint32_t)sp << 16 | b,
-			   0, 0, si, sp);
+		discover_send(d, PROBE_PKEY, path, hops, WIRE_ATTR_PKEY_TABLE,
+			      (uint32_t)sp << 16 | b, 0, 0, si, sp);
 }
 
 static void on_pkeys(struct discover *d, struct probe *p, const struct wire_smp *req,
@@ -379,13 +121,14 @@ static void node_probe_all(struct discover *d, uint32_t idx)
 	 * answers (switch_probe_ports).
 	 */
 	if (node_is_switch(n))
-		probe_send_flags(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO, 0,
-				 0, 0, idx, 0, PROBE_THEN_PORTS);
-	probe_send(d, PROBE_NODEDESC, n->dr_path, n->dr_hops, WIRE_ATTR_NODE_DESC, 0, 0, 0, idx, 0);
+		discover_send_flags(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO,
+				    0, 0, 0, idx, 0, PROBE_THEN_PORTS);
+	discover_send(d, PROBE_NODEDESC, n->dr_path, n->dr_hops, WIRE_ATTR_NODE_DESC, 0, 0, 0, idx,
+		      0);
 	if (!node_is_switch(n))
 		return; /* a CA's ports are asked for through the port each is reached by */
-	probe_send(d, PROBE_SWITCHINFO, n->dr_path, n->dr_hops, WIRE_ATTR_SWITCH_INFO, 0, 0, 0, idx,
-		   0);
+	discover_send(d, PROBE_SWITCHINFO, n->dr_path, n->dr_hops, WIRE_ATTR_SWITCH_INFO, 0, 0, 0,
+		      idx, 0);
 	probe_pkeys(d, idx, 0, n->dr_path, n->dr_hops);
 }
 
@@ -493,8 +236,9 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 	/* a CA (or router) answers PortInfo for the port the SMP came in by */
 	if (!node_is_switch(n) && ni.local_port &&
 	    (!n->ports[ni.local_port].valid || (d->incremental && existed))) {
-		probe_send(d, PROBE_PORTINFO, req->initial_path, req->hop_cnt, WIRE_ATTR_PORT_INFO,
-			   portinfo_get_mod(d->f, idx, ni.local_port), 0, 0, idx, ni.local_port);
+		discover_send(d, PROBE_PORTINFO, req->initial_path, req->hop_cnt,
+			      WIRE_ATTR_PORT_INFO, portinfo_get_mod(d->f, idx, ni.local_port), 0, 0,
+			      idx, ni.local_port);
 		if (!n->ports[ni.local_port].pkey_known)
 			probe_pkeys(d, idx, ni.local_port, req->initial_path, req->hop_cnt);
 	}
@@ -512,10 +256,10 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 	/* incremental: a known switch at the new link's other end: what its port is now */
 	if (d->incremental && existed && node_is_switch(n) && req->hop_cnt > 0) {
 		d->res.links_up++;
-		if (asked_once(d, idx, ni.local_port))
-			probe_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO,
-				   portinfo_get_mod(d->f, idx, ni.local_port), 0, 0, idx,
-				   ni.local_port);
+		if (discover_asked_once(d, idx, ni.local_port))
+			discover_send(
+			    d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO,
+			    portinfo_get_mod(d->f, idx, ni.local_port), 0, 0, idx, ni.local_port);
 	} else if (d->incremental && existed && req->hop_cnt > 0) {
 		d->res.links_up++;
 	}
@@ -526,8 +270,8 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 	if (req->hop_cnt == 0 && !node_is_switch(n)) {
 		uint8_t path[64] = {0};
 		path[1] = ni.local_port;
-		probe_send(d, PROBE_NODEINFO, path, 1, WIRE_ATTR_NODE_INFO, 0, idx, ni.local_port,
-			   0, 0);
+		discover_send(d, PROBE_NODEINFO, path, 1, WIRE_ATTR_NODE_INFO, 0, idx,
+			      ni.local_port, 0, 0);
 	}
 }
 
@@ -567,22 +311,22 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 			r->ports[rp].state = PORT_DOWN;
 			r->ports[rp].phys_state = PHYS_POLLING;
 			if (node_is_switch(r))
-				later_add(d, r->guid, PROBE_PORTINFO, rp,
-					  0); /* its route may cross this link */
+				discover_later_add(d, r->guid, PROBE_PORTINFO, rp,
+						   0); /* its route may cross this link */
 		} else if (pi.state != PORT_ACTIVE) {
 			/* retrained (a flap): the far end's port is not what we knew either */
 			uint8_t path[64];
 			uint8_t hops;
 
-			if (!asked_once(d, rn, rp))
+			if (!discover_asked_once(d, rn, rp))
 				; /* asked already */
 			else if (node_is_switch(r))
-				probe_send(d, PROBE_PORTINFO, r->dr_path, r->dr_hops,
-					   WIRE_ATTR_PORT_INFO, portinfo_get_mod(d->f, rn, rp), 0,
-					   0, rn, rp);
+				discover_send(d, PROBE_PORTINFO, r->dr_path, r->dr_hops,
+					      WIRE_ATTR_PORT_INFO, portinfo_get_mod(d->f, rn, rp),
+					      0, 0, rn, rp);
 			else if (discover_port_path(d->f, rn, rp, path, &hops) == 0)
-				probe_send(d, PROBE_PORTINFO, path, hops, WIRE_ATTR_PORT_INFO,
-					   portinfo_get_mod(d->f, rn, rp), 0, 0, rn, rp);
+				discover_send(d, PROBE_PORTINFO, path, hops, WIRE_ATTR_PORT_INFO,
+					      portinfo_get_mod(d->f, rn, rp), 0, 0, rn, rp);
 		}
 		return; /* a link that stays up leads where it did */
 	}
@@ -593,8 +337,8 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 		uint8_t path[64];
 		memcpy(path, n->dr_path, sizeof(path));
 		path[n->dr_hops + 1] = p->port;
-		probe_send(d, PROBE_NODEINFO, path, n->dr_hops + 1, WIRE_ATTR_NODE_INFO, 0, p->node,
-			   p->port, 0, 0);
+		discover_send(d, PROBE_NODEINFO, path, n->dr_hops + 1, WIRE_ATTR_NODE_INFO, 0,
+			      p->node, p->port, 0, 0);
 	}
 }
 
@@ -673,7 +417,7 @@ static void discover_cut_silent(struct discover *d)
 			y = &d->f->nodes[pp->remote_node];
 			discover_touch(d, pp->remote_node);
 			if (node_is_switch(y))
-				later_add(d, y->guid, PROBE_PORTINFO, pp->remote_port, 0);
+				discover_later_add(d, y->guid, PROBE_PORTINFO, pp->remote_port, 0);
 			y->ports[pp->remote_port].state = PORT_DOWN;
 			y->ports[pp->remote_port].phys_state = PHYS_POLLING;
 			fabric_unlink(d->f, x, (uint8_t)p);
@@ -720,20 +464,21 @@ static void discover_finish(void *arg)
 					continue;
 				memcpy(path, n->dr_path, sizeof(path));
 				path[n->dr_hops + 1] = l->port;
-				probe_send(d, PROBE_NODEINFO, path, n->dr_hops + 1,
-					   WIRE_ATTR_NODE_INFO, 0, ni, l->port, 0, 0);
+				discover_send(d, PROBE_NODEINFO, path, n->dr_hops + 1,
+					      WIRE_ATTR_NODE_INFO, 0, ni, l->port, 0, 0);
 			} else {
-				probe_send_flags(d, l->kind, n->dr_path, n->dr_hops,
-						 l->kind == PROBE_SWITCHINFO ? WIRE_ATTR_SWITCH_INFO
-									     : WIRE_ATTR_PORT_INFO,
-						 l->kind == PROBE_SWITCHINFO
-						     ? 0
-						     : portinfo_get_mod(d->f, ni, l->port),
-						 0, 0, ni, l->port, l->flags & ~PROBE_EXT);
+				discover_send_flags(d, l->kind, n->dr_path, n->dr_hops,
+						    l->kind == PROBE_SWITCHINFO
+							? WIRE_ATTR_SWITCH_INFO
+							: WIRE_ATTR_PORT_INFO,
+						    l->kind == PROBE_SWITCHINFO
+							? 0
+							: portinfo_get_mod(d->f, ni, l->port),
+						    0, 0, ni, l->port, l->flags & ~PROBE_EXT);
 			}
 		}
 		d->n_later = 0;
-		if (xact_batch_pending(d->batch) || !frontier_empty(d))
+		if (xact_batch_pending(d->batch) || !discover_frontier_empty(d))
 			return; /* the next stage runs; the batch's next emptying finishes */
 		res = d->res;
 	}
@@ -741,7 +486,7 @@ static void discover_finish(void *arg)
 		/* anything unexpected: the caller discovers the whole fabric */
 		if (res.timeouts || res.errors || res.link_conflicts) {
 			res.fabric = NULL;
-			res.ms = ms_since(&d->t0);
+			res.ms = discover_ms_since(&d->t0);
 			d->finishing = true;
 			d->done(d->arg, -EAGAIN, &res);
 			return;
@@ -753,7 +498,7 @@ static void discover_finish(void *arg)
 		res.incremental = true;
 	}
 	res.fabric = d->f;
-	res.ms = ms_since(&d->t0);
+	res.ms = discover_ms_since(&d->t0);
 	res.touched = d->res.touched; /* the receiver's, with the fabric */
 	d->res.touched = NULL;
 	d->res.n_touched = 0;
@@ -795,10 +540,11 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 	     p->kind == PROBE_SWITCHINFO)) {
 		/* maybe behind a link that is gone, or gone itself: asked again over new routes */
 		if (p->kind == PROBE_NODEINFO) {
-			later_add(d, d->f->nodes[p->parent].guid, PROBE_NODEINFO, p->parent_port,
-				  0);
+			discover_later_add(d, d->f->nodes[p->parent].guid, PROBE_NODEINFO,
+					   p->parent_port, 0);
 		} else {
-			later_add(d, d->f->nodes[p->node].guid, p->kind, p->port, p->flags);
+			discover_later_add(d, d->f->nodes[p->node].guid, p->kind, p->port,
+					   p->flags);
 			if (node_is_switch(&d->f->nodes[p->node]))
 				discover_note(d, p->node, false);
 		}
@@ -886,6 +632,7 @@ static struct discover *discover_new(struct xact_engine *xe, discover_done_fn do
 	if (!d)
 		return NULL;
 	d->xe = xe;
+	d->probe_done = probe_done;
 	d->done = done;
 	d->arg = arg;
 	d->batch = xact_batch_new(xe, discover_finish, d);
@@ -901,7 +648,7 @@ static struct discover *discover_new(struct xact_engine *xe, discover_done_fn do
 /* Whether anything was asked (or waits to be). */
 static bool discover_busy(const struct discover *d)
 {
-	return xact_batch_pending(d->batch) || !frontier_empty(d);
+	return xact_batch_pending(d->batch) || !discover_frontier_empty(d);
 }
 
 int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg, struct discover **ret)
@@ -912,7 +659,7 @@ int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg, str
 	if (!d)
 		return -ENOMEM;
 	d->f = fabric_new();
-	r = d->f ? probe_send(d, PROBE_NODEINFO, NULL, 0, WIRE_ATTR_NODE_INFO, 0, 0, 0, 0, 0)
+	r = d->f ? discover_send(d, PROBE_NODEINFO, NULL, 0, WIRE_ATTR_NODE_INFO, 0, 0, 0, 0, 0)
 		 : -ENOMEM;
 	if (r == 0 && !discover_busy(d))
 		r = -ENOMEM; /* the first probe could not be submitted */
@@ -950,11 +697,11 @@ int discover_start_around(struct xact_engine *xe, const struct fabric *base, con
 		struct node *n = &d->f->nodes[ni];
 
 		d->res.reprobed++;
-		probe_send(d, PROBE_SWITCHINFO, n->dr_path, n->dr_hops, WIRE_ATTR_SWITCH_INFO, 0, 0,
-			   0, ni, 0);
+		discover_send(d, PROBE_SWITCHINFO, n->dr_path, n->dr_hops, WIRE_ATTR_SWITCH_INFO, 0,
+			      0, 0, ni, 0);
 		for (unsigned p = 1; p <= n->nports; p++)
-			if (asked_once(d, ni, (uint8_t)p))
-				probe_send(
+			if (discover_asked_once(d, ni, (uint8_t)p))
+				discover_send(
 				    d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO,
 				    portinfo_get_mod(d->f, ni, (uint8_t)p), 0, 0, ni, (uint8_t)p);
 	}

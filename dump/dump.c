@@ -22,7 +22,7 @@
 #include "lib/atomic_file.h"
 #include "fabric/topo.h"
 #include "lib/log.h"
-#include "sm/dump.h"
+#include "dump/dump.h"
 
 #define DUMP_NO_HOPS 0xff
 
