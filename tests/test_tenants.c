@@ -64,6 +64,7 @@ static void sm_down(struct sm *sm)
 	hook_list_clear(&sm->hooks.published);
 	hook_list_clear(&sm->hooks.configure);
 	hook_list_clear(&sm->hooks.state_changed);
+	hook_list_clear(&sm->hooks.partitions);
 }
 
 /* A request of op on pkey for n GUIDs; its return code, err and the delta (cleared). */
