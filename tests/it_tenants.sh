@@ -15,7 +15,8 @@
 #   - 1,000 add/remove cycles leave nothing behind (no member, no port
 #     pending, the host's table without the key);
 #   - kill -9 and restart: the runtime set is back and programmed;
-#   - a standby pulls it with the state sync and keeps it when it takes over.
+#   - a standby pulls it with the state sync and keeps it when it takes over;
+#   - http_allow_insecure_writes: a write over plain HTTP from loopback goes.
 . "$(dirname "$0")/lib.sh"
 
 export SIM_HOST=ca-5 # the diag tools' host: no SM there
@@ -245,5 +246,14 @@ check "... ca-2 still holds 0x8abc" has "${L[2]}" 0x8abc
 check "... B wrote it to its state directory" grep -q '"0x0abc"' "$T/sd-B/partitions.runtime.json"
 check "smctl partition delete on B" "$SMCTL" --socket "$T/B.sock" partition delete 0x0abc
 check "... gone from ca-2" wait_for 5 lacks "${L[2]}" 0x8abc
+# http_allow_insecure_writes: plain HTTP writes, from this host only (B listens on 127.0.0.1)
+echo "http_allow_insecure_writes = true" >>"$T/B.conf"
+kill -HUP "${SMD_PID[B]}"
+check "http_allow_insecure_writes reloaded on B" \
+	wait_for 10 grep -q "reload: http_allow_insecure_writes: false -> true" "$T/B.err"
+check "... a write over plain HTTP from loopback: 200" test "$(curl -s -o "$T/body" -w '%{http_code}' \
+	-u k8s:s3cret -X POST -H 'Content-Type: application/json' \
+	-d "{\"pkey\":\"0x0def\",\"guids\":[\"$(G 2)\"]}" "http://127.0.0.1:$HB/ufmRest/resources/pkeys")" = 200
+check "... ca-2 holds 0x8def" wait_for 5 has "${L[2]}" 0x8def
 smd_kill B
 finish

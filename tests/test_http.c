@@ -3,6 +3,7 @@
  * uses it: http_parse_head hands out the header lines, http_header finds
  * one (the standby's X-Ibsmd-SM-Key) by name, case-insensitive, trimmed.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "tests/testutil.h"
 #include "ui/http.h"
+#include "ui/http_int.h"
 #include "ui/http_auth.h"
 
 /* Parse a copy of text; 0 with hh and the copy (freed by the caller) kept in *ret_copy. */
@@ -254,6 +256,41 @@ static void test_base64(void)
 	CU_ASSERT_EQUAL(http_auth_b64decode("", out, sizeof(out)), 0);
 }
 
+/* Whether the text address a is loopback (http_allow_insecure_writes: from this host only). */
+static bool loopback(const char *a)
+{
+	struct sockaddr_in v4 = {.sin_family = AF_INET};
+	struct sockaddr_in6 v6 = {.sin6_family = AF_INET6};
+
+	if (inet_pton(AF_INET, a, &v4.sin_addr) == 1)
+		return http_conn_is_loopback((struct sockaddr *)&v4);
+	CU_ASSERT_EQUAL_FATAL(inet_pton(AF_INET6, a, &v6.sin6_addr), 1);
+	return http_conn_is_loopback((struct sockaddr *)&v6);
+}
+
+static void test_loopback(void)
+{
+	struct sockaddr_un {
+		sa_family_t f;
+		char path[8];
+	} un = {AF_UNIX, "x"};
+
+	CU_ASSERT_TRUE(loopback("127.0.0.1"));
+	CU_ASSERT_TRUE(loopback("127.200.3.4"));
+	CU_ASSERT_TRUE(loopback("::1"));
+	CU_ASSERT_TRUE(loopback("::ffff:127.0.0.1"));
+	CU_ASSERT_FALSE(loopback("128.0.0.1"));
+	CU_ASSERT_FALSE(loopback("10.0.0.127"));
+	CU_ASSERT_FALSE(loopback("0.0.0.0"));
+	CU_ASSERT_FALSE(loopback("::"));
+	CU_ASSERT_FALSE(loopback("::2"));
+	CU_ASSERT_FALSE(loopback("fe80::1"));
+	CU_ASSERT_FALSE(loopback("::ffff:10.0.0.1"));
+	CU_ASSERT_FALSE(loopback("::7f00:1")); /* IPv4-compatible, not mapped */
+	CU_ASSERT_FALSE(http_conn_is_loopback((struct sockaddr *)&un));
+	CU_ASSERT_FALSE(http_conn_is_loopback(NULL));
+}
+
 int main(void)
 {
 	static const struct testutil_case cases[] = {
@@ -264,6 +301,7 @@ int main(void)
 	    {"a users file", test_users_file},
 	    {"a users file's mode, read again", test_users_load},
 	    {"base64", test_base64},
+	    {"loopback peers (insecure writes)", test_loopback},
 	    {NULL, NULL},
 	};
 

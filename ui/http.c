@@ -330,7 +330,10 @@ static void http_deny(struct http_conn *c, int status, const char *reason, const
 	free(text);
 }
 
-/* A write may go: an admin user, over TLS unless http_allow_insecure_writes.  Else 403. */
+/*
+ * A write may go: an admin user, over TLS, or with http_allow_insecure_writes
+ * over plain HTTP from a loopback address.  Else 403.
+ */
 static bool http_write_allowed(struct http_conn *c)
 {
 	const struct sm_conf *conf = &c->h->api->sm->conf;
@@ -350,6 +353,12 @@ static bool http_write_allowed(struct http_conn *c)
 		http_deny(c, 403, "Forbidden",
 			  "writes need TLS (http_tls_cert, http_tls_key): the password would "
 			  "cross the network in clear");
+		return false;
+	}
+	if (!c->h->ssl && !c->loopback) {
+		http_deny(c, 403, "Forbidden",
+			  "writes without TLS (http_allow_insecure_writes) are taken from this "
+			  "host only (a loopback address)");
 		return false;
 	}
 	return true;

@@ -7,7 +7,9 @@
  * held for every client together capped (HTTP_MAX_QUEUED).
  */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,6 +227,19 @@ static void http_deadline_cb(evutil_socket_t fd, short what, void *arg)
 	http_conn_free(c);
 }
 
+bool http_conn_is_loopback(const struct sockaddr *sa)
+{
+	if (sa && sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa && sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(a) ||
+		       (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return false;
+}
+
 static void http_accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struct sockaddr *sa,
 			   int salen, void *arg)
 {
@@ -253,6 +268,7 @@ static void http_accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struc
 		return;
 	}
 	c->h = h;
+	c->loopback = http_conn_is_loopback(sa);
 	if (getnameinfo(sa, (socklen_t)salen, host, sizeof(host), serv, sizeof(serv),
 			NI_NUMERICHOST | NI_NUMERICSERV) == 0)
 		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, serv);

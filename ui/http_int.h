@@ -34,6 +34,7 @@ struct http_blob {
 struct http_conn {
 	struct http *h;
 	char peer[NI_MAXHOST + NI_MAXSERV + 2]; /* "ADDRESS:PORT", for the log */
+	bool loopback;				/* the peer is this host (127/8, ::1) */
 	struct bufferevent *bev;
 	struct event *deadline;
 	struct http_conn *prev, *next;
@@ -101,5 +102,7 @@ void http_conn_arm(struct http_conn *c, int seconds);
 int http_conn_listen(struct http *h, const char *key, const char *addr, char *err, size_t err_len);
 /* Close every connection and the listener (h itself stays). */
 void http_conn_close_all(struct http *h);
+/* Whether sa is a loopback address: 127.0.0.0/8, ::1, or ::ffff:127.0.0.0/104. */
+bool http_conn_is_loopback(const struct sockaddr *sa);
 
 #endif
