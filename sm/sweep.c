@@ -660,6 +660,8 @@ static void phase_publish(struct sweep *sw)
 		log_msg(LOG_CAT_SWEEP, LOG_INFO,
 			"%u PortInfo Sets whose answers were lost were read back: taken",
 			s->set_recovered);
+	/* switches reported changes while it ran (before its own are put back, below) */
+	bool overtaken = sm->sched.n_dirty > 0;
 	if (s->status != 0 && s->incremental && !s->standby && s->set_errors)
 		for (unsigned i = 0; i < sw->n_dirty; i++) {
 			unsigned j;
@@ -679,7 +681,7 @@ static void phase_publish(struct sweep *sw)
 	free(sw->scope);
 	free(sw);
 	route_published(sm); /* a re-balance owed: the engine in the background */
-	sweep_sched_retry(sm, sm->last.status != 0 && !sm->last.standby);
+	sweep_sched_retry(sm, sm->last.status != 0 && !sm->last.standby, overtaken);
 	hook_run(&sm->hooks.sweep_done, &sm->last);
 	sweep_sched_next(sm);
 }
@@ -761,8 +763,8 @@ static bool sweep_may_be_incremental(const struct sm *sm)
 	const struct sweep_sched *sc = &sm->sched;
 
 	/* on a subnet that was up, or after an incremental sweep whose programming failed */
-	bool base_ok = sm->last.status == 0 ||
-		       (sm->last.incremental && sm->last.set_errors && sc->failures <= 2);
+	bool base_ok = sm->last.status == 0 || (sm->last.incremental && sm->last.set_errors &&
+						sweep_sched_may_retry_incremental(sc));
 
 	return sm->conf.incremental_sweep && !sc->want_heavy && sc->n_dirty > 0 &&
 	       sc->n_dirty <= SWEEP_MAX_DIRTY && sm->snap && sm->snap->fabric->n_nodes &&

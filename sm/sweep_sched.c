@@ -36,6 +36,11 @@ void sweep_force_lft(struct sm *sm)
 
 static int sweep_request(struct sm *sm, const char *why);
 
+bool sweep_sched_may_retry_incremental(const struct sweep_sched *sc)
+{
+	return sc->failures_quiet <= 2 && sc->failures <= SWEEP_MAX_OVERTAKEN;
+}
+
 static void sweep_retry_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm *sm = arg;
@@ -50,7 +55,7 @@ static void sweep_retry_cb(evutil_socket_t fd, short what, void *arg)
 			 */
 	snprintf(why, sizeof(why), "retry %u after a failed sweep", sm->sched.failures);
 	/* an incremental sweep that failed programming is retried around the same switches */
-	if (sm->sched.n_dirty && sm->sched.failures <= 2)
+	if (sm->sched.n_dirty && sweep_sched_may_retry_incremental(&sm->sched))
 		sweep_request(sm, why);
 	else
 		sweep_start_why(sm, why);
@@ -61,7 +66,7 @@ static void sweep_retry_cb(evutil_socket_t fd, short what, void *arg)
  * twice as long each time (at most 30 s, or the sweep interval if shorter);
  * one that did not fail resets the count.
  */
-void sweep_sched_retry(struct sm *sm, bool failed)
+void sweep_sched_retry(struct sm *sm, bool failed, bool overtaken)
 {
 	struct sweep_sched *sc = &sm->sched;
 	double ms = sm->conf.sweep_holddown_ms > 100 ? sm->conf.sweep_holddown_ms : 100;
@@ -71,11 +76,14 @@ void sweep_sched_retry(struct sm *sm, bool failed)
 	if (!failed) {
 		/* a retry armed by an earlier failure is moot: this one brought the subnet up */
 		sc->failures = 0;
+		sc->failures_quiet = 0;
 		if (sc->retry)
 			evtimer_del(sc->retry);
 		return;
 	}
 	sc->failures++;
+	if (!overtaken) /* no switch reported a change while it ran */
+		sc->failures_quiet++;
 	if (sm->conf.sweep_interval > 0 && sm->conf.sweep_interval * 1000.0 < cap)
 		cap = sm->conf.sweep_interval * 1000.0;
 	for (unsigned i = 1; i < sc->failures && ms < cap; i++)
