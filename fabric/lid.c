@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hex.h"
 #include "lib/atomic_file.h"
 #include "lib/lines.h"
 #include "lib/u64map.h"
@@ -249,17 +250,6 @@ static bool lid_is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static int lid_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* One hex number ("0x" optional, at most 16 digits) ending at a blank or NUL. */
 static bool lid_parse_hex(const char **pp, uint64_t *ret)
 {
@@ -271,7 +261,7 @@ static bool lid_parse_hex(const char **pp, uint64_t *ret)
 		p++;
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		p += 2;
-	for (; (d = lid_hexval(*p)) >= 0; p++) {
+	for (; (d = hex_digit(*p)) >= 0; p++) {
 		if (++digits > 16)
 			return false;
 		v = v << 4 | (uint64_t)d;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hex.h"
 #include "failover/syncdoc.h"
 #include "lib/sorted.h"
 
@@ -185,17 +186,6 @@ static bool get_bool(struct dec *d, const json_t *o, const char *where, const ch
 	return true;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool get_hex(struct dec *d, const json_t *o, const char *where, const char *key,
 		    uint8_t *out, size_t n)
 {
@@ -209,7 +199,7 @@ static bool get_hex(struct dec *d, const json_t *o, const char *where, const cha
 		return bad(d, -EBADMSG, "%s.%s: %zu hex digits, not %zu", where, key,
 			   json_string_length(v), 2 * n);
 	for (size_t i = 0; i < n; i++) {
-		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+		int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return bad(d, -EBADMSG, "%s.%s: not hex", where, key);
@@ -231,7 +221,7 @@ static bool get_guid(struct dec *d, const json_t *o, const char *where, const ch
 	if (json_string_length(v) != 18 || s[0] != '0' || s[1] != 'x')
 		return bad(d, -EBADMSG, "%s.%s: not a GUID (0x and 16 hex digits)", where, key);
 	for (int i = 2; i < 18; i++) {
-		int h = hexval(s[i]);
+		int h = hex_digit(s[i]);
 
 		if (h < 0)
 			return bad(d, -EBADMSG, "%s.%s: not a GUID (0x and 16 hex digits)", where,

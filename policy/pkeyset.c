@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hex.h"
 #include "fabric/speed.h"
 #include "policy/pkeyset.h"
 
@@ -517,17 +518,6 @@ nomem:
 
 /* ---- parsing what the API takes ---------------------------------------- */
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 bool pkeyset_parse_guid(const char *s, uint64_t *ret)
 {
 	uint64_t g = 0;
@@ -535,7 +525,7 @@ bool pkeyset_parse_guid(const char *s, uint64_t *ret)
 
 	if (len == 23) { /* 00:02:c9:03:00:0a:1b:2c */
 		for (size_t i = 0; i < 23; i++) {
-			int h = hexval(s[i]);
+			int h = hex_digit(s[i]);
 
 			if (i % 3 == 2) {
 				if (s[i] != ':')
@@ -551,7 +541,7 @@ bool pkeyset_parse_guid(const char *s, uint64_t *ret)
 		if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 			s += 2;
 		for (; *s; s++, digits++) {
-			int h = hexval(*s);
+			int h = hex_digit(*s);
 
 			if (h < 0 || digits >= 16)
 				return false;
@@ -572,7 +562,7 @@ bool pkeyset_parse_pkey(const char *s, uint16_t *ret)
 	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
 		return false;
 	for (s += 2; *s; s++, digits++) {
-		int h = hexval(*s);
+		int h = hex_digit(*s);
 
 		if (h < 0 || digits >= 4)
 			return false;
