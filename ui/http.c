@@ -98,36 +98,10 @@ static void http_metrics(struct http_conn *c)
 
 /* ---- GET /api/CMD ----------------------------------------------------- */
 
-static int http_status_of(const char *code, const char **ret_reason)
-{
-	static const struct {
-		const char *code;
-		int status;
-		const char *reason;
-	} map[] = {
-	    {CTL_ERR_BAD_ARGUMENT, 400, "Bad Request"},
-	    {CTL_ERR_BAD_REQUEST, 400, "Bad Request"},
-	    {CTL_ERR_NOT_FOUND, 404, "Not Found"},
-	    {CTL_ERR_UNKNOWN_COMMAND, 404, "Not Found"},
-	    {CTL_ERR_PERMISSION_DENIED, 403, "Forbidden"},
-	    {CTL_ERR_NOT_READY, 503, "Service Unavailable"},
-	    {CTL_ERR_BUSY, 503, "Service Unavailable"},
-	};
-
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		if (!strcmp(code, map[i].code)) {
-			*ret_reason = map[i].reason;
-			return map[i].status;
-		}
-	}
-	*ret_reason = "Internal Server Error";
-	return 500;
-}
-
 static void http_json_error(struct http_conn *c, const struct ctl_error *e)
 {
 	const char *reason;
-	int status = http_status_of(e->code, &reason);
+	int status = http_conn_status_of(e->code, &reason);
 
 	http_conn_json(c, status, reason,
 		       json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", e->code,

@@ -22,6 +22,7 @@
 #include <event2/listener.h>
 
 #include "lib/log.h"
+#include "ui/ctl_errors.h"
 #include "ui/http_int.h"
 
 void http_conn_blob_unref(struct http_blob *b)
@@ -225,6 +226,33 @@ static void http_deadline_cb(evutil_socket_t fd, short what, void *arg)
 
 	c->h->st->timeouts++;
 	http_conn_free(c);
+}
+
+int http_conn_status_of(const char *code, const char **ret_reason)
+{
+	static const struct {
+		const char *code;
+		int status;
+		const char *reason;
+	} map[] = {
+	    {CTL_ERR_BAD_ARGUMENT, 400, "Bad Request"},
+	    {CTL_ERR_BAD_REQUEST, 400, "Bad Request"},
+	    {CTL_ERR_NOT_FOUND, 404, "Not Found"},
+	    {CTL_ERR_UNKNOWN_COMMAND, 404, "Not Found"},
+	    {CTL_ERR_PERMISSION_DENIED, 403, "Forbidden"},
+	    {CTL_ERR_CONFLICT, 409, "Conflict"},
+	    {CTL_ERR_LIMIT, 413, "Content Too Large"},
+	    {CTL_ERR_NOT_READY, 503, "Service Unavailable"},
+	    {CTL_ERR_BUSY, 503, "Service Unavailable"},
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(code, map[i].code)) {
+			*ret_reason = map[i].reason;
+			return map[i].status;
+		}
+	*ret_reason = "Internal Server Error";
+	return 500;
 }
 
 bool http_conn_is_loopback(const struct sockaddr *sa)

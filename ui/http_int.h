@@ -102,6 +102,11 @@ void http_conn_arm(struct http_conn *c, int seconds);
 int http_conn_listen(struct http *h, const char *key, const char *addr, char *err, size_t err_len);
 /* Close every connection and the listener (h itself stays). */
 void http_conn_close_all(struct http *h);
+/*
+ * The HTTP status (and reason) of a control error code (ui/ctl_errors.h),
+ * for /api/ and /ufmRest/ alike; 500 for a code not listed.
+ */
+int http_conn_status_of(const char *code, const char **ret_reason);
 /* Whether sa is a loopback address: 127.0.0.0/8, ::1, or ::ffff:127.0.0.0/104. */
 bool http_conn_is_loopback(const struct sockaddr *sa);
 

@@ -12,36 +12,14 @@
 
 #include "ui/api_int.h"
 #include "ui/api_pkeys.h"
+#include "ui/http_int.h"
 #include "ui/http_pkeys.h"
 
 #define PKEYS_PATH "/ufmRest/resources/pkeys"
 
-static int http_pkeys_status(const char *code, const char **ret_reason)
-{
-	static const struct {
-		const char *code;
-		int status;
-		const char *reason;
-	} map[] = {
-	    {CTL_ERR_BAD_ARGUMENT, 400, "Bad Request"},
-	    {CTL_ERR_NOT_FOUND, 404, "Not Found"},
-	    {CTL_ERR_CONFLICT, 409, "Conflict"},
-	    {CTL_ERR_LIMIT, 413, "Content Too Large"},
-	    {CTL_ERR_NOT_READY, 503, "Service Unavailable"},
-	};
-
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcmp(code, map[i].code)) {
-			*ret_reason = map[i].reason;
-			return map[i].status;
-		}
-	*ret_reason = "Internal Server Error";
-	return 500;
-}
-
 static int http_pkeys_error(const struct ctl_error *e, const char **ret_reason, json_t **ret_body)
 {
-	int status = http_pkeys_status(e->code, ret_reason);
+	int status = http_conn_status_of(e->code, ret_reason);
 
 	*ret_body = json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", e->code, "message",
 			      e->message);
