@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "mad/wire.h"
 #include "smp/discover.h"
@@ -486,7 +486,7 @@ static void discover_finish(void *arg)
 		/* anything unexpected: the caller discovers the whole fabric */
 		if (res.timeouts || res.errors || res.link_conflicts) {
 			res.fabric = NULL;
-			res.ms = discover_ms_since(&d->t0);
+			res.ms = clock_mono_ms() - d->t0_ms;
 			d->finishing = true;
 			d->done(d->arg, -EAGAIN, &res);
 			return;
@@ -498,7 +498,7 @@ static void discover_finish(void *arg)
 		res.incremental = true;
 	}
 	res.fabric = d->f;
-	res.ms = discover_ms_since(&d->t0);
+	res.ms = clock_mono_ms() - d->t0_ms;
 	res.touched = d->res.touched; /* the receiver's, with the fabric */
 	d->res.touched = NULL;
 	d->res.n_touched = 0;
@@ -641,7 +641,7 @@ static struct discover *discover_new(struct xact_engine *xe, discover_done_fn do
 		return NULL;
 	}
 	xact_batch_set_producer(d->batch, XACT_BULK, discover_produce, d);
-	clock_gettime(CLOCK_MONOTONIC, &d->t0);
+	d->t0_ms = clock_mono_ms();
 	return d;
 }
 

@@ -9,7 +9,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "mad/xact.h"
 #include "smp/discover.h"
@@ -74,7 +73,7 @@ struct discover {
 	void *arg;
 	struct fabric *f;
 	struct discover_result res;
-	struct timespec t0;
+	double t0_ms; /* clock_mono_ms() at the start */
 	bool finishing;
 	bool incremental; /* around some switches of a copy of the last fabric */
 	/*
@@ -119,7 +118,6 @@ bool discover_asked_once(struct discover *d, uint32_t node, uint8_t port);
 /* Ask (guid, kind, port) in the next stage (incremental); ENOMEM counts an error. */
 void discover_later_add(struct discover *d, uint64_t guid, enum probe_kind kind, uint8_t port,
 			uint8_t flags);
-double discover_ms_since(const struct timespec *t0);
 bool discover_frontier_empty(const struct discover *d);
 /* The batch's producer (xact_batch_set_producer): ctx is the discover. */
 bool discover_produce(void *ctx);

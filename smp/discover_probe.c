@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "mad/wire.h"
 #include "smp/discover_int.h"
@@ -48,13 +47,6 @@ void discover_later_add(struct discover *d, uint64_t guid, enum probe_kind kind,
 		d->cap_later = cap;
 	}
 	d->later[d->n_later++] = (struct later){guid, kind, port, flags};
-}
-
-double discover_ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1e3 + (t.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
 /* Hand a probe to the engine now.  0 or -errno (nothing sent). */
