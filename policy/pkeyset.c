@@ -248,6 +248,16 @@ static struct pkeyset_pkey *pkey_new(uint16_t pkey, size_t cap)
 	return p;
 }
 
+/* p takes old's name and parameters (a new version of old). */
+static void pkey_params_copy(struct pkeyset_pkey *p, const struct pkeyset_pkey *old)
+{
+	memcpy(p->name, old->name, sizeof(p->name));
+	p->ipoib = old->ipoib;
+	p->mtu = old->mtu;
+	p->rate = old->rate;
+	p->sl = old->sl;
+}
+
 /* The P_Key's parameters a request may set; whether any changed. */
 static bool pkey_params(struct pkeyset_pkey *p, const struct pkeyset_req *req, bool created)
 {
@@ -287,13 +297,8 @@ static int apply_add(const struct pkeyset_pkey *old, uint16_t pkey, const struct
 
 	if (!p)
 		return fail(err, err_len, -ENOMEM, "out of memory");
-	if (old) {
-		memcpy(p->name, old->name, sizeof(p->name));
-		p->ipoib = old->ipoib;
-		p->mtu = old->mtu;
-		p->rate = old->rate;
-		p->sl = old->sl;
-	}
+	if (old)
+		pkey_params_copy(p, old);
 	d->group_changed = pkey_params(p, req, !old);
 	while (i < on || j < ng) {
 		const struct pkeyset_member *om = i < on ? &old->m[i] : NULL;
@@ -337,11 +342,7 @@ static int apply_remove(const struct pkeyset_pkey *old, const struct req_guid *g
 
 	if (!p)
 		return fail(err, err_len, -ENOMEM, "out of memory");
-	memcpy(p->name, old->name, sizeof(p->name));
-	p->ipoib = old->ipoib;
-	p->mtu = old->mtu;
-	p->rate = old->rate;
-	p->sl = old->sl;
+	pkey_params_copy(p, old);
 	for (size_t i = 0; i < old->n; i++) {
 		while (j < ng && g[j].guid < old->m[i].guid)
 			j++;
@@ -409,11 +410,7 @@ int pkeyset_apply(const struct pkeyset *s, const struct pkeyset_req *req,
 		p = pkey_new(pkey, old->n + 1);
 		if (!p)
 			return fail(err, err_len, -ENOMEM, "out of memory");
-		memcpy(p->name, old->name, sizeof(p->name));
-		p->ipoib = old->ipoib;
-		p->mtu = old->mtu;
-		p->rate = old->rate;
-		p->sl = old->sl;
+		pkey_params_copy(p, old);
 		if (old->n)
 			memcpy(p->m, old->m, old->n * sizeof(*p->m));
 		p->n = old->n;
