@@ -133,7 +133,8 @@ sim_run() {
 	(cd "$T" && LD_PRELOAD="$UMAD2SIM" timeout -k 5 "$to" "$@")
 }
 
-# saq HOST saquery-args...: saquery from HOST with a 5 s timeout, asked again
+# saq HOST saquery-args...: saquery from HOST ("": the simulator's default, or the
+# caller's SIM_HOST) with a 5 s timeout, asked again
 # (3 times at most) when no answer came, as a real client does: saquery itself
 # never retries, and on a loaded machine an SA answer may come late (ibsim
 # drops nothing unless told).  Each retry is logged (to stderr: the test may
@@ -142,13 +143,14 @@ saq() {
 	local h=$1 try rc=0
 	shift
 	for try in 1 2 3; do
-		(export SIM_HOST=$h; sim_run 30 saquery -t 5000 "$@" 2>"$T/saq.err")
+		(if [ -n "$h" ]; then export SIM_HOST=$h; fi
+			sim_run 30 saquery -t 5000 "$@" 2>"$T/saq.err")
 		rc=$?
 		# 110: ETIMEDOUT, no answer; 124: timeout(1) ended it; 139: saquery itself
 		# died of SIGSEGV in umad2sim (a MAD of a multi-MAD answer arriving after it
 		# closed its agent: umad2sim's receiver does not check; the client's crash)
 		[ "$rc" = 110 ] || [ "$rc" = 124 ] || [ "$rc" = 139 ] || return "$rc"
-		log "saquery $* from $h: no answer (try $try of 3, status $rc): $(grep -m1 -i 'fail' "$T/saq.err")" >&2
+		log "saquery $* from ${h:-the default host}: no answer (try $try of 3, status $rc): $(grep -m1 -i 'fail' "$T/saq.err")" >&2
 	done
 	return "$rc"
 }
