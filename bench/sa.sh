@@ -99,6 +99,7 @@ storm_sm() {
 		perfpid=$!
 	fi
 	c0=$(cpu "$SM")
+	s0=$(cpu "$SIM")
 	t0=$(date +%s.%N)
 	for i in $(seq 0 $((CLIENTS - 1))); do
 		mkdir -p "$W/c$i"
@@ -118,11 +119,22 @@ storm_sm() {
 	for p in "${pids[@]}"; do wait "$p"; done
 	t1=$(date +%s.%N)
 	c1=$(cpu "$SM")
+	s1=$(cpu "$SIM")
 	[ -n "$perfpid" ] && { kill -INT "$perfpid"; wait "$perfpid" 2>/dev/null; }
+	# ibsmd: MADs per hand-off from its receiver thread to the loop
+	local per=-
+	if [ "$name" = ibsmd ]; then
+		per=$("$B/smctl" --socket "$W/ibsmd.sock" metrics 2>/dev/null | awk '
+			$1 == "ibsmd_umad_received_total" {r = $2}
+			$1 == "ibsmd_umad_batches_total" {b = $2}
+			$1 == "ibsmd_umad_wakeups_total" {k = $2}
+			END {if (b && k) printf "%.1f/%.1f", r / b, r / k; else print "-"}')
+	fi
 	sm_down
-	python3 - "$W" "$CLIENTS" "$t0" "$t1" "$c0" "$c1" "$(getconf CLK_TCK)" <<'PY'
+	python3 - "$W" "$CLIENTS" "$t0" "$t1" "$c0" "$c1" "$(getconf CLK_TCK)" "$s0" "$s1" "$per" <<'PY'
 import json, sys
 w, n, t0, t1, c0, c1, tck = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
+s0, s1, per = int(sys.argv[8]), int(sys.argv[9]), sys.argv[10]
 tot = {"answered": 0, "wrong": 0, "errors": 0, "timeouts": 0}
 for i in range(n):
     try:
@@ -133,8 +145,10 @@ for i in range(n):
         tot[k] += j.get(k, 0)
 a = tot["answered"]
 cpu = (c1 - c0) / tck
-print("%.0f %s %d %d %d %d %.1f" % (a / (t1 - t0), "%.1f" % (cpu * 1e6 / a) if a else "-", a,
-      tot["wrong"], tot["errors"], tot["timeouts"], t1 - t0))
+sim = (s1 - s0) / tck
+print("%.0f %s %d %d %d %d %.1f %s %.0f %s" % (a / (t1 - t0), "%.1f" % (cpu * 1e6 / a) if a else "-", a,
+      tot["wrong"], tot["errors"], tot["timeouts"], t1 - t0,
+      "%.1f" % (sim * 1e6 / a) if a else "-", 100 * sim / (t1 - t0), per))
 PY
 }
 
@@ -151,12 +165,15 @@ if [ "$STORM" = 1 ]; then
 	done
 	echo "job-start storm: ft3 k=$SK, $H hosts in jobs of $JOB, PathRecord Get by GIDs from" \
 		"$CLIENTS clients x $WINDOW outstanding${FLAP:+, a leaf uplink flapping every second}"
-	printf "%-8s %10s %10s %10s %7s %7s %9s %8s\n" sm "q/s" "cpu us/q" answered wrong errors \
-		timeouts seconds
+	printf "%-8s %8s %9s %9s %6s %6s %8s %7s %10s %8s %9s\n" sm "q/s" "cpu us/q" answered \
+		wrong errors timeouts seconds "sim us/q" "sim cpu%" "MADs/b/w"
 	for sm in ibsmd opensm; do
-		read -r q u a wr e to sec <<<"${R[$sm]}"
-		printf "%-8s %10s %10s %10s %7s %7s %9s %8s\n" "$sm" "$q" "$u" "$a" "$wr" "$e" "$to" "$sec"
+		read -r q u a wr e to sec su sp per <<<"${R[$sm]}"
+		printf "%-8s %8s %9s %9s %6s %6s %8s %7s %10s %8s %9s\n" "$sm" "$q" "$u" "$a" "$wr" "$e" \
+			"$to" "$sec" "$su" "$sp" "$per"
 	done
+	echo "sim: the simulator's CPU over the storm; MADs/b/w: MADs per hand-off from ibsmd's" \
+		"receiver thread to its loop / per wake-up of the loop"
 	read -r iq iu _ <<<"${R[ibsmd]}"
 	read -r oq ou _ <<<"${R[opensm]}"
 	python3 -c "

@@ -47,6 +47,7 @@ struct sm_mad_status {
 	uint32_t outstanding, window, max_bulk_outstanding, control_outstanding, window_in_effect;
 	uint64_t window_cuts;
 	uint64_t umad_received, umad_dropped; /* metrics only */
+	uint64_t umad_batches, umad_wakeups;  /* metrics only */
 	bool dr_only;			      /* in effect (sm/port.h) */
 	bool split;			      /* SMI and GSI are separate devices (mad/smigsi.h) */
 	uint64_t lid_routed_smps;	      /* LID-routed SMP requests sent (dr_only: none) */
