@@ -18,6 +18,8 @@
 # SMD_ARGS: more options for ibsmd (e.g. -v); KEEP=1 keeps the scratch directory.
 #   bench/faults.sh [-k K] [-n RUNS] [-f isl,host,spine,spine_ports] [-g GAP]
 #                   [--no-opensm]
+# last cmd: ibsmd's time from the last console line (the last port of
+# spine_ports: the cut itself takes ports x ~12 ms) to the subnet up.
 # ibsmd's time is also broken down by sweep phase (status last_sweep_phases_ms),
 # with the sweeps it took (ups: how many "subnet up" from the command until
 # the SM settled, heavy: of those, not incremental) and how they routed
@@ -136,10 +138,12 @@ send_cmds() {
 		local l
 		while read -r l; do
 			echo "$l" >&7
+			now >"$W/tlast"
 			sleep "$SLEEP"
 		done
 	else
 		cat >&7
+		now >"$W/tlast"
 	fi
 }
 # the "subnet up" lines of ibsmd's log so far; of those the heavy ones (not
@@ -174,6 +178,7 @@ step() {
 	esac
 	t1=$(wait_done "$c0" "$t0" "$want") || { echo "$SMNAME $name: not up again"; return 1; }
 	RES[$SMNAME,$name,t]+="$(python3 -c "print(round(($t1 - $t0) * 1000))") "
+	RES[$SMNAME,$name,last]+="$(python3 -c "print(round(($t1 - $(cat "$W/tlast")) * 1000))") "
 	if [ "$SMNAME" = ibsmd ]; then
 		sleep 0.3
 		RES[$SMNAME,$name,ms]+="$(js "round(last_sweep_ms)") "
@@ -246,14 +251,15 @@ STEPS=
 for f in $FAULTS; do STEPS+="$f ${f}_back "; done
 uniqc() { echo $1 | tr ' ' '\n' | sort | uniq -c | awk '{printf "%s%sx%s", (NR > 1 ? "," : ""), $1, $2}'; }
 echo "3-level fat tree k=$K: $N nodes; $RUNS runs each; medians (ibsmd: a full programming writes ${FULL_BLOCKS:-?} LFT blocks); spine_ports: ${GAP} ms between ports"
-printf '%-16s %9s %9s %6s %8s %7s %8s %10s %12s %14s\n' fault "ibsmd ms" "OpenSM ms" ratio "sweep ms" SMPs "LFT blks" "ups/heavy" incremental "repair/engine/bg"
+printf '%-16s %9s %9s %6s %9s %8s %7s %8s %10s %12s %14s\n' fault "ibsmd ms" "OpenSM ms" ratio \
+	"last cmd" "sweep ms" SMPs "LFT blks" "ups/heavy" incremental "repair/engine/bg"
 for f in $STEPS; do
 	a=$(med "${RES[ibsmd,$f,t]:-}")
 	o=$(med "${RES[opensm,$f,t]:-}")
 	ratio=$(python3 -c "a, o = '$a', '$o'
 print('%.1fx' % (float(o) / float(a)) if a not in ('-', '0', '') and o not in ('-', '') else '-')")
-	printf '%-16s %9s %9s %6s %8s %7s %8s %10s %12s %14s\n' "$f" "$a" "$o" "$ratio" \
-		"$(med "${RES[ibsmd,$f,ms]:-}")" "$(med "${RES[ibsmd,$f,mads]:-}")" \
+	printf '%-16s %9s %9s %6s %9s %8s %7s %8s %10s %12s %14s\n' "$f" "$a" "$o" "$ratio" \
+		"$(med "${RES[ibsmd,$f,last]:-}")" "$(med "${RES[ibsmd,$f,ms]:-}")" "$(med "${RES[ibsmd,$f,mads]:-}")" \
 		"$(med "${RES[ibsmd,$f,blocks]:-}")" "$(uniqc "${RES[ibsmd,$f,sweeps]:-}")" \
 		"$(uniqc "${RES[ibsmd,$f,inc]:-}")" "$(uniqc "${RES[ibsmd,$f,route]:-}")"
 done

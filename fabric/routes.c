@@ -10,6 +10,18 @@
 
 #include "fabric/routes.h"
 
+/*
+ * The mapping for size bytes of tables: 1/32 more (at least 64 KiB), so
+ * that the spare of a table can hold the next one when a switch or a few
+ * LIDs came back (a fresh table touches only what it uses).
+ */
+static size_t routes_block_size(size_t size)
+{
+	size_t slack = size / 32 > (64u << 10) ? size / 32 : (64u << 10);
+
+	return size + slack;
+}
+
 static struct routes *routes_alloc(const struct fabric *f, uint16_t max_lid, bool fill,
 				   struct routes_spare *sp, const bool *want);
 
@@ -96,26 +108,32 @@ static struct routes *routes_alloc(const struct fabric *f, uint16_t max_lid, boo
 	 * on 4 KiB pages cost more than the routing itself on some VMs.
 	 */
 	size = n_sw * row;
-	if (size && sp && sp->block && sp->size == size) {
-		/* the last table's pages: no page faults, no zeroing by the kernel */
+	if (size && sp && sp->block && sp->size >= size &&
+	    sp->size <= 2 * routes_block_size(size)) {
+		/*
+		 * The last table's pages: no page faults, no zeroing by the
+		 * kernel.  Its slack takes a switch or a LID more (a spine
+		 * back, a host), fewer leave some unused.
+		 */
 		block = sp->block;
+		r->lft_block_size = sp->size;
 		sp->block = NULL;
 		sp->size = 0;
 		if (fill)
 			memset(block, LFT_NO_PORT, size);
 		r->lft_block = block;
-		r->lft_block_size = size;
 	} else if (size) {
-		block =
-		    mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		size_t map = routes_block_size(size);
+
+		block = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (block == MAP_FAILED)
 			goto out_free;
-		if (size >= (2u << 20))
-			madvise(block, size, MADV_HUGEPAGE);
+		if (map >= (2u << 20))
+			madvise(block, map, MADV_HUGEPAGE);
 		if (fill)
 			memset(block, LFT_NO_PORT, size);
 		r->lft_block = block;
-		r->lft_block_size = size;
+		r->lft_block_size = map;
 	}
 	for (i = 0, block = r->lft_block; i < f->n_nodes; i++) {
 		if (!node_is_switch(&f->nodes[i]) || (want && !want[i]))

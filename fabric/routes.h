@@ -81,8 +81,10 @@ struct routes *routes_new(const struct fabric *f, uint16_t max_lid);
 struct routes *routes_new_for(const struct fabric *f, uint16_t max_lid, const bool *want);
 /*
  * A table block kept from routes freed before (routes_spare_take), so the
- * next table of that size costs no page faults and no zeroing.  At most
- * one; its pages are MADV_FREE meanwhile (the kernel may reclaim them).
+ * next table costs no page faults and no zeroing: one of the same size or
+ * smaller, or larger within the block's slack (a block maps 1/32 more than
+ * its tables: a switch or some LIDs back).  At most one; its pages are
+ * MADV_FREE meanwhile (the kernel may reclaim them).
  */
 struct routes_spare {
 	void *block;

@@ -65,6 +65,9 @@ struct sweep {
 	/* incremental: the switches it was asked around (asked again if it fails) */
 	uint64_t dirty[SWEEP_MAX_DIRTY];
 	unsigned n_dirty;
+	/* the switches whose Sets failed (program_stats.failed_sw, every batch's) */
+	uint64_t failed_sw[PROGRAM_FAILED_MAX];
+	unsigned n_failed_sw;
 	/* PROGRAM: the policies its tables are written with (references) */
 	struct qos_policy *qos;
 	struct partition_config *parts;
@@ -79,6 +82,14 @@ struct sweep {
 };
 
 static void sweep_step(struct sweep *sw);
+
+static bool guid_in(const uint64_t *v, unsigned n, uint64_t guid)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v[i] == guid)
+			return true;
+	return false;
+}
 
 static void sweep_fail(struct sweep *sw, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -356,6 +367,9 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 	sw->sm->penf.unfit += st->enforce_unfit;
 	sw->sum.sl2vl_blocks += st->sl2vl_blocks;
 	sw->sum.vlarb_blocks += st->vlarb_blocks;
+	for (uint32_t i = 0; i < st->n_failed_sw && sw->n_failed_sw < PROGRAM_FAILED_MAX; i++)
+		if (!guid_in(sw->failed_sw, sw->n_failed_sw, st->failed_sw[i]))
+			sw->failed_sw[sw->n_failed_sw++] = st->failed_sw[i];
 	if (sw->phase == SWEEP_PROGRAM) {
 		sweep_qos_conflicts(sw->sm, st);
 		sw->sm->policy.qos_rewrite = st->vl_errors != 0;
@@ -662,16 +676,28 @@ static void phase_publish(struct sweep *sw)
 			s->set_recovered);
 	/* switches reported changes while it ran (before its own are put back, below) */
 	bool overtaken = sm->sched.n_dirty > 0;
-	if (s->status != 0 && s->incremental && !s->standby && s->set_errors)
-		for (unsigned i = 0; i < sw->n_dirty; i++) {
-			unsigned j;
-
-			for (j = 0; j < sm->sched.n_dirty && sm->sched.dirty[j] != sw->dirty[i];
-			     j++)
-				;
-			if (j == sm->sched.n_dirty && j < SWEEP_MAX_DIRTY)
+	if (s->status != 0 && s->incremental && !s->standby && s->set_errors) {
+		for (unsigned i = 0; i < sw->n_dirty; i++)
+			if (!guid_in(sm->sched.dirty, sm->sched.n_dirty, sw->dirty[i]) &&
+			    sm->sched.n_dirty < SWEEP_MAX_DIRTY)
 				sm->sched.dirty[sm->sched.n_dirty++] = sw->dirty[i];
-		}
+		/*
+		 * A switch whose Sets failed and that this sweep did not ask
+		 * again (dying under it: a spine cut port by port, its Sets
+		 * sent over a link that went meanwhile) is asked again at once
+		 * like a reported change, and found gone or cut: without it the
+		 * retries would fail on it again until a heavy sweep.  One this
+		 * sweep asked already is a quiet failure (backoff).
+		 */
+		for (unsigned i = 0; i < sw->n_failed_sw; i++)
+			if (!guid_in(sw->dirty, sw->n_dirty, sw->failed_sw[i]) && sm->snap &&
+			    fabric_find_guid(sm->snap->fabric, sw->failed_sw[i]) !=
+				FABRIC_NO_NODE) {
+				sweep_start_around(sm, sw->failed_sw[i],
+						   "its Sets failed during the last sweep");
+				overtaken = true;
+			}
+	}
 	sm->sched.cur = NULL;
 	sm->sched.last_end_ms = clock_mono_ms();
 	program_held_free(sw->held); /* READBACK's, used by PROGRAM */

@@ -113,6 +113,19 @@ static bool program_produce(void *ctx)
 			uint8_t ports[LFT_BLOCK], data[64];
 			uint32_t block;
 
+			if (pg->block_next < j->n && pg->lft_failed && pg->lft_failed[j->node]) {
+				/*
+				 * A block of this switch failed (most often it
+				 * timed out: the switch is gone or its path is):
+				 * the rest would wait out the same timeouts,
+				 * holding the window from every other switch.
+				 * Not sent, failed; the switch gets every block
+				 * next time (program_finish).
+				 */
+				pg->st.errors += j->n - pg->block_next;
+				pg->st.lft_skipped += j->n - pg->block_next;
+				pg->block_next = j->n;
+			}
 			if (pg->block_next == j->n) {
 				free(j->blocks);
 				j->blocks = NULL;
@@ -178,6 +191,28 @@ static void program_port_took(struct port *p, const struct wire_smp *resp)
 	}
 }
 
+/* A Set to (node, port) failed: note the switch it belongs to (a CA's: its neighbour). */
+static void program_note_failed(struct program *pg, uint32_t node, uint8_t port)
+{
+	const struct node *n = &pg->f->nodes[node];
+	struct program_stats *st = &pg->st;
+	uint64_t guid;
+
+	if (!node_is_switch(n)) {
+		if (port > n->nports || !port_is_linked(&n->ports[port]))
+			return;
+		n = &pg->f->nodes[n->ports[port].remote_node];
+		if (!node_is_switch(n))
+			return;
+	}
+	guid = n->guid;
+	for (uint32_t i = 0; i < st->n_failed_sw; i++)
+		if (st->failed_sw[i] == guid)
+			return;
+	if (st->n_failed_sw < PROGRAM_FAILED_MAX)
+		st->failed_sw[st->n_failed_sw++] = guid;
+}
+
 /* After a failed PortInfo Set: what does the port hold?  Did the Set take effect? */
 static void program_readback_done(struct program *pg, struct program_req *op, int status,
 				  const struct wire_smp *resp)
@@ -189,6 +224,7 @@ static void program_readback_done(struct program *pg, struct program_req *op, in
 
 	if (status < 0 || wire_portinfo_decode(resp->data, sizeof(resp->data), &pi) < 0) {
 		pg->st.errors++;
+		program_note_failed(pg, op->node, op->port);
 		if (status == -ETIMEDOUT)
 			pg->st.timeouts++;
 		log_port_ratelimited(LOG_CAT_SWEEP, LOG_WARNING, n->guid, op->port,
@@ -321,6 +357,7 @@ static void program_req_done(void *arg, int status, const struct wire_smp *req,
 	}
 	if (status < 0) {
 		pg->st.errors++;
+		program_note_failed(pg, op->node, op->port);
 		if (status == -ETIMEDOUT)
 			pg->st.timeouts++;
 		if (op->kind == OP_PKEY && pg->pkey_sink)

@@ -26,11 +26,14 @@
 
 struct program;
 
+#define PROGRAM_FAILED_MAX 8
+
 struct program_stats {
 	uint32_t sets;		     /* SMPs sent */
 	uint32_t errors;	     /* that failed (error status, timeout, could not be sent) */
 	uint32_t timeouts;	     /* of those, unanswered */
 	uint32_t lft_blocks;	     /* LFT blocks among the sets */
+	uint32_t lft_skipped;	     /* of a switch whose block failed: not sent (among errors) */
 	uint32_t mft_blocks;	     /* MFT blocks among the sets */
 	uint32_t mft_switches;	     /* switches that got MFT blocks */
 	uint32_t readbacks;	     /* PortInfo Gets after a PortInfo Set failed */
@@ -47,6 +50,13 @@ struct program_stats {
 	uint32_t vl_errors;	     /* of those two, failed */
 	uint16_t qos_conflict_sls;   /* SLs where the engine's VL overrode the QoS policy's */
 	uint32_t qos_conflict_ports; /* output ports where it did */
+	/*
+	 * The switches whose Sets failed (a CA port's: the switch it links
+	 * to), the first PROGRAM_FAILED_MAX: an incremental sweep asks them
+	 * again (sm/sweep.c), a switch dying under it is found gone.
+	 */
+	uint64_t failed_sw[PROGRAM_FAILED_MAX];
+	uint32_t n_failed_sw;
 };
 
 /* part_enforce (OpenSM's names and values): on switch external ports facing a CA. */

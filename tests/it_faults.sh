@@ -7,6 +7,7 @@
 # re-route kept what was intact (status last_route_keep) and wrote a part of
 # the blocks a full programming writes; what came back is repaired at once
 # (every route kept) and re-balanced onto by the engine in the background.
+# Then the spine cut and brought back port by port: incremental sweeps only.
 . "$(dirname "$0")/lib.sh"
 
 "$TOPOGEN" fattree3 -k 8 -o "$T/ft.net" || fail "topogen"
@@ -18,6 +19,7 @@ js() { "$SMCTL" --socket "$SM_SOCK" --json status 2>/dev/null | python3 -c "impo
 up_with() { [ "$(js "nodes if subnet_up and last_sweep_status == 'ok' else 0")" = "$1" ]; }
 check "daemon brings $N nodes up" wait_for 60 up_with "$N"
 FULL=$(js last_sweep_lft_blocks)
+LINKS0=$(js links)
 check "the first sweep wrote every LFT block ($FULL)" test "${FULL:-0}" -gt 100
 fabric_ok() { # fabric_ok TAG NODES
 	capture "$1" || return 1
@@ -109,6 +111,27 @@ FIRST=$(grep -m1 "routed with ftree" "$T/smd.err" | sed -n 's/.*\(max [0-9]* \/ 
 LAST=$(grep "re-balanced in the background:" "$T/smd.err" | tail -1 | sed -n 's/.*\(max [0-9]* \/ mean [0-9.]*\).*/\1/p')
 check "re-balanced: the balance of a fresh routing ($LAST routes per port; first: $FIRST)" \
 	test -n "$FIRST" -a "$FIRST" = "$LAST"
+
+# the spine cut port by port (a switch rebooting, a line card failing): the
+# reports fold into incremental sweeps; Sets that fail on the dying switch
+# make it asked again (found gone), never a heavy sweep
+heavy_since() { # heavy_since LINE: "subnet up" lines after LINE neither incremental nor re-balance
+	tail -n +$(($1 + 1)) "$T/smd.err" | grep "subnet up:" | grep -v "(incremental" | grep -vc "(re-balanced"
+}
+S0=$(js sweeps)
+L3=$(wc -l <"$T/smd.err")
+for p in $PORTS; do echo "Unlink \"sw-L3-0\"[$p]" >&7; sleep 0.015; done
+sim_sync
+after "spine cut port by port" $((N - 1)) "$S0"
+check "spine cut port by port: no heavy sweep ($(heavy_since "$L3"))" test "$(heavy_since "$L3")" = 0
+S0=$(js sweeps)
+L4=$(wc -l <"$T/smd.err")
+for p in $PORTS; do echo "ReLink \"sw-L3-0\"[$p]" >&7; sleep 0.015; done
+sim_sync
+links_are() { [ "$(js "links if subnet_up and last_sweep_status == 'ok' else 0")" = "$1" ]; }
+check "spine back port by port: all $LINKS0 links active again" wait_for 60 links_are "$LINKS0"
+after "spine back port by port" "$N" "$S0"
+check "spine back port by port: no heavy sweep ($(heavy_since "$L4"))" test "$(heavy_since "$L4")" = 0
 check "the daemon is still answering" bash -c "'$SMCTL' --socket '$SM_SOCK' status >/dev/null"
 check "SIGTERM stops it cleanly" sm_stop
 finish

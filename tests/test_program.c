@@ -809,6 +809,62 @@ static void test_lost_answers(void)
 	fabric_free(g);
 }
 
+/*
+ * A switch whose LFT block failed gets no more blocks in that batch (they
+ * would wait out the same timeouts, holding the window from the other
+ * switches): counted as failed, not sent, and every block goes next time.
+ */
+static void test_lft_failed_skips(void)
+{
+	struct xact_opts xo = {2, 200, 1, false};
+	struct fake fk = {.fail_attr = WIRE_ATTR_LFT, .fail_mod = 0};
+	struct fabric *f = load();
+	struct routes *r;
+	struct program_stats st;
+	uint32_t s2 = testutil_find_desc(f, "S2"), h4 = testutil_find_desc(f, "H4");
+	unsigned blocks;
+
+	f->nodes[h4].ports[1].lid = 1000; /* tables of 16 blocks */
+	r = route(f);
+	blocks = (r->max_lid + 1 + 63) / 64;
+	CU_ASSERT_EQUAL_FATAL(blocks, 16);
+	/* S2 one hop from S1 (the text gives every node the empty path): block 0 of S2 only */
+	f->nodes[s2].dr_hops = 1;
+	f->nodes[s2].dr_path[1] = 3;
+	fk.fail_hops = 1;
+	fk.base = event_base_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.base);
+	fk.xe = xact_new(fk.base, &xo, fake_send, &fk);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fk.xe);
+
+	st = configure(&fk, f, r, NULL, NULL, false);
+	/* S1's 16 went, S2's stopped after block 0 failed (window 2: a few were out already) */
+	CU_ASSERT(st.lft_skipped >= blocks - 4);
+	CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_LFT] + st.lft_skipped, 2 * blocks);
+	CU_ASSERT_EQUAL(st.errors, 1 + st.lft_skipped);
+	CU_ASSERT_EQUAL(f->nodes[s2].lft_top, 0xffff); /* rewritten whole next time */
+
+	/* next time (against what was published, S2's top as set): every block of S2, none of S1 */
+	{
+		struct fabric *o = fabric_clone(f);
+		uint32_t s1 = testutil_find_desc(f, "S1");
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+		o->nodes[s2].lft_top = f->nodes[s1].lft_top;
+		fk.fail_attr = 0xffff;
+		st = configure(&fk, f, r, o, r, false);
+		CU_ASSERT_EQUAL(fk.sets[WIRE_ATTR_LFT], blocks);
+		CU_ASSERT_EQUAL(st.errors, 0);
+		CU_ASSERT_EQUAL(st.lft_skipped, 0);
+		fabric_free(o);
+	}
+
+	xact_free(fk.xe);
+	event_base_free(fk.base);
+	routes_free(r);
+	fabric_free(f);
+}
+
 /* The peer table: the CA's keys packed, a limited key dropped where the full one is there. */
 static void test_peer_pkeys(void)
 {
@@ -967,6 +1023,7 @@ int main(void)
 	     test_configure_lifetimes},
 	    {"LFT readback: only what differs is written", test_readback},
 	    {"lost PortInfo answers are read back", test_lost_answers},
+	    {"a switch whose LFT block failed gets no more in the batch", test_lft_failed_skips},
 	    {"part_enforce: the peer table", test_peer_pkeys},
 	    {"part_enforce: switch ports facing CAs", test_enforce},
 	    {NULL, NULL},

@@ -519,6 +519,56 @@ static void test_bounds(void)
 	free(text);
 }
 
+/*
+ * The spare (the tables before, kept for the next) serves the next tables
+ * when a switch left or came back: a spine lost and back repairs into it
+ * both ways, with the same entries as without it.
+ */
+static void test_spare_sizes(void)
+{
+	char *text = topogen_fat_tree(3, 8, 0, 0);
+	struct fabric *f0 = testutil_load_lids(text), *f1 = without(f0, "sw-L3-0");
+	struct routes *r0 = route(f0, "ftree"), *a = NULL, *b = NULL, *e = NULL;
+	struct routes_spare sp = {0};
+	struct repair_stats st;
+
+	assert_load(f0, r0);
+	/* lost: the spare of a table one switch larger */
+	CU_ASSERT_EQUAL_FATAL(routes_repair(f0, r0, f1, true, 0.25, 100, NULL, &a, &st), 0);
+	{
+		struct routes *big = routes_new(f0, r0->max_lid);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+		routes_spare_take(&sp, big);
+		routes_free(big);
+	}
+	CU_ASSERT_PTR_NOT_NULL(sp.block);
+	CU_ASSERT_EQUAL_FATAL(routes_repair(f0, r0, f1, true, 0.25, 100, &sp, &e, &st), 0);
+	CU_ASSERT_PTR_NULL(sp.block); /* taken */
+	for (uint32_t i = 0; i < f1->n_nodes; i++)
+		if (a->lft[i])
+			CU_ASSERT_EQUAL(memcmp(e->lft[i], a->lft[i], a->max_lid + 1), 0);
+	/* back: the spare of a table one switch smaller (its slack) */
+	CU_ASSERT_EQUAL_FATAL(routes_repair(f1, a, f0, true, 0.25, 100, NULL, &b, &st), 0);
+	routes_spare_take(&sp, e);
+	routes_free(e);
+	e = NULL;
+	CU_ASSERT_PTR_NOT_NULL(sp.block);
+	CU_ASSERT_EQUAL_FATAL(routes_repair(f1, a, f0, true, 0.25, 100, &sp, &e, &st), 0);
+	CU_ASSERT_PTR_NULL(sp.block); /* taken */
+	for (uint32_t i = 0; i < f0->n_nodes; i++)
+		if (b->lft[i])
+			CU_ASSERT_EQUAL(memcmp(e->lft[i], b->lft[i], b->max_lid + 1), 0);
+	routes_spare_clear(&sp);
+	routes_free(e);
+	routes_free(a);
+	routes_free(b);
+	routes_free(r0);
+	fabric_free(f0);
+	fabric_free(f1);
+	free(text);
+}
+
 static void test_minhop_random(void)
 {
 	for (unsigned seed = 1; seed <= 4; seed++) {
@@ -572,6 +622,7 @@ int main(void)
 	    {"bounds: drift, LIDs touched, nothing to repair, no counts", test_bounds},
 	    {"additions: links, a spine, a leaf with hosts back; minhop minimal", test_additions},
 	    {"minhop on random fabrics: minimal", test_minhop_random},
+	    {"the spare serves a switch lost and back", test_spare_sizes},
 	    {NULL, NULL},
 	};
 
