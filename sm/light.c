@@ -48,9 +48,18 @@ static void light_done(void *arg, int status, const struct wire_smp *req,
 	    op->node < sm->snap->fabric->n_nodes) {
 		const struct node *n = &sm->snap->fabric->nodes[op->node];
 		if (status < 0) {
-			l->changed = true;
-			snprintf(l->why, sizeof(l->why), "switch 0x%016llx \"%s\" did not answer",
-				 (unsigned long long)n->guid, n->desc);
+			/*
+			 * Gone, or a link on its path is: asked again around it
+			 * (an incremental discovery finds a switch that stays
+			 * silent gone, or reaches it another way), not a heavy
+			 * sweep of the whole fabric for one switch.
+			 */
+			if (!l->n_psc++)
+				snprintf(l->psc_why, sizeof(l->psc_why),
+					 "switch 0x%016llx \"%s\" did not answer",
+					 (unsigned long long)n->guid, n->desc);
+			if (l->n_psc <= SWEEP_MAX_DIRTY)
+				l->psc[l->n_psc - 1] = n->guid;
 		} else if (wire_switchinfo_decode(resp->data, sizeof(resp->data), &si) < 0) {
 			l->changed = true;
 			snprintf(l->why, sizeof(l->why),

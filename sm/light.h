@@ -1,9 +1,11 @@
 /*
  * The light sweep (IBA 14.4.2 "sweeping"): one SwitchInfo Get per switch of
  * the published fabric.  A switch whose PortStateChange bit is set (a port of
- * it changed state since the heavy sweep cleared the bit), that does not
- * answer, or that answers with another GUID means the topology changed, and a
- * heavy sweep follows.  A quiet fabric costs one SMP per switch per interval.
+ * it changed state since the heavy sweep cleared the bit) or that does not
+ * answer (gone, or a link on its path is) is swept around: an incremental
+ * sweep asks it and its ports again (smp/discover.h).  One that answers
+ * malformed means a heavy sweep.  A quiet fabric costs one SMP per switch per
+ * interval.
  *
  * Heavy instead when there is nothing good to compare with (no published
  * subnet), when the last heavy sweep missed nodes (they may answer again
