@@ -540,7 +540,14 @@ static void probe_done(void *arg, int status, const struct wire_smp *req,
 	     p->kind == PROBE_SWITCHINFO)) {
 		/* maybe behind a link that is gone, or gone itself: asked again over new routes */
 		if (p->kind == PROBE_NODEINFO) {
-			discover_later_add(d, d->f->nodes[p->parent].guid, PROBE_NODEINFO,
+			/*
+			 * Across a port found up: the port is asked again (over
+			 * the new routes) and followed only if it is still up.
+			 * A link that went down meanwhile (a switch cut port by
+			 * port) is then found down, not asked across until the
+			 * last stage and a heavy sweep.
+			 */
+			discover_later_add(d, d->f->nodes[p->parent].guid, PROBE_PORTINFO,
 					   p->parent_port, 0);
 		} else {
 			discover_later_add(d, d->f->nodes[p->node].guid, p->kind, p->port,

@@ -51,6 +51,10 @@ struct fake {
 	/* PortInfo Sets: with bit 31, without; and those without that carry extended fields */
 	unsigned sets_ext, sets_plain, sets_plain_ext_enabled;
 	unsigned sets_speed_ext[32]; /* LinkSpeedExtEnabled in Sets with bit 31 */
+	/* the link of flip_desc's port flip_port goes down once its PortInfo was answered */
+	const char *flip_desc;
+	uint8_t flip_port;
+	bool flipped;
 };
 
 /* The image a port of the truth answers with (bit 31: the extended fields too). */
@@ -164,6 +168,11 @@ static int fake_send(void *ctx, const struct madio_dest *to, const uint8_t *mad,
 			truth_portinfo(fk, ni, pn,
 				       ext || (fk->refuse_ext && !strcmp(n->desc, "H3")), s.data);
 		}
+		if (fk->flip_desc && !fk->flipped && !strcmp(n->desc, fk->flip_desc) &&
+		    pn == fk->flip_port) {
+			fabric_unlink(fk->truth, ni, pn); /* answered up, now down */
+			fk->flipped = true;
+		}
 	} else if (s.attr_id == WIRE_ATTR_PORT_INFO && s.method == WIRE_SET) {
 		struct wire_portinfo pi;
 
@@ -267,6 +276,58 @@ static void fake_fini(struct fake *fk)
 	xact_free(fk->xe);
 	event_base_free(fk->base);
 	fabric_free(fk->truth);
+}
+
+/*
+ * Incremental: a port found up whose link goes down before the Get across
+ * it (a switch cut port by port under the sweep) is asked again in the
+ * next stage and found down: the sweep stays incremental, the link is not
+ * in the model.  Before, the Get across was repeated in every stage and
+ * the last one's timeout made the sweep heavy.
+ */
+static void test_around_link_gone(void)
+{
+	static const char net2[] =
+	    "Switch 4 \"S1\"\n[1] \"H1\"[1]\n[2] \"H2\"[1]\n[3] \"S2\"[3]\n[4] \"S2\"[4]\n\n"
+	    "Switch 4 \"S2\"\n[1] \"H3\"[1]\n[2] \"H4\"[1]\n[3] \"S1\"[3]\n[4] \"S1\"[4]\n\n"
+	    "Hca 1 \"H1\"\n[1] \"S1\"[1]\n\nHca 1 \"H2\"\n[1] \"S1\"[2]\n\n"
+	    "Hca 1 \"H3\"\n[1] \"S2\"[1]\n\nHca 1 \"H4\"\n[1] \"S2\"[2]\n";
+	struct fake fk;
+	struct discover_result res;
+	struct fabric *base;
+	struct run r = {0};
+	struct discover *d = NULL;
+	uint64_t s1;
+	double t0;
+
+	fake_init(&fk);
+	base = discover(&fk, &res);
+	CU_ASSERT_FALSE(port_is_linked(port_of(base, "S1", 4)));
+	/* the second link comes up: S1 reports it, and it is gone again once S1 answered */
+	fabric_free(fk.truth);
+	fk.truth = testutil_load_lids(net2);
+	fk.sm_node = testutil_find_desc(fk.truth, "H1");
+	fk.flip_desc = "S1";
+	fk.flip_port = 4;
+	s1 = base->nodes[testutil_find_desc(base, "S1")].guid;
+	CU_ASSERT_EQUAL_FATAL(discover_start_around(fk.xe, base, &s1, 1, on_done, &r, &d), 0);
+	t0 = testutil_now_ms();
+	while (!r.done && testutil_now_ms() - t0 < 20000)
+		event_base_loop(fk.base, EVLOOP_ONCE);
+	CU_ASSERT_FATAL(r.done);
+	CU_ASSERT_TRUE(fk.flipped);
+	CU_ASSERT_EQUAL(r.status, 0); /* not -EAGAIN: no heavy sweep */
+	CU_ASSERT_EQUAL(r.res.timeouts, 0);
+	CU_ASSERT_TRUE(r.res.incremental);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r.res.fabric);
+	CU_ASSERT_FALSE(port_is_linked(port_of(r.res.fabric, "S1", 4)));
+	CU_ASSERT_EQUAL(r.res.fabric->n_nodes, base->n_nodes);
+	discover_free(d);
+	fabric_free(r.res.fabric);
+	free(r.res.touched);
+	fabric_free(base);
+	free(res.touched);
+	fake_fini(&fk);
 }
 
 static void test_discover_ext(void)
@@ -397,6 +458,7 @@ int main(void)
 {
 	static const struct testutil_case cases[] = {
 	    {"discovery: bit 31 Gets, lane speeds", test_discover_ext},
+	    {"incremental: a link gone under the Get across it", test_around_link_gone},
 	    {"Sets: bit 31 as read, LinkSpeedExtEnabled policy", test_sets_ext},
 	    {NULL, NULL},
 	};
