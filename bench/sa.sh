@@ -46,6 +46,8 @@ sm_down() { [ -n "$SM" ] && { kill "$SM"; wait "$SM" 2>/dev/null; SM=; }; }
 
 # cpu PID: user + system time in clock ticks
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# machine_ticks: "busy idle" clock ticks of every CPU (/proc/stat)
+machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6}' /proc/stat; }
 
 # flood ATTR LIDS SMPID: "per_second cpu_us_per_query answered"
 flood() {
@@ -100,6 +102,7 @@ storm_sm() {
 	fi
 	c0=$(cpu "$SM")
 	s0=$(cpu "$SIM")
+	m0=$(machine_ticks)
 	t0=$(date +%s.%N)
 	for i in $(seq 0 $((CLIENTS - 1))); do
 		mkdir -p "$W/c$i"
@@ -120,6 +123,7 @@ storm_sm() {
 	t1=$(date +%s.%N)
 	c1=$(cpu "$SM")
 	s1=$(cpu "$SIM")
+	m1=$(machine_ticks)
 	[ -n "$perfpid" ] && { kill -INT "$perfpid"; wait "$perfpid" 2>/dev/null; }
 	# ibsmd: MADs per hand-off from its receiver thread to the loop
 	local per=-
@@ -131,10 +135,13 @@ storm_sm() {
 			END {if (b && k) printf "%.1f/%.1f", r / b, r / k; else print "-"}')
 	fi
 	sm_down
-	python3 - "$W" "$CLIENTS" "$t0" "$t1" "$c0" "$c1" "$(getconf CLK_TCK)" "$s0" "$s1" "$per" <<'PY'
+	python3 - "$W" "$CLIENTS" "$t0" "$t1" "$c0" "$c1" "$(getconf CLK_TCK)" "$s0" "$s1" "$per" "$m0" "$m1" <<'PY'
 import json, sys
 w, n, t0, t1, c0, c1, tck = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
 s0, s1, per = int(sys.argv[8]), int(sys.argv[9]), sys.argv[10]
+b0, i0 = map(int, sys.argv[11].split())
+b1, i1 = map(int, sys.argv[12].split())
+busy = (b1 - b0) / tck
 tot = {"answered": 0, "wrong": 0, "errors": 0, "timeouts": 0}
 for i in range(n):
     try:
@@ -146,9 +153,10 @@ for i in range(n):
 a = tot["answered"]
 cpu = (c1 - c0) / tck
 sim = (s1 - s0) / tck
-print("%.0f %s %d %d %d %d %.1f %s %.0f %s" % (a / (t1 - t0), "%.1f" % (cpu * 1e6 / a) if a else "-", a,
+print("%.0f %s %d %d %d %d %.1f %s %.0f %s %s" % (a / (t1 - t0), "%.1f" % (cpu * 1e6 / a) if a else "-", a,
       tot["wrong"], tot["errors"], tot["timeouts"], t1 - t0,
-      "%.1f" % (sim * 1e6 / a) if a else "-", 100 * sim / (t1 - t0), per))
+      "%.1f" % (sim * 1e6 / a) if a else "-", 100 * sim / (t1 - t0), per,
+      "%.1f" % ((busy - cpu - sim) * 1e6 / a) if a else "-"))
 PY
 }
 
@@ -165,15 +173,16 @@ if [ "$STORM" = 1 ]; then
 	done
 	echo "job-start storm: ft3 k=$SK, $H hosts in jobs of $JOB, PathRecord Get by GIDs from" \
 		"$CLIENTS clients x $WINDOW outstanding${FLAP:+, a leaf uplink flapping every second}"
-	printf "%-8s %8s %9s %9s %6s %6s %8s %7s %10s %8s %9s\n" sm "q/s" "cpu us/q" answered \
-		wrong errors timeouts seconds "sim us/q" "sim cpu%" "MADs/b/w"
+	printf "%-8s %8s %9s %9s %6s %6s %8s %7s %10s %8s %9s %10s\n" sm "q/s" "cpu us/q" answered \
+		wrong errors timeouts seconds "sim us/q" "sim cpu%" "MADs/b/w" "rest us/q"
 	for sm in ibsmd opensm; do
-		read -r q u a wr e to sec su sp per <<<"${R[$sm]}"
-		printf "%-8s %8s %9s %9s %6s %6s %8s %7s %10s %8s %9s\n" "$sm" "$q" "$u" "$a" "$wr" "$e" \
-			"$to" "$sec" "$su" "$sp" "$per"
+		read -r q u a wr e to sec su sp per rest <<<"${R[$sm]}"
+		printf "%-8s %8s %9s %9s %6s %6s %8s %7s %10s %8s %9s %10s\n" "$sm" "$q" "$u" "$a" "$wr" \
+			"$e" "$to" "$sec" "$su" "$sp" "$per" "$rest"
 	done
 	echo "sim: the simulator's CPU over the storm; MADs/b/w: MADs per hand-off from ibsmd's" \
-		"receiver thread to its loop / per wake-up of the loop"
+		"receiver thread to its loop / per wake-up of the loop; rest: the machine's other busy" \
+		"CPU a query (the clients, everything else), from /proc/stat; $(nproc) CPUs"
 	read -r iq iu _ <<<"${R[ibsmd]}"
 	read -r oq ou _ <<<"${R[opensm]}"
 	python3 -c "
