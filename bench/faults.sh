@@ -18,6 +18,7 @@
 # SMD_ARGS: more options for ibsmd (e.g. -v); KEEP=1 keeps the scratch directory.
 #   bench/faults.sh [-k K] [-n RUNS] [-f isl,host,spine,spine_ports] [-g GAP]
 #                   [--no-opensm]
+# Between steps ibsmd settles: its background re-balance done and programmed.
 # last cmd: ibsmd's time from the last console line (the last port of
 # spine_ports: the cut itself takes ports x ~12 ms) to the subnet up.
 # ibsmd's time is also broken down by sweep phase (status last_sweep_phases_ms),
@@ -187,6 +188,16 @@ step() {
 "
 	fi
 	sleep 1.5
+	# ibsmd: the engine's re-balance in the background done and programmed
+	# (at most 120 s), so that the next fault starts from a fresh routing's
+	# balance, as the first did
+	if [ "$SMNAME" = ibsmd ]; then
+		for _ in $(seq 1200); do
+			[ "$(js "last_route_rebalance['due'] or last_route_rebalance['running']")" = False ] &&
+				break
+			sleep 0.1
+		done
+	fi
 	if [ "$SMNAME" = ibsmd ]; then
 		sent1=$(js "mad['sent']")
 		blocks1=$(grep "subnet up:" "$W/smd.err" | sed -n 's/.* \([0-9]*\) LFT blocks.*/\1/p' |
