@@ -197,8 +197,6 @@ step() {
 				break
 			sleep 0.1
 		done
-	fi
-	if [ "$SMNAME" = ibsmd ]; then
 		sent1=$(js "mad['sent']")
 		blocks1=$(grep "subnet up:" "$W/smd.err" | sed -n 's/.* \([0-9]*\) LFT blocks.*/\1/p' |
 			awk '{s += $1} END {print s + 0}')

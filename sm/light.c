@@ -36,6 +36,16 @@ static void light_free(struct light *l)
 	free(l);
 }
 
+/* Switch n is to be swept around; the first one's reason is what the sweep says. */
+static void light_around(struct light *l, const struct node *n, const char *what)
+{
+	if (!l->n_psc++)
+		snprintf(l->psc_why, sizeof(l->psc_why), "switch 0x%016llx \"%s\" %s",
+			 (unsigned long long)n->guid, n->desc, what);
+	if (l->n_psc <= SWEEP_MAX_DIRTY)
+		l->psc[l->n_psc - 1] = n->guid;
+}
+
 static void light_done(void *arg, int status, const struct wire_smp *req,
 		       const struct wire_smp *resp)
 {
@@ -54,12 +64,7 @@ static void light_done(void *arg, int status, const struct wire_smp *req,
 			 * silent gone, or reaches it another way), not a heavy
 			 * sweep of the whole fabric for one switch.
 			 */
-			if (!l->n_psc++)
-				snprintf(l->psc_why, sizeof(l->psc_why),
-					 "switch 0x%016llx \"%s\" did not answer",
-					 (unsigned long long)n->guid, n->desc);
-			if (l->n_psc <= SWEEP_MAX_DIRTY)
-				l->psc[l->n_psc - 1] = n->guid;
+			light_around(l, n, "did not answer");
 		} else if (wire_switchinfo_decode(resp->data, sizeof(resp->data), &si) < 0) {
 			l->changed = true;
 			snprintf(l->why, sizeof(l->why),
@@ -67,12 +72,7 @@ static void light_done(void *arg, int status, const struct wire_smp *req,
 				 (unsigned long long)n->guid, n->desc);
 		} else if (si.port_state_change) {
 			/* the switch will be asked again around its ports */
-			if (!l->n_psc++)
-				snprintf(l->psc_why, sizeof(l->psc_why),
-					 "switch 0x%016llx \"%s\" reports a port state change",
-					 (unsigned long long)n->guid, n->desc);
-			if (l->n_psc <= SWEEP_MAX_DIRTY)
-				l->psc[l->n_psc - 1] = n->guid;
+			light_around(l, n, "reports a port state change");
 		}
 	}
 	free(op);

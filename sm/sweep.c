@@ -18,6 +18,7 @@
 #include "lib/clock.h"
 #include "fabric/names.h"
 #include "lib/log.h"
+#include "lib/sorted.h"
 #include "dump/dump.h"
 #include "smp/program.h"
 #include "smp/readback.h"
@@ -82,14 +83,6 @@ struct sweep {
 };
 
 static void sweep_step(struct sweep *sw);
-
-static bool guid_in(const uint64_t *v, unsigned n, uint64_t guid)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (v[i] == guid)
-			return true;
-	return false;
-}
 
 static void sweep_fail(struct sweep *sw, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -367,9 +360,8 @@ static void on_batch_done(void *arg, const struct program_stats *st)
 	sw->sm->penf.unfit += st->enforce_unfit;
 	sw->sum.sl2vl_blocks += st->sl2vl_blocks;
 	sw->sum.vlarb_blocks += st->vlarb_blocks;
-	for (uint32_t i = 0; i < st->n_failed_sw && sw->n_failed_sw < PROGRAM_FAILED_MAX; i++)
-		if (!guid_in(sw->failed_sw, sw->n_failed_sw, st->failed_sw[i]))
-			sw->failed_sw[sw->n_failed_sw++] = st->failed_sw[i];
+	for (unsigned i = 0; i < st->n_failed_sw; i++)
+		u64_set_add(sw->failed_sw, &sw->n_failed_sw, PROGRAM_FAILED_MAX, st->failed_sw[i]);
 	if (sw->phase == SWEEP_PROGRAM) {
 		sweep_qos_conflicts(sw->sm, st);
 		sw->sm->policy.qos_rewrite = st->vl_errors != 0;
@@ -678,9 +670,8 @@ static void phase_publish(struct sweep *sw)
 	bool overtaken = sm->sched.n_dirty > 0;
 	if (s->status != 0 && s->incremental && !s->standby && s->set_errors) {
 		for (unsigned i = 0; i < sw->n_dirty; i++)
-			if (!guid_in(sm->sched.dirty, sm->sched.n_dirty, sw->dirty[i]) &&
-			    sm->sched.n_dirty < SWEEP_MAX_DIRTY)
-				sm->sched.dirty[sm->sched.n_dirty++] = sw->dirty[i];
+			u64_set_add(sm->sched.dirty, &sm->sched.n_dirty, SWEEP_MAX_DIRTY,
+				    sw->dirty[i]);
 		/*
 		 * A switch whose Sets failed and that this sweep did not ask
 		 * again (dying under it: a spine cut port by port, its Sets
@@ -690,7 +681,7 @@ static void phase_publish(struct sweep *sw)
 		 * sweep asked already is a quiet failure (backoff).
 		 */
 		for (unsigned i = 0; i < sw->n_failed_sw; i++)
-			if (!guid_in(sw->dirty, sw->n_dirty, sw->failed_sw[i]) && sm->snap &&
+			if (!u64_set_has(sw->dirty, sw->n_dirty, sw->failed_sw[i]) && sm->snap &&
 			    fabric_find_guid(sm->snap->fabric, sw->failed_sw[i]) !=
 				FABRIC_NO_NODE) {
 				sweep_start_around(sm, sw->failed_sw[i],

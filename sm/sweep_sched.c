@@ -13,6 +13,7 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/sorted.h"
 #include "sm/sm.h"
 #include "sm/sweep_sched.h"
 
@@ -175,19 +176,12 @@ int sweep_start_around(struct sm *sm, uint64_t guid, const char *why)
 {
 	struct sweep_sched *sc = &sm->sched;
 	double now = clock_mono_ms();
-	unsigned i;
 
 	if (!sc->n_dirty)
 		sc->first_report_ms = now;
 	sc->last_report_ms = now;
-	for (i = 0; i < sc->n_dirty && sc->dirty[i] != guid; i++)
-		;
-	if (i == sc->n_dirty) {
-		if (sc->n_dirty < SWEEP_MAX_DIRTY)
-			sc->dirty[sc->n_dirty++] = guid;
-		else
-			sc->want_heavy = true; /* too many to bound */
-	}
+	if (!u64_set_add(sc->dirty, &sc->n_dirty, SWEEP_MAX_DIRTY, guid))
+		sc->want_heavy = true; /* too many to bound */
 	if (sc->cur)
 		return sweep_request(sm, why); /* due when it ends (sweep_sched_next) */
 	/*

@@ -195,8 +195,6 @@ static void program_port_took(struct port *p, const struct wire_smp *resp)
 static void program_note_failed(struct program *pg, uint32_t node, uint8_t port)
 {
 	const struct node *n = &pg->f->nodes[node];
-	struct program_stats *st = &pg->st;
-	uint64_t guid;
 
 	if (!node_is_switch(n)) {
 		if (port > n->nports || !port_is_linked(&n->ports[port]))
@@ -205,12 +203,7 @@ static void program_note_failed(struct program *pg, uint32_t node, uint8_t port)
 		if (!node_is_switch(n))
 			return;
 	}
-	guid = n->guid;
-	for (uint32_t i = 0; i < st->n_failed_sw; i++)
-		if (st->failed_sw[i] == guid)
-			return;
-	if (st->n_failed_sw < PROGRAM_FAILED_MAX)
-		st->failed_sw[st->n_failed_sw++] = guid;
+	u64_set_add(pg->st.failed_sw, &pg->st.n_failed_sw, PROGRAM_FAILED_MAX, n->guid);
 }
 
 /* After a failed PortInfo Set: what does the port hold?  Did the Set take effect? */

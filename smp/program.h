@@ -56,7 +56,7 @@ struct program_stats {
 	 * again (sm/sweep.c), a switch dying under it is found gone.
 	 */
 	uint64_t failed_sw[PROGRAM_FAILED_MAX];
-	uint32_t n_failed_sw;
+	unsigned n_failed_sw;
 };
 
 /* part_enforce (OpenSM's names and values): on switch external ports facing a CA. */

@@ -451,6 +451,27 @@ static void test_additions(void)
 	}
 }
 
+/*
+ * Repair (of, or) to f into the spare block sp: it is taken, and the
+ * entries are those of want (the same repair without a spare).  The
+ * routes, for the caller to free.
+ */
+static struct routes *repair_into_spare(const struct fabric *of, const struct routes * or,
+					const struct fabric *f, struct routes_spare *sp,
+					const struct routes *want)
+{
+	struct routes *e = NULL;
+	struct repair_stats st;
+
+	CU_ASSERT_PTR_NOT_NULL(sp->block);
+	CU_ASSERT_EQUAL_FATAL(routes_repair(of, or, f, true, 0.25, 100, sp, &e, &st), 0);
+	CU_ASSERT_PTR_NULL(sp->block); /* taken */
+	for (uint32_t i = 0; i < f->n_nodes; i++)
+		if (want->lft[i])
+			CU_ASSERT_EQUAL(memcmp(e->lft[i], want->lft[i], want->max_lid + 1), 0);
+	return e;
+}
+
 static void test_bounds(void)
 {
 	char *text = topogen_fat_tree(3, 8, 0, 0);
@@ -494,19 +515,9 @@ static void test_bounds(void)
 		/* into a spare block (the last tables' bytes in it): the same result */
 		{
 			struct routes_spare sp = {0};
-			struct routes *e = NULL;
 
 			routes_spare_take(&sp, a);
-			CU_ASSERT_PTR_NOT_NULL(sp.block);
-			CU_ASSERT_EQUAL(routes_repair(f0, r0, f1, true, 0.25, 100, &sp, &e, &st),
-					0);
-			CU_ASSERT_PTR_NULL(sp.block); /* taken */
-			CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-			for (uint32_t i = 0; i < f1->n_nodes; i++)
-				if (e->lft[i])
-					CU_ASSERT_EQUAL(
-					    memcmp(e->lft[i], b->lft[i], e->max_lid + 1), 0);
-			routes_free(e);
+			routes_free(repair_into_spare(f0, r0, f1, &sp, b));
 			routes_spare_clear(&sp);
 		}
 		routes_free(a);
@@ -542,23 +553,12 @@ static void test_spare_sizes(void)
 		routes_spare_take(&sp, big);
 		routes_free(big);
 	}
-	CU_ASSERT_PTR_NOT_NULL(sp.block);
-	CU_ASSERT_EQUAL_FATAL(routes_repair(f0, r0, f1, true, 0.25, 100, &sp, &e, &st), 0);
-	CU_ASSERT_PTR_NULL(sp.block); /* taken */
-	for (uint32_t i = 0; i < f1->n_nodes; i++)
-		if (a->lft[i])
-			CU_ASSERT_EQUAL(memcmp(e->lft[i], a->lft[i], a->max_lid + 1), 0);
+	e = repair_into_spare(f0, r0, f1, &sp, a);
 	/* back: the spare of a table one switch smaller (its slack) */
 	CU_ASSERT_EQUAL_FATAL(routes_repair(f1, a, f0, true, 0.25, 100, NULL, &b, &st), 0);
 	routes_spare_take(&sp, e);
 	routes_free(e);
-	e = NULL;
-	CU_ASSERT_PTR_NOT_NULL(sp.block);
-	CU_ASSERT_EQUAL_FATAL(routes_repair(f1, a, f0, true, 0.25, 100, &sp, &e, &st), 0);
-	CU_ASSERT_PTR_NULL(sp.block); /* taken */
-	for (uint32_t i = 0; i < f0->n_nodes; i++)
-		if (b->lft[i])
-			CU_ASSERT_EQUAL(memcmp(e->lft[i], b->lft[i], b->max_lid + 1), 0);
+	e = repair_into_spare(f1, a, f0, &sp, b);
 	routes_spare_clear(&sp);
 	routes_free(e);
 	routes_free(a);
