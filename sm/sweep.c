@@ -147,6 +147,7 @@ static void on_discovered(void *arg, int status, struct discover_result *res)
 			"around the changed switches: discovering the whole fabric",
 			res->timeouts, res->errors, res->link_conflicts);
 		sw->sum.incremental = false;
+		sweep_hold_clear(sw->sm); /* the whole fabric, as it is */
 		r = discover_start(sw->sm->xe, on_discovered, sw, &sw->disc);
 		if (r == 0)
 			return;
@@ -166,6 +167,12 @@ static void on_discovered(void *arg, int status, struct discover_result *res)
 	sw->sum.links_down = res->links_down;
 	sw->sum.links_up = res->links_up;
 	sw->sum.removed = res->removed;
+	if (res->held_out || res->refused)
+		log_msg(
+		    LOG_CAT_SWEEP, LOG_DEBUG,
+		    "incremental sweep: %u switch%s held out, %u port%s up to one taken for down",
+		    res->held_out, res->held_out == 1 ? "" : "es", res->refused,
+		    res->refused == 1 ? "" : "s");
 	sw->f = res->fabric;
 	sw->sum.discover_ms = res->ms;
 	sw->sum.timeouts = res->timeouts;
@@ -608,6 +615,9 @@ static void phase_publish(struct sweep *sw)
 	if (s->status == 0 && (s->sets || sm->sweeps == 1))
 		dump_spawn(snap, sm->conf.state_dir, (uint64_t)sm->conf.dump_max_lft_entries,
 			   &sm->sched.dump_pid);
+	/* a switch whose Sets failed while it lost links: going down port by port */
+	if (old && s->status != 0 && s->incremental && !s->standby && s->set_errors)
+		sweep_hold_dying(sm, old->fabric, snap->fabric, sw->failed_sw, sw->n_failed_sw);
 	/* the old tables' block serves the next incremental routing (sm/route.c) */
 	if (old && sm->conf.incremental_routing)
 		route_spare_take(sm, old->routes);
@@ -680,8 +690,13 @@ static void phase_publish(struct sweep *sw)
 		 * retries would fail on it again until a heavy sweep.  One this
 		 * sweep asked already is a quiet failure (backoff).
 		 */
+		uint64_t held[SWEEP_MAX_HELD];
+		unsigned n_held = sweep_held(sm, held, SWEEP_MAX_HELD);
+
 		for (unsigned i = 0; i < sw->n_failed_sw; i++)
-			if (!u64_set_has(sw->dirty, sw->n_dirty, sw->failed_sw[i]) && sm->snap &&
+			if ((!u64_set_has(sw->dirty, sw->n_dirty, sw->failed_sw[i]) ||
+			     u64_set_has(held, n_held, sw->failed_sw[i])) &&
+			    sm->snap &&
 			    fabric_find_guid(sm->snap->fabric, sw->failed_sw[i]) !=
 				FABRIC_NO_NODE) {
 				sweep_start_around(sm, sw->failed_sw[i],
@@ -828,8 +843,12 @@ int sweep_begin(struct sm *sm, const char *why)
 		incremental = sweep_may_be_incremental(sm);
 	}
 	if (incremental) {
+		uint64_t held[SWEEP_MAX_HELD];
+		unsigned n_held = sweep_held(sm, held, SWEEP_MAX_HELD);
+
 		r = discover_start_around(sm->xe, sm->snap->fabric, sm->sched.dirty,
-					  sm->sched.n_dirty, on_discovered, sw, &sw->disc);
+					  sm->sched.n_dirty, held, n_held, on_discovered, sw,
+					  &sw->disc);
 		memcpy(sw->dirty, sm->sched.dirty, sm->sched.n_dirty * sizeof(sw->dirty[0]));
 		sw->n_dirty = sm->sched.n_dirty;
 		if (r == 0)
@@ -846,8 +865,10 @@ int sweep_begin(struct sm *sm, const char *why)
 					      : "the last sweep did not bring the subnet up");
 	sm->sched.n_dirty = 0;
 	sm->sched.want_heavy = false;
-	if (r < 0)
+	if (r < 0) {
+		sweep_hold_clear(sm); /* the whole fabric, as it is */
 		r = discover_start(sm->xe, on_discovered, sw, &sw->disc);
+	}
 	if (r < 0) {
 		sm->sched.cur = NULL;
 		free(sw);

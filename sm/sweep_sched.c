@@ -232,8 +232,159 @@ int sweep_start(struct sm *sm)
 	return sweep_start_why(sm, "requested");
 }
 
+static unsigned sweep_hold_ms(const struct sweep_sched *sc)
+{
+	return sc->hold_ms ? sc->hold_ms : SWEEP_HOLD_MS;
+}
+
+/* The holds that ended: their neighbours asked again; the timer set for the next end. */
+static void sweep_hold_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm *sm = arg;
+	struct sweep_sched *sc = &sm->sched;
+	double now = clock_mono_ms(), next = 0;
+	unsigned k = 0;
+
+	(void)fd;
+	(void)what;
+	for (unsigned i = 0; i < sc->n_held; i++) {
+		struct sweep_held *h = &sc->held[i];
+
+		if (h->until_ms > now) {
+			if (!next || h->until_ms < next)
+				next = h->until_ms;
+			sc->held[k++] = *h;
+			continue;
+		}
+		log_msg(LOG_CAT_SWEEP, LOG_INFO,
+			"switch 0x%016llx no longer held out: its %u former neighbours are asked "
+			"again",
+			(unsigned long long)h->guid, h->n_nbr);
+		for (unsigned j = 0; sm->state == SM_MASTER && sm->snap && j < h->n_nbr; j++)
+			if (fabric_find_guid(sm->snap->fabric, h->nbr[j]) != FABRIC_NO_NODE)
+				sweep_start_around(sm, h->nbr[j],
+						   "a switch held out is asked again");
+	}
+	sc->n_held = k;
+	if (next) {
+		double ms = next - now;
+		struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((long)ms % 1000 * 1000)};
+
+		evtimer_add(sc->hold_timer, &tv);
+	}
+}
+
+bool sweep_hold(struct sm *sm, uint64_t guid, const uint64_t *nbr, unsigned n_nbr)
+{
+	struct sweep_sched *sc = &sm->sched;
+	struct sweep_held *h = NULL;
+	unsigned ms = sweep_hold_ms(sc);
+	struct timeval tv = {ms / 1000, ms % 1000 * 1000};
+
+	for (unsigned i = 0; i < sc->n_held && !h; i++)
+		if (sc->held[i].guid == guid)
+			h = &sc->held[i];
+	if (!h && sc->n_held == SWEEP_MAX_HELD)
+		return false;
+	if (!sc->hold_timer)
+		sc->hold_timer = evtimer_new(sm->base, sweep_hold_cb, sm);
+	if (!sc->hold_timer)
+		return false;
+	if (!h)
+		h = &sc->held[sc->n_held++];
+	h->guid = guid;
+	h->until_ms = clock_mono_ms() + ms;
+	h->n_nbr = n_nbr < SWEEP_MAX_DIRTY ? n_nbr : SWEEP_MAX_DIRTY;
+	memcpy(h->nbr, nbr, h->n_nbr * sizeof(*nbr));
+	/* every hold lasts as long: the one just made ends last */
+	if (!evtimer_pending(sc->hold_timer, NULL))
+		evtimer_add(sc->hold_timer, &tv);
+	return true;
+}
+
+/* Linked ports of switch guid in f (0 when f lacks it); *cas: of those, facing a CA. */
+static unsigned sweep_links_of(const struct fabric *f, uint64_t guid, unsigned *cas)
+{
+	uint32_t x = fabric_find_guid(f, guid);
+	unsigned n = 0;
+
+	*cas = 0;
+	if (x == FABRIC_NO_NODE)
+		return 0;
+	for (unsigned pn = 1; pn <= f->nodes[x].nports; pn++) {
+		const struct port *p = &f->nodes[x].ports[pn];
+
+		if (!port_is_linked(p))
+			continue;
+		n++;
+		*cas += !node_is_switch(&f->nodes[p->remote_node]);
+	}
+	return n;
+}
+
+unsigned sweep_hold_dying(struct sm *sm, const struct fabric *before, const struct fabric *now,
+			  const uint64_t *failed, unsigned n_failed)
+{
+	unsigned held = 0;
+
+	if (!now->n_nodes)
+		return 0;
+	for (unsigned i = 0; i < n_failed; i++) {
+		uint64_t g = failed[i], nbr[SWEEP_MAX_DIRTY];
+		uint32_t x = fabric_find_guid(now, g), b = fabric_find_guid(before, g);
+		const struct port *smp = &now->nodes[now->sm_node].ports[now->sm_port];
+		unsigned cas_before, cas_now, was, is, n_nbr = 0;
+
+		if (x == FABRIC_NO_NODE || b == FABRIC_NO_NODE || x == now->sm_node ||
+		    !node_is_switch(&now->nodes[x]) ||
+		    (port_is_linked(smp) && smp->remote_node == x))
+			continue;
+		was = sweep_links_of(before, g, &cas_before);
+		is = sweep_links_of(now, g, &cas_now);
+		if (cas_before || was < is + SWEEP_HOLD_MIN_LINKS)
+			continue;
+		for (unsigned pn = 1; pn <= before->nodes[b].nports && n_nbr < SWEEP_MAX_DIRTY;
+		     pn++) {
+			const struct port *p = &before->nodes[b].ports[pn];
+
+			if (port_is_linked(p))
+				nbr[n_nbr++] = before->nodes[p->remote_node].guid;
+		}
+		if (!sweep_hold(sm, g, nbr, n_nbr))
+			continue;
+		held++;
+		log_msg(
+		    LOG_CAT_SWEEP, LOG_INFO,
+		    "switch 0x%016llx \"%s\" lost %u of its %u links while its Sets failed: "
+		    "held out of the next incremental sweeps for %u ms (going down port by port)",
+		    (unsigned long long)g, now->nodes[x].desc, was - is, was,
+		    sweep_hold_ms(&sm->sched));
+	}
+	return held;
+}
+
+unsigned sweep_held(const struct sm *sm, uint64_t *out, unsigned max)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < sm->sched.n_held && n < max; i++)
+		out[n++] = sm->sched.held[i].guid;
+	return n;
+}
+
+void sweep_hold_clear(struct sm *sm)
+{
+	sm->sched.n_held = 0;
+	if (sm->sched.hold_timer)
+		evtimer_del(sm->sched.hold_timer);
+}
+
 void sweep_sched_fini(struct sm *sm)
 {
+	if (sm->sched.hold_timer)
+		event_free(sm->sched.hold_timer);
+	sm->sched.hold_timer = NULL;
+	sm->sched.n_held = 0;
 	if (sm->sched.holddown)
 		event_free(sm->sched.holddown);
 	sm->sched.holddown = NULL;

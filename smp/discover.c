@@ -156,6 +156,23 @@ static void discover_dup(struct discover *d, uint32_t idx, uint8_t port, const s
 		d->res.errors++;
 }
 
+static bool discover_is_held(const struct discover *d, uint64_t guid)
+{
+	for (size_t i = 0; i < d->n_held; i++)
+		if (d->held[i] == guid)
+			return true;
+	return false;
+}
+
+/* Whether port (guid, port) linked a switch held out (discover_hold_out). */
+static bool discover_is_held_far(const struct discover *d, uint64_t guid, uint8_t port)
+{
+	for (size_t i = 0; i < d->n_held_far; i++)
+		if (d->held_far[i].guid == guid && d->held_far[i].port == port)
+			return true;
+	return false;
+}
+
 static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_smp *req,
 			const struct wire_smp *resp)
 {
@@ -171,6 +188,16 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 		log_ratelimited(LOG_CAT_SWEEP, LOG_WARNING,
 				"malformed NodeInfo from DR path of %u hops: ignored",
 				req->hop_cnt);
+		return;
+	}
+	if (d->incremental && req->hop_cnt > 0 && discover_is_held(d, ni.node_guid)) {
+		/* a switch held out (dying port by port): the port to it counts as down */
+		struct port *pp = &d->f->nodes[p->parent].ports[p->parent_port];
+
+		pp->state = PORT_DOWN;
+		pp->phys_state = PHYS_POLLING;
+		discover_touch(d, p->parent);
+		d->res.refused++;
 		return;
 	}
 	r = fabric_add_node(d->f, ni.node_guid, ni.node_type, ni.nports, &idx);
@@ -329,6 +356,13 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 					      portinfo_get_mod(d->f, rn, rp), 0, 0, rn, rp);
 		}
 		return; /* a link that stays up leads where it did */
+	}
+	if (d->n_held_far && node_is_switch(n) && discover_is_held_far(d, n->guid, p->port)) {
+		/* up to a switch held out: taken for down, not asked across */
+		port->state = PORT_DOWN;
+		port->phys_state = PHYS_POLLING;
+		d->res.refused++;
+		return;
 	}
 	/* walk on through switch ports with a live link */
 	if (node_is_switch(n) && p->port != 0 && pi.phys_state == PHYS_LINKUP &&
@@ -678,8 +712,75 @@ int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg, str
 	return 0;
 }
 
+/*
+ * The switches held out that base has: their links cut (the far ends' ports
+ * taken for down, as discover_cut_silent does), the fabric pruned, then the
+ * far end switches' ports asked over the new routes: one still up is
+ * refused there (on_portinfo), not asked across (a held switch may not
+ * answer).  0 or -ENOMEM.
+ */
+static int discover_hold_out(struct discover *d)
+{
+	size_t cap_far = 0;
+	uint32_t gone = 0;
+
+	for (size_t h = 0; h < d->n_held; h++) {
+		uint32_t x = fabric_find_guid(d->f, d->held[h]);
+		struct node *n;
+
+		if (x == FABRIC_NO_NODE || x == d->f->sm_node)
+			continue;
+		n = &d->f->nodes[x];
+		for (unsigned pn = 1; pn <= n->nports; pn++) {
+			struct port *pp = &n->ports[pn];
+			struct node *y;
+
+			if (!port_is_linked(pp))
+				continue;
+			y = &d->f->nodes[pp->remote_node];
+			discover_touch(d, pp->remote_node);
+			if (node_is_switch(y)) {
+				if (d->n_held_far == cap_far) {
+					size_t cap = cap_far ? 2 * cap_far : 64;
+					struct held_far *v = realloc(d->held_far, cap * sizeof(*v));
+
+					if (!v)
+						return -ENOMEM;
+					d->held_far = v;
+					cap_far = cap;
+				}
+				d->held_far[d->n_held_far++] =
+				    (struct held_far){y->guid, pp->remote_port};
+			}
+			y->ports[pp->remote_port].state = PORT_DOWN;
+			y->ports[pp->remote_port].phys_state = PHYS_POLLING;
+			fabric_unlink(d->f, x, (uint8_t)pn);
+			d->res.links_down++;
+		}
+		d->res.held_out++;
+	}
+	if (!d->res.held_out)
+		return 0;
+	if (fabric_prune_in_place(d->f, &gone) < 0)
+		return -ENOMEM;
+	d->res.removed += gone;
+	for (size_t i = 0; i < d->n_held_far; i++) {
+		uint32_t y = fabric_find_guid(d->f, d->held_far[i].guid);
+		uint8_t port = d->held_far[i].port;
+		struct node *n;
+
+		if (y == FABRIC_NO_NODE || !discover_asked_once(d, y, port))
+			continue;
+		n = &d->f->nodes[y];
+		discover_send(d, PROBE_PORTINFO, n->dr_path, n->dr_hops, WIRE_ATTR_PORT_INFO,
+			      portinfo_get_mod(d->f, y, port), 0, 0, y, port);
+	}
+	return 0;
+}
+
 int discover_start_around(struct xact_engine *xe, const struct fabric *base, const uint64_t *dirty,
-			  size_t n_dirty, discover_done_fn done, void *arg, struct discover **ret)
+			  size_t n_dirty, const uint64_t *held, size_t n_held,
+			  discover_done_fn done, void *arg, struct discover **ret)
 {
 	struct discover *d;
 
@@ -695,14 +796,24 @@ int discover_start_around(struct xact_engine *xe, const struct fabric *base, con
 	d->incremental = true;
 	d->stage = 1;
 	d->f = fabric_clone(base);
-	if (!d->f) {
+	if (n_held) {
+		d->held = malloc(n_held * sizeof(*d->held));
+		if (d->held) {
+			memcpy(d->held, held, n_held * sizeof(*d->held));
+			d->n_held = n_held;
+		}
+	}
+	if (!d->f || (n_held && !d->held) || discover_hold_out(d) < 0) {
 		discover_free(d);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n_dirty; i++) {
 		uint32_t ni = fabric_find_guid(d->f, dirty[i]);
-		struct node *n = &d->f->nodes[ni];
+		struct node *n;
 
+		if (ni == FABRIC_NO_NODE || discover_is_held(d, dirty[i]))
+			continue; /* held out, or only reachable through one */
+		n = &d->f->nodes[ni];
 		d->res.reprobed++;
 		discover_send(d, PROBE_SWITCHINFO, n->dr_path, n->dr_hops, WIRE_ATTR_SWITCH_INFO, 0,
 			      0, 0, ni, 0);
@@ -730,6 +841,8 @@ void discover_free(struct discover *d)
 	free(d->frontier);
 	free(d->later);
 	free(d->asked);
+	free(d->held);
+	free(d->held_far);
 	free(d->silent);
 	free(d->res.touched);
 	free(d);

@@ -28,6 +28,8 @@ struct discover_result {
 	uint32_t links_up;   /* links found new to known nodes */
 	uint32_t removed;    /* nodes no longer reachable, left out */
 	uint32_t silent;     /* switches that answered nothing: taken for gone */
+	uint32_t held_out;   /* switches of base left out (discover_start_around's held) */
+	uint32_t refused;    /* ports found up to a held switch: taken for down */
 	/*
 	 * Incremental: the nodes (GUIDs, repeats possible) whose model the
 	 * discovery changed: asked again, found, or a port of theirs found down
@@ -58,9 +60,16 @@ int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg, str
  * avoid it (one still up finds it again).  done gets -EAGAIN when anything
  * else did not answer or did not fit (then discover the whole fabric).  -ENOENT when a GUID is no
  * switch of base.
+ *
+ * held[] (n_held, may be 0): switches (node GUIDs) to take for gone, whether
+ * they answer or not (a switch dying port by port, sm/sweep.c): one in base
+ * has its links cut before anything is asked and its far ends asked again
+ * over routes that avoid it; a port found up to one is taken for down.  A
+ * held switch in dirty[] is not asked.
  */
 int discover_start_around(struct xact_engine *xe, const struct fabric *base, const uint64_t *dirty,
-			  size_t n_dirty, discover_done_fn done, void *arg, struct discover **ret);
+			  size_t n_dirty, const uint64_t *held, size_t n_held,
+			  discover_done_fn done, void *arg, struct discover **ret);
 /* Abort (done is not called) and free.  NULL ok. */
 void discover_free(struct discover *d);
 

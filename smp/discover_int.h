@@ -103,6 +103,15 @@ struct discover {
 		bool heard;
 	} * silent;
 	size_t n_silent, cap_silent;
+	/* incremental: switches taken for gone, answering or not (discover_start_around) */
+	uint64_t *held;
+	size_t n_held;
+	/* the far ends of their links (switch ports), cut before anything was asked */
+	struct held_far {
+		uint64_t guid;
+		uint8_t port;
+	} * held_far;
+	size_t n_held_far;
 	/* far-end ports asked again, each once (two ends in INIT would ask each other forever) */
 	uint64_t *asked;
 	size_t n_asked, cap_asked;

@@ -310,7 +310,8 @@ static void test_around_link_gone(void)
 	fk.flip_desc = "S1";
 	fk.flip_port = 4;
 	s1 = base->nodes[testutil_find_desc(base, "S1")].guid;
-	CU_ASSERT_EQUAL_FATAL(discover_start_around(fk.xe, base, &s1, 1, on_done, &r, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(discover_start_around(fk.xe, base, &s1, 1, NULL, 0, on_done, &r, &d),
+			      0);
 	t0 = testutil_now_ms();
 	while (!r.done && testutil_now_ms() - t0 < 20000)
 		event_base_loop(fk.base, EVLOOP_ONCE);
@@ -325,6 +326,80 @@ static void test_around_link_gone(void)
 	discover_free(d);
 	fabric_free(r.res.fabric);
 	free(r.res.touched);
+	fabric_free(base);
+	free(res.touched);
+	fake_fini(&fk);
+}
+
+/*
+ * Incremental with a switch held out (a transit switch going down port by
+ * port, sm/sweep.c): S3 links S1 and S2 besides their own link; held, it
+ * is left out though it answers, the ports to it are taken for down, and
+ * it is not asked even when named among the changed switches.
+ */
+static void test_around_held(void)
+{
+	static const char net3[] =
+	    "Switch 4 \"S1\"\n[1] \"H1\"[1]\n[2] \"H2\"[1]\n[3] \"S2\"[3]\n[4] \"S3\"[1]\n\n"
+	    "Switch 4 \"S2\"\n[1] \"H3\"[1]\n[2] \"H4\"[1]\n[3] \"S1\"[3]\n[4] \"S3\"[2]\n\n"
+	    "Switch 2 \"S3\"\n[1] \"S1\"[4]\n[2] \"S2\"[4]\n\n"
+	    "Hca 1 \"H1\"\n[1] \"S1\"[1]\n\nHca 1 \"H2\"\n[1] \"S1\"[2]\n\n"
+	    "Hca 1 \"H3\"\n[1] \"S2\"[1]\n\nHca 1 \"H4\"\n[1] \"S2\"[2]\n";
+	struct fake fk;
+	struct discover_result res;
+	struct fabric *base;
+	uint64_t dirty[2], held;
+
+	fake_init(&fk);
+	fabric_free(fk.truth);
+	fk.truth = testutil_load_lids(net3);
+	fk.sm_node = testutil_find_desc(fk.truth, "H1");
+	base = discover(&fk, &res);
+	CU_ASSERT_EQUAL_FATAL(base->n_nodes, 7);
+	CU_ASSERT_TRUE(port_is_linked(port_of(base, "S1", 4)));
+	held = base->nodes[testutil_find_desc(base, "S3")].guid;
+	dirty[0] = base->nodes[testutil_find_desc(base, "S1")].guid;
+	dirty[1] = held;
+	for (unsigned with_held = 0; with_held < 2; with_held++) {
+		struct run r = {0};
+		struct discover *d = NULL;
+		double t0;
+
+		CU_ASSERT_EQUAL_FATAL(
+		    discover_start_around(fk.xe, base, dirty, 2, &held, with_held, on_done, &r, &d),
+		    0);
+		t0 = testutil_now_ms();
+		while (!r.done && testutil_now_ms() - t0 < 20000)
+			event_base_loop(fk.base, EVLOOP_ONCE);
+		CU_ASSERT_FATAL(r.done);
+		CU_ASSERT_EQUAL(r.status, 0);
+		CU_ASSERT_TRUE(r.res.incremental);
+		CU_ASSERT_EQUAL(r.res.timeouts, 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r.res.fabric);
+		if (with_held) {
+			/* S3 answers, and is left out all the same */
+			CU_ASSERT_EQUAL(r.res.held_out, 1);
+			CU_ASSERT_EQUAL(r.res.refused, 2);  /* S1's port 4, S2's port 4 */
+			CU_ASSERT_EQUAL(r.res.reprobed, 1); /* S1 only */
+			CU_ASSERT_EQUAL(r.res.fabric->n_nodes, 6);
+			CU_ASSERT_EQUAL(fabric_find_guid(r.res.fabric, held), FABRIC_NO_NODE);
+			CU_ASSERT_FALSE(port_is_linked(port_of(r.res.fabric, "S1", 4)));
+			CU_ASSERT_EQUAL(port_of(r.res.fabric, "S1", 4)->state, PORT_DOWN);
+			CU_ASSERT_FALSE(port_is_linked(port_of(r.res.fabric, "S2", 4)));
+			CU_ASSERT_EQUAL(port_of(r.res.fabric, "S2", 4)->state, PORT_DOWN);
+			CU_ASSERT_TRUE(port_is_linked(port_of(r.res.fabric, "S1", 3)));
+		} else {
+			/* the same discovery without the hold: S3 stays */
+			CU_ASSERT_EQUAL(r.res.held_out, 0);
+			CU_ASSERT_EQUAL(r.res.refused, 0);
+			CU_ASSERT_EQUAL(r.res.reprobed, 2);
+			CU_ASSERT_EQUAL(r.res.fabric->n_nodes, 7);
+			CU_ASSERT_TRUE(port_is_linked(port_of(r.res.fabric, "S1", 4)));
+		}
+		discover_free(d);
+		fabric_free(r.res.fabric);
+		free(r.res.touched);
+	}
 	fabric_free(base);
 	free(res.touched);
 	fake_fini(&fk);
@@ -459,6 +534,7 @@ int main(void)
 	static const struct testutil_case cases[] = {
 	    {"discovery: bit 31 Gets, lane speeds", test_discover_ext},
 	    {"incremental: a link gone under the Get across it", test_around_link_gone},
+	    {"incremental: a switch held out though it answers", test_around_held},
 	    {"Sets: bit 31 as read, LinkSpeedExtEnabled policy", test_sets_ext},
 	    {NULL, NULL},
 	};
