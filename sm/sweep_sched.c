@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -322,6 +323,45 @@ static unsigned sweep_links_of(const struct fabric *f, uint64_t guid, unsigned *
 	return n;
 }
 
+/*
+ * Whether every node of f but x is reached from the SM's node without
+ * crossing x: holding x out cuts nobody else off (a spine of a fat tree,
+ * not the only way to some leaf).  false on ENOMEM.
+ */
+static bool sweep_spares_the_rest(const struct fabric *f, uint32_t x)
+{
+	uint32_t *queue = malloc((size_t)f->n_nodes * sizeof(*queue));
+	uint8_t *seen = calloc(f->n_nodes, 1);
+	uint32_t head = 0, tail = 0, reached = 0;
+
+	if (!queue || !seen) {
+		free(queue);
+		free(seen);
+		return false;
+	}
+	seen[x] = 1;
+	if (!seen[f->sm_node]) {
+		seen[f->sm_node] = 1;
+		queue[tail++] = f->sm_node;
+	}
+	while (head < tail) {
+		const struct node *n = &f->nodes[queue[head++]];
+
+		reached++;
+		for (unsigned pn = 1; pn <= n->nports; pn++) {
+			const struct port *p = &n->ports[pn];
+
+			if (port_is_linked(p) && !seen[p->remote_node]) {
+				seen[p->remote_node] = 1;
+				queue[tail++] = p->remote_node;
+			}
+		}
+	}
+	free(queue);
+	free(seen);
+	return reached + 1 == f->n_nodes;
+}
+
 unsigned sweep_hold_dying(struct sm *sm, const struct fabric *before, const struct fabric *now,
 			  const uint64_t *failed, unsigned n_failed)
 {
@@ -343,6 +383,13 @@ unsigned sweep_hold_dying(struct sm *sm, const struct fabric *before, const stru
 		is = sweep_links_of(now, g, &cas_now);
 		if (cas_before || was < is + SWEEP_HOLD_MIN_LINKS)
 			continue;
+		if (!sweep_spares_the_rest(now, x)) {
+			log_msg(LOG_CAT_SWEEP, LOG_INFO,
+				"switch 0x%016llx \"%s\" lost %u of its %u links while its Sets "
+				"failed, but some nodes are reached only through it: not held out",
+				(unsigned long long)g, now->nodes[x].desc, was - is, was);
+			continue;
+		}
 		for (unsigned pn = 1; pn <= before->nodes[b].nports && n_nbr < SWEEP_MAX_DIRTY;
 		     pn++) {
 			const struct port *p = &before->nodes[b].ports[pn];

@@ -202,8 +202,9 @@ bool sweep_hold(struct sm *sm, uint64_t guid, const uint64_t *nbr, unsigned n_nb
  * After an incremental sweep whose Sets failed (failed: the switches whose
  * Sets did, program_stats.failed_sw): hold each that lost
  * SWEEP_HOLD_MIN_LINKS links or more from before (the last published
- * fabric) to now (this sweep's), has no CA on it and is not the SM's own
- * node or neighbour.  How many it held.
+ * fabric) to now (this sweep's), has no CA on it, is not the SM's own
+ * node or neighbour, and is not the only way to any other node of now.
+ * How many it held.
  */
 unsigned sweep_hold_dying(struct sm *sm, const struct fabric *before, const struct fabric *now,
 			  const uint64_t *failed, unsigned n_failed);

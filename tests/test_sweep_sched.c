@@ -76,14 +76,15 @@ static int begin_stub(struct sm *sm, const char *why)
 }
 
 /*
- * T1, a transit switch, links S1 and S2 twice each; T2 once each.  The
- * SM's host H1 hangs off S1.
+ * T1, a transit switch, links S1 and S2 twice each; T2 links S1 twice and
+ * S2 once.  The SM's host H1 hangs off S1.
  */
 static const char hold_net[] =
-    "Switch 4 \"S1\"\n[1] \"H1\"[1]\n[2] \"T1\"[1]\n[3] \"T1\"[2]\n[4] \"T2\"[1]\n\n"
+    "Switch 5 \"S1\"\n[1] \"H1\"[1]\n[2] \"T1\"[1]\n[3] \"T1\"[2]\n[4] \"T2\"[1]\n[5] "
+    "\"T2\"[3]\n\n"
     "Switch 4 \"S2\"\n[1] \"H2\"[1]\n[2] \"T1\"[3]\n[3] \"T1\"[4]\n[4] \"T2\"[2]\n\n"
     "Switch 4 \"T1\"\n[1] \"S1\"[2]\n[2] \"S1\"[3]\n[3] \"S2\"[2]\n[4] \"S2\"[3]\n\n"
-    "Switch 2 \"T2\"\n[1] \"S1\"[4]\n[2] \"S2\"[4]\n\n"
+    "Switch 3 \"T2\"\n[1] \"S1\"[4]\n[2] \"S2\"[4]\n[3] \"S1\"[5]\n\n"
     "Hca 1 \"H1\"\n[1] \"S1\"[1]\n\nHca 1 \"H2\"\n[1] \"S2\"[1]\n";
 
 static uint64_t guid_of(const struct fabric *f, const char *desc)
@@ -94,21 +95,34 @@ static uint64_t guid_of(const struct fabric *f, const char *desc)
 	return f->nodes[i].guid;
 }
 
+/* before, with T1's links to S1 port 2 and S2 port 2 cut, and more (then pruned, as a sweep's) */
+static struct fabric *hold_now(const struct fabric *before, bool cut_t2_s2)
+{
+	struct fabric *now = fabric_clone(before);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(now);
+	testutil_cut(now, "T1", 1); /* T1: two of four links gone */
+	testutil_cut(now, "T1", 3);
+	testutil_cut(now, "T2", 1); /* T2: one of three */
+	testutil_cut(now, "S2", 1); /* S2: its host, besides T1's link, but it had a host */
+	if (cut_t2_s2)
+		testutil_cut(now, "T2", 2); /* then S2 is reached only through T1 */
+	CU_ASSERT_EQUAL_FATAL(fabric_prune_in_place(now, NULL), 0);
+	return now;
+}
+
 static void test_hold_dying(void)
 {
 	struct sm *sm = sm_new();
-	struct fabric *before = testutil_load_lids(hold_net), *now = fabric_clone(before);
+	struct fabric *before = testutil_load_lids(hold_net), *now;
 	struct snapshot *snap = NULL;
 	uint64_t failed[5], held[SWEEP_MAX_HELD];
 	double t0;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(now);
-	before->sm_node = now->sm_node = testutil_find_desc(before, "H1");
-	before->sm_port = now->sm_port = 1;
-	testutil_cut(now, "T1", 1); /* T1: two of four links gone */
-	testutil_cut(now, "T1", 3);
-	testutil_cut(now, "T2", 1); /* T2: one */
-	testutil_cut(now, "S2", 1); /* S2: its host and T1's link, but it has a host */
+	before->sm_node = testutil_find_desc(before, "H1");
+	before->sm_port = 1;
+	now = hold_now(before, false);
+	CU_ASSERT_EQUAL(now->n_nodes, 5); /* H2 gone */
 	failed[0] = guid_of(now, "T1");
 	failed[1] = guid_of(now, "T2");
 	failed[2] = guid_of(now, "S2");
@@ -138,6 +152,13 @@ static void test_hold_dying(void)
 	/* a heavy sweep forgets every hold */
 	CU_ASSERT_EQUAL(sweep_hold_dying(sm, before, now, failed, 1), 1);
 	sweep_hold_clear(sm);
+	CU_ASSERT_EQUAL(sweep_held(sm, held, SWEEP_MAX_HELD), 0);
+
+	/* T1 the only way left to S2 and T2: not held, nobody cut off */
+	fabric_free(now);
+	now = hold_now(before, true);
+	CU_ASSERT_EQUAL(now->n_nodes, 5);
+	CU_ASSERT_EQUAL(sweep_hold_dying(sm, before, now, failed, 1), 0);
 	CU_ASSERT_EQUAL(sweep_held(sm, held, SWEEP_MAX_HELD), 0);
 	snapshot_free(snap);
 	fabric_free(before);
