@@ -111,6 +111,7 @@ static const struct conf_key conf_keys[] = {
     BOOL_KEY(keep_routes, "true", CONF_LIVE_READ),
     BOOL_KEY(incremental_sweep, "true", CONF_LIVE_READ),
     BOOL_KEY(incremental_routing, "true", CONF_LIVE_READ),
+    INT_KEY(dying_switch_hold_ms, 0, 60000, "2000", CONF_LIVE_READ),
     INT_KEY(flap_threshold, 0, 1000, "10", CONF_LIVE_READ),
     INT_KEY(flap_window_s, 1, 86400, "60", CONF_LIVE_READ),
     INT_KEY(quarantine_s, 0, 604800, "300", CONF_LIVE_READ),

@@ -66,6 +66,7 @@ struct sm_conf {
 	bool keep_routes;	  /* a re-route keeps the entries whose path is intact */
 	bool incremental_sweep;	  /* a switch's change re-probes only around it */
 	bool incremental_routing; /* ... and re-routes only what it broke (routing/repair.h) */
+	int dying_switch_hold_ms; /* a switch going down port by port is left out; 0 = never */
 	int flap_threshold;	  /* link downs that quarantine a port; 0 = never */
 	int flap_window_s;	  /* ... within this many seconds */
 	int quarantine_s;	  /* a quarantined port is enabled again after; 0 = never */

@@ -233,9 +233,9 @@ int sweep_start(struct sm *sm)
 	return sweep_start_why(sm, "requested");
 }
 
-static unsigned sweep_hold_ms(const struct sweep_sched *sc)
+static unsigned sweep_hold_ms(const struct sm *sm)
 {
-	return sc->hold_ms ? sc->hold_ms : SWEEP_HOLD_MS;
+	return sm->conf.dying_switch_hold_ms > 0 ? (unsigned)sm->conf.dying_switch_hold_ms : 0;
 }
 
 /* The holds that ended: their neighbours asked again; the timer set for the next end. */
@@ -279,13 +279,13 @@ bool sweep_hold(struct sm *sm, uint64_t guid, const uint64_t *nbr, unsigned n_nb
 {
 	struct sweep_sched *sc = &sm->sched;
 	struct sweep_held *h = NULL;
-	unsigned ms = sweep_hold_ms(sc);
+	unsigned ms = sweep_hold_ms(sm);
 	struct timeval tv = {ms / 1000, ms % 1000 * 1000};
 
 	for (unsigned i = 0; i < sc->n_held && !h; i++)
 		if (sc->held[i].guid == guid)
 			h = &sc->held[i];
-	if (!h && sc->n_held == SWEEP_MAX_HELD)
+	if ((!h && sc->n_held == SWEEP_MAX_HELD) || !ms)
 		return false;
 	if (!sc->hold_timer)
 		sc->hold_timer = evtimer_new(sm->base, sweep_hold_cb, sm);
@@ -367,8 +367,8 @@ unsigned sweep_hold_dying(struct sm *sm, const struct fabric *before, const stru
 {
 	unsigned held = 0;
 
-	if (!now->n_nodes)
-		return 0;
+	if (!now->n_nodes || !sweep_hold_ms(sm))
+		return 0; /* dying_switch_hold_ms 0: never */
 	for (unsigned i = 0; i < n_failed; i++) {
 		uint64_t g = failed[i], nbr[SWEEP_MAX_DIRTY];
 		uint32_t x = fabric_find_guid(now, g), b = fabric_find_guid(before, g);
@@ -404,8 +404,7 @@ unsigned sweep_hold_dying(struct sm *sm, const struct fabric *before, const stru
 		    LOG_CAT_SWEEP, LOG_INFO,
 		    "switch 0x%016llx \"%s\" lost %u of its %u links while its Sets failed: "
 		    "held out of the next incremental sweeps for %u ms (going down port by port)",
-		    (unsigned long long)g, now->nodes[x].desc, was - is, was,
-		    sweep_hold_ms(&sm->sched));
+		    (unsigned long long)g, now->nodes[x].desc, was - is, was, sweep_hold_ms(sm));
 	}
 	return held;
 }

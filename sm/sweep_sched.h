@@ -91,7 +91,7 @@ struct sweep_summary {
  * A switch going down port by port (a reboot, a line card): an incremental
  * sweep whose Sets to a switch failed while that switch lost links
  * (SWEEP_HOLD_MIN_LINKS or more, no CA on it) takes it for gone for
- * SWEEP_HOLD_MS: the next sweeps route around it whole instead of through
+ * dying_switch_hold_ms (2 s; 0: never): the next sweeps route around it whole instead of through
  * its last links, and do not program it (its Sets would time out, failing
  * the sweep again).  Then its former neighbours are asked again: one still
  * linked finds it, and it comes back like any switch.  Measured with
@@ -100,7 +100,6 @@ struct sweep_summary {
  * subnet up.
  */
 #define SWEEP_MAX_HELD 8
-#define SWEEP_HOLD_MS 2000
 #define SWEEP_HOLD_MIN_LINKS 2
 
 struct sweep_sched {
@@ -150,7 +149,8 @@ struct sweep_sched {
 	 */
 	unsigned failures_quiet;
 	pid_t dump_pid; /* child writing the routing dumps, 0 if none */
-	/* switches held out of incremental sweeps (SWEEP_HOLD_MS), their former neighbours */
+	/* switches held out of incremental sweeps (dying_switch_hold_ms), their former neighbours
+	 */
 	struct sweep_held {
 		uint64_t guid;
 		double until_ms; /* CLOCK_MONOTONIC */
@@ -159,7 +159,6 @@ struct sweep_sched {
 	} held[SWEEP_MAX_HELD];
 	unsigned n_held;
 	struct event *hold_timer; /* the first hold's end */
-	unsigned hold_ms;	  /* how long a hold lasts; 0: SWEEP_HOLD_MS (tests shorten it) */
 };
 
 /*
@@ -193,7 +192,7 @@ bool sweep_pending(const struct sm *sm);
 /* The next sweep rewrites every LFT block and VL table (smctl reroute). */
 void sweep_force_lft(struct sm *sm);
 /*
- * Hold switch guid out of incremental sweeps for SWEEP_HOLD_MS (above);
+ * Hold switch guid out of incremental sweeps for dying_switch_hold_ms (above);
  * nbr: its switch neighbours, asked again when the hold ends.  false when
  * SWEEP_MAX_HELD are held already.
  */

@@ -431,7 +431,7 @@ static void test_json(void)
 	conf_defaults(&c);
 	j = conf_to_json(&c);
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(json_object_size(j), 104); /* 77 + QoS: qos, qos_policy_file, 5 x 5 */
+	CU_ASSERT_EQUAL(json_object_size(j), 105); /* 78 + QoS: qos, qos_policy_file, 5 x 5 */
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "log_file")), "");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "partition_config_file")), "");
 	/* OpenSM's defaults: part_enforce both, allow_both_pkeys false */

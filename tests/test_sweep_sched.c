@@ -129,7 +129,10 @@ static void test_hold_dying(void)
 	failed[3] = guid_of(now, "S1"); /* two gone too, but the SM's neighbour, with a host */
 	failed[4] = 0x1234;		/* not in the fabric */
 	sm->sched.begin = begin_stub;
-	sm->sched.hold_ms = 5;
+	sm->conf.dying_switch_hold_ms = 0; /* never */
+	CU_ASSERT_EQUAL(sweep_hold_dying(sm, before, now, failed, 5), 0);
+	CU_ASSERT_EQUAL(sweep_held(sm, held, SWEEP_MAX_HELD), 0);
+	sm->conf.dying_switch_hold_ms = 5;
 	CU_ASSERT_EQUAL(sweep_hold_dying(sm, before, now, failed, 5), 1);
 	CU_ASSERT_EQUAL_FATAL(sweep_held(sm, held, SWEEP_MAX_HELD), 1);
 	CU_ASSERT_EQUAL(held[0], failed[0]);
