@@ -429,6 +429,49 @@ static void discover_note(struct discover *d, uint32_t idx, bool heard)
 }
 
 /*
+ * Cut every link of node x in the model: the far ends' ports taken for down
+ * (and touched).  A far end switch's port is asked in the next stage
+ * (later), or with held noted in held_far (discover_hold_out asks it).
+ * 0, or -ENOMEM (held_far could not grow; the cut is done all the same).
+ */
+static int discover_cut_links(struct discover *d, uint32_t x, bool held)
+{
+	struct node *n = &d->f->nodes[x];
+	int r = 0;
+
+	for (unsigned pn = 1; pn <= n->nports; pn++) {
+		struct port *pp = &n->ports[pn];
+		struct node *y;
+
+		if (!port_is_linked(pp))
+			continue;
+		y = &d->f->nodes[pp->remote_node];
+		discover_touch(d, pp->remote_node);
+		if (node_is_switch(y) && !held) {
+			discover_later_add(d, y->guid, PROBE_PORTINFO, pp->remote_port, 0);
+		} else if (node_is_switch(y)) {
+			struct held_far *v = d->held_far;
+
+			if ((d->n_held_far & (d->n_held_far - 1)) == 0) /* 0, 1, 2, 4, ...: full */
+				v = realloc(d->held_far,
+					    (d->n_held_far ? 2 * d->n_held_far : 1) * sizeof(*v));
+			if (v) {
+				d->held_far = v;
+				d->held_far[d->n_held_far++] =
+				    (struct held_far){y->guid, pp->remote_port};
+			} else {
+				r = -ENOMEM;
+			}
+		}
+		y->ports[pp->remote_port].state = PORT_DOWN;
+		y->ports[pp->remote_port].phys_state = PHYS_POLLING;
+		fabric_unlink(d->f, x, (uint8_t)pn);
+		d->res.links_down++;
+	}
+	return r;
+}
+
+/*
  * The end of a stage: every switch that answered nothing in it (not the
  * SM's own node) has its links cut and their far end switches asked in the
  * next stage (gone, or found again from there).
@@ -437,26 +480,10 @@ static void discover_cut_silent(struct discover *d)
 {
 	for (size_t i = 0; i < d->n_silent; i++) {
 		uint32_t x = fabric_find_guid(d->f, d->silent[i].guid);
-		struct node *n;
 
 		if (d->silent[i].heard || x == FABRIC_NO_NODE || x == d->f->sm_node)
 			continue;
-		n = &d->f->nodes[x];
-		for (unsigned p = 1; p <= n->nports; p++) {
-			struct port *pp = &n->ports[p];
-			struct node *y;
-
-			if (!port_is_linked(pp))
-				continue;
-			y = &d->f->nodes[pp->remote_node];
-			discover_touch(d, pp->remote_node);
-			if (node_is_switch(y))
-				discover_later_add(d, y->guid, PROBE_PORTINFO, pp->remote_port, 0);
-			y->ports[pp->remote_port].state = PORT_DOWN;
-			y->ports[pp->remote_port].phys_state = PHYS_POLLING;
-			fabric_unlink(d->f, x, (uint8_t)p);
-			d->res.links_down++;
-		}
+		discover_cut_links(d, x, false);
 		d->res.silent++;
 	}
 	d->n_silent = 0;
@@ -721,42 +748,15 @@ int discover_start(struct xact_engine *xe, discover_done_fn done, void *arg, str
  */
 static int discover_hold_out(struct discover *d)
 {
-	size_t cap_far = 0;
 	uint32_t gone = 0;
 
 	for (size_t h = 0; h < d->n_held; h++) {
 		uint32_t x = fabric_find_guid(d->f, d->held[h]);
-		struct node *n;
 
 		if (x == FABRIC_NO_NODE || x == d->f->sm_node)
 			continue;
-		n = &d->f->nodes[x];
-		for (unsigned pn = 1; pn <= n->nports; pn++) {
-			struct port *pp = &n->ports[pn];
-			struct node *y;
-
-			if (!port_is_linked(pp))
-				continue;
-			y = &d->f->nodes[pp->remote_node];
-			discover_touch(d, pp->remote_node);
-			if (node_is_switch(y)) {
-				if (d->n_held_far == cap_far) {
-					size_t cap = cap_far ? 2 * cap_far : 64;
-					struct held_far *v = realloc(d->held_far, cap * sizeof(*v));
-
-					if (!v)
-						return -ENOMEM;
-					d->held_far = v;
-					cap_far = cap;
-				}
-				d->held_far[d->n_held_far++] =
-				    (struct held_far){y->guid, pp->remote_port};
-			}
-			y->ports[pp->remote_port].state = PORT_DOWN;
-			y->ports[pp->remote_port].phys_state = PHYS_POLLING;
-			fabric_unlink(d->f, x, (uint8_t)pn);
-			d->res.links_down++;
-		}
+		if (discover_cut_links(d, x, true) < 0)
+			return -ENOMEM;
 		d->res.held_out++;
 	}
 	if (!d->res.held_out)

@@ -232,6 +232,14 @@ static void on_done(void *arg, int status, struct discover_result *res)
 	r->res = *res;
 }
 
+/* The discovery and what it handed over. */
+static void run_free(struct discover *d, struct run *r)
+{
+	discover_free(d);
+	fabric_free(r->res.fabric);
+	free(r->res.touched);
+}
+
 /* One discovery of the truth; the fabric found (fatal when none). */
 static struct fabric *discover(struct fake *fk, struct discover_result *ret)
 {
@@ -323,9 +331,7 @@ static void test_around_link_gone(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r.res.fabric);
 	CU_ASSERT_FALSE(port_is_linked(port_of(r.res.fabric, "S1", 4)));
 	CU_ASSERT_EQUAL(r.res.fabric->n_nodes, base->n_nodes);
-	discover_free(d);
-	fabric_free(r.res.fabric);
-	free(r.res.touched);
+	run_free(d, &r);
 	fabric_free(base);
 	free(res.touched);
 	fake_fini(&fk);
@@ -396,9 +402,7 @@ static void test_around_held(void)
 			CU_ASSERT_EQUAL(r.res.fabric->n_nodes, 7);
 			CU_ASSERT_TRUE(port_is_linked(port_of(r.res.fabric, "S1", 4)));
 		}
-		discover_free(d);
-		fabric_free(r.res.fabric);
-		free(r.res.touched);
+		run_free(d, &r);
 	}
 	fabric_free(base);
 	free(res.touched);
