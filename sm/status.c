@@ -122,7 +122,8 @@ const struct stat_table sm_penf_stat_table = STAT_TABLE("partition_enforcement",
 
 #define F(m) STAT_FIELD(struct sm_incremental_status, m, #m, NULL, STAT_GAUGE, NULL)
 static const struct stat_field incr_fields[] = {
-    F(incremental), F(switches_asked), F(links_down), F(links_up), F(nodes_removed),
+    F(incremental), F(switches_asked), F(links_down),
+    F(links_up),    F(nodes_removed),  F(switches_held_out),
 };
 #undef F
 const struct stat_table sm_incremental_stat_table =
@@ -236,5 +237,6 @@ void sm_incremental_status_get(const struct sm *sm, struct sm_incremental_status
 	    .links_down = sm->last.links_down,
 	    .links_up = sm->last.links_up,
 	    .nodes_removed = sm->last.removed,
+	    .switches_held_out = sm->sched.n_held,
 	};
 }

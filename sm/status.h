@@ -73,6 +73,7 @@ struct sm_penf_status {
 struct sm_incremental_status {
 	bool incremental;
 	uint32_t switches_asked, links_down, links_up, nodes_removed;
+	uint32_t switches_held_out; /* now: going down port by port (dying_switch_hold_ms) */
 };
 
 void sm_status_get(const struct sm *sm, struct sm_status *ret);

@@ -19,6 +19,7 @@
 #include "fabric/snapshot.h"
 #include "sm/conf.h"
 #include "sm/sm.h"
+#include "sm/status.h"
 #include "sm/sweep_sched.h"
 #include "tests/testutil.h"
 
@@ -117,6 +118,7 @@ static void test_hold_dying(void)
 	struct fabric *before = testutil_load_lids(hold_net), *now;
 	struct snapshot *snap = NULL;
 	uint64_t failed[5], held[SWEEP_MAX_HELD];
+	struct sm_incremental_status st;
 	double t0;
 
 	before->sm_node = testutil_find_desc(before, "H1");
@@ -137,6 +139,8 @@ static void test_hold_dying(void)
 	CU_ASSERT_EQUAL_FATAL(sweep_held(sm, held, SWEEP_MAX_HELD), 1);
 	CU_ASSERT_EQUAL(held[0], failed[0]);
 	CU_ASSERT_EQUAL(sm->sched.held[0].n_nbr, 4); /* S1, S1, S2, S2 (as before) */
+	sm_incremental_status_get(sm, &st);
+	CU_ASSERT_EQUAL(st.switches_held_out, 1); /* smctl status: last_sweep_incremental */
 	/* held again: still one hold */
 	CU_ASSERT_EQUAL(sweep_hold_dying(sm, before, now, failed, 1), 1);
 	CU_ASSERT_EQUAL(sweep_held(sm, held, SWEEP_MAX_HELD), 1);
