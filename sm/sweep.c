@@ -569,6 +569,7 @@ static void phase_publish(struct sweep *sw)
 	struct snapshot *old = sm->snap, *snap;
 	char readback[256] = "";
 	double t_pub = clock_mono_ms(), t_hooks, t_dump;
+	bool set_failed; /* an incremental sweep whose Sets failed (a switch dying under it?) */
 
 	if (s->lft_reads)
 		snprintf(readback, sizeof(readback), " (%u LFT blocks read back in %.1f ms)",
@@ -582,6 +583,7 @@ static void phase_publish(struct sweep *sw)
 		abort();
 	}
 	sweep_count(sw);
+	set_failed = s->status != 0 && s->incremental && !s->standby && s->set_errors;
 	if (snapshot_new(sw->f, sw->routes, old ? old->generation + 1 : 1, &snap) < 0) {
 		log_err("sweep failed: out of memory publishing the snapshot");
 		abort();
@@ -616,7 +618,7 @@ static void phase_publish(struct sweep *sw)
 		dump_spawn(snap, sm->conf.state_dir, (uint64_t)sm->conf.dump_max_lft_entries,
 			   &sm->sched.dump_pid);
 	/* a switch whose Sets failed while it lost links: going down port by port */
-	if (old && s->status != 0 && s->incremental && !s->standby && s->set_errors)
+	if (old && set_failed)
 		sweep_hold_dying(sm, old->fabric, snap->fabric, sw->failed_sw, sw->n_failed_sw);
 	/* the old tables' block serves the next incremental routing (sm/route.c) */
 	if (old && sm->conf.incremental_routing)
@@ -678,7 +680,7 @@ static void phase_publish(struct sweep *sw)
 			s->set_recovered);
 	/* switches reported changes while it ran (before its own are put back, below) */
 	bool overtaken = sm->sched.n_dirty > 0;
-	if (s->status != 0 && s->incremental && !s->standby && s->set_errors) {
+	if (set_failed) {
 		for (unsigned i = 0; i < sw->n_dirty; i++)
 			u64_set_add(sm->sched.dirty, &sm->sched.n_dirty, SWEEP_MAX_DIRTY,
 				    sw->dirty[i]);
@@ -690,12 +692,9 @@ static void phase_publish(struct sweep *sw)
 		 * retries would fail on it again until a heavy sweep.  One this
 		 * sweep asked already is a quiet failure (backoff).
 		 */
-		uint64_t held[SWEEP_MAX_HELD];
-		unsigned n_held = sweep_held(sm, held, SWEEP_MAX_HELD);
-
 		for (unsigned i = 0; i < sw->n_failed_sw; i++)
 			if ((!u64_set_has(sw->dirty, sw->n_dirty, sw->failed_sw[i]) ||
-			     u64_set_has(held, n_held, sw->failed_sw[i])) &&
+			     sweep_is_held(sm, sw->failed_sw[i])) &&
 			    sm->snap &&
 			    fabric_find_guid(sm->snap->fabric, sw->failed_sw[i]) !=
 				FABRIC_NO_NODE) {

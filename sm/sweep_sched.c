@@ -19,6 +19,18 @@
 #include "sm/sweep_sched.h"
 
 static void sweep_arm_holddown(struct sm *sm);
+
+/* A timer's wait of ms milliseconds (0 when not positive). */
+static struct timeval sweep_tv(double ms)
+{
+	struct timeval tv = {0, 0};
+
+	if (ms > 0) {
+		tv.tv_sec = (time_t)(ms / 1000);
+		tv.tv_usec = (suseconds_t)((ms - tv.tv_sec * 1000.0) * 1000);
+	}
+	return tv;
+}
 static void sweep_holddown_cb(evutil_socket_t fd, short what, void *arg);
 
 bool sweep_running(const struct sm *sm)
@@ -98,8 +110,7 @@ void sweep_sched_retry(struct sm *sm, bool failed, bool overtaken)
 		log_err("cannot arm the sweep retry timer: the next sweep is the periodic one");
 		return;
 	}
-	tv.tv_sec = (time_t)(ms / 1000);
-	tv.tv_usec = (suseconds_t)((ms - tv.tv_sec * 1000.0) * 1000);
+	tv = sweep_tv(ms);
 	evtimer_add(sc->retry, &tv);
 	log_msg(LOG_CAT_SWEEP, LOG_INFO, "sweep failed %u time%s in a row: trying again in %.1f s",
 		sc->failures, sc->failures == 1 ? "" : "s", ms / 1000);
@@ -144,8 +155,7 @@ static double sweep_due_ms(const struct sm *sm)
 /* Start the pending sweep when it is due (sweep_due_ms). */
 static void sweep_arm_holddown(struct sm *sm)
 {
-	double wait = sweep_due_ms(sm) - clock_mono_ms();
-	struct timeval tv = {0, 0};
+	struct timeval tv = sweep_tv(sweep_due_ms(sm) - clock_mono_ms());
 
 	if (!sm->sched.holddown)
 		sm->sched.holddown = evtimer_new(sm->base, sweep_holddown_cb, sm);
@@ -153,10 +163,6 @@ static void sweep_arm_holddown(struct sm *sm)
 		log_err("cannot arm the sweep hold-down timer: sweeping now");
 		sweep_holddown_cb(-1, 0, sm);
 		return;
-	}
-	if (wait > 0) {
-		tv.tv_sec = (time_t)(wait / 1000);
-		tv.tv_usec = (suseconds_t)((wait - tv.tv_sec * 1000.0) * 1000);
 	}
 	evtimer_add(sm->sched.holddown, &tv);
 }
@@ -268,8 +274,7 @@ static void sweep_hold_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	sc->n_held = k;
 	if (next) {
-		double ms = next - now;
-		struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((long)ms % 1000 * 1000)};
+		struct timeval tv = sweep_tv(next - now);
 
 		evtimer_add(sc->hold_timer, &tv);
 	}
@@ -280,7 +285,7 @@ bool sweep_hold(struct sm *sm, uint64_t guid, const uint64_t *nbr, unsigned n_nb
 	struct sweep_sched *sc = &sm->sched;
 	struct sweep_held *h = NULL;
 	unsigned ms = sweep_hold_ms(sm);
-	struct timeval tv = {ms / 1000, ms % 1000 * 1000};
+	struct timeval tv = sweep_tv(ms);
 
 	for (unsigned i = 0; i < sc->n_held && !h; i++)
 		if (sc->held[i].guid == guid)
@@ -303,15 +308,16 @@ bool sweep_hold(struct sm *sm, uint64_t guid, const uint64_t *nbr, unsigned n_nb
 	return true;
 }
 
-/* Linked ports of switch guid in f (0 when f lacks it); *cas: of those, facing a CA. */
-static unsigned sweep_links_of(const struct fabric *f, uint64_t guid, unsigned *cas)
+/*
+ * Linked ports of switch x of f; *cas: of those, facing a CA; nbr (may be
+ * NULL): the far ends' GUIDs, at most SWEEP_MAX_DIRTY, into *n_nbr.
+ */
+static unsigned sweep_links_of(const struct fabric *f, uint32_t x, unsigned *cas, uint64_t *nbr,
+			       unsigned *n_nbr)
 {
-	uint32_t x = fabric_find_guid(f, guid);
 	unsigned n = 0;
 
 	*cas = 0;
-	if (x == FABRIC_NO_NODE)
-		return 0;
 	for (unsigned pn = 1; pn <= f->nodes[x].nports; pn++) {
 		const struct port *p = &f->nodes[x].ports[pn];
 
@@ -319,6 +325,8 @@ static unsigned sweep_links_of(const struct fabric *f, uint64_t guid, unsigned *
 			continue;
 		n++;
 		*cas += !node_is_switch(&f->nodes[p->remote_node]);
+		if (nbr && *n_nbr < SWEEP_MAX_DIRTY)
+			nbr[(*n_nbr)++] = f->nodes[p->remote_node].guid;
 	}
 	return n;
 }
@@ -379,8 +387,8 @@ unsigned sweep_hold_dying(struct sm *sm, const struct fabric *before, const stru
 		    !node_is_switch(&now->nodes[x]) ||
 		    (port_is_linked(smp) && smp->remote_node == x))
 			continue;
-		was = sweep_links_of(before, g, &cas_before);
-		is = sweep_links_of(now, g, &cas_now);
+		was = sweep_links_of(before, b, &cas_before, nbr, &n_nbr);
+		is = sweep_links_of(now, x, &cas_now, NULL, NULL);
 		if (cas_before || was < is + SWEEP_HOLD_MIN_LINKS)
 			continue;
 		if (!sweep_spares_the_rest(now, x)) {
@@ -389,13 +397,6 @@ unsigned sweep_hold_dying(struct sm *sm, const struct fabric *before, const stru
 				"failed, but some nodes are reached only through it: not held out",
 				(unsigned long long)g, now->nodes[x].desc, was - is, was);
 			continue;
-		}
-		for (unsigned pn = 1; pn <= before->nodes[b].nports && n_nbr < SWEEP_MAX_DIRTY;
-		     pn++) {
-			const struct port *p = &before->nodes[b].ports[pn];
-
-			if (port_is_linked(p))
-				nbr[n_nbr++] = before->nodes[p->remote_node].guid;
 		}
 		if (!sweep_hold(sm, g, nbr, n_nbr))
 			continue;
@@ -407,6 +408,14 @@ unsigned sweep_hold_dying(struct sm *sm, const struct fabric *before, const stru
 		    (unsigned long long)g, now->nodes[x].desc, was - is, was, sweep_hold_ms(sm));
 	}
 	return held;
+}
+
+bool sweep_is_held(const struct sm *sm, uint64_t guid)
+{
+	for (unsigned i = 0; i < sm->sched.n_held; i++)
+		if (sm->sched.held[i].guid == guid)
+			return true;
+	return false;
 }
 
 unsigned sweep_held(const struct sm *sm, uint64_t *out, unsigned max)

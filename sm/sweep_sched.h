@@ -207,6 +207,8 @@ bool sweep_hold(struct sm *sm, uint64_t guid, const uint64_t *nbr, unsigned n_nb
  */
 unsigned sweep_hold_dying(struct sm *sm, const struct fabric *before, const struct fabric *now,
 			  const uint64_t *failed, unsigned n_failed);
+/* Whether switch guid is held now. */
+bool sweep_is_held(const struct sm *sm, uint64_t guid);
 /* The GUIDs held now into out (at most max); how many. */
 unsigned sweep_held(const struct sm *sm, uint64_t *out, unsigned max);
 /* Forget every hold (a heavy sweep sees the fabric as it is). */

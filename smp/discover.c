@@ -14,6 +14,7 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/sorted.h"
 #include "mad/wire.h"
 #include "smp/discover.h"
 #include "smp/discover_int.h"
@@ -156,12 +157,15 @@ static void discover_dup(struct discover *d, uint32_t idx, uint8_t port, const s
 		d->res.errors++;
 }
 
-static bool discover_is_held(const struct discover *d, uint64_t guid)
+/* Port (node, port) found up to a switch held out: taken for down (and touched). */
+static void discover_refuse(struct discover *d, uint32_t node, uint8_t port)
 {
-	for (size_t i = 0; i < d->n_held; i++)
-		if (d->held[i] == guid)
-			return true;
-	return false;
+	struct port *pp = &d->f->nodes[node].ports[port];
+
+	pp->state = PORT_DOWN;
+	pp->phys_state = PHYS_POLLING;
+	discover_touch(d, node);
+	d->res.refused++;
 }
 
 /* Whether port (guid, port) linked a switch held out (discover_hold_out). */
@@ -190,14 +194,9 @@ static void on_nodeinfo(struct discover *d, struct probe *p, const struct wire_s
 				req->hop_cnt);
 		return;
 	}
-	if (d->incremental && req->hop_cnt > 0 && discover_is_held(d, ni.node_guid)) {
+	if (d->incremental && req->hop_cnt > 0 && u64_set_has(d->held, d->n_held, ni.node_guid)) {
 		/* a switch held out (dying port by port): the port to it counts as down */
-		struct port *pp = &d->f->nodes[p->parent].ports[p->parent_port];
-
-		pp->state = PORT_DOWN;
-		pp->phys_state = PHYS_POLLING;
-		discover_touch(d, p->parent);
-		d->res.refused++;
+		discover_refuse(d, p->parent, p->parent_port);
 		return;
 	}
 	r = fabric_add_node(d->f, ni.node_guid, ni.node_type, ni.nports, &idx);
@@ -359,9 +358,7 @@ static void on_portinfo(struct discover *d, struct probe *p, const struct wire_s
 	}
 	if (d->n_held_far && node_is_switch(n) && discover_is_held_far(d, n->guid, p->port)) {
 		/* up to a switch held out: taken for down, not asked across */
-		port->state = PORT_DOWN;
-		port->phys_state = PHYS_POLLING;
-		d->res.refused++;
+		discover_refuse(d, p->node, p->port);
 		return;
 	}
 	/* walk on through switch ports with a live link */
@@ -811,7 +808,7 @@ int discover_start_around(struct xact_engine *xe, const struct fabric *base, con
 		uint32_t ni = fabric_find_guid(d->f, dirty[i]);
 		struct node *n;
 
-		if (ni == FABRIC_NO_NODE || discover_is_held(d, dirty[i]))
+		if (ni == FABRIC_NO_NODE || u64_set_has(d->held, d->n_held, dirty[i]))
 			continue; /* held out, or only reachable through one */
 		n = &d->f->nodes[ni];
 		d->res.reprobed++;
