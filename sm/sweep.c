@@ -59,6 +59,7 @@ struct sweep {
 	struct fabric *f;	   /* being built; published at the end */
 	struct routes *routes;	   /* f's */
 	uint16_t max_lid;	   /* from ASSIGN */
+	uint64_t seq;		   /* sched.begun when it began */
 	struct sweep_summary sum;
 	double t0;
 	double t_phase;		      /* when timed_phase began */
@@ -510,7 +511,8 @@ static void phase_batch(struct sweep *sw)
 		/* the snapshot will say what it was programmed with (sm_policy.pub_*) */
 		sw->qos = qos_policy_ref(sm->policy.qos);
 		sw->parts = partition_config_ref(sm->policy.parts);
-		sm->sched.force_lft = false;
+		if (sw->seq > sm->sched.force_begun) /* begun after the reroute was asked */
+			sm->sched.force_lft = false;
 		sw->sum.programmed = true;
 		break;
 	}
@@ -817,6 +819,7 @@ int sweep_begin(struct sm *sm, const char *why)
 	if (!sw)
 		return -ENOMEM;
 	sw->sm = sm;
+	sw->seq = ++sm->sched.begun;
 	sw->phase = SWEEP_DISCOVER;
 	sw->t0 = clock_mono_ms();
 	sw->t_phase = sw->t0;

@@ -46,6 +46,7 @@ bool sweep_pending(const struct sm *sm)
 void sweep_force_lft(struct sm *sm)
 {
 	sm->sched.force_lft = true;
+	sm->sched.force_begun = sm->sched.begun;
 }
 
 static int sweep_request(struct sm *sm, const char *why);

@@ -112,7 +112,13 @@ struct sweep_sched {
 	struct event *holddown; /* fires when a pending sweep may start */
 	double last_end_ms;	/* CLOCK_MONOTONIC end of the last sweep, 0 = none yet */
 	bool force_lft;		/* the next sweep rewrites every LFT block (reroute) */
-	struct event *retry;	/* a failed sweep is tried again (backoff) */
+	/*
+	 * Sweeps begun so far, and how many had begun when force_lft was
+	 * asked: only a sweep begun after that clears it (one running then
+	 * may be past its routing: the reroute is the next one's).
+	 */
+	uint64_t begun, force_begun;
+	struct event *retry; /* a failed sweep is tried again (backoff) */
 	/* the next sweep may be incremental: only around these switches */
 	uint64_t dirty[SWEEP_MAX_DIRTY];
 	unsigned n_dirty;
